@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * gp_reader.h - a validating iterator over a gpuperf trace.
+ *
+ * Every length, count and id is checked before use: a truncated, corrupt or
+ * wrong-version file gives an error naming the file and the byte offset,
+ * never a crash, a hang or an allocation larger than GP_CHUNK_MAX_RAW.
+ *
+ * A corrupt chunk is skipped: gp_reader__next() reports it once (GP_READ_ERROR
+ * with the message in gp_reader__error()), and the next call goes on with the
+ * following chunk that is intact. A truncated tail ends the iteration
+ * (GP_READ_ERROR, then GP_READ_EOF). So a caller that keeps calling next()
+ * until GP_READ_EOF gets every record of every intact chunk.
+ *
+ * Records handed out point into the reader's chunk buffer and stay valid
+ * until the next call. They are at least gp_rec_min_size(type) bytes, stack
+ * counts match their size and string records are NUL-terminated. Records
+ * shorter than this build's struct (written by an older minor version) are
+ * zero-extended, so callers may read every field of the struct they know.
+ *
+ * One reader is used by one thread.
+ */
+#ifndef GPUPERF_GP_READER_H
+#define GPUPERF_GP_READER_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "gp_record.h"
+
+struct gp_reader;
+
+enum gp_read_status {
+	GP_READ_ERROR = -1, /* see gp_reader__error(); calling next() again continues */
+	GP_READ_EOF = 0,
+	GP_READ_RECORD = 1,
+};
+
+/*
+ * Open `path` and validate its header. On failure returns NULL, sets errno
+ * and, when errbuf is given, writes "cannot read 'path': why" into it.
+ */
+struct gp_reader *gp_reader__open(const char *path, char *errbuf, size_t errlen);
+/* Same over a caller-owned buffer (fuzzing, tests); `name` is used in messages. */
+struct gp_reader *gp_reader__open_mem(const void *data, size_t size, const char *name,
+				      char *errbuf, size_t errlen);
+void gp_reader__free(struct gp_reader *r);
+
+const struct gp_file_header *gp_reader__header(const struct gp_reader *r);
+
+/* Next record: GP_READ_RECORD and *rec set, GP_READ_EOF, or GP_READ_ERROR. */
+int gp_reader__next(struct gp_reader *r, const struct gp_rec_hdr **rec);
+
+/* Last error: "'path': offset N: what is wrong". Empty string if none. */
+const char *gp_reader__error(const struct gp_reader *r);
+
+/* Counts for reports. */
+struct gp_reader_stats {
+	uint64_t records;	 /* records returned */
+	uint64_t chunks;	 /* intact chunks read */
+	uint64_t bad_chunks;	 /* chunks skipped as corrupt */
+	uint64_t skipped_records; /* records of unknown type skipped */
+	uint64_t bad_records;	 /* records rejected by validation */
+	int truncated;		 /* the file ends inside a chunk */
+	int clean_end;		 /* GP_REC_END was seen */
+};
+void gp_reader__stats(const struct gp_reader *r, struct gp_reader_stats *st);
+
+/* String id -> string, from the GP_REC_STRING records seen so far; NULL if unknown. */
+const char *gp_reader__string(const struct gp_reader *r, uint32_t id);
+
+#endif /* GPUPERF_GP_READER_H */

@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * gp_record.h - the gpuperf trace container: file header, chunk header and
+ * every record type, defined once for both producers (the injection library
+ * and the CPU agent) and the merger. docs/trace-format.md is the prose
+ * version of this file; the two change together.
+ *
+ * Rules for every struct here: fixed-width fields only (no pointers, bool or
+ * enum members), explicit padding, little-endian on disk (all supported
+ * hosts are), and a _Static_assert on the size. Times are nanoseconds in the
+ * file's clock (gp_file_header.clock_id, CLOCK_MONOTONIC unless said
+ * otherwise). Strings are referenced by id (gp_rec_string); id 0 means "no
+ * string".
+ *
+ * Versioning: a reader accepts files whose major version equals its own.
+ * A minor version may add record types (old readers skip them by size) and
+ * append fields at the end of a record (old readers read the prefix they
+ * know; new readers zero-fill fields a shorter, older record lacks). Any
+ * other change bumps the major version.
+ */
+#ifndef GPUPERF_GP_RECORD_H
+#define GPUPERF_GP_RECORD_H
+
+#include <stdint.h>
+
+#define GP_FILE_MAGIC "GPUPERF\n" /* 8 bytes, no NUL stored */
+#define GP_FORMAT_MAJOR 1
+#define GP_FORMAT_MINOR 0
+
+#define GP_CHUNK_MAGIC 0x4b434750u /* "GPCK" little-endian */
+
+/* Hard limits the reader enforces; a writer never exceeds them. */
+#define GP_CHUNK_MAX_RAW (16u << 20)	/* decompressed bytes in one chunk */
+#define GP_REC_MAX_SIZE (64u << 10)	/* one record, header included */
+#define GP_STR_MAX_LEN 4095u		/* longest string, NUL excluded */
+#define GP_STACK_MAX_DEPTH 127u		/* frames per user or kernel stack */
+
+/* gp_file_header.producer */
+#define GP_PRODUCER_INJECT 1u	/* libgpuperf_inject.so: gpu-<pid>.trace */
+#define GP_PRODUCER_CPU_AGENT 2u /* eBPF agent: cpu.trace */
+#define GP_PRODUCER_SYNTH 3u	/* tests and benchmarks */
+
+/* gp_file_header.clock_id: Linux clockid_t values */
+#define GP_CLOCK_REALTIME 0u
+#define GP_CLOCK_MONOTONIC 1u
+
+/*
+ * File header: the first 256 bytes of every trace. header_crc is the zlib
+ * crc32 of the bytes before it.
+ */
+struct gp_file_header {
+	char magic[8];		/* GP_FILE_MAGIC */
+	uint16_t version_major; /* GP_FORMAT_MAJOR */
+	uint16_t version_minor; /* GP_FORMAT_MINOR */
+	uint16_t producer;	/* GP_PRODUCER_* */
+	uint16_t clock_id;	/* GP_CLOCK_* of every timestamp in the file */
+	uint32_t header_size;	/* sizeof(struct gp_file_header) */
+	uint32_t pid;		/* process that wrote the file */
+	uint64_t start_monotonic_ns;
+	uint64_t start_realtime_ns;
+	uint32_t flags;		/* reserved, 0 */
+	uint32_t ncpus;		/* online CPUs when the file was opened */
+	char producer_version[32]; /* e.g. "gpuperf 0.1.0", NUL-padded */
+	char hostname[64];
+	char kernel_release[64];   /* uname -r */
+	char machine[16];	   /* uname -m */
+	char reserved[36];
+	uint32_t header_crc;
+};
+_Static_assert(sizeof(struct gp_file_header) == 256, "gp_file_header is 256 bytes");
+
+/*
+ * Chunk header, then `csize` bytes of one complete zlib stream that
+ * inflates to `rsize` bytes holding `nrecords` records. payload_crc is the
+ * crc32 of the compressed bytes; header_crc the crc32 of the 20 bytes before
+ * it, so a reader can trust the lengths before it allocates anything.
+ */
+struct gp_chunk_header {
+	uint32_t magic; /* GP_CHUNK_MAGIC */
+	uint32_t csize;
+	uint32_t rsize;
+	uint32_t nrecords;
+	uint32_t payload_crc;
+	uint32_t header_crc;
+};
+_Static_assert(sizeof(struct gp_chunk_header) == 24, "gp_chunk_header is 24 bytes");
+
+/*
+ * Every record starts with this header. size counts the header and is a
+ * multiple of 8, so records stay 8-byte aligned inside a chunk.
+ */
+struct gp_rec_hdr {
+	uint16_t type;	/* GP_REC_* */
+	uint16_t flags; /* per type; 0 unless said */
+	uint32_t size;
+};
+_Static_assert(sizeof(struct gp_rec_hdr) == 8, "gp_rec_hdr is 8 bytes");
+
+enum gp_rec_type {
+	GP_REC_STRING = 1,
+	GP_REC_CLOCK_PAIR = 2,
+	GP_REC_PROCESS = 3,
+	GP_REC_THREAD = 4,
+	GP_REC_MODULE = 5,
+	GP_REC_DEVICE = 6,
+	GP_REC_API = 7,
+	GP_REC_KERNEL = 8,
+	GP_REC_MEMCPY = 9,
+	GP_REC_MEMSET = 10,
+	GP_REC_SYNC = 11,
+	GP_REC_CPU_SAMPLE = 12,
+	GP_REC_OFFCPU = 13,
+	GP_REC_LAUNCH_SITE = 14,
+	GP_REC_DROPPED = 15,
+	GP_REC_END = 16,
+	GP_REC_TYPE_COUNT /* one past the last known type */
+};
+
+/*
+ * GP_REC_STRING: defines string `id` (ids are per file, stable, never 0).
+ * A writer defines each string in every chunk that uses it, ahead of the
+ * records that use it, so every chunk reads on its own. data holds len
+ * bytes and a NUL, padded with NULs to the record's 8-byte size.
+ */
+struct gp_rec_string {
+	struct gp_rec_hdr hdr;
+	uint32_t id;
+	uint32_t len;
+	char data[];
+};
+_Static_assert(sizeof(struct gp_rec_string) == 16, "gp_rec_string");
+
+/* GP_REC_CLOCK_PAIR source */
+#define GP_CLOCKSRC_CUPTI 1u /* producer_ts from cuptiGetTimestamp() */
+#define GP_CLOCKSRC_BPF 2u   /* producer_ts from bpf_ktime_get_ns() */
+
+/*
+ * GP_REC_CLOCK_PAIR: the producer's own clock read next to the system
+ * clocks, so a trace in another clock can be aligned by offset and drift.
+ */
+struct gp_rec_clock_pair {
+	struct gp_rec_hdr hdr;
+	uint64_t producer_ts;
+	uint64_t monotonic_ns;
+	uint64_t realtime_ns;
+	uint32_t source; /* GP_CLOCKSRC_* */
+	uint32_t pad;
+};
+_Static_assert(sizeof(struct gp_rec_clock_pair) == 40, "gp_rec_clock_pair");
+
+/* GP_REC_PROCESS / GP_REC_THREAD event */
+#define GP_PROC_INFO 0u /* seen alive (attach, or file start) */
+#define GP_PROC_FORK 1u
+#define GP_PROC_EXEC 2u
+#define GP_PROC_EXIT 3u
+
+struct gp_rec_process {
+	struct gp_rec_hdr hdr;
+	uint64_t ts;
+	uint32_t pid;
+	uint32_t ppid;
+	uint32_t event;	    /* GP_PROC_* */
+	int32_t exit_code;  /* wait status as the kernel reports it, on EXIT */
+	uint32_t comm_str;  /* string id: comm */
+	uint32_t exe_str;   /* string id: executable path, 0 if unknown */
+};
+_Static_assert(sizeof(struct gp_rec_process) == 40, "gp_rec_process");
+
+struct gp_rec_thread {
+	struct gp_rec_hdr hdr;
+	uint64_t ts;
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t event;	   /* GP_PROC_* */
+	uint32_t name_str; /* string id: thread comm */
+};
+_Static_assert(sizeof(struct gp_rec_thread) == 32, "gp_rec_thread");
+
+/*
+ * GP_REC_MODULE: one executable mapping of a process, with what is needed
+ * to symbolize its addresses after the process is gone.
+ */
+struct gp_rec_module {
+	struct gp_rec_hdr hdr;
+	uint64_t ts;
+	uint64_t start;
+	uint64_t end;
+	uint64_t pgoff;
+	uint64_t inode;
+	uint32_t pid;
+	uint32_t path_str;   /* string id */
+	uint32_t dev;	     /* makedev(major, minor) */
+	uint32_t prot;	     /* PROT_* */
+	uint32_t build_id_size;
+	uint8_t build_id[20];
+};
+_Static_assert(sizeof(struct gp_rec_module) == 88, "gp_rec_module");
+
+/* GP_REC_DEVICE: one GPU */
+struct gp_rec_device {
+	struct gp_rec_hdr hdr;
+	uint64_t global_memory_bytes;
+	uint32_t device_id;
+	uint32_t name_str;
+	uint32_t cc_major;
+	uint32_t cc_minor;
+	uint32_t sm_count;
+	uint32_t pci_bus_id;
+	uint32_t pci_device_id;
+	uint32_t pad;
+	uint8_t uuid[16];
+};
+_Static_assert(sizeof(struct gp_rec_device) == 64, "gp_rec_device");
+
+/* gp_rec_api.domain */
+#define GP_API_RUNTIME 1u
+#define GP_API_DRIVER 2u
+
+/*
+ * GP_REC_API: one CUDA runtime or driver API call on a host thread. tid is
+ * the kernel tid (CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM). cbid is CUPTI's
+ * callback id in `domain`; name_str keeps the name so readers need no CUPTI.
+ */
+struct gp_rec_api {
+	struct gp_rec_hdr hdr;
+	uint64_t start;
+	uint64_t end;
+	uint32_t correlation_id;
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t domain; /* GP_API_* */
+	uint32_t cbid;
+	uint32_t name_str;
+	int32_t return_value;
+	uint32_t pad;
+};
+_Static_assert(sizeof(struct gp_rec_api) == 56, "gp_rec_api");
+
+/* gp_rec_kernel.flags (in hdr.flags) */
+#define GP_KERNEL_IN_GRAPH 0x1u
+#define GP_KERNEL_COOPERATIVE 0x2u
+
+/*
+ * GP_REC_KERNEL: one kernel execution. correlation_id is that of the API
+ * call that issued it (for graph kernels: the graph launch's).
+ */
+struct gp_rec_kernel {
+	struct gp_rec_hdr hdr;
+	uint64_t start;
+	uint64_t end;
+	uint64_t graph_node_id;
+	uint32_t correlation_id;
+	uint32_t pid;
+	uint32_t name_str; /* mangled name as CUPTI reports it */
+	uint32_t device_id;
+	uint32_t context_id;
+	uint32_t stream_id;
+	uint32_t graph_id;
+	uint32_t grid[3];
+	uint32_t block[3];
+	uint32_t static_shared_mem;
+	uint32_t dynamic_shared_mem;
+	uint32_t registers_per_thread;
+};
+_Static_assert(sizeof(struct gp_rec_kernel) == 96, "gp_rec_kernel");
+
+/* gp_rec_memcpy.copy_kind: CUpti_ActivityMemcpyKind values */
+/* gp_rec_memcpy.src_kind / dst_kind: CUpti_ActivityMemoryKind values */
+struct gp_rec_memcpy {
+	struct gp_rec_hdr hdr;
+	uint64_t start;
+	uint64_t end;
+	uint64_t bytes;
+	uint32_t correlation_id;
+	uint32_t pid;
+	uint32_t device_id;
+	uint32_t context_id;
+	uint32_t stream_id;
+	uint32_t graph_id;
+	uint8_t copy_kind;
+	uint8_t src_kind;
+	uint8_t dst_kind;
+	uint8_t is_async;
+	uint32_t pad;
+};
+_Static_assert(sizeof(struct gp_rec_memcpy) == 72, "gp_rec_memcpy");
+
+struct gp_rec_memset {
+	struct gp_rec_hdr hdr;
+	uint64_t start;
+	uint64_t end;
+	uint64_t bytes;
+	uint32_t correlation_id;
+	uint32_t pid;
+	uint32_t device_id;
+	uint32_t context_id;
+	uint32_t stream_id;
+	uint32_t graph_id;
+	uint32_t value;
+	uint16_t memory_kind; /* CUpti_ActivityMemoryKind */
+	uint16_t is_async;
+};
+_Static_assert(sizeof(struct gp_rec_memset) == 64, "gp_rec_memset");
+
+/* gp_rec_sync.sync_type: CUpti_ActivitySynchronizationType values */
+struct gp_rec_sync {
+	struct gp_rec_hdr hdr;
+	uint64_t start;
+	uint64_t end;
+	uint32_t correlation_id;
+	uint32_t pid;
+	uint32_t sync_type;
+	uint32_t context_id;
+	uint32_t stream_id; /* 0xffffffff when not stream-specific */
+	uint32_t event_id;  /* 0xffffffff when not an event sync */
+};
+_Static_assert(sizeof(struct gp_rec_sync) == 48, "gp_rec_sync");
+
+/*
+ * Stacked records (CPU sample, off-CPU span, launch site) end in
+ * nr_user user-space return addresses (innermost first) followed by
+ * nr_kernel kernel addresses (innermost first). size is exactly
+ * sizeof(struct) + 8 * (nr_user + nr_kernel).
+ */
+struct gp_rec_cpu_sample {
+	struct gp_rec_hdr hdr;
+	uint64_t ts;
+	uint64_t weight_ns; /* 1e9 / sampling frequency */
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t cpu;
+	uint16_t nr_user;
+	uint16_t nr_kernel;
+	uint64_t ips[];
+};
+_Static_assert(sizeof(struct gp_rec_cpu_sample) == 40, "gp_rec_cpu_sample");
+
+/* GP_REC_OFFCPU: a thread switched out at `start` and back in at `end`. */
+struct gp_rec_offcpu {
+	struct gp_rec_hdr hdr;
+	uint64_t start;
+	uint64_t end;
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t waker_pid; /* 0 when unknown */
+	uint32_t waker_tid;
+	uint32_t cpu;	    /* CPU it switched out on */
+	uint32_t state;	    /* task state at switch-out (TASK_* bits) */
+	uint16_t nr_user;
+	uint16_t nr_kernel;
+	uint32_t pad;
+	uint64_t ips[];
+};
+_Static_assert(sizeof(struct gp_rec_offcpu) == 56, "gp_rec_offcpu");
+
+/*
+ * GP_REC_LAUNCH_SITE: a uprobe hit on a CUDA launch/copy entry point. The
+ * merger binds it to the API record of the same tid and time.
+ */
+struct gp_rec_launch_site {
+	struct gp_rec_hdr hdr;
+	uint64_t ts;
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t probe_str; /* string id: the probed symbol, e.g. "cudaLaunchKernel" */
+	uint16_t nr_user;
+	uint16_t nr_kernel; /* always 0 today; kept for the common stack layout */
+	uint64_t ips[];
+};
+_Static_assert(sizeof(struct gp_rec_launch_site) == 32, "gp_rec_launch_site");
+
+/* gp_rec_dropped.source */
+#define GP_DROP_CUPTI 1u	 /* cuptiActivityGetNumDroppedRecords */
+#define GP_DROP_INJECT_BUFFERS 2u /* our buffer pool was empty */
+#define GP_DROP_RINGBUF_SAMPLE 3u
+#define GP_DROP_RINGBUF_OFFCPU 4u
+#define GP_DROP_RINGBUF_LAUNCH 5u
+#define GP_DROP_RINGBUF_PROC 6u
+#define GP_DROP_STACK 7u	 /* a stack could not be read */
+#define GP_DROP_WRITER 8u	 /* records the writer could not store */
+
+/* GP_REC_DROPPED: `count` records of `source` lost since the previous one. */
+struct gp_rec_dropped {
+	struct gp_rec_hdr hdr;
+	uint64_t ts;
+	uint64_t count;
+	uint32_t source;     /* GP_DROP_* */
+	uint32_t context_id; /* for GP_DROP_CUPTI, else 0 */
+	uint32_t stream_id;
+	uint32_t pad;
+};
+_Static_assert(sizeof(struct gp_rec_dropped) == 40, "gp_rec_dropped");
+
+/*
+ * GP_REC_END: the producer closed the file cleanly; a file without it was
+ * cut short (SIGKILL, crash) and holds what was flushed before that.
+ */
+struct gp_rec_end {
+	struct gp_rec_hdr hdr;
+	uint64_t ts;
+	uint64_t records; /* records written before this one */
+};
+_Static_assert(sizeof(struct gp_rec_end) == 24, "gp_rec_end");
+
+/* Smallest valid size of each type (fixed part); 0 for unknown types. */
+uint32_t gp_rec_min_size(uint16_t type);
+/* "kernel", "memcpy", ...; "unknown" for types this build does not know. */
+const char *gp_rec_type_name(uint16_t type);
+
+#endif /* GPUPERF_GP_RECORD_H */

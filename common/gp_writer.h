@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * gp_writer.h - writes a gpuperf trace: the file header, then records
+ * batched into independently zlib-compressed, checksummed chunks.
+ *
+ * Ownership and threads: a gp_writer is used by one thread at a time (the
+ * producer's writer thread); it takes no locks. Memory is bounded by about
+ * twice the chunk size plus the string table (one entry per distinct
+ * string).
+ *
+ * Writing a record:
+ *	struct gp_rec_kernel *k = gp_writer__reserve(w, GP_REC_KERNEL, sizeof(*k));
+ *	k->name_str = gp_writer__intern(w, name);   // after reserve, never before
+ *	k->start = ...;
+ *	gp_writer__commit(w);
+ * reserve() may flush a full chunk; intern() never does, so the string's
+ * definition and the record that uses it always land in the same chunk.
+ *
+ * Errors: int functions return 0 or -errno; reserve returns NULL with errno
+ * set. After a write error the writer stays usable and counts what it could
+ * not store (gp_writer__lost()).
+ */
+#ifndef GPUPERF_GP_WRITER_H
+#define GPUPERF_GP_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct gp_writer;
+
+struct gp_writer_opts {
+	uint16_t producer;     /* GP_PRODUCER_* */
+	uint16_t clock_id;     /* GP_CLOCK_*; 0 means CLOCK_MONOTONIC */
+	uint32_t pid;	       /* 0: getpid() */
+	uint32_t chunk_size;   /* raw bytes per chunk; 0: 256 KiB */
+	int level;	       /* zlib level 1..9; 0: 6 */
+	const char *producer_version; /* NULL: "gpuperf <version>" */
+};
+
+/* Create (O_EXCL unless `truncate`) and write the file header. */
+struct gp_writer *gp_writer__open(const char *path, const struct gp_writer_opts *opts);
+/* Same on an already open fd; the writer owns it from here and closes it. */
+struct gp_writer *gp_writer__fdopen(int fd, const struct gp_writer_opts *opts);
+
+/*
+ * Space for one record of `size` bytes (header included; rounded up to 8),
+ * zeroed, with its header filled in. Valid until commit. NULL and errno
+ * EINVAL when size is out of range for `type`.
+ */
+void *gp_writer__reserve(struct gp_writer *w, uint16_t type, uint32_t size);
+/* Finish the reserved record. */
+void gp_writer__commit(struct gp_writer *w);
+/* reserve + copy + commit of a complete record (its hdr is rewritten). */
+int gp_writer__append(struct gp_writer *w, uint16_t type, const void *rec, uint32_t size);
+
+/*
+ * The id of string `s` (truncated to GP_STR_MAX_LEN), defined in the
+ * current chunk. NULL or "" gives 0. Returns 0 only on allocation failure
+ * (counted as lost).
+ */
+uint32_t gp_writer__intern(struct gp_writer *w, const char *s);
+
+/* Compress and write the current chunk now (a no-op when it is empty). */
+int gp_writer__flush(struct gp_writer *w);
+/* Write GP_REC_END, flush, close, free. Accepts NULL. */
+int gp_writer__close(struct gp_writer *w);
+/* Close the fd without GP_REC_END (what a killed producer leaves). */
+void gp_writer__abandon(struct gp_writer *w);
+
+uint64_t gp_writer__records(const struct gp_writer *w); /* committed so far */
+uint64_t gp_writer__lost(const struct gp_writer *w);	/* not stored (I/O or memory) */
+uint64_t gp_writer__bytes(const struct gp_writer *w);	/* written to the file */
+
+#endif /* GPUPERF_GP_WRITER_H */
