@@ -27,7 +27,7 @@
 #define GP_FORMAT_MAJOR 1
 #define GP_FORMAT_MINOR 0
 
-#define GP_CHUNK_MAGIC 0x4b434750u /* "GPCK" little-endian */
+#define GP_CHUNK_MAGIC 0x4b434750u /* bytes "PGCK" on disk (little-endian) */
 
 /* Hard limits the reader enforces; a writer never exceeds them. */
 #define GP_CHUNK_MAX_RAW (16u << 20)	/* decompressed bytes in one chunk */
@@ -64,7 +64,7 @@ struct gp_file_header {
 	char hostname[64];
 	char kernel_release[64];   /* uname -r */
 	char machine[16];	   /* uname -m */
-	char reserved[36];
+	char reserved[28];
 	uint32_t header_crc;
 };
 _Static_assert(sizeof(struct gp_file_header) == 256, "gp_file_header is 256 bytes");
@@ -283,7 +283,7 @@ struct gp_rec_memcpy {
 	uint8_t is_async;
 	uint32_t pad;
 };
-_Static_assert(sizeof(struct gp_rec_memcpy) == 72, "gp_rec_memcpy");
+_Static_assert(sizeof(struct gp_rec_memcpy) == 64, "gp_rec_memcpy");
 
 struct gp_rec_memset {
 	struct gp_rec_hdr hdr;
@@ -406,5 +406,11 @@ _Static_assert(sizeof(struct gp_rec_end) == 24, "gp_rec_end");
 uint32_t gp_rec_min_size(uint16_t type);
 /* "kernel", "memcpy", ...; "unknown" for types this build does not know. */
 const char *gp_rec_type_name(uint16_t type);
+/*
+ * For stacked types (CPU sample, off-CPU span, launch site): 1, with the
+ * fixed part's size and the offset of nr_user (nr_kernel follows it).
+ * 0 for every other type.
+ */
+int gp_rec_stack_layout(uint16_t type, uint32_t *fixed, uint32_t *nr_off);
 
 #endif /* GPUPERF_GP_RECORD_H */

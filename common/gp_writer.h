@@ -35,9 +35,10 @@ struct gp_writer_opts {
 	uint32_t chunk_size;   /* raw bytes per chunk; 0: 256 KiB */
 	int level;	       /* zlib level 1..9; 0: 6 */
 	const char *producer_version; /* NULL: "gpuperf <version>" */
+	int truncate;	       /* gp_writer__open: replace an existing file */
 };
 
-/* Create (O_EXCL unless `truncate`) and write the file header. */
+/* Create the file (O_EXCL unless opts->truncate) and write its header. */
 struct gp_writer *gp_writer__open(const char *path, const struct gp_writer_opts *opts);
 /* Same on an already open fd; the writer owns it from here and closes it. */
 struct gp_writer *gp_writer__fdopen(int fd, const struct gp_writer_opts *opts);

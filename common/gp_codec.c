@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: Apache-2.0
+/* gp_codec.c - delta coding of timestamps and ids inside a chunk. */
+#include <stddef.h>
+#include <string.h>
+
+#include "gp_codec.h"
+
+/* How one field is coded. */
+enum {
+	DELTA_NONE = 0,
+	DELTA_PREV64, /* u64 minus the same field of the previous record */
+	DELTA_PREV32, /* u32 likewise (wrapping) */
+	DELTA_SELF64, /* u64 minus another u64 field of this record (`base`) */
+};
+
+struct delta_field {
+	uint8_t kind;
+	uint16_t off;
+	uint16_t base; /* DELTA_SELF64: offset of the base field */
+};
+
+struct delta_rule {
+	struct delta_field f[GP_CODEC_MAX_FIELDS];
+};
+
+#define PREV64(T, m) { DELTA_PREV64, offsetof(struct T, m), 0 }
+#define PREV32(T, m) { DELTA_PREV32, offsetof(struct T, m), 0 }
+#define SELF64(T, m, b) { DELTA_SELF64, offsetof(struct T, m), offsetof(struct T, b) }
+/* The common GPU/API shape: start, end, correlation id. */
+#define SPAN_RULE(T) { { PREV64(T, start), SELF64(T, end, start), PREV32(T, correlation_id) } }
+
+static const struct delta_rule rules[GP_REC_TYPE_COUNT] = {
+	[GP_REC_API] = SPAN_RULE(gp_rec_api),
+	[GP_REC_KERNEL] = SPAN_RULE(gp_rec_kernel),
+	[GP_REC_MEMCPY] = SPAN_RULE(gp_rec_memcpy),
+	[GP_REC_MEMSET] = SPAN_RULE(gp_rec_memset),
+	[GP_REC_SYNC] = SPAN_RULE(gp_rec_sync),
+	[GP_REC_CPU_SAMPLE] = { { PREV64(gp_rec_cpu_sample, ts) } },
+	[GP_REC_OFFCPU] = { { PREV64(gp_rec_offcpu, start), SELF64(gp_rec_offcpu, end, start) } },
+	[GP_REC_LAUNCH_SITE] = { { PREV64(gp_rec_launch_site, ts) } },
+	[GP_REC_CLOCK_PAIR] = { { PREV64(gp_rec_clock_pair, producer_ts),
+				  PREV64(gp_rec_clock_pair, monotonic_ns),
+				  PREV64(gp_rec_clock_pair, realtime_ns) } },
+};
+
+static uint64_t get64(const void *rec, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, (const char *)rec + off, sizeof(v));
+	return v;
+}
+
+static void put64(void *rec, size_t off, uint64_t v)
+{
+	memcpy((char *)rec + off, &v, sizeof(v));
+}
+
+static uint32_t get32(const void *rec, size_t off)
+{
+	uint32_t v;
+
+	memcpy(&v, (const char *)rec + off, sizeof(v));
+	return v;
+}
+
+static void put32(void *rec, size_t off, uint32_t v)
+{
+	memcpy((char *)rec + off, &v, sizeof(v));
+}
+
+void gp_codec__reset(struct gp_codec *c)
+{
+	memset(c, 0, sizeof(*c));
+}
+
+/*
+ * Encoding: SELF fields first, while their base still holds its real value;
+ * then PREV fields. Decoding runs the other way round.
+ */
+void gp_codec__encode(struct gp_codec *c, struct gp_rec_hdr *rec)
+{
+	const struct delta_rule *r;
+	int i;
+
+	if (rec->type >= GP_REC_TYPE_COUNT)
+		return;
+	r = &rules[rec->type];
+	for (i = 0; i < GP_CODEC_MAX_FIELDS; i++) {
+		const struct delta_field *f = &r->f[i];
+
+		if (f->kind == DELTA_SELF64)
+			put64(rec, f->off, get64(rec, f->off) - get64(rec, f->base));
+	}
+	for (i = 0; i < GP_CODEC_MAX_FIELDS; i++) {
+		const struct delta_field *f = &r->f[i];
+		uint64_t v;
+
+		switch (f->kind) {
+		case DELTA_PREV64:
+			v = get64(rec, f->off);
+			put64(rec, f->off, v - c->prev[rec->type][i]);
+			c->prev[rec->type][i] = v;
+			break;
+		case DELTA_PREV32:
+			v = get32(rec, f->off);
+			put32(rec, f->off, (uint32_t)(v - c->prev[rec->type][i]));
+			c->prev[rec->type][i] = v;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+void gp_codec__decode(struct gp_codec *c, struct gp_rec_hdr *rec)
+{
+	const struct delta_rule *r;
+	int i;
+
+	if (rec->type >= GP_REC_TYPE_COUNT)
+		return;
+	r = &rules[rec->type];
+	for (i = 0; i < GP_CODEC_MAX_FIELDS; i++) {
+		const struct delta_field *f = &r->f[i];
+		uint64_t v;
+
+		switch (f->kind) {
+		case DELTA_PREV64:
+			v = get64(rec, f->off) + c->prev[rec->type][i];
+			put64(rec, f->off, v);
+			c->prev[rec->type][i] = v;
+			break;
+		case DELTA_PREV32:
+			v = (uint32_t)(get32(rec, f->off) + (uint32_t)c->prev[rec->type][i]);
+			put32(rec, f->off, (uint32_t)v);
+			c->prev[rec->type][i] = v;
+			break;
+		default:
+			break;
+		}
+	}
+	for (i = 0; i < GP_CODEC_MAX_FIELDS; i++) {
+		const struct delta_field *f = &r->f[i];
+
+		if (f->kind == DELTA_SELF64)
+			put64(rec, f->off, get64(rec, f->off) + get64(rec, f->base));
+	}
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * gp_codec.h - the reversible per-chunk transform applied to records before
+ * zlib: timestamps and correlation ids become deltas (against the same field
+ * of the previous record of that type in the chunk, or `end` against `start`
+ * of the same record), so monotone clocks and counters compress to a few bits.
+ * Defined in docs/trace-format.md ("Delta coding"); part of format 1.x.
+ *
+ * Both directions work in place on one chunk's records, which the caller has
+ * already checked: every header's size is within the buffer and at least
+ * gp_rec_min_size() for known types. Unknown types pass through untouched.
+ */
+#ifndef GPUPERF_GP_CODEC_H
+#define GPUPERF_GP_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gp_record.h"
+
+#define GP_CODEC_MAX_FIELDS 4
+
+/* Delta state for one chunk; zero it (gp_codec__reset) at each chunk start. */
+struct gp_codec {
+	uint64_t prev[GP_REC_TYPE_COUNT][GP_CODEC_MAX_FIELDS];
+};
+
+void gp_codec__reset(struct gp_codec *c);
+/* Encode / decode one record in place. */
+void gp_codec__encode(struct gp_codec *c, struct gp_rec_hdr *rec);
+void gp_codec__decode(struct gp_codec *c, struct gp_rec_hdr *rec);
+
+#endif /* GPUPERF_GP_CODEC_H */

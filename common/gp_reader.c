@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: Apache-2.0
+/* gp_reader.c - validating iterator over a gpuperf trace. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "gp_codec.h"
+#include "gp_reader.h"
+
+/* Caps on what a (possibly hostile) file can make us keep. */
+#define STRTAB_MAX_ENTRIES (1u << 22)
+#define STRTAB_MAX_BYTES (256u << 20)
+
+struct str_slot {
+	uint32_t id; /* 0: empty */
+	char *s;
+};
+
+struct gp_reader {
+	const uint8_t *data;
+	size_t size;
+	size_t map_len; /* > 0 when data is our mmap */
+	char name[256];
+
+	struct gp_file_header hdr;
+	size_t off; /* next chunk header */
+	int done;   /* no further chunk will be read */
+
+	uint8_t *raw;
+	size_t raw_cap, raw_len, raw_pos;
+	struct gp_codec codec;
+
+	struct str_slot *strs;
+	uint32_t strs_cap, strs_n;
+	uint64_t strs_bytes;
+
+	struct gp_reader_stats st;
+	char err[512];
+};
+
+static void set_err(struct gp_reader *r, size_t off, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_err(struct gp_reader *r, size_t off, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(r->err, sizeof(r->err), "'%s': offset %zu: ", r->name, off);
+	if (n < 0 || (size_t)n >= sizeof(r->err))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->err + n, sizeof(r->err) - (size_t)n, fmt, ap);
+	va_end(ap);
+}
+
+static int check_header(struct gp_reader *r, char *errbuf, size_t errlen)
+{
+	const struct gp_file_header *h = (const void *)r->data;
+	uint32_t crc;
+	const char *why = NULL;
+	char tmp[128];
+
+	if (r->size == 0) {
+		why = "empty file (the producer never wrote its header)";
+	} else if (r->size < sizeof(*h)) {
+		why = "file too short for a gpuperf trace header (truncated)";
+	} else if (memcmp(h->magic, GP_FILE_MAGIC, sizeof(h->magic)) != 0) {
+		why = "not a gpuperf trace (bad magic)";
+	} else {
+		memcpy(&r->hdr, h, sizeof(r->hdr));
+		crc = (uint32_t)crc32(0, (const Bytef *)h, offsetof(struct gp_file_header, header_crc));
+		if (crc != r->hdr.header_crc) {
+			why = "trace header checksum mismatch (corrupt header)";
+		} else if (r->hdr.version_major != GP_FORMAT_MAJOR) {
+			snprintf(tmp, sizeof(tmp),
+				 "trace format version %u.%u, this gpuperf reads %u.x: use a matching gpuperf",
+				 r->hdr.version_major, r->hdr.version_minor, GP_FORMAT_MAJOR);
+			why = tmp;
+		} else if (r->hdr.header_size < sizeof(*h) || r->hdr.header_size > r->size) {
+			why = "trace header size out of range (corrupt header)";
+		}
+	}
+	if (why) {
+		if (errbuf && errlen)
+			snprintf(errbuf, errlen, "cannot read '%s': %s", r->name, why);
+		return -EINVAL;
+	}
+	r->off = r->hdr.header_size;
+	return 0;
+}
+
+static struct gp_reader *reader_new(const char *name)
+{
+	struct gp_reader *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	snprintf(r->name, sizeof(r->name), "%s", name ? name : "(memory)");
+	return r;
+}
+
+struct gp_reader *gp_reader__open_mem(const void *data, size_t size, const char *name,
+				      char *errbuf, size_t errlen)
+{
+	struct gp_reader *r = reader_new(name);
+
+	if (!r) {
+		if (errbuf && errlen)
+			snprintf(errbuf, errlen, "cannot read '%s': out of memory", name);
+		errno = ENOMEM;
+		return NULL;
+	}
+	r->data = data;
+	r->size = size;
+	if (check_header(r, errbuf, errlen)) {
+		gp_reader__free(r);
+		errno = EINVAL;
+		return NULL;
+	}
+	return r;
+}
+
+struct gp_reader *gp_reader__open(const char *path, char *errbuf, size_t errlen)
+{
+	struct gp_reader *r;
+	struct stat sb;
+	void *map;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		if (errbuf && errlen)
+			snprintf(errbuf, errlen, "cannot open '%s': %s", path, strerror(err));
+		errno = err;
+		return NULL;
+	}
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		err = S_ISDIR(sb.st_mode) ? EISDIR : EINVAL;
+		if (errbuf && errlen)
+			snprintf(errbuf, errlen, "cannot read '%s': %s", path,
+				 err == EISDIR ? "is a directory" : "not a regular file");
+		close(fd);
+		errno = err;
+		return NULL;
+	}
+	map = NULL;
+	if (sb.st_size > 0) {
+		map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map == MAP_FAILED) {
+			err = errno;
+			if (errbuf && errlen)
+				snprintf(errbuf, errlen, "cannot map '%s': %s", path, strerror(err));
+			close(fd);
+			errno = err;
+			return NULL;
+		}
+	}
+	close(fd);
+	r = gp_reader__open_mem(map, (size_t)sb.st_size, path, errbuf, errlen);
+	if (!r) {
+		err = errno;
+		if (map)
+			munmap(map, (size_t)sb.st_size);
+		errno = err;
+		return NULL;
+	}
+	r->map_len = (size_t)sb.st_size;
+	return r;
+}
+
+void gp_reader__free(struct gp_reader *r)
+{
+	uint32_t i;
+
+	if (!r)
+		return;
+	if (r->map_len)
+		munmap((void *)r->data, r->map_len);
+	for (i = 0; r->strs && i < r->strs_cap; i++)
+		free(r->strs[i].s);
+	free(r->strs);
+	free(r->raw);
+	free(r);
+}
+
+const struct gp_file_header *gp_reader__header(const struct gp_reader *r)
+{
+	return &r->hdr;
+}
+
+const char *gp_reader__error(const struct gp_reader *r)
+{
+	return r->err;
+}
+
+void gp_reader__stats(const struct gp_reader *r, struct gp_reader_stats *st)
+{
+	*st = r->st;
+}
+
+static uint32_t id_hash(uint32_t id)
+{
+	return id * 2654435761u;
+}
+
+const char *gp_reader__string(const struct gp_reader *r, uint32_t id)
+{
+	uint32_t i;
+
+	if (!id || !r->strs)
+		return NULL;
+	for (i = id_hash(id) & (r->strs_cap - 1); r->strs[i].id; i = (i + 1) & (r->strs_cap - 1))
+		if (r->strs[i].id == id)
+			return r->strs[i].s;
+	return NULL;
+}
+
+/* Keep the first definition of each id; a full table just stops growing. */
+static void remember_string(struct gp_reader *r, const struct gp_rec_string *s)
+{
+	uint32_t i;
+
+	if (gp_reader__string(r, s->id))
+		return;
+	if (r->strs_n >= STRTAB_MAX_ENTRIES || r->strs_bytes + s->len > STRTAB_MAX_BYTES)
+		return;
+	if ((r->strs_n + 1) * 10 > r->strs_cap * 7) {
+		uint32_t ncap = r->strs_cap ? r->strs_cap * 2 : 1024;
+		struct str_slot *ns = calloc(ncap, sizeof(*ns));
+
+		if (!ns)
+			return;
+		for (i = 0; i < r->strs_cap; i++) {
+			uint32_t j;
+
+			if (!r->strs[i].id)
+				continue;
+			for (j = id_hash(r->strs[i].id) & (ncap - 1); ns[j].id; j = (j + 1) & (ncap - 1))
+				;
+			ns[j] = r->strs[i];
+		}
+		free(r->strs);
+		r->strs = ns;
+		r->strs_cap = ncap;
+	}
+	for (i = id_hash(s->id) & (r->strs_cap - 1); r->strs[i].id; i = (i + 1) & (r->strs_cap - 1))
+		;
+	r->strs[i].s = malloc(s->len + 1);
+	if (!r->strs[i].s)
+		return;
+	memcpy(r->strs[i].s, s->data, s->len + 1);
+	r->strs[i].id = s->id;
+	r->strs_n++;
+	r->strs_bytes += s->len;
+}
+
+/* Check one record of a decompressed chunk; NULL if it is sound. */
+static const char *check_record(const uint8_t *p, size_t left, uint32_t *size)
+{
+	struct gp_rec_hdr h;
+	uint32_t fixed, nr_off;
+
+	if (left < sizeof(h))
+		return "record header runs past the chunk";
+	memcpy(&h, p, sizeof(h));
+	*size = h.size;
+	if (h.size < sizeof(h) || h.size % 8 || h.size > left || h.size > GP_REC_MAX_SIZE)
+		return "record size out of range";
+	if (h.type == 0)
+		return "record type 0";
+	if (h.type >= GP_REC_TYPE_COUNT)
+		return NULL; /* a newer minor version's type: skipped by size */
+	if (h.size < gp_rec_min_size(h.type))
+		return "record shorter than its type";
+	if (gp_rec_stack_layout(h.type, &fixed, &nr_off)) {
+		uint16_t nr[2];
+
+		memcpy(nr, p + nr_off, sizeof(nr));
+		if (nr[0] > GP_STACK_MAX_DEPTH || nr[1] > GP_STACK_MAX_DEPTH)
+			return "stack deeper than the format allows";
+		if (h.size != fixed + 8u * (nr[0] + nr[1]))
+			return "stack frame count does not match record size";
+	} else if (h.type == GP_REC_STRING) {
+		struct gp_rec_string s;
+
+		memcpy(&s, p, sizeof(s));
+		if (s.id == 0 || s.len > GP_STR_MAX_LEN ||
+		    sizeof(s) + (size_t)s.len + 1 > h.size ||
+		    p[sizeof(s) + s.len] != '\0' || memchr(p + sizeof(s), '\0', s.len))
+			return "malformed string record";
+	}
+	return NULL;
+}
+
+/* Scan forward for the next chunk header whose own checksum holds. */
+static size_t resync(const struct gp_reader *r, size_t from)
+{
+	const uint32_t magic = GP_CHUNK_MAGIC; /* searched as the bytes on disk */
+	size_t pos = from;
+
+	while (pos + sizeof(struct gp_chunk_header) <= r->size) {
+		const uint8_t *m = memmem(r->data + pos, r->size - pos, &magic, sizeof(magic));
+		struct gp_chunk_header ch;
+
+		if (!m)
+			break;
+		pos = (size_t)(m - r->data);
+		if (pos + sizeof(ch) > r->size)
+			break;
+		memcpy(&ch, m, sizeof(ch));
+		if (ch.header_crc == (uint32_t)crc32(0, m, offsetof(struct gp_chunk_header, header_crc)))
+			return pos;
+		pos++;
+	}
+	return r->size;
+}
+
+/* Skip a corrupt chunk whose extent cannot be trusted. */
+static int bad_chunk_resync(struct gp_reader *r, size_t at)
+{
+	r->st.bad_chunks++;
+	r->off = resync(r, at + 1);
+	return GP_READ_ERROR;
+}
+
+static int load_chunk(struct gp_reader *r)
+{
+	struct gp_chunk_header ch;
+	size_t at = r->off, pos;
+	const uint8_t *payload;
+	uLongf out_len;
+	uint32_t i, sz = 0;
+	const char *why;
+
+	if (r->size - at < sizeof(ch)) {
+		set_err(r, at, "file ends inside a chunk header (truncated: the producer stopped "
+			       "before it finished writing; earlier data is intact)");
+		r->st.truncated = 1;
+		r->done = 1;
+		return GP_READ_ERROR;
+	}
+	memcpy(&ch, r->data + at, sizeof(ch));
+	if (ch.magic != GP_CHUNK_MAGIC ||
+	    ch.header_crc != (uint32_t)crc32(0, (const Bytef *)&ch, offsetof(struct gp_chunk_header, header_crc))) {
+		set_err(r, at, "corrupt chunk header; skipping to the next intact chunk");
+		return bad_chunk_resync(r, at);
+	}
+	if (ch.rsize > GP_CHUNK_MAX_RAW || ch.csize == 0 || ch.nrecords == 0 ||
+	    ch.nrecords > ch.rsize / sizeof(struct gp_rec_hdr) ||
+	    ch.csize > compressBound(ch.rsize) + 64) {
+		set_err(r, at, "chunk header with impossible sizes (csize %u, rsize %u, %u records); "
+			       "skipping to the next intact chunk", ch.csize, ch.rsize, ch.nrecords);
+		return bad_chunk_resync(r, at);
+	}
+	if (ch.csize > r->size - at - sizeof(ch)) {
+		set_err(r, at, "file ends inside a chunk (%zu of %u bytes present; truncated: the "
+			       "producer stopped before it finished writing; earlier data is intact)",
+			r->size - at - sizeof(ch), ch.csize);
+		r->st.truncated = 1;
+		r->done = 1;
+		return GP_READ_ERROR;
+	}
+	payload = r->data + at + sizeof(ch);
+	r->off = at + sizeof(ch) + ch.csize;
+	if (ch.payload_crc != (uint32_t)crc32(0, payload, ch.csize)) {
+		set_err(r, at, "chunk checksum mismatch (corrupt data); skipping this chunk of %u records",
+			ch.nrecords);
+		r->st.bad_chunks++;
+		return GP_READ_ERROR;
+	}
+	if (ch.rsize > r->raw_cap) {
+		uint8_t *nraw = realloc(r->raw, ch.rsize);
+
+		if (!nraw) {
+			set_err(r, at, "out of memory for a chunk of %u bytes", ch.rsize);
+			r->st.bad_chunks++;
+			return GP_READ_ERROR;
+		}
+		r->raw = nraw;
+		r->raw_cap = ch.rsize;
+	}
+	out_len = ch.rsize;
+	if (uncompress(r->raw, &out_len, payload, ch.csize) != Z_OK || out_len != ch.rsize) {
+		set_err(r, at, "chunk does not decompress to its stated size (corrupt data); skipping it");
+		r->st.bad_chunks++;
+		return GP_READ_ERROR;
+	}
+	for (pos = 0, i = 0; pos < ch.rsize; pos += sz, i++) {
+		why = check_record(r->raw + pos, ch.rsize - pos, &sz);
+		if (why) {
+			set_err(r, at, "record %u at chunk byte %zu: %s; skipping this chunk", i, pos, why);
+			r->st.bad_chunks++;
+			return GP_READ_ERROR;
+		}
+	}
+	if (i != ch.nrecords) {
+		set_err(r, at, "chunk holds %u records, its header says %u; skipping it", i, ch.nrecords);
+		r->st.bad_chunks++;
+		return GP_READ_ERROR;
+	}
+	gp_codec__reset(&r->codec);
+	for (pos = 0; pos < ch.rsize; pos += sz) {
+		struct gp_rec_hdr *h = (struct gp_rec_hdr *)(r->raw + pos);
+
+		sz = h->size;
+		gp_codec__decode(&r->codec, h);
+	}
+	r->raw_len = ch.rsize;
+	r->raw_pos = 0;
+	r->st.chunks++;
+	return GP_READ_RECORD;
+}
+
+int gp_reader__next(struct gp_reader *r, const struct gp_rec_hdr **rec)
+{
+	for (;;) {
+		while (r->raw_pos < r->raw_len) {
+			const struct gp_rec_hdr *h = (const void *)(r->raw + r->raw_pos);
+
+			r->raw_pos += h->size;
+			if (h->type >= GP_REC_TYPE_COUNT) {
+				r->st.skipped_records++;
+				continue;
+			}
+			if (h->type == GP_REC_STRING)
+				remember_string(r, (const struct gp_rec_string *)h);
+			else if (h->type == GP_REC_END)
+				r->st.clean_end = 1;
+			r->st.records++;
+			*rec = h;
+			return GP_READ_RECORD;
+		}
+		r->raw_len = r->raw_pos = 0;
+		if (r->done || r->off >= r->size) {
+			r->done = 1;
+			return GP_READ_EOF;
+		}
+		if (load_chunk(r) == GP_READ_ERROR)
+			return GP_READ_ERROR;
+	}
+}

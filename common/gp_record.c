@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+/* gp_record.c - per-type facts about trace records: names and minimum sizes. */
+#include "gp_record.h"
+
+struct rec_info {
+	const char *name;
+	uint32_t min_size;
+};
+
+static const struct rec_info infos[GP_REC_TYPE_COUNT] = {
+	[GP_REC_STRING] = { "string", sizeof(struct gp_rec_string) + 8 },
+	[GP_REC_CLOCK_PAIR] = { "clock_pair", sizeof(struct gp_rec_clock_pair) },
+	[GP_REC_PROCESS] = { "process", sizeof(struct gp_rec_process) },
+	[GP_REC_THREAD] = { "thread", sizeof(struct gp_rec_thread) },
+	[GP_REC_MODULE] = { "module", sizeof(struct gp_rec_module) },
+	[GP_REC_DEVICE] = { "device", sizeof(struct gp_rec_device) },
+	[GP_REC_API] = { "api", sizeof(struct gp_rec_api) },
+	[GP_REC_KERNEL] = { "kernel", sizeof(struct gp_rec_kernel) },
+	[GP_REC_MEMCPY] = { "memcpy", sizeof(struct gp_rec_memcpy) },
+	[GP_REC_MEMSET] = { "memset", sizeof(struct gp_rec_memset) },
+	[GP_REC_SYNC] = { "sync", sizeof(struct gp_rec_sync) },
+	[GP_REC_CPU_SAMPLE] = { "cpu_sample", sizeof(struct gp_rec_cpu_sample) },
+	[GP_REC_OFFCPU] = { "offcpu", sizeof(struct gp_rec_offcpu) },
+	[GP_REC_LAUNCH_SITE] = { "launch_site", sizeof(struct gp_rec_launch_site) },
+	[GP_REC_DROPPED] = { "dropped", sizeof(struct gp_rec_dropped) },
+	[GP_REC_END] = { "end", sizeof(struct gp_rec_end) },
+};
+
+uint32_t gp_rec_min_size(uint16_t type)
+{
+	return type < GP_REC_TYPE_COUNT ? infos[type].min_size : 0;
+}
+
+const char *gp_rec_type_name(uint16_t type)
+{
+	if (type >= GP_REC_TYPE_COUNT || !infos[type].name)
+		return "unknown";
+	return infos[type].name;
+}
+
+int gp_rec_stack_layout(uint16_t type, uint32_t *fixed, uint32_t *nr_off)
+{
+	switch (type) {
+	case GP_REC_CPU_SAMPLE:
+		*fixed = sizeof(struct gp_rec_cpu_sample);
+		*nr_off = __builtin_offsetof(struct gp_rec_cpu_sample, nr_user);
+		return 1;
+	case GP_REC_OFFCPU:
+		*fixed = sizeof(struct gp_rec_offcpu);
+		*nr_off = __builtin_offsetof(struct gp_rec_offcpu, nr_user);
+		return 1;
+	case GP_REC_LAUNCH_SITE:
+		*fixed = sizeof(struct gp_rec_launch_site);
+		*nr_off = __builtin_offsetof(struct gp_rec_launch_site, nr_user);
+		return 1;
+	default:
+		return 0;
+	}
+}

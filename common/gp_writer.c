@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: Apache-2.0
+/* gp_writer.c - buffered, chunked, compressed trace writer. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "gp_codec.h"
+#include "gp_record.h"
+#include "gp_writer.h"
+
+#ifndef GPUPERF_VERSION
+#define GPUPERF_VERSION "0.0.0"
+#endif
+
+#define DEFAULT_CHUNK (256u << 10)
+#define MAX_CHUNK (4u << 20)
+
+struct str_entry {
+	char *s;
+	uint32_t len;
+	uint32_t hash;
+	uint32_t id;
+	uint32_t gen; /* chunk generation in which it was last defined */
+};
+
+struct gp_writer {
+	int fd;
+	uint32_t chunk_size;
+	int level;
+
+	/* The chunk being built: string definitions first, then records. */
+	uint8_t *rec;
+	size_t rec_len, rec_cap;
+	uint32_t rec_n;
+	uint8_t *str;
+	size_t str_len, str_cap;
+	uint32_t str_n;
+	size_t reserved; /* size of the record reserved at rec + rec_len; 0: none */
+
+	uint8_t *out;
+	size_t out_cap;
+	z_stream z;
+	int z_ready;
+	struct gp_codec codec;
+
+	/* String table: open addressing, power-of-two size. */
+	struct str_entry *tab;
+	uint32_t tab_cap, tab_n;
+	uint32_t next_id;
+	uint32_t gen;
+
+	uint64_t records, lost, bytes;
+};
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static size_t round8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void copy_str(char *dst, size_t cap, const char *src)
+{
+	size_t n = strnlen(src, cap - 1);
+
+	memcpy(dst, src, n);
+	memset(dst + n, 0, cap - n);
+}
+
+static int write_header(struct gp_writer *w, const struct gp_writer_opts *o)
+{
+	struct gp_file_header h;
+	struct utsname u;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, GP_FILE_MAGIC, sizeof(h.magic));
+	h.version_major = GP_FORMAT_MAJOR;
+	h.version_minor = GP_FORMAT_MINOR;
+	h.producer = o->producer;
+	h.clock_id = o->clock_id ? o->clock_id : GP_CLOCK_MONOTONIC;
+	h.header_size = sizeof(h);
+	h.pid = o->pid ? o->pid : (uint32_t)getpid();
+	h.start_monotonic_ns = now_ns(CLOCK_MONOTONIC);
+	h.start_realtime_ns = now_ns(CLOCK_REALTIME);
+	h.ncpus = ncpu > 0 ? (uint32_t)ncpu : 0;
+	copy_str(h.producer_version, sizeof(h.producer_version),
+		 o->producer_version ? o->producer_version : "gpuperf " GPUPERF_VERSION);
+	if (gethostname(h.hostname, sizeof(h.hostname) - 1) != 0)
+		h.hostname[0] = '\0';
+	if (uname(&u) == 0) {
+		copy_str(h.kernel_release, sizeof(h.kernel_release), u.release);
+		copy_str(h.machine, sizeof(h.machine), u.machine);
+	}
+	h.header_crc = (uint32_t)crc32(0, (const Bytef *)&h, offsetof(struct gp_file_header, header_crc));
+	w->bytes += sizeof(h);
+	return write_all(w->fd, &h, sizeof(h));
+}
+
+struct gp_writer *gp_writer__fdopen(int fd, const struct gp_writer_opts *opts)
+{
+	struct gp_writer_opts defaults = { .producer = GP_PRODUCER_SYNTH };
+	struct gp_writer *w;
+	int err;
+
+	if (!opts)
+		opts = &defaults;
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		close(fd);
+		errno = ENOMEM;
+		return NULL;
+	}
+	w->fd = fd;
+	w->chunk_size = opts->chunk_size ? opts->chunk_size : DEFAULT_CHUNK;
+	if (w->chunk_size < 4096)
+		w->chunk_size = 4096;
+	if (w->chunk_size > MAX_CHUNK)
+		w->chunk_size = MAX_CHUNK;
+	w->level = opts->level >= 1 && opts->level <= 9 ? opts->level : 6;
+	w->next_id = 1;
+	w->gen = 1;
+	w->rec_cap = w->chunk_size + GP_REC_MAX_SIZE;
+	w->rec = malloc(w->rec_cap);
+	w->str_cap = 4096;
+	w->str = malloc(w->str_cap);
+	w->tab_cap = 256;
+	w->tab = calloc(w->tab_cap, sizeof(*w->tab));
+	if (!w->rec || !w->str || !w->tab) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	if (deflateInit(&w->z, w->level) != Z_OK) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	w->z_ready = 1;
+	gp_codec__reset(&w->codec);
+	err = write_header(w, opts);
+	if (err)
+		goto fail;
+	return w;
+fail:
+	gp_writer__abandon(w);
+	errno = -err;
+	return NULL;
+}
+
+struct gp_writer *gp_writer__open(const char *path, const struct gp_writer_opts *opts)
+{
+	int flags = O_WRONLY | O_CREAT | O_CLOEXEC;
+	int fd;
+
+	flags |= opts && opts->truncate ? O_TRUNC : O_EXCL;
+	fd = open(path, flags, 0644);
+	if (fd < 0)
+		return NULL;
+	return gp_writer__fdopen(fd, opts);
+}
+
+/* Make room for `need` more bytes in a growable buffer. */
+static int grow(uint8_t **buf, size_t *cap, size_t len, size_t need)
+{
+	size_t ncap = *cap;
+	uint8_t *nbuf;
+
+	if (len + need <= *cap)
+		return 0;
+	if (ncap < 4096)
+		ncap = 4096;
+	while (ncap < len + need)
+		ncap *= 2;
+	nbuf = realloc(*buf, ncap);
+	if (!nbuf)
+		return -ENOMEM;
+	*buf = nbuf;
+	*cap = ncap;
+	return 0;
+}
+
+int gp_writer__flush(struct gp_writer *w)
+{
+	struct gp_chunk_header ch;
+	size_t raw = w->str_len + w->rec_len;
+	size_t off = 0;
+	uint32_t n = w->str_n + w->rec_n;
+	uint8_t *p;
+	int err;
+
+	if (!w || w->reserved)
+		return -EINVAL;
+	if (!n)
+		return 0;
+
+	/* Delta-code the records, in order, with state reset per chunk. */
+	gp_codec__reset(&w->codec);
+	while (off < w->rec_len) {
+		struct gp_rec_hdr *h = (struct gp_rec_hdr *)(w->rec + off);
+
+		gp_codec__encode(&w->codec, h);
+		off += h->size;
+	}
+
+	err = grow(&w->out, &w->out_cap, 0, deflateBound(&w->z, raw) + sizeof(ch));
+	if (err)
+		goto lost;
+	deflateReset(&w->z);
+	p = w->out + sizeof(ch);
+	w->z.next_out = p;
+	w->z.avail_out = (uInt)(w->out_cap - sizeof(ch));
+	w->z.next_in = w->str;
+	w->z.avail_in = (uInt)w->str_len;
+	if (deflate(&w->z, Z_NO_FLUSH) == Z_STREAM_ERROR) {
+		err = -EIO;
+		goto lost;
+	}
+	w->z.next_in = w->rec;
+	w->z.avail_in = (uInt)w->rec_len;
+	if (deflate(&w->z, Z_FINISH) != Z_STREAM_END) {
+		err = -EIO;
+		goto lost;
+	}
+
+	ch.magic = GP_CHUNK_MAGIC;
+	ch.csize = (uint32_t)w->z.total_out;
+	ch.rsize = (uint32_t)raw;
+	ch.nrecords = n;
+	ch.payload_crc = (uint32_t)crc32(0, p, ch.csize);
+	ch.header_crc = (uint32_t)crc32(0, (const Bytef *)&ch, offsetof(struct gp_chunk_header, header_crc));
+	memcpy(w->out, &ch, sizeof(ch));
+	err = write_all(w->fd, w->out, sizeof(ch) + ch.csize);
+	if (err)
+		goto lost;
+	w->bytes += sizeof(ch) + ch.csize;
+	goto reset;
+lost:
+	w->lost += w->rec_n;
+	w->records -= w->rec_n;
+reset:
+	w->rec_len = w->str_len = 0;
+	w->rec_n = w->str_n = 0;
+	w->gen++;
+	return err;
+}
+
+void *gp_writer__reserve(struct gp_writer *w, uint16_t type, uint32_t size)
+{
+	struct gp_rec_hdr *h;
+	size_t sz = round8(size);
+
+	if (!w || w->reserved || type == 0 || size < sizeof(*h) || sz > GP_REC_MAX_SIZE ||
+	    (type < GP_REC_TYPE_COUNT && size < gp_rec_min_size(type))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (w->rec_len + sz > w->chunk_size && w->rec_len + w->str_len > 0)
+		gp_writer__flush(w); /* a failed write is counted in lost */
+	h = (struct gp_rec_hdr *)(w->rec + w->rec_len);
+	memset(h, 0, sz);
+	h->type = type;
+	h->size = (uint32_t)sz;
+	w->reserved = sz;
+	return h;
+}
+
+/* A stacked record whose frame counts disagree with its size would make
+ * the reader reject its whole chunk: drop it here instead. */
+static int stack_ok(const struct gp_rec_hdr *h)
+{
+	uint32_t fixed, nr_off;
+	uint16_t nr[2];
+
+	if (!gp_rec_stack_layout(h->type, &fixed, &nr_off))
+		return 1;
+	memcpy(nr, (const char *)h + nr_off, sizeof(nr));
+	return nr[0] <= GP_STACK_MAX_DEPTH && nr[1] <= GP_STACK_MAX_DEPTH &&
+	       h->size == fixed + 8u * (nr[0] + nr[1]);
+}
+
+void gp_writer__commit(struct gp_writer *w)
+{
+	struct gp_rec_hdr *h;
+
+	if (!w || !w->reserved)
+		return;
+	h = (struct gp_rec_hdr *)(w->rec + w->rec_len);
+	w->reserved = 0;
+	if (!stack_ok(h)) {
+		w->lost++;
+		return;
+	}
+	w->rec_len += h->size;
+	w->rec_n++;
+	w->records++;
+	/* Many new strings and few records: keep the string section bounded too. */
+	if (w->str_len > w->chunk_size)
+		gp_writer__flush(w);
+}
+
+int gp_writer__append(struct gp_writer *w, uint16_t type, const void *rec, uint32_t size)
+{
+	struct gp_rec_hdr *h = gp_writer__reserve(w, type, size);
+	uint32_t sz;
+
+	if (!h)
+		return -errno;
+	sz = h->size;
+	memcpy((char *)h + sizeof(*h), (const char *)rec + sizeof(*h), size - sizeof(*h));
+	h->type = type;
+	h->flags = ((const struct gp_rec_hdr *)rec)->flags;
+	h->size = sz;
+	gp_writer__commit(w);
+	return 0;
+}
+
+static uint32_t hash_str(const char *s, size_t len)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (uint8_t)s[i]) * 16777619u;
+	return h;
+}
+
+static int tab_grow(struct gp_writer *w)
+{
+	uint32_t ncap = w->tab_cap * 2, i;
+	struct str_entry *nt = calloc(ncap, sizeof(*nt));
+
+	if (!nt)
+		return -ENOMEM;
+	for (i = 0; i < w->tab_cap; i++) {
+		struct str_entry *e = &w->tab[i];
+		uint32_t j;
+
+		if (!e->s)
+			continue;
+		for (j = e->hash & (ncap - 1); nt[j].s; j = (j + 1) & (ncap - 1))
+			;
+		nt[j] = *e;
+	}
+	free(w->tab);
+	w->tab = nt;
+	w->tab_cap = ncap;
+	return 0;
+}
+
+static int define_str(struct gp_writer *w, const struct str_entry *e)
+{
+	size_t sz = round8(sizeof(struct gp_rec_string) + e->len + 1);
+	struct gp_rec_string *r;
+
+	if (grow(&w->str, &w->str_cap, w->str_len, sz))
+		return -ENOMEM;
+	r = (struct gp_rec_string *)(w->str + w->str_len);
+	memset(r, 0, sz);
+	r->hdr.type = GP_REC_STRING;
+	r->hdr.size = (uint32_t)sz;
+	r->id = e->id;
+	r->len = e->len;
+	memcpy(r->data, e->s, e->len);
+	w->str_len += sz;
+	w->str_n++;
+	return 0;
+}
+
+uint32_t gp_writer__intern(struct gp_writer *w, const char *s)
+{
+	struct str_entry *e;
+	size_t len;
+	uint32_t h, i;
+
+	if (!w || !s || !*s)
+		return 0;
+	len = strnlen(s, GP_STR_MAX_LEN);
+	h = hash_str(s, len);
+	for (i = h & (w->tab_cap - 1);; i = (i + 1) & (w->tab_cap - 1)) {
+		e = &w->tab[i];
+		if (!e->s)
+			break;
+		if (e->hash == h && e->len == len && memcmp(e->s, s, len) == 0)
+			goto found;
+	}
+	if ((w->tab_n + 1) * 10 > w->tab_cap * 7) {
+		if (tab_grow(w))
+			goto fail;
+		for (i = h & (w->tab_cap - 1); w->tab[i].s; i = (i + 1) & (w->tab_cap - 1))
+			;
+		e = &w->tab[i];
+	}
+	e->s = malloc(len + 1);
+	if (!e->s)
+		goto fail;
+	memcpy(e->s, s, len);
+	e->s[len] = '\0';
+	e->len = (uint32_t)len;
+	e->hash = h;
+	e->id = w->next_id++;
+	e->gen = 0;
+	w->tab_n++;
+found:
+	if (e->gen != w->gen) {
+		if (define_str(w, e))
+			goto fail;
+		e->gen = w->gen;
+	}
+	return e->id;
+fail:
+	w->lost++;
+	return 0;
+}
+
+static void writer_free(struct gp_writer *w)
+{
+	uint32_t i;
+
+	if (w->z_ready)
+		deflateEnd(&w->z);
+	for (i = 0; w->tab && i < w->tab_cap; i++)
+		free(w->tab[i].s);
+	free(w->tab);
+	free(w->rec);
+	free(w->str);
+	free(w->out);
+	free(w);
+}
+
+int gp_writer__close(struct gp_writer *w)
+{
+	struct gp_rec_end *end;
+	int err, cerr;
+
+	if (!w)
+		return 0;
+	if (w->reserved)
+		w->reserved = 0; /* an unfinished record is dropped */
+	end = gp_writer__reserve(w, GP_REC_END, sizeof(*end));
+	if (end) {
+		end->ts = now_ns(CLOCK_MONOTONIC);
+		end->records = w->records;
+		gp_writer__commit(w);
+	}
+	err = gp_writer__flush(w);
+	cerr = close(w->fd) ? -errno : 0;
+	writer_free(w);
+	return err ? err : cerr;
+}
+
+void gp_writer__abandon(struct gp_writer *w)
+{
+	if (!w)
+		return;
+	if (w->fd >= 0)
+		close(w->fd);
+	writer_free(w);
+}
+
+uint64_t gp_writer__records(const struct gp_writer *w)
+{
+	return w ? w->records : 0;
+}
+
+uint64_t gp_writer__lost(const struct gp_writer *w)
+{
+	return w ? w->lost : 0;
+}
+
+uint64_t gp_writer__bytes(const struct gp_writer *w)
+{
+	return w ? w->bytes : 0;
+}

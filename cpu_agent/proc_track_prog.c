@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: Apache-2.0
+/* proc_track_prog: load, attach and drain bpf/proc_track.bpf.c (fork/exec/exit of a process tree). */
+#include "proc_track_prog.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
+
+#include "proc_track.h"
+#include "proc_track.skel.h"
+
+#define PROC_TRACK_DEF_MAX_PROCS	8192
+#define PROC_TRACK_DEF_RINGBUF_BYTES	(256u * 1024)
+
+struct proc_track_prog {
+	struct proc_track_bpf *skel;
+	struct ring_buffer *rb;
+	proc_track_event_fn on_event;
+	void *ctx;
+	bool tp_btf;
+	bool all;
+};
+
+static const char *const proc_track_tps[] = {
+	"sched_process_fork",
+	"sched_process_exec",
+	"sched_process_exit",
+};
+
+/*
+ * Can this kernel load a tp_btf program for @tp? Load the smallest such
+ * program ("return 0") against btf_trace_<tp> and close it again.
+ * Returns 1 yes, 0 no, -EPERM when loading BPF is not allowed at all.
+ */
+static int probe_tp_btf(const struct btf *vmlinux, const char *tp)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	char name[64];
+	int id, fd;
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF);
+	if (id <= 0)
+		return 0;
+
+	LIBBPF_OPTS(bpf_prog_load_opts, lopts, .expected_attach_type = BPF_TRACE_RAW_TP,
+		    .attach_btf_id = (__u32)id);
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", insns,
+			   sizeof(insns) / sizeof(insns[0]), &lopts);
+	if (fd >= 0) {
+		close(fd);
+		return 1;
+	}
+	return fd == -EPERM ? -EPERM : 0;
+}
+
+/* Pick tp_btf or raw_tp for all three tracepoints together: 1, 0 or -errno. */
+static int choose_tp_btf(const struct proc_track_opts *opts)
+{
+	struct btf *vmlinux;
+	size_t i;
+	int ret = 1;
+
+	vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux)
+		return -EOPNOTSUPP; /* CO-RE needs it as much as tp_btf does */
+	if (opts->force_raw_tp) {
+		ret = 0;
+		goto out;
+	}
+	for (i = 0; i < sizeof(proc_track_tps) / sizeof(proc_track_tps[0]) && ret == 1; i++)
+		ret = probe_tp_btf(vmlinux, proc_track_tps[i]);
+out:
+	btf__free(vmlinux);
+	return ret;
+}
+
+static int check_opts(const struct proc_track_opts *opts)
+{
+	uint32_t rb;
+
+	if (!opts || !opts->on_event)
+		return -EINVAL;
+	if (opts->nr_tgids && !opts->tgids)
+		return -EINVAL;
+	if (opts->all && opts->nr_tgids)
+		return -EINVAL;
+	rb = opts->ringbuf_bytes;
+	if (rb && ((rb & (rb - 1)) || rb < (uint32_t)sysconf(_SC_PAGESIZE)))
+		return -EINVAL;
+	for (size_t i = 0; i < opts->nr_tgids; i++)
+		if (opts->tgids[i] <= 0)
+			return -EINVAL;
+	return 0;
+}
+
+static int proc_track_rb_event(void *ctx, void *data, size_t size)
+{
+	struct proc_track_prog *p = ctx;
+
+	if (size < sizeof(struct proc_track_event))
+		return -EPROTO; /* BPF and user space built from different headers */
+	return p->on_event(p->ctx, data);
+}
+
+struct proc_track_prog *proc_track_prog__new(const struct proc_track_opts *opts)
+{
+	struct proc_track_prog *p = NULL;
+	struct proc_track_bpf *skel;
+	int err, tp_btf;
+
+	err = check_opts(opts);
+	if (err)
+		goto fail;
+	tp_btf = choose_tp_btf(opts);
+	if (tp_btf < 0) {
+		err = tp_btf;
+		goto fail;
+	}
+
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	p->on_event = opts->on_event;
+	p->ctx = opts->ctx;
+	p->tp_btf = tp_btf;
+	p->all = opts->all;
+
+	p->skel = skel = proc_track_bpf__open();
+	if (!skel) {
+		err = -errno;
+		goto fail;
+	}
+	skel->rodata->filter_tgids = !opts->all;
+	err = bpf_map__set_max_entries(skel->maps.ptrack_tgids,
+				       opts->max_procs ? opts->max_procs : PROC_TRACK_DEF_MAX_PROCS);
+	if (err)
+		goto fail;
+	err = bpf_map__set_max_entries(skel->maps.ptrack_events, opts->ringbuf_bytes ?
+						   opts->ringbuf_bytes : PROC_TRACK_DEF_RINGBUF_BYTES);
+	if (err)
+		goto fail;
+	bpf_program__set_autoload(skel->progs.ptrack_fork, tp_btf);
+	bpf_program__set_autoload(skel->progs.ptrack_exec, tp_btf);
+	bpf_program__set_autoload(skel->progs.ptrack_exit, tp_btf);
+	bpf_program__set_autoload(skel->progs.ptrack_fork_raw, !tp_btf);
+	bpf_program__set_autoload(skel->progs.ptrack_exec_raw, !tp_btf);
+	bpf_program__set_autoload(skel->progs.ptrack_exit_raw, !tp_btf);
+
+	err = proc_track_bpf__load(skel);
+	if (err)
+		goto fail;
+
+	for (size_t i = 0; i < opts->nr_tgids; i++) {
+		err = proc_track_prog__follow(p, opts->tgids[i]);
+		if (err)
+			goto fail;
+	}
+
+	p->rb = ring_buffer__new(bpf_map__fd(skel->maps.ptrack_events), proc_track_rb_event, p,
+				 NULL);
+	if (!p->rb) {
+		err = -errno;
+		goto fail;
+	}
+	return p;
+
+fail:
+	proc_track_prog__free(p);
+	errno = err < 0 ? -err : EINVAL;
+	return NULL;
+}
+
+int proc_track_prog__attach(struct proc_track_prog *p)
+{
+	int err;
+
+	err = proc_track_bpf__attach(p->skel);
+	if (err)
+		proc_track_bpf__detach(p->skel); /* the programs attached before the failure */
+	return err;
+}
+
+int proc_track_prog__follow(struct proc_track_prog *p, pid_t tgid)
+{
+	__u32 key = (__u32)tgid;
+
+	if (p->all || tgid <= 0)
+		return -EINVAL;
+	return bpf_map__update_elem(p->skel->maps.ptrack_tgids, &key, sizeof(key), &key,
+				    sizeof(key), BPF_ANY);
+}
+
+int proc_track_prog__poll(struct proc_track_prog *p, int timeout_ms)
+{
+	return ring_buffer__poll(p->rb, timeout_ms);
+}
+
+int proc_track_prog__consume(struct proc_track_prog *p)
+{
+	return ring_buffer__consume(p->rb);
+}
+
+int proc_track_prog__epoll_fd(const struct proc_track_prog *p)
+{
+	return ring_buffer__epoll_fd(p->rb);
+}
+
+bool proc_track_prog__uses_tp_btf(const struct proc_track_prog *p)
+{
+	return p->tp_btf;
+}
+
+void proc_track_prog__stats(const struct proc_track_prog *p, struct proc_track_stats *st)
+{
+	/* .bss is mmap'ed: BPF updates these with atomic adds while we read. */
+	st->lost_events = __atomic_load_n(&p->skel->bss->lost_events, __ATOMIC_RELAXED);
+	st->lost_follows = __atomic_load_n(&p->skel->bss->lost_follows, __ATOMIC_RELAXED);
+}
+
+void proc_track_prog__free(struct proc_track_prog *p)
+{
+	if (!p)
+		return;
+	ring_buffer__free(p->rb);
+	proc_track_bpf__destroy(p->skel);
+	free(p);
+}

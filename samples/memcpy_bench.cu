@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: Apache-2.0
+// memcpy_bench: every kind of copy the runtime has, so a profile shows
+// [memcpy HtoD/DtoH/DtoD] and [memset] frames under the host code that asked.
+//
+// main -> run_bench -> copy_pageable_sync  (cudaMemcpy HtoD, DtoD, DtoH; pageable host memory)
+//                   -> copy_pageable_async (cudaMemcpyAsync HtoD, DtoH; pageable)
+//                   -> copy_pinned_sync    (cudaMemcpy HtoD, DtoH; cudaMallocHost memory)
+//                   -> copy_pinned_async   (cudaMemcpyAsync HtoD, DtoD, DtoH; pinned)
+//                   -> fill_memset         (cudaMemset, cudaMemsetAsync)
+//
+// No kernel runs: every value is checked, on the simulator too.
+#include "sample_util.h"
+
+#include <vector>
+
+static const char *const SAMPLE = "memcpy_bench";
+
+struct bench {
+	size_t bytes;
+	cudaStream_t stream;
+	unsigned char *dev_a, *dev_b;
+	std::vector<unsigned char> pageable_src, pageable_dst;
+	unsigned char *pinned_src, *pinned_dst;
+	unsigned long copies, memsets, mismatches;
+	double ms[5];
+};
+
+enum { PAGEABLE_SYNC, PAGEABLE_ASYNC, PINNED_SYNC, PINNED_ASYNC, MEMSET };
+static const char *const KIND_NAMES[] = {"pageable", "pageable-async", "pinned", "pinned-async",
+					 "memset"};
+
+static void fill_pattern(unsigned char *p, size_t bytes, unsigned seed)
+{
+	for (size_t i = 0; i < bytes; i++)
+		p[i] = (unsigned char)(i * 31 + seed * 7 + (i >> 8));
+}
+
+static void expect_same(struct bench *b, const char *what, const unsigned char *got,
+			const unsigned char *want)
+{
+	if (memcmp(got, want, b->bytes)) {
+		fprintf(stderr, "%s: %s: data differs after the round trip\n", SAMPLE, what);
+		b->mismatches++;
+	}
+}
+
+static void expect_bytes(struct bench *b, const char *what, const unsigned char *got,
+			 unsigned char value)
+{
+	for (size_t i = 0; i < b->bytes; i++) {
+		if (got[i] != value) {
+			fprintf(stderr, "%s: %s: byte %zu is 0x%02x, expected 0x%02x\n", SAMPLE,
+				what, i, got[i], value);
+			b->mismatches++;
+			return;
+		}
+	}
+}
+
+static SAMPLE_NOINLINE void copy_pageable_sync(struct bench *b, unsigned seed)
+{
+	fill_pattern(b->pageable_src.data(), b->bytes, seed);
+	CHECK(cudaMemcpy(b->dev_a, b->pageable_src.data(), b->bytes, cudaMemcpyHostToDevice));
+	CHECK(cudaMemcpy(b->dev_b, b->dev_a, b->bytes, cudaMemcpyDeviceToDevice));
+	CHECK(cudaMemcpy(b->pageable_dst.data(), b->dev_b, b->bytes, cudaMemcpyDeviceToHost));
+	b->copies += 3;
+	expect_same(b, "pageable sync", b->pageable_dst.data(), b->pageable_src.data());
+}
+
+static SAMPLE_NOINLINE void copy_pageable_async(struct bench *b, unsigned seed)
+{
+	fill_pattern(b->pageable_src.data(), b->bytes, seed);
+	CHECK(cudaMemcpyAsync(b->dev_a, b->pageable_src.data(), b->bytes, cudaMemcpyHostToDevice,
+			      b->stream));
+	CHECK(cudaMemcpyAsync(b->pageable_dst.data(), b->dev_a, b->bytes, cudaMemcpyDeviceToHost,
+			      b->stream));
+	CHECK(cudaStreamSynchronize(b->stream));
+	b->copies += 2;
+	expect_same(b, "pageable async", b->pageable_dst.data(), b->pageable_src.data());
+}
+
+static SAMPLE_NOINLINE void copy_pinned_sync(struct bench *b, unsigned seed)
+{
+	fill_pattern(b->pinned_src, b->bytes, seed);
+	CHECK(cudaMemcpy(b->dev_b, b->pinned_src, b->bytes, cudaMemcpyHostToDevice));
+	CHECK(cudaMemcpy(b->pinned_dst, b->dev_b, b->bytes, cudaMemcpyDeviceToHost));
+	b->copies += 2;
+	expect_same(b, "pinned sync", b->pinned_dst, b->pinned_src);
+}
+
+static SAMPLE_NOINLINE void copy_pinned_async(struct bench *b, unsigned seed)
+{
+	fill_pattern(b->pinned_src, b->bytes, seed);
+	CHECK(cudaMemcpyAsync(b->dev_a, b->pinned_src, b->bytes, cudaMemcpyHostToDevice,
+			      b->stream));
+	CHECK(cudaMemcpyAsync(b->dev_b, b->dev_a, b->bytes, cudaMemcpyDeviceToDevice, b->stream));
+	CHECK(cudaMemcpyAsync(b->pinned_dst, b->dev_b, b->bytes, cudaMemcpyDeviceToHost,
+			      b->stream));
+	CHECK(cudaStreamSynchronize(b->stream));
+	b->copies += 3;
+	expect_same(b, "pinned async", b->pinned_dst, b->pinned_src);
+}
+
+static SAMPLE_NOINLINE void fill_memset(struct bench *b, unsigned seed)
+{
+	unsigned char va = (unsigned char)(0x5a + seed), vb = (unsigned char)(0xa5 - seed);
+	CHECK(cudaMemset(b->dev_a, va, b->bytes));
+	CHECK(cudaMemsetAsync(b->dev_b, vb, b->bytes, b->stream));
+	CHECK(cudaStreamSynchronize(b->stream));
+	b->memsets += 2;
+	CHECK(cudaMemcpy(b->pinned_dst, b->dev_a, b->bytes, cudaMemcpyDeviceToHost));
+	expect_bytes(b, "cudaMemset", b->pinned_dst, va);
+	CHECK(cudaMemcpy(b->pinned_dst, b->dev_b, b->bytes, cudaMemcpyDeviceToHost));
+	expect_bytes(b, "cudaMemsetAsync", b->pinned_dst, vb);
+	b->copies += 2;
+}
+
+static SAMPLE_NOINLINE void run_bench(struct bench *b, unsigned long reps)
+{
+	void (*const steps[])(struct bench *, unsigned) = {
+		copy_pageable_sync, copy_pageable_async, copy_pinned_sync, copy_pinned_async,
+		fill_memset,
+	};
+	for (unsigned long r = 0; r < reps; r++) {
+		for (unsigned k = 0; k < sizeof(steps) / sizeof(steps[0]); k++) {
+			double t0 = sample_now_ms();
+			steps[k](b, (unsigned)(r * 5 + k));
+			b->ms[k] += sample_now_ms() - t0;
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	sample_usage(argc, argv, "[BYTES [REPS]]   (bytes per copy, default 1048576; 8 reps)");
+	size_t bytes = sample_arg(argc, argv, 1, "BYTES", 1UL << 20, 1, 1UL << 31);
+	unsigned long reps = sample_arg(argc, argv, 2, "REPS", 8, 1, 100000);
+
+	// No kernel computes anything here, so all checks run on the simulator
+	// too; the query still creates the context before the timed copies.
+	(void)sample_on_simulator();
+	struct bench b = {};
+	b.bytes = bytes;
+	b.pageable_src.resize(bytes);
+	b.pageable_dst.resize(bytes);
+	CHECK(cudaStreamCreate(&b.stream));
+	CHECK(cudaMalloc(&b.dev_a, bytes));
+	CHECK(cudaMalloc(&b.dev_b, bytes));
+	CHECK(cudaMallocHost(&b.pinned_src, bytes));
+	CHECK(cudaMallocHost(&b.pinned_dst, bytes));
+
+	run_bench(&b, reps);
+
+	CHECK(cudaFreeHost(b.pinned_dst));
+	CHECK(cudaFreeHost(b.pinned_src));
+	CHECK(cudaFree(b.dev_b));
+	CHECK(cudaFree(b.dev_a));
+	CHECK(cudaStreamDestroy(b.stream));
+
+	for (unsigned k = 0; k < 5; k++)
+		printf("%s: %-15s %9.3f ms total\n", SAMPLE, KIND_NAMES[k], b.ms[k]);
+	if (b.mismatches) {
+		fprintf(stderr, "%s: %lu checks failed\n", SAMPLE, b.mismatches);
+		return 1;
+	}
+	printf("%s: bytes=%zu copies=%lu memsets=%lu ok\n", SAMPLE, bytes, b.copies, b.memsets);
+	return 0;
+}

@@ -1,0 +1,1043 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Simulated libcudart.so.13: nvcc host-stub entry points and the common runtime API over libcuda. */
+
+/*
+ * Like the real runtime, this one initializes lazily: the first API call
+ * that needs the device calls cuInit (which loads CUDA_INJECTION64_PATH) and
+ * binds the primary context, *then* issues its own runtime ENTER callback,
+ * so a profiler injected during that cuInit still sees the call. Each
+ * runtime call is traced in the RUNTIME domain and does its work through
+ * exported driver calls, which are traced in the DRIVER domain nested inside
+ * it, with their own correlation ids.
+ *
+ * Registration entry points (__cudaRegister*) run from static constructors,
+ * before main and before any profiler exists, and are not traced.
+ */
+
+#include <cuda_runtime_api.h>
+#include <cupti_callbacks.h>
+#include <cupti_runtime_cbid.h>
+#include <generated_cuda_runtime_api_meta.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_internal.h"
+
+/* A registered kernel: cudaKernel_t and the host stub's address map to it. */
+struct CUkern_st {
+	const void *host_fun;
+	CUfunction func;
+	void **module; /* the fat binary handle it came from */
+	struct CUkern_st *next;
+};
+
+struct rt_var {
+	const char *host_var;
+	size_t size;
+	void **module;
+	struct rt_var *next;
+};
+
+struct call_config {
+	dim3 grid, block;
+	size_t shmem;
+	cudaStream_t stream;
+};
+
+/* The one process-wide state the runtime keeps: the registration tables. */
+static struct {
+	pthread_mutex_t lock;
+	struct CUkern_st *kernels;
+	struct rt_var *vars;
+	atomic_int inited;
+} R = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+#define MAX_CONFIG_DEPTH 16
+static __thread struct call_config tls_cfg[MAX_CONFIG_DEPTH];
+static __thread int tls_ncfg;
+static __thread cudaError_t tls_last_error;
+
+/* The per-thread-stream variants the headers only declare under
+ * CUDA_API_PER_THREAD_DEFAULT_STREAM; programs built with
+ * --default-stream per-thread call these names. */
+cudaError_t CUDARTAPI cudaMemcpy_ptds(void *dst, const void *src, size_t n,
+				      enum cudaMemcpyKind kind);
+cudaError_t CUDARTAPI cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t n,
+					   enum cudaMemcpyKind kind, cudaStream_t s);
+cudaError_t CUDARTAPI cudaMemset_ptds(void *p, int v, size_t n);
+cudaError_t CUDARTAPI cudaMemsetAsync_ptsz(void *p, int v, size_t n, cudaStream_t s);
+cudaError_t CUDARTAPI cudaStreamSynchronize_ptsz(cudaStream_t s);
+cudaError_t CUDARTAPI cudaStreamQuery_ptsz(cudaStream_t s);
+cudaError_t CUDARTAPI cudaStreamWaitEvent_ptsz(cudaStream_t s, cudaEvent_t e, unsigned int f);
+cudaError_t CUDARTAPI cudaEventRecord_ptsz(cudaEvent_t e, cudaStream_t s);
+cudaError_t CUDARTAPI cudaEventRecordWithFlags_ptsz(cudaEvent_t e, cudaStream_t s,
+						    unsigned int flags);
+cudaError_t CUDARTAPI cudaLaunchKernel_ptsz(const void *func, dim3 grid, dim3 block, void **args,
+					    size_t shmem, cudaStream_t s);
+cudaError_t CUDARTAPI cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config, const void *func,
+					       void **args);
+cudaError_t CUDARTAPI cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 grid, dim3 block,
+						       void **args, size_t shmem, cudaStream_t s);
+cudaError_t CUDARTAPI cudaStreamBeginCapture_ptsz(cudaStream_t s, enum cudaStreamCaptureMode m);
+cudaError_t CUDARTAPI cudaStreamEndCapture_ptsz(cudaStream_t s, cudaGraph_t *g);
+cudaError_t CUDARTAPI cudaStreamIsCapturing_ptsz(cudaStream_t s,
+						 enum cudaStreamCaptureStatus *status);
+cudaError_t CUDARTAPI cudaGraphLaunch_ptsz(cudaGraphExec_t x, cudaStream_t s);
+/* nvcc host stubs (crt/host_runtime.h and crt/device_functions.h declare these only for C++) */
+void **CUDARTAPI __cudaRegisterFatBinary(void *fatCubin);
+void CUDARTAPI __cudaRegisterFatBinaryEnd(void **handle);
+void CUDARTAPI __cudaUnregisterFatBinary(void **handle);
+void CUDARTAPI __cudaRegisterFunction(void **handle, const char *hostFun, char *deviceFun,
+				      const char *deviceName, int thread_limit, uint3 *tid,
+				      uint3 *bid, dim3 *bDim, dim3 *gDim, int *wSize);
+void CUDARTAPI __cudaRegisterVar(void **handle, char *hostVar, char *deviceAddress,
+				 const char *deviceName, int ext, size_t size, int constant,
+				 int global);
+void CUDARTAPI __cudaRegisterManagedVar(void **handle, void **hostVarPtrAddress,
+					char *deviceAddress, const char *deviceName, int ext,
+					size_t size, int constant, int global);
+char CUDARTAPI __cudaInitModule(void **handle);
+unsigned CUDARTAPI __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
+					       struct CUstream_st *stream);
+cudaError_t CUDARTAPI __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim,
+						 size_t *sharedMem, void *stream);
+cudaError_t CUDARTAPI __cudaGetKernel(cudaKernel_t *kernel, const void *hostFun);
+cudaError_t CUDARTAPI __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void **args,
+					 size_t shmem, cudaStream_t stream);
+cudaError_t CUDARTAPI __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block,
+					      void **args, size_t shmem, cudaStream_t stream);
+
+static cudaError_t from_cu(CUresult r)
+{
+	switch (r) {
+	case CUDA_SUCCESS: return cudaSuccess;
+	case CUDA_ERROR_INVALID_VALUE: return cudaErrorInvalidValue;
+	case CUDA_ERROR_OUT_OF_MEMORY: return cudaErrorMemoryAllocation;
+	case CUDA_ERROR_NOT_INITIALIZED: return cudaErrorInitializationError;
+	case CUDA_ERROR_INVALID_DEVICE: return cudaErrorInvalidDevice;
+	case CUDA_ERROR_INVALID_CONTEXT: return cudaErrorDeviceUninitialized;
+	case CUDA_ERROR_INVALID_HANDLE: return cudaErrorInvalidResourceHandle;
+	case CUDA_ERROR_NOT_FOUND: return cudaErrorSymbolNotFound;
+	case CUDA_ERROR_NOT_READY: return cudaErrorNotReady;
+	case CUDA_ERROR_NOT_SUPPORTED: return cudaErrorNotSupported;
+	case CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED: return cudaErrorStreamCaptureUnsupported;
+	case CUDA_ERROR_ILLEGAL_STATE: return cudaErrorIllegalState;
+	default: return cudaErrorUnknown;
+	}
+}
+
+static void rt_init(void)
+{
+	if (!atomic_load(&R.inited)) {
+		/* Traced as a driver call of its own, like the real runtime's. */
+		cuInit(0);
+		atomic_store(&R.inited, 1);
+	}
+	gpsim_primary_ctx();
+}
+
+static cudaError_t rt_exit(struct gpsim_call *c, cudaError_t e)
+{
+	/* Not-ready is a status, not an error: the real runtime does not latch it. */
+	if (e != cudaSuccess && e != cudaErrorNotReady)
+		tls_last_error = e;
+	return (cudaError_t)gpsim_call_exit(c, (int)e);
+}
+
+#define RT_TRACE(cb, params, sym)                                                          \
+	struct gpsim_call call__;                                                            \
+	gpsim_call_enter(&call__, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_##cb, \
+			 __func__, params, sym)
+#define RT_ENTER(cb, params, sym) \
+	rt_init();                \
+	RT_TRACE(cb, params, sym)
+#define RT_RETURN(e) return rt_exit(&call__, (e))
+#define RT_CU(expr) RT_RETURN(from_cu(expr))
+
+static CUstream pts(cudaStream_t s)
+{
+	return s ? (CUstream)s : gpsim_stream_per_thread();
+}
+
+static struct CUkern_st *kern_by_host(const void *host_fun)
+{
+	struct CUkern_st *k;
+
+	pthread_mutex_lock(&R.lock);
+	for (k = R.kernels; k; k = k->next)
+		if (k->host_fun == host_fun)
+			break;
+	pthread_mutex_unlock(&R.lock);
+	return k;
+}
+
+#pragma GCC visibility push(default)
+
+/* ---- nvcc host stubs ---------------------------------------------------- */
+
+void **CUDARTAPI __cudaRegisterFatBinary(void *fatCubin)
+{
+	/* The handle only has to be unique; its slot remembers the fat binary. */
+	void **h = calloc(1, sizeof(void *));
+
+	if (h)
+		*h = fatCubin;
+	return h;
+}
+
+void CUDARTAPI __cudaRegisterFatBinaryEnd(void **handle)
+{
+}
+
+void CUDARTAPI __cudaUnregisterFatBinary(void **handle)
+{
+	struct CUkern_st **pk, *k;
+	struct rt_var **pv, *v;
+
+	pthread_mutex_lock(&R.lock);
+	for (pk = &R.kernels; (k = *pk);) {
+		if (k->module == handle) {
+			*pk = k->next;
+			free(k);
+		} else {
+			pk = &k->next;
+		}
+	}
+	for (pv = &R.vars; (v = *pv);) {
+		if (v->module == handle) {
+			*pv = v->next;
+			free(v);
+		} else {
+			pv = &v->next;
+		}
+	}
+	pthread_mutex_unlock(&R.lock);
+	free(handle);
+}
+
+void CUDARTAPI __cudaRegisterFunction(void **handle, const char *hostFun, char *deviceFun,
+				      const char *deviceName, int thread_limit, uint3 *tid,
+				      uint3 *bid, dim3 *bDim, dim3 *gDim, int *wSize)
+{
+	struct CUkern_st *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		return;
+	k->host_fun = hostFun;
+	k->module = handle;
+	k->func = gpsim_func_register(deviceName ? deviceName : deviceFun);
+	if (!k->func) {
+		free(k);
+		return;
+	}
+	pthread_mutex_lock(&R.lock);
+	k->next = R.kernels;
+	R.kernels = k;
+	pthread_mutex_unlock(&R.lock);
+}
+
+void CUDARTAPI __cudaRegisterVar(void **handle, char *hostVar, char *deviceAddress,
+				 const char *deviceName, int ext, size_t size, int constant,
+				 int global)
+{
+	struct rt_var *v = calloc(1, sizeof(*v));
+
+	if (!v)
+		return;
+	v->host_var = hostVar;
+	v->size = size;
+	v->module = handle;
+	pthread_mutex_lock(&R.lock);
+	v->next = R.vars;
+	R.vars = v;
+	pthread_mutex_unlock(&R.lock);
+}
+
+void CUDARTAPI __cudaRegisterManagedVar(void **handle, void **hostVarPtrAddress,
+					char *deviceAddress, const char *deviceName, int ext,
+					size_t size, int constant, int global)
+{
+}
+
+char CUDARTAPI __cudaInitModule(void **handle)
+{
+	return 1;
+}
+
+unsigned CUDARTAPI __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
+					       struct CUstream_st *stream)
+{
+	if (tls_ncfg >= MAX_CONFIG_DEPTH)
+		return 1;
+	tls_cfg[tls_ncfg++] = (struct call_config){ gridDim, blockDim, sharedMem, stream };
+	return 0;
+}
+
+cudaError_t CUDARTAPI __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim,
+						 size_t *sharedMem, void *stream)
+{
+	struct call_config *c;
+
+	if (!tls_ncfg)
+		return cudaErrorMissingConfiguration;
+	c = &tls_cfg[--tls_ncfg];
+	*gridDim = c->grid;
+	*blockDim = c->block;
+	*sharedMem = c->shmem;
+	*(cudaStream_t *)stream = c->stream;
+	return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI __cudaGetKernel(cudaKernel_t *kernel, const void *hostFun)
+{
+	struct CUkern_st *k = kern_by_host(hostFun);
+
+	if (!kernel)
+		return cudaErrorInvalidValue;
+	*kernel = k;
+	return k ? cudaSuccess : cudaErrorInvalidDeviceFunction;
+}
+
+static cudaError_t launch(CUfunction f, dim3 grid, dim3 block, size_t shmem, CUstream s,
+			  int coop)
+{
+	if (!f)
+		return cudaErrorInvalidDeviceFunction;
+	if (coop)
+		return from_cu(cuLaunchCooperativeKernel(f, grid.x, grid.y, grid.z, block.x,
+							 block.y, block.z, (unsigned int)shmem, s,
+							 NULL));
+	return from_cu(cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+				      (unsigned int)shmem, s, NULL, NULL));
+}
+
+cudaError_t CUDARTAPI __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void **args,
+					 size_t shmem, cudaStream_t stream)
+{
+	CUfunction f = kernel ? kernel->func : NULL;
+	RT_ENTER(__cudaLaunchKernel_v13000, NULL, gpsim_func_name(f));
+	RT_RETURN(launch(f, grid, block, shmem, stream, 0));
+}
+
+cudaError_t CUDARTAPI __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block,
+					      void **args, size_t shmem, cudaStream_t stream)
+{
+	CUfunction f = kernel ? kernel->func : NULL;
+	RT_ENTER(__cudaLaunchKernel_ptsz_v13000, NULL, gpsim_func_name(f));
+	RT_RETURN(launch(f, grid, block, shmem, pts(stream), 0));
+}
+
+/* ---- launches ----------------------------------------------------------- */
+
+static CUfunction func_of(const void *host_fun)
+{
+	struct CUkern_st *k = kern_by_host(host_fun);
+
+	return k ? k->func : NULL;
+}
+
+cudaError_t CUDARTAPI cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
+				       size_t shmem, cudaStream_t s)
+{
+	cudaLaunchKernel_v7000_params p = { func, grid, block, args, shmem, s };
+	CUfunction f = func_of(func);
+	RT_ENTER(cudaLaunchKernel_v7000, &p, gpsim_func_name(f));
+	RT_RETURN(launch(f, grid, block, shmem, s, 0));
+}
+
+cudaError_t CUDARTAPI cudaLaunchKernel_ptsz(const void *func, dim3 grid, dim3 block, void **args,
+					    size_t shmem, cudaStream_t s)
+{
+	cudaLaunchKernel_ptsz_v7000_params p = { func, grid, block, args, shmem, s };
+	CUfunction f = func_of(func);
+	RT_ENTER(cudaLaunchKernel_ptsz_v7000, &p, gpsim_func_name(f));
+	RT_RETURN(launch(f, grid, block, shmem, pts(s), 0));
+}
+
+static int config_coop(const cudaLaunchConfig_t *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->numAttrs; i++)
+		if (c->attrs[i].id == cudaLaunchAttributeCooperative && c->attrs[i].val.cooperative)
+			return 1;
+	return 0;
+}
+
+cudaError_t CUDARTAPI cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func,
+					  void **args)
+{
+	cudaLaunchKernelExC_v11060_params p = { config, func, args };
+	CUfunction f = func_of(func);
+	RT_ENTER(cudaLaunchKernelExC_v11060, &p, gpsim_func_name(f));
+	if (!config)
+		RT_RETURN(cudaErrorInvalidValue);
+	RT_RETURN(launch(f, config->gridDim, config->blockDim, config->dynamicSmemBytes,
+			 config->stream, config_coop(config)));
+}
+
+cudaError_t CUDARTAPI cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config, const void *func,
+					       void **args)
+{
+	cudaLaunchKernelExC_ptsz_v11060_params p = { config, func, args };
+	CUfunction f = func_of(func);
+	RT_ENTER(cudaLaunchKernelExC_ptsz_v11060, &p, gpsim_func_name(f));
+	if (!config)
+		RT_RETURN(cudaErrorInvalidValue);
+	RT_RETURN(launch(f, config->gridDim, config->blockDim, config->dynamicSmemBytes,
+			 pts(config->stream), config_coop(config)));
+}
+
+cudaError_t CUDARTAPI cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block,
+						  void **args, size_t shmem, cudaStream_t s)
+{
+	cudaLaunchCooperativeKernel_v9000_params p = { func, grid, block, args, shmem, s };
+	CUfunction f = func_of(func);
+	RT_ENTER(cudaLaunchCooperativeKernel_v9000, &p, gpsim_func_name(f));
+	RT_RETURN(launch(f, grid, block, shmem, s, 1));
+}
+
+cudaError_t CUDARTAPI cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 grid, dim3 block,
+						       void **args, size_t shmem, cudaStream_t s)
+{
+	cudaLaunchCooperativeKernel_ptsz_v9000_params p = { func, grid, block, args, shmem, s };
+	CUfunction f = func_of(func);
+	RT_ENTER(cudaLaunchCooperativeKernel_ptsz_v9000, &p, gpsim_func_name(f));
+	RT_RETURN(launch(f, grid, block, shmem, pts(s), 1));
+}
+
+cudaError_t CUDARTAPI cudaGetFuncBySymbol(cudaFunction_t *out, const void *sym)
+{
+	cudaGetFuncBySymbol_v11000_params p = { out, sym };
+	CUfunction f = func_of(sym);
+	RT_ENTER(cudaGetFuncBySymbol_v11000, &p, NULL);
+	if (!out)
+		RT_RETURN(cudaErrorInvalidValue);
+	if (!f)
+		RT_RETURN(cudaErrorInvalidDeviceFunction);
+	/* cudaFunction_t and CUfunction are the same object, as in reality. */
+	*out = (cudaFunction_t)f;
+	RT_RETURN(cudaSuccess);
+}
+
+cudaError_t CUDARTAPI cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
+{
+	RT_ENTER(cudaFuncGetAttributes_v3020, NULL, NULL);
+	if (!attr)
+		RT_RETURN(cudaErrorInvalidValue);
+	if (!func_of(func))
+		RT_RETURN(cudaErrorInvalidDeviceFunction);
+	memset(attr, 0, sizeof(*attr));
+	attr->maxThreadsPerBlock = 1024;
+	attr->numRegs = 32;
+	attr->binaryVersion = GPSIM_CC_MAJOR * 10 + GPSIM_CC_MINOR;
+	attr->ptxVersion = attr->binaryVersion;
+	RT_RETURN(cudaSuccess);
+}
+
+/* ---- memory --------------------------------------------------------------- */
+
+cudaError_t CUDARTAPI cudaMalloc(void **ptr, size_t size)
+{
+	cudaMalloc_v3020_params p = { ptr, size };
+	CUdeviceptr d = 0;
+	CUresult r;
+	RT_ENTER(cudaMalloc_v3020, &p, NULL);
+	if (!ptr)
+		RT_RETURN(cudaErrorInvalidValue);
+	if (!size) {
+		*ptr = NULL;
+		RT_RETURN(cudaSuccess);
+	}
+	r = cuMemAlloc_v2(&d, size);
+	*ptr = r == CUDA_SUCCESS ? (void *)(uintptr_t)d : NULL;
+	RT_CU(r);
+}
+
+cudaError_t CUDARTAPI cudaFree(void *ptr)
+{
+	cudaFree_v3020_params p = { ptr };
+	RT_ENTER(cudaFree_v3020, &p, NULL);
+	if (!ptr)
+		RT_RETURN(cudaSuccess);
+	RT_CU(cuMemFree_v2((CUdeviceptr)(uintptr_t)ptr));
+}
+
+cudaError_t CUDARTAPI cudaMallocHost(void **ptr, size_t size)
+{
+	cudaMallocHost_v3020_params p = { ptr, size };
+	RT_ENTER(cudaMallocHost_v3020, &p, NULL);
+	RT_CU(cuMemAllocHost_v2(ptr, size));
+}
+
+cudaError_t CUDARTAPI cudaHostAlloc(void **ptr, size_t size, unsigned int flags)
+{
+	cudaHostAlloc_v3020_params p = { ptr, size, flags };
+	RT_ENTER(cudaHostAlloc_v3020, &p, NULL);
+	RT_CU(cuMemHostAlloc(ptr, size, flags));
+}
+
+cudaError_t CUDARTAPI cudaFreeHost(void *ptr)
+{
+	cudaFreeHost_v3020_params p = { ptr };
+	RT_ENTER(cudaFreeHost_v3020, &p, NULL);
+	RT_CU(cuMemFreeHost(ptr));
+}
+
+cudaError_t CUDARTAPI cudaHostGetDevicePointer(void **pdev, void *host, unsigned int flags)
+{
+	RT_ENTER(cudaHostGetDevicePointer_v3020, NULL, NULL);
+	if (!pdev || !gpsim_is_pinned(host))
+		RT_RETURN(cudaErrorInvalidValue);
+	*pdev = host;
+	RT_RETURN(cudaSuccess);
+}
+
+cudaError_t CUDARTAPI cudaMemGetInfo(size_t *free_b, size_t *total)
+{
+	RT_ENTER(cudaMemGetInfo_v3020, NULL, NULL);
+	if (free_b)
+		*free_b = (size_t)(GPSIM_GLOBAL_MEM / 2);
+	if (total)
+		*total = (size_t)GPSIM_GLOBAL_MEM;
+	RT_RETURN(cudaSuccess);
+}
+
+#define DP(p) ((CUdeviceptr)(uintptr_t)(p))
+
+static enum cudaMemcpyKind resolve_kind(const void *dst, const void *src, enum cudaMemcpyKind k)
+{
+	int ds, dd;
+
+	if (k != cudaMemcpyDefault)
+		return k;
+	ds = gpsim_is_device(src);
+	dd = gpsim_is_device(dst);
+	return ds ? (dd ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost) :
+		    (dd ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost);
+}
+
+static cudaError_t copy_sync(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind)
+{
+	switch (resolve_kind(dst, src, kind)) {
+	case cudaMemcpyHostToDevice: return from_cu(cuMemcpyHtoD_v2(DP(dst), src, n));
+	case cudaMemcpyDeviceToHost: return from_cu(cuMemcpyDtoH_v2(dst, DP(src), n));
+	case cudaMemcpyDeviceToDevice: return from_cu(cuMemcpyDtoD_v2(DP(dst), DP(src), n));
+	case cudaMemcpyHostToHost: return from_cu(cuMemcpy(DP(dst), DP(src), n));
+	default: return cudaErrorInvalidMemcpyDirection;
+	}
+}
+
+static cudaError_t copy_async(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind,
+			      CUstream s)
+{
+	switch (resolve_kind(dst, src, kind)) {
+	case cudaMemcpyHostToDevice: return from_cu(cuMemcpyHtoDAsync_v2(DP(dst), src, n, s));
+	case cudaMemcpyDeviceToHost: return from_cu(cuMemcpyDtoHAsync_v2(dst, DP(src), n, s));
+	case cudaMemcpyDeviceToDevice:
+		return from_cu(cuMemcpyDtoDAsync_v2(DP(dst), DP(src), n, s));
+	case cudaMemcpyHostToHost: return from_cu(cuMemcpyAsync(DP(dst), DP(src), n, s));
+	default: return cudaErrorInvalidMemcpyDirection;
+	}
+}
+
+cudaError_t CUDARTAPI cudaMemcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind)
+{
+	cudaMemcpy_v3020_params p = { dst, src, n, kind };
+	RT_ENTER(cudaMemcpy_v3020, &p, NULL);
+	RT_RETURN(copy_sync(dst, src, n, kind));
+}
+
+cudaError_t CUDARTAPI cudaMemcpy_ptds(void *dst, const void *src, size_t n,
+				      enum cudaMemcpyKind kind)
+{
+	cudaMemcpy_ptds_v7000_params p = { dst, src, n, kind };
+	RT_ENTER(cudaMemcpy_ptds_v7000, &p, NULL);
+	RT_RETURN(copy_sync(dst, src, n, kind));
+}
+
+cudaError_t CUDARTAPI cudaMemcpyAsync(void *dst, const void *src, size_t n,
+				      enum cudaMemcpyKind kind, cudaStream_t s)
+{
+	cudaMemcpyAsync_v3020_params p = { dst, src, n, kind, s };
+	RT_ENTER(cudaMemcpyAsync_v3020, &p, NULL);
+	RT_RETURN(copy_async(dst, src, n, kind, s));
+}
+
+cudaError_t CUDARTAPI cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t n,
+					   enum cudaMemcpyKind kind, cudaStream_t s)
+{
+	cudaMemcpyAsync_ptsz_v7000_params p = { dst, src, n, kind, s };
+	RT_ENTER(cudaMemcpyAsync_ptsz_v7000, &p, NULL);
+	RT_RETURN(copy_async(dst, src, n, kind, pts(s)));
+}
+
+static struct rt_var *var_of(const void *symbol)
+{
+	struct rt_var *v;
+
+	pthread_mutex_lock(&R.lock);
+	for (v = R.vars; v; v = v->next)
+		if (v->host_var == symbol)
+			break;
+	pthread_mutex_unlock(&R.lock);
+	return v;
+}
+
+cudaError_t CUDARTAPI cudaMemcpyToSymbol(const void *symbol, const void *src, size_t n,
+					 size_t offset, enum cudaMemcpyKind kind)
+{
+	struct rt_var *v = var_of(symbol);
+	RT_ENTER(cudaMemcpyToSymbol_v3020, NULL, NULL);
+	/* The host shadow of a __device__ variable stands in for its device copy. */
+	if (!v || offset + n > v->size)
+		RT_RETURN(cudaErrorInvalidSymbol);
+	RT_CU(cuMemcpyHtoD_v2(DP(v->host_var + offset), src, n));
+}
+
+cudaError_t CUDARTAPI cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t n,
+					   size_t offset, enum cudaMemcpyKind kind)
+{
+	struct rt_var *v = var_of(symbol);
+	RT_ENTER(cudaMemcpyFromSymbol_v3020, NULL, NULL);
+	if (!v || offset + n > v->size)
+		RT_RETURN(cudaErrorInvalidSymbol);
+	RT_CU(cuMemcpyDtoH_v2(dst, DP(v->host_var + offset), n));
+}
+
+cudaError_t CUDARTAPI cudaMemset(void *ptr, int value, size_t n)
+{
+	cudaMemset_v3020_params p = { ptr, value, n };
+	RT_ENTER(cudaMemset_v3020, &p, NULL);
+	RT_CU(cuMemsetD8_v2(DP(ptr), (unsigned char)value, n));
+}
+
+cudaError_t CUDARTAPI cudaMemset_ptds(void *ptr, int value, size_t n)
+{
+	cudaMemset_ptds_v7000_params p = { ptr, value, n };
+	RT_ENTER(cudaMemset_ptds_v7000, &p, NULL);
+	RT_CU(cuMemsetD8_v2(DP(ptr), (unsigned char)value, n));
+}
+
+cudaError_t CUDARTAPI cudaMemsetAsync(void *ptr, int value, size_t n, cudaStream_t s)
+{
+	cudaMemsetAsync_v3020_params p = { ptr, value, n, s };
+	RT_ENTER(cudaMemsetAsync_v3020, &p, NULL);
+	RT_CU(cuMemsetD8Async(DP(ptr), (unsigned char)value, n, s));
+}
+
+cudaError_t CUDARTAPI cudaMemsetAsync_ptsz(void *ptr, int value, size_t n, cudaStream_t s)
+{
+	cudaMemsetAsync_ptsz_v7000_params p = { ptr, value, n, s };
+	RT_ENTER(cudaMemsetAsync_ptsz_v7000, &p, NULL);
+	RT_CU(cuMemsetD8Async(DP(ptr), (unsigned char)value, n, pts(s)));
+}
+
+/* ---- streams, events, synchronization ----------------------------------- */
+
+cudaError_t CUDARTAPI cudaStreamCreate(cudaStream_t *s)
+{
+	cudaStreamCreate_v3020_params p = { s };
+	RT_ENTER(cudaStreamCreate_v3020, &p, NULL);
+	RT_CU(cuStreamCreate(s, 0));
+}
+
+cudaError_t CUDARTAPI cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int flags)
+{
+	cudaStreamCreateWithFlags_v5000_params p = { s, flags };
+	RT_ENTER(cudaStreamCreateWithFlags_v5000, &p, NULL);
+	RT_CU(cuStreamCreate(s, flags));
+}
+
+cudaError_t CUDARTAPI cudaStreamCreateWithPriority(cudaStream_t *s, unsigned int flags,
+						   int priority)
+{
+	cudaStreamCreateWithPriority_v5050_params p = { s, flags, priority };
+	RT_ENTER(cudaStreamCreateWithPriority_v5050, &p, NULL);
+	RT_CU(cuStreamCreateWithPriority(s, flags, priority));
+}
+
+cudaError_t CUDARTAPI cudaDeviceGetStreamPriorityRange(int *least, int *greatest)
+{
+	RT_ENTER(cudaDeviceGetStreamPriorityRange_v5050, NULL, NULL);
+	if (least)
+		*least = 0;
+	if (greatest)
+		*greatest = -5;
+	RT_RETURN(cudaSuccess);
+}
+
+cudaError_t CUDARTAPI cudaStreamDestroy(cudaStream_t s)
+{
+	cudaStreamDestroy_v5050_params p = { s };
+	RT_ENTER(cudaStreamDestroy_v5050, &p, NULL);
+	RT_CU(cuStreamDestroy_v2(s));
+}
+
+cudaError_t CUDARTAPI cudaStreamSynchronize(cudaStream_t s)
+{
+	cudaStreamSynchronize_v3020_params p = { s };
+	RT_ENTER(cudaStreamSynchronize_v3020, &p, NULL);
+	RT_CU(cuStreamSynchronize(s));
+}
+
+cudaError_t CUDARTAPI cudaStreamSynchronize_ptsz(cudaStream_t s)
+{
+	cudaStreamSynchronize_ptsz_v7000_params p = { s };
+	RT_ENTER(cudaStreamSynchronize_ptsz_v7000, &p, NULL);
+	RT_CU(cuStreamSynchronize(pts(s)));
+}
+
+cudaError_t CUDARTAPI cudaStreamQuery(cudaStream_t s)
+{
+	RT_ENTER(cudaStreamQuery_v3020, NULL, NULL);
+	RT_CU(cuStreamQuery(s));
+}
+
+cudaError_t CUDARTAPI cudaStreamQuery_ptsz(cudaStream_t s)
+{
+	RT_ENTER(cudaStreamQuery_ptsz_v7000, NULL, NULL);
+	RT_CU(cuStreamQuery(pts(s)));
+}
+
+cudaError_t CUDARTAPI cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int flags)
+{
+	RT_ENTER(cudaStreamWaitEvent_v3020, NULL, NULL);
+	RT_CU(cuStreamWaitEvent(s, e, flags));
+}
+
+cudaError_t CUDARTAPI cudaStreamWaitEvent_ptsz(cudaStream_t s, cudaEvent_t e, unsigned int flags)
+{
+	RT_ENTER(cudaStreamWaitEvent_ptsz_v7000, NULL, NULL);
+	RT_CU(cuStreamWaitEvent(pts(s), e, flags));
+}
+
+cudaError_t CUDARTAPI cudaEventCreate(cudaEvent_t *e)
+{
+	cudaEventCreate_v3020_params p = { e };
+	RT_ENTER(cudaEventCreate_v3020, &p, NULL);
+	RT_CU(cuEventCreate(e, 0));
+}
+
+cudaError_t CUDARTAPI cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int flags)
+{
+	cudaEventCreateWithFlags_v3020_params p = { e, flags };
+	RT_ENTER(cudaEventCreateWithFlags_v3020, &p, NULL);
+	RT_CU(cuEventCreate(e, flags));
+}
+
+cudaError_t CUDARTAPI cudaEventRecord(cudaEvent_t e, cudaStream_t s)
+{
+	cudaEventRecord_v3020_params p = { e, s };
+	RT_ENTER(cudaEventRecord_v3020, &p, NULL);
+	RT_CU(cuEventRecord(e, s));
+}
+
+cudaError_t CUDARTAPI cudaEventRecord_ptsz(cudaEvent_t e, cudaStream_t s)
+{
+	cudaEventRecord_ptsz_v7000_params p = { e, s };
+	RT_ENTER(cudaEventRecord_ptsz_v7000, &p, NULL);
+	RT_CU(cuEventRecord(e, pts(s)));
+}
+
+cudaError_t CUDARTAPI cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsigned int flags)
+{
+	RT_ENTER(cudaEventRecordWithFlags_v11010, NULL, NULL);
+	RT_CU(cuEventRecord(e, s));
+}
+
+cudaError_t CUDARTAPI cudaEventRecordWithFlags_ptsz(cudaEvent_t e, cudaStream_t s,
+						    unsigned int flags)
+{
+	RT_ENTER(cudaEventRecordWithFlags_ptsz_v11010, NULL, NULL);
+	RT_CU(cuEventRecord(e, pts(s)));
+}
+
+cudaError_t CUDARTAPI cudaEventSynchronize(cudaEvent_t e)
+{
+	cudaEventSynchronize_v3020_params p = { e };
+	RT_ENTER(cudaEventSynchronize_v3020, &p, NULL);
+	RT_CU(cuEventSynchronize(e));
+}
+
+cudaError_t CUDARTAPI cudaEventQuery(cudaEvent_t e)
+{
+	RT_ENTER(cudaEventQuery_v3020, NULL, NULL);
+	RT_CU(cuEventQuery(e));
+}
+
+cudaError_t CUDARTAPI cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
+{
+	RT_ENTER(cudaEventElapsedTime_v3020, NULL, NULL);
+	RT_CU(cuEventElapsedTime_v2(ms, a, b));
+}
+
+cudaError_t CUDARTAPI cudaEventDestroy(cudaEvent_t e)
+{
+	RT_ENTER(cudaEventDestroy_v3020, NULL, NULL);
+	RT_CU(cuEventDestroy_v2(e));
+}
+
+cudaError_t CUDARTAPI cudaDeviceSynchronize(void)
+{
+	RT_ENTER(cudaDeviceSynchronize_v3020, NULL, NULL);
+	RT_CU(cuCtxSynchronize());
+}
+
+/* ---- graphs --------------------------------------------------------------- */
+
+cudaError_t CUDARTAPI cudaStreamBeginCapture(cudaStream_t s, enum cudaStreamCaptureMode mode)
+{
+	RT_ENTER(cudaStreamBeginCapture_v10000, NULL, NULL);
+	RT_CU(cuStreamBeginCapture_v2(s, (CUstreamCaptureMode)mode));
+}
+
+cudaError_t CUDARTAPI cudaStreamBeginCapture_ptsz(cudaStream_t s, enum cudaStreamCaptureMode mode)
+{
+	RT_ENTER(cudaStreamBeginCapture_ptsz_v10000, NULL, NULL);
+	RT_CU(cuStreamBeginCapture_v2(pts(s), (CUstreamCaptureMode)mode));
+}
+
+cudaError_t CUDARTAPI cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *g)
+{
+	RT_ENTER(cudaStreamEndCapture_v10000, NULL, NULL);
+	RT_CU(cuStreamEndCapture(s, g));
+}
+
+cudaError_t CUDARTAPI cudaStreamEndCapture_ptsz(cudaStream_t s, cudaGraph_t *g)
+{
+	RT_ENTER(cudaStreamEndCapture_ptsz_v10000, NULL, NULL);
+	RT_CU(cuStreamEndCapture(pts(s), g));
+}
+
+cudaError_t CUDARTAPI cudaStreamIsCapturing(cudaStream_t s, enum cudaStreamCaptureStatus *status)
+{
+	RT_ENTER(cudaStreamIsCapturing_v10000, NULL, NULL);
+	RT_CU(cuStreamIsCapturing(s, (CUstreamCaptureStatus *)status));
+}
+
+cudaError_t CUDARTAPI cudaStreamIsCapturing_ptsz(cudaStream_t s,
+						 enum cudaStreamCaptureStatus *status)
+{
+	RT_ENTER(cudaStreamIsCapturing_ptsz_v10000, NULL, NULL);
+	RT_CU(cuStreamIsCapturing(pts(s), (CUstreamCaptureStatus *)status));
+}
+
+cudaError_t CUDARTAPI cudaGraphInstantiate(cudaGraphExec_t *x, cudaGraph_t g,
+					   unsigned long long flags)
+{
+	RT_ENTER(cudaGraphInstantiate_v12000, NULL, NULL);
+	RT_CU(cuGraphInstantiateWithFlags(x, g, flags));
+}
+
+cudaError_t CUDARTAPI cudaGraphInstantiateWithFlags(cudaGraphExec_t *x, cudaGraph_t g,
+						    unsigned long long flags)
+{
+	RT_ENTER(cudaGraphInstantiateWithFlags_v11040, NULL, NULL);
+	RT_CU(cuGraphInstantiateWithFlags(x, g, flags));
+}
+
+cudaError_t CUDARTAPI cudaGraphLaunch(cudaGraphExec_t x, cudaStream_t s)
+{
+	cudaGraphLaunch_v10000_params p = { x, s };
+	RT_ENTER(cudaGraphLaunch_v10000, &p, NULL);
+	RT_CU(cuGraphLaunch(x, s));
+}
+
+cudaError_t CUDARTAPI cudaGraphLaunch_ptsz(cudaGraphExec_t x, cudaStream_t s)
+{
+	cudaGraphLaunch_ptsz_v10000_params p = { x, s };
+	RT_ENTER(cudaGraphLaunch_ptsz_v10000, &p, NULL);
+	RT_CU(cuGraphLaunch(x, pts(s)));
+}
+
+cudaError_t CUDARTAPI cudaGraphGetNodes(cudaGraph_t g, cudaGraphNode_t *nodes, size_t *num)
+{
+	RT_ENTER(cudaGraphGetNodes_v10000, NULL, NULL);
+	RT_CU(cuGraphGetNodes(g, (CUgraphNode *)nodes, num));
+}
+
+cudaError_t CUDARTAPI cudaGraphDestroy(cudaGraph_t g)
+{
+	RT_ENTER(cudaGraphDestroy_v10000, NULL, NULL);
+	RT_CU(cuGraphDestroy(g));
+}
+
+cudaError_t CUDARTAPI cudaGraphExecDestroy(cudaGraphExec_t x)
+{
+	RT_ENTER(cudaGraphExecDestroy_v10000, NULL, NULL);
+	RT_CU(cuGraphExecDestroy(x));
+}
+
+/* ---- device management ---------------------------------------------------- */
+
+cudaError_t CUDARTAPI cudaGetDeviceCount(int *count)
+{
+	RT_ENTER(cudaGetDeviceCount_v3020, NULL, NULL);
+	RT_CU(cuDeviceGetCount(count));
+}
+
+cudaError_t CUDARTAPI cudaSetDevice(int device)
+{
+	RT_ENTER(cudaSetDevice_v3020, NULL, NULL);
+	RT_RETURN(device == 0 ? cudaSuccess : cudaErrorInvalidDevice);
+}
+
+cudaError_t CUDARTAPI cudaGetDevice(int *device)
+{
+	RT_ENTER(cudaGetDevice_v3020, NULL, NULL);
+	if (!device)
+		RT_RETURN(cudaErrorInvalidValue);
+	*device = 0;
+	RT_RETURN(cudaSuccess);
+}
+
+cudaError_t CUDARTAPI cudaSetDeviceFlags(unsigned int flags)
+{
+	RT_ENTER(cudaSetDeviceFlags_v3020, NULL, NULL);
+	RT_RETURN(cudaSuccess);
+}
+
+cudaError_t CUDARTAPI cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
+{
+	RT_ENTER(cudaDeviceGetAttribute_v5000, NULL, NULL);
+	/* cudaDeviceAttr and CUdevice_attribute share their numbering. */
+	RT_CU(cuDeviceGetAttribute(value, (CUdevice_attribute)attr, device));
+}
+
+static int attr(CUdevice_attribute a)
+{
+	int v = 0;
+
+	cuDeviceGetAttribute(&v, a, 0);
+	return v;
+}
+
+cudaError_t CUDARTAPI cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
+{
+	size_t total = 0;
+	RT_ENTER(cudaGetDeviceProperties_v12000, NULL, NULL);
+	if (!prop)
+		RT_RETURN(cudaErrorInvalidValue);
+	if (device != 0)
+		RT_RETURN(cudaErrorInvalidDevice);
+	memset(prop, 0, sizeof(*prop));
+	cuDeviceGetName(prop->name, (int)sizeof(prop->name), 0);
+	cuDeviceTotalMem_v2(&total, 0);
+	prop->totalGlobalMem = total;
+	prop->major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+	prop->minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+	prop->multiProcessorCount = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+	prop->warpSize = attr(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+	prop->maxThreadsPerBlock = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+	prop->maxThreadsPerMultiProcessor = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+	prop->maxThreadsDim[0] = attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X);
+	prop->maxThreadsDim[1] = attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y);
+	prop->maxThreadsDim[2] = attr(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z);
+	prop->maxGridSize[0] = attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
+	prop->maxGridSize[1] = attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
+	prop->maxGridSize[2] = attr(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z);
+	prop->sharedMemPerBlock = (size_t)attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+	prop->regsPerBlock = attr(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
+	prop->memoryBusWidth = attr(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+	prop->concurrentKernels = 1;
+	prop->asyncEngineCount = 2;
+	prop->unifiedAddressing = 1;
+	prop->canMapHostMemory = 1;
+	prop->cooperativeLaunch = 1;
+	prop->streamPrioritiesSupported = 1;
+	RT_RETURN(cudaSuccess);
+}
+
+cudaError_t CUDARTAPI cudaDeviceReset(void)
+{
+	RT_ENTER(cudaDeviceReset_v3020, NULL, NULL);
+	RT_CU(cuDevicePrimaryCtxReset_v2(0));
+}
+
+cudaError_t CUDARTAPI cudaDriverGetVersion(int *v)
+{
+	RT_TRACE(cudaDriverGetVersion_v3020, NULL, NULL);
+	RT_CU(cuDriverGetVersion(v));
+}
+
+cudaError_t CUDARTAPI cudaRuntimeGetVersion(int *v)
+{
+	RT_TRACE(cudaRuntimeGetVersion_v3020, NULL, NULL);
+	if (!v)
+		RT_RETURN(cudaErrorInvalidValue);
+	*v = CUDART_VERSION;
+	RT_RETURN(cudaSuccess);
+}
+
+/* ---- errors --------------------------------------------------------------- */
+
+static const struct {
+	cudaError_t e;
+	const char *name, *str;
+} errtab[] = {
+	{ cudaSuccess, "cudaSuccess", "no error" },
+	{ cudaErrorInvalidValue, "cudaErrorInvalidValue", "invalid argument" },
+	{ cudaErrorMemoryAllocation, "cudaErrorMemoryAllocation", "out of memory" },
+	{ cudaErrorInitializationError, "cudaErrorInitializationError", "initialization error" },
+	{ cudaErrorMissingConfiguration, "cudaErrorMissingConfiguration",
+	  "__global__ function call is not configured" },
+	{ cudaErrorInvalidDeviceFunction, "cudaErrorInvalidDeviceFunction",
+	  "invalid device function" },
+	{ cudaErrorInvalidDevice, "cudaErrorInvalidDevice", "invalid device ordinal" },
+	{ cudaErrorInvalidSymbol, "cudaErrorInvalidSymbol", "invalid device symbol" },
+	{ cudaErrorInvalidMemcpyDirection, "cudaErrorInvalidMemcpyDirection",
+	  "invalid copy direction for memcpy" },
+	{ cudaErrorDeviceUninitialized, "cudaErrorDeviceUninitialized",
+	  "invalid device context" },
+	{ cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle",
+	  "invalid resource handle" },
+	{ cudaErrorSymbolNotFound, "cudaErrorSymbolNotFound", "named symbol not found" },
+	{ cudaErrorNotReady, "cudaErrorNotReady", "device not ready" },
+	{ cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported" },
+	{ cudaErrorStreamCaptureUnsupported, "cudaErrorStreamCaptureUnsupported",
+	  "operation not permitted when stream is capturing" },
+	{ cudaErrorIllegalState, "cudaErrorIllegalState",
+	  "the operation cannot be performed in the present state" },
+	{ cudaErrorNoDevice, "cudaErrorNoDevice", "no CUDA-capable device is detected" },
+	{ cudaErrorUnknown, "cudaErrorUnknown", "unknown error" },
+};
+
+const char *CUDARTAPI cudaGetErrorString(cudaError_t e)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(errtab) / sizeof(errtab[0]); i++)
+		if (errtab[i].e == e)
+			return errtab[i].str;
+	return "unrecognized error code";
+}
+
+const char *CUDARTAPI cudaGetErrorName(cudaError_t e)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(errtab) / sizeof(errtab[0]); i++)
+		if (errtab[i].e == e)
+			return errtab[i].name;
+	return "cudaErrorUnknown";
+}
+
+cudaError_t CUDARTAPI cudaGetLastError(void)
+{
+	cudaError_t e = tls_last_error;
+	RT_TRACE(cudaGetLastError_v3020, NULL, NULL);
+	tls_last_error = cudaSuccess;
+	return (cudaError_t)gpsim_call_exit(&call__, (int)e);
+}
+
+cudaError_t CUDARTAPI cudaPeekAtLastError(void)
+{
+	RT_TRACE(cudaPeekAtLastError_v3020, NULL, NULL);
+	return (cudaError_t)gpsim_call_exit(&call__, (int)tls_last_error);
+}
+
+#pragma GCC visibility pop

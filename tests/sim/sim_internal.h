@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Private ABI between the simulator's libcuda, libcudart and libcupti (test equipment only). */
+#ifndef GPSIM_INTERNAL_H
+#define GPSIM_INTERNAL_H
+
+/*
+ * libcuda.so.1 owns the simulated device: streams, the device timeline,
+ * correlation ids and the API call stack of every thread. libcudart.so.13
+ * and libcupti.so.13 link it and reach it through the gpsim_* functions
+ * below, exported from libcuda next to the (unversioned) driver API.
+ * CUPTI is a client of the driver, as in reality: it registers one hook
+ * table and sees every API entry/exit and every piece of GPU work.
+ *
+ * All times here are CLOCK_MONOTONIC nanoseconds (the ground-truth clock);
+ * CUPTI converts them to its own clock when it writes records.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda.h>
+
+#define GPSIM_API __attribute__((visibility("default")))
+
+/* One traced API invocation; lives on the caller's stack. */
+struct gpsim_call {
+	int domain;		/* CUPTI_CB_DOMAIN_RUNTIME_API or _DRIVER_API */
+	uint32_t cbid;		/* CUPTI_RUNTIME_TRACE_CBID_* / CUPTI_DRIVER_TRACE_CBID_* */
+	const char *name;	/* exported symbol name, a global constant */
+	const char *symbol;	/* kernel name for launches, else NULL */
+	const void *params;	/* generated_*_meta.h params struct, or NULL */
+	int ret;		/* cudaError_t or CUresult, valid at exit */
+	uint32_t corr;		/* correlation id */
+	uint32_t tid;		/* gettid() */
+	uint64_t pthread;	/* pthread_self() */
+	uint64_t start, end;	/* CLOCK_MONOTONIC ns */
+	struct gpsim_call *parent;
+	/* Scratch owned by the hook client (CUPTI): kept from enter to exit. */
+	uint64_t hook_data[4];
+	int hook_flags;
+};
+
+enum gpsim_op_kind { GPSIM_OP_KERNEL = 1, GPSIM_OP_MEMCPY, GPSIM_OP_MEMSET };
+
+/* One piece of GPU work, reported when it is issued (its times are known). */
+struct gpsim_op {
+	int kind;
+	uint32_t corr;		/* what GPU records carry: runtime id if any, else driver */
+	uint32_t runtime_corr;	/* enclosing runtime call, 0 if none */
+	uint32_t driver_corr;	/* innermost driver call */
+	uint32_t tid;		/* issuing thread (gettid) */
+	uint32_t device_id, context_id, stream_id;
+	uint64_t issued;	/* when the API call queued it */
+	uint64_t start, end;	/* CLOCK_MONOTONIC ns */
+	/* kernel */
+	const char *name;	/* mangled, owned by libcuda for the process lifetime */
+	int32_t grid[3], block[3];
+	int32_t dyn_shmem;
+	int launch_type;	/* CUpti_ActivityLaunchType */
+	int64_t grid_id;
+	/* memcpy / memset */
+	uint64_t bytes;
+	int copy_kind;		/* CUpti_ActivityMemcpyKind */
+	int src_kind, dst_kind;	/* CUpti_ActivityMemoryKind */
+	int async;
+	uint32_t value;
+	/* graphs */
+	uint32_t graph_id;
+	uint64_t graph_node_id;
+};
+
+/* A host thread blocked on the device (cu*Synchronize, cuStreamWaitEvent). */
+struct gpsim_sync {
+	int type;		/* CUpti_ActivitySynchronizationType */
+	uint32_t corr;
+	uint32_t context_id;
+	uint32_t stream_id;	/* UINT32_MAX when not applicable */
+	uint32_t event_id;	/* UINT32_MAX when not applicable */
+	uint64_t start, end;
+};
+
+struct gpsim_hooks {
+	void (*api_enter)(struct gpsim_call *call);
+	void (*api_exit)(struct gpsim_call *call);
+	void (*gpu_op)(const struct gpsim_op *op);
+	void (*sync)(const struct gpsim_sync *sync);
+	/* The primary context is about to be reset (cudaDeviceReset). */
+	void (*ctx_reset)(void);
+};
+
+/* Device description shared by cudaGetDeviceProperties and CUPTI's DEVICE record. */
+#define GPSIM_DEVICE_NAME "gpuperf CUDA simulator (simulated GPU)"
+#define GPSIM_CC_MAJOR 7
+#define GPSIM_CC_MINOR 5
+#define GPSIM_SM_COUNT 40
+#define GPSIM_GLOBAL_MEM (16ULL << 30)
+#define GPSIM_DEVICE_ID 0
+#define GPSIM_CONTEXT_ID 1
+#define GPSIM_LEGACY_STREAM_ID 7
+#define GPSIM_DRIVER_VERSION 13000
+
+/* libcuda: hooks and tracing */
+GPSIM_API int gpsim_hooks_set(const struct gpsim_hooks *hooks);
+GPSIM_API void gpsim_call_enter(struct gpsim_call *call, int domain, uint32_t cbid,
+				const char *name, const void *params, const char *symbol);
+GPSIM_API int gpsim_call_exit(struct gpsim_call *call, int ret);
+GPSIM_API uint64_t gpsim_now(void);
+GPSIM_API uint32_t gpsim_gettid(void);
+GPSIM_API void gpsim_log_line(const char *json);
+/* libcuda: kernels (CUfunction == struct CUfunc_st *) */
+GPSIM_API CUfunction gpsim_func_register(const char *mangled_name);
+GPSIM_API const char *gpsim_func_name(CUfunction f);
+/* libcuda: streams; NULL resolves to the legacy stream */
+GPSIM_API CUstream gpsim_stream_per_thread(void);
+GPSIM_API uint32_t gpsim_stream_id(CUstream s);
+GPSIM_API int gpsim_is_pinned(const void *p);
+GPSIM_API int gpsim_is_device(const void *p);
+GPSIM_API CUcontext gpsim_primary_ctx(void);
+/* The calling thread's current context, untraced (NULL if none). */
+GPSIM_API CUcontext gpsim_ctx_current(void);
+
+/* Per-thread-stream driver entry points the headers name but declare only
+ * under CUDA_API_PER_THREAD_DEFAULT_STREAM. */
+CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gx, unsigned int gy,
+				     unsigned int gz, unsigned int bx, unsigned int by,
+				     unsigned int bz, unsigned int shmem, CUstream s,
+				     void **params, void **extra);
+
+#endif /* GPSIM_INTERNAL_H */

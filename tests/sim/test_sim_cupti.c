@@ -1,0 +1,711 @@
+// SPDX-License-Identifier: Apache-2.0
+/* The simulator against the sentences of CUPTI's header documentation it implements. */
+
+/*
+ * Each test quotes (DOC) the sentence of cupti_activity.h / cupti_callbacks.h
+ * or cuda_runtime_api.h it checks, so a failure names the promise broken.
+ * CUPTI state is process-wide, so tests run in order and cuptiFinalize()
+ * detaches between them. GPUPERF_SIM_KERNEL_NS is set before the first CUDA
+ * call so kernel durations are known exactly.
+ */
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <cupti.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* nvcc-generated host code calls these; C test code registers kernels by hand. */
+void **__cudaRegisterFatBinary(void *fatCubin);
+void __cudaRegisterFatBinaryEnd(void **handle);
+void __cudaRegisterFunction(void **handle, const char *hostFun, char *deviceFun,
+			    const char *deviceName, int thread_limit, uint3 *tid, uint3 *bid,
+			    dim3 *bDim, dim3 *gDim, int *wSize);
+
+#define DOC(s) static const char doc_sentence[] __attribute__((unused)) = s
+#define KERNEL_A "_Z7kernelAPf"
+#define KERNEL_B "_Z7kernelBPf"
+#define KERNEL_SLOW "_Z10slowKernelv"
+#define KERNEL_A_NS 50000ULL
+#define KERNEL_SLOW_NS 20000000ULL
+
+/* Stand-ins for host stubs: only their addresses matter. */
+static const char stub_a, stub_b, stub_slow;
+
+/* What the test's CUPTI client saw. */
+#define MAX_RECS 4096
+#define REC_SIZE 512
+#define MAX_CBS 256
+
+struct cb_seen {
+	CUpti_CallbackDomain domain;
+	CUpti_CallbackId cbid;
+	CUpti_ApiCallbackSite site;
+	uint32_t corr;
+	const char *name;
+	char symbol[64];
+	uint64_t corr_data;
+	int ret;
+	CUcontext ctx;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	unsigned char recs[MAX_RECS][REC_SIZE];
+	size_t nrecs;
+	int decline;
+	size_t bufsize;
+	int requested, completed;
+	pid_t req_tid, comp_tid;
+	struct cb_seen cbs[MAX_CBS];
+	size_t ncbs;
+} G = { .lock = PTHREAD_MUTEX_INITIALIZER, .bufsize = 1 << 20 };
+
+static pid_t my_tid(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t CUPTIAPI mono_ts(void)
+{
+	return mono_ns();
+}
+
+static void CUPTIAPI buf_requested(uint8_t **buffer, size_t *size, size_t *max)
+{
+	pthread_mutex_lock(&G.lock);
+	G.requested++;
+	G.req_tid = my_tid();
+	pthread_mutex_unlock(&G.lock);
+	*max = 0;
+	if (G.decline) {
+		*buffer = NULL;
+		*size = 0;
+		return;
+	}
+	*buffer = aligned_alloc(8, G.bufsize);
+	*size = G.bufsize;
+}
+
+static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
+				   size_t valid)
+{
+	CUpti_Activity *r = NULL;
+
+	pthread_mutex_lock(&G.lock);
+	G.completed++;
+	G.comp_tid = my_tid();
+	while (cuptiActivityGetNextRecord(buffer, valid, &r) == CUPTI_SUCCESS) {
+		size_t n = valid - (size_t)((uint8_t *)r - buffer);
+
+		if (G.nrecs < MAX_RECS)
+			memcpy(G.recs[G.nrecs++], r, n < REC_SIZE ? n : REC_SIZE);
+	}
+	pthread_mutex_unlock(&G.lock);
+	free(buffer);
+}
+
+static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+				 const void *data)
+{
+	const CUpti_CallbackData *d = data;
+	struct cb_seen *s;
+
+	if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API)
+		return;
+	pthread_mutex_lock(&G.lock);
+	if (G.ncbs < MAX_CBS) {
+		s = &G.cbs[G.ncbs++];
+		s->domain = domain;
+		s->cbid = cbid;
+		s->site = d->callbackSite;
+		s->corr = d->correlationId;
+		s->name = d->functionName;
+		snprintf(s->symbol, sizeof(s->symbol), "%s", d->symbolName ? d->symbolName : "");
+		s->ctx = d->context;
+		if (d->callbackSite == CUPTI_API_ENTER)
+			*d->correlationData = 0xC0FFEE00ULL + d->correlationId;
+		s->corr_data = *d->correlationData;
+		s->ret = d->functionReturnValue ? *(const int *)d->functionReturnValue : -1;
+	}
+	pthread_mutex_unlock(&G.lock);
+}
+
+static void reset_seen(void)
+{
+	pthread_mutex_lock(&G.lock);
+	G.nrecs = 0;
+	G.ncbs = 0;
+	G.requested = G.completed = 0;
+	G.decline = 0;
+	G.bufsize = 1 << 20;
+	pthread_mutex_unlock(&G.lock);
+}
+
+static void start_activity(const CUpti_ActivityKind *kinds, size_t n)
+{
+	size_t i;
+
+	reset_seen();
+	assert_int_equal(cuptiActivityRegisterCallbacks(buf_requested, buf_completed),
+			 CUPTI_SUCCESS);
+	for (i = 0; i < n; i++)
+		assert_int_equal(cuptiActivityEnable(kinds[i]), CUPTI_SUCCESS);
+}
+
+static int teardown(void **state)
+{
+	cuptiFinalize();
+	return 0;
+}
+
+static const unsigned char *find_rec(CUpti_ActivityKind kind, size_t nth)
+{
+	size_t i;
+
+	for (i = 0; i < G.nrecs; i++) {
+		CUpti_Activity a;
+
+		memcpy(&a, G.recs[i], sizeof(a));
+		if (a.kind == kind && nth-- == 0)
+			return G.recs[i];
+	}
+	return NULL;
+}
+
+static size_t count_rec(CUpti_ActivityKind kind)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < G.nrecs; i++) {
+		CUpti_Activity a;
+
+		memcpy(&a, G.recs[i], sizeof(a));
+		n += a.kind == kind;
+	}
+	return n;
+}
+
+/* The API record (runtime or driver) with correlation id corr, or NULL. */
+static const CUpti_ActivityAPI *api_by_corr(CUpti_ActivityKind kind, uint32_t corr)
+{
+	const unsigned char *r;
+	size_t i;
+
+	for (i = 0; (r = find_rec(kind, i)); i++) {
+		const CUpti_ActivityAPI *a = (const void *)r;
+
+		if (a->correlationId == corr)
+			return a;
+	}
+	return NULL;
+}
+
+static const CUpti_ActivityAPI *api_by_cbid(CUpti_ActivityKind kind, CUpti_CallbackId cbid,
+					    size_t nth)
+{
+	const unsigned char *r;
+	size_t i;
+
+	for (i = 0; (r = find_rec(kind, i)); i++) {
+		const CUpti_ActivityAPI *a = (const void *)r;
+
+		if (a->cbid == cbid && nth-- == 0)
+			return a;
+	}
+	return NULL;
+}
+
+static CUcontext primary_ctx(void)
+{
+	CUcontext ctx = NULL;
+
+	cuCtxGetCurrent(&ctx);
+	return ctx;
+}
+
+static void launch_a(cudaStream_t s)
+{
+	float *arg = NULL;
+	void *args[] = { &arg };
+
+	assert_int_equal(cudaLaunchKernel(&stub_a, (dim3){ 4, 1, 1 }, (dim3){ 128, 1, 1 }, args, 0,
+					  s),
+			 cudaSuccess);
+}
+
+/* ---- callback API --------------------------------------------------------- */
+
+static void test_subscribe_single(void **state)
+{
+	DOC("Only a single subscriber can be registered at a time. ... In case profiling session "
+	    "is already started by another CUPTI client, this function returns the error code "
+	    "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED.");
+	CUpti_SubscriberHandle a, b;
+
+	assert_int_equal(cuptiSubscribe(&a, on_callback, NULL), CUPTI_SUCCESS);
+	assert_int_equal(cuptiSubscribe(&b, on_callback, NULL),
+			 CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED);
+	assert_int_equal(cuptiUnsubscribe(a), CUPTI_SUCCESS);
+	assert_int_equal(cuptiSubscribe(&b, on_callback, NULL), CUPTI_SUCCESS);
+	assert_int_equal(cuptiUnsubscribe(b), CUPTI_SUCCESS);
+}
+
+static void test_callbacks_launch(void **state)
+{
+	DOC("symbolName: Name of the symbol operated on by the runtime or driver API function "
+	    "which issued the callback. This entry is valid only for driver and runtime launch "
+	    "callbacks, where it returns the name of the kernel.");
+	CUpti_SubscriberHandle sub;
+	size_t i, rt_enter = SIZE_MAX, rt_exit = SIZE_MAX, drv_enter = SIZE_MAX,
+		  drv_exit = SIZE_MAX;
+
+	reset_seen();
+	assert_int_equal(cuptiSubscribe(&sub, on_callback, NULL), CUPTI_SUCCESS);
+	/* "This function does not enable any callbacks." */
+	launch_a(NULL);
+	assert_int_equal(G.ncbs, 0);
+	assert_int_equal(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API), CUPTI_SUCCESS);
+	assert_int_equal(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_DRIVER_API), CUPTI_SUCCESS);
+	launch_a(NULL);
+	assert_int_equal(cuptiUnsubscribe(sub), CUPTI_SUCCESS);
+
+	for (i = 0; i < G.ncbs; i++) {
+		struct cb_seen *s = &G.cbs[i];
+
+		if (s->domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
+		    s->cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000)
+			*(s->site == CUPTI_API_ENTER ? &rt_enter : &rt_exit) = i;
+		if (s->domain == CUPTI_CB_DOMAIN_DRIVER_API &&
+		    s->cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel)
+			*(s->site == CUPTI_API_ENTER ? &drv_enter : &drv_exit) = i;
+	}
+	assert_true(rt_enter < drv_enter);
+	assert_true(drv_enter < drv_exit);
+	assert_true(drv_exit < rt_exit);
+	assert_string_equal(G.cbs[rt_enter].symbol, KERNEL_A);
+	assert_string_equal(G.cbs[drv_enter].symbol, KERNEL_A);
+	assert_string_equal(G.cbs[rt_enter].name, "cudaLaunchKernel");
+	assert_string_equal(G.cbs[drv_enter].name, "cuLaunchKernel");
+	/* Runtime and nested driver call have correlation ids of their own. */
+	assert_int_equal(G.cbs[rt_enter].corr, G.cbs[rt_exit].corr);
+	assert_int_not_equal(G.cbs[rt_enter].corr, G.cbs[drv_enter].corr);
+	/* "correlationData: Pointer to data shared between the entry and exit callbacks" */
+	assert_int_equal(G.cbs[rt_exit].corr_data, 0xC0FFEE00ULL + G.cbs[rt_enter].corr);
+	/* "functionReturnValue ... This field is only valid within the exit::CUPTI_API_EXIT callback." */
+	assert_int_equal(G.cbs[rt_exit].ret, cudaSuccess);
+	assert_int_equal(G.cbs[rt_enter].ret, -1);
+	assert_non_null(G.cbs[rt_enter].ctx);
+}
+
+/* ---- activity API ---------------------------------------------------------- */
+
+static void test_correlation(void **state)
+{
+	DOC("correlationId: The correlation ID of the kernel. Each kernel execution is assigned a "
+	    "unique correlation ID that is identical to the correlation ID in the driver or "
+	    "runtime API activity record that launched the kernel.");
+	static const CUpti_ActivityKind kinds[] = {
+		CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
+		CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+		CUPTI_ACTIVITY_KIND_MEMSET
+	};
+	const CUpti_ActivityKernel10 *k0, *k1;
+	const CUpti_ActivityMemcpy6 *m;
+	const CUpti_ActivityMemset4 *ms;
+	const CUpti_ActivityAPI *rt, *drv;
+	cudaFunction_t f;
+	float *d = NULL, host[64] = { 0 };
+	void *args[] = { &d };
+
+	start_activity(kinds, sizeof(kinds) / sizeof(kinds[0]));
+	assert_int_equal(cudaMalloc((void **)&d, sizeof(host)), cudaSuccess);
+	assert_int_equal(cudaMemcpy(d, host, sizeof(host), cudaMemcpyHostToDevice), cudaSuccess);
+	launch_a(NULL);
+	assert_int_equal(cudaGetFuncBySymbol(&f, &stub_b), cudaSuccess);
+	assert_int_equal(cuLaunchKernel((CUfunction)f, 1, 1, 1, 32, 1, 1, 0, NULL, args, NULL),
+			 CUDA_SUCCESS);
+	assert_int_equal(cudaMemset(d, 0, sizeof(host)), cudaSuccess);
+	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+	assert_int_equal(cudaFree(d), cudaSuccess);
+	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
+
+	/* Runtime launch: kernel carries the runtime API's id, not the nested driver call's. */
+	k0 = (const void *)find_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 0);
+	k1 = (const void *)find_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 1);
+	assert_non_null(k0);
+	assert_non_null(k1);
+	if (strcmp(k0->name, KERNEL_A)) {
+		const CUpti_ActivityKernel10 *t = k0;
+
+		k0 = k1;
+		k1 = t;
+	}
+	assert_string_equal(k0->name, KERNEL_A);
+	rt = api_by_corr(CUPTI_ACTIVITY_KIND_RUNTIME, k0->correlationId);
+	assert_non_null(rt);
+	assert_int_equal(rt->cbid, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000);
+	drv = api_by_cbid(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 0);
+	assert_non_null(drv);
+	assert_int_not_equal(drv->correlationId, k0->correlationId);
+	/* The nested driver call lies within the runtime call. */
+	assert_true(drv->start >= rt->start && drv->end <= rt->end);
+	assert_int_equal(k0->gridX, 4);
+	assert_int_equal(k0->blockX, 128);
+	assert_int_equal(k0->end - k0->start, KERNEL_A_NS);
+
+	/* Direct driver launch: kernel carries the driver API's id. */
+	assert_string_equal(k1->name, KERNEL_B);
+	drv = api_by_corr(CUPTI_ACTIVITY_KIND_DRIVER, k1->correlationId);
+	assert_non_null(drv);
+	assert_int_equal(drv->cbid, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel);
+	assert_null(api_by_corr(CUPTI_ACTIVITY_KIND_RUNTIME, k1->correlationId));
+
+	m = (const void *)find_rec(CUPTI_ACTIVITY_KIND_MEMCPY, 0);
+	assert_non_null(m);
+	assert_int_equal(m->copyKind, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD);
+	assert_int_equal(m->srcKind, CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE);
+	assert_int_equal(m->dstKind, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE);
+	assert_int_equal(m->bytes, sizeof(host));
+	/* "runtimeCorrelationId ... identical to the correlation ID in the runtime API activity
+	 * record that launched the memory copy." */
+	rt = api_by_corr(CUPTI_ACTIVITY_KIND_RUNTIME, m->runtimeCorrelationId);
+	assert_non_null(rt);
+	assert_int_equal(rt->cbid, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020);
+
+	ms = (const void *)find_rec(CUPTI_ACTIVITY_KIND_MEMSET, 0);
+	assert_non_null(ms);
+	assert_int_equal(ms->bytes, sizeof(host));
+	assert_non_null(api_by_corr(CUPTI_ACTIVITY_KIND_RUNTIME, ms->correlationId));
+}
+
+static void test_graph_correlation(void **state)
+{
+	DOC("graphId: The unique ID of the graph that launched this kernel through graph launch "
+	    "APIs. This field will be 0 if the kernel is not launched through graph launch APIs.");
+	static const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_RUNTIME,
+						    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL };
+	const CUpti_ActivityKernel10 *k[3];
+	const CUpti_ActivityAPI *gl;
+	cudaStream_t s;
+	cudaGraph_t g;
+	cudaGraphExec_t x;
+	size_t i;
+
+	start_activity(kinds, 2);
+	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+	assert_int_equal(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+	launch_a(s);
+	launch_a(s);
+	assert_int_equal(cudaStreamEndCapture(s, &g), cudaSuccess);
+	assert_int_equal(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+	launch_a(s); /* not captured: graphId 0 */
+	assert_int_equal(cudaGraphLaunch(x, s), cudaSuccess);
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
+	assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
+
+	/* Capturing issues no work: exactly three kernels ran. */
+	assert_int_equal(count_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 3);
+	for (i = 0; i < 3; i++)
+		k[i] = (const void *)find_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, i);
+	gl = api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+			 0);
+	assert_non_null(gl);
+	assert_int_equal(k[0]->graphId, 0);
+	assert_int_equal(k[1]->correlationId, gl->correlationId);
+	assert_int_equal(k[2]->correlationId, gl->correlationId);
+	assert_int_not_equal(k[1]->graphId, 0);
+	assert_int_equal(k[1]->graphId, k[2]->graphId);
+	assert_int_not_equal(k[1]->graphNodeId, k[2]->graphNodeId);
+	assert_true(k[1]->start >= k[0]->end); /* in order on the stream */
+}
+
+static void test_default_clock_and_thread_id(void **state)
+{
+	DOC("By default CUPTI uses different methods, based on the underlying platform, to "
+	    "retrieve the timestamp Linux (x86_64, aarch64 sbsa, aarch64) uses "
+	    "clock_gettime(CLOCK_REALTIME)");
+	static const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_RUNTIME };
+	const CUpti_ActivityAPI *a;
+	struct timespec ts;
+	uint64_t before, after;
+	int n;
+
+	start_activity(kinds, 1);
+	/* "CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT ... Linux ... use POSIX pthread API pthread_self()" */
+	assert_int_equal(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT), CUPTI_SUCCESS);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	before = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	assert_int_equal(cudaGetDeviceCount(&n), cudaSuccess);
+	assert_int_equal(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM), CUPTI_SUCCESS);
+	assert_int_equal(cudaGetDeviceCount(&n), cudaSuccess);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	after = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
+
+	a = api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME,
+			CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020, 0);
+	assert_non_null(a);
+	assert_true(a->start >= before && a->end <= after);
+	assert_int_equal(a->threadId, (uint32_t)pthread_self());
+	assert_int_equal(a->processId, (uint32_t)getpid());
+	/* "CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM ... Linux uses syscall SYS_gettid" */
+	a = api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME,
+			CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020, 1);
+	assert_non_null(a);
+	assert_int_equal(a->threadId, (uint32_t)my_tid());
+}
+
+static void test_worker_thread_and_late_delivery(void **state)
+{
+	DOC("Periodic flush can return only those activity buffers which are full and have all "
+	    "the activity records completed.");
+	static const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_RUNTIME,
+						    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL };
+	struct timespec nap = { 0, 150 * 1000000L };
+
+	start_activity(kinds, 2);
+	assert_int_equal(cuptiActivityFlushPeriod(10), CUPTI_SUCCESS);
+	launch_a(NULL);
+	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+	nanosleep(&nap, NULL);
+	/* Complete records, but a buffer far from full: nothing is handed back yet. */
+	assert_int_equal(G.completed, 0);
+	assert_int_equal(G.nrecs, 0);
+	/* "This function returns the activity records associated with all contexts/streams ...
+	 * to the CUPTI client using the callback registered in cuptiActivityRegisterCallbacks." */
+	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
+	assert_int_equal(G.completed, 1);
+	assert_int_equal(count_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 1);
+	/* Buffers are requested and completed on a thread CUPTI owns. */
+	assert_int_not_equal(G.req_tid, my_tid());
+	assert_int_not_equal(G.comp_tid, my_tid());
+	assert_int_equal(cuptiActivityFlushPeriod(0), CUPTI_SUCCESS);
+}
+
+static void test_full_buffers_delivered(void **state)
+{
+	DOC("If > 0 the buffer is filled with at most that many records before it is returned.");
+	static const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_RUNTIME };
+	struct timespec nap = { 0, 300 * 1000000L };
+	int i, n;
+
+	start_activity(kinds, 1);
+	/* Small buffers fill up: full buffers come back without any flush. */
+	G.bufsize = 4 * sizeof(CUpti_ActivityAPI);
+	for (i = 0; i < 20; i++)
+		assert_int_equal(cudaGetDeviceCount(&n), cudaSuccess);
+	nanosleep(&nap, NULL);
+	assert_true(G.completed >= 4);
+	assert_true(G.nrecs >= 16);
+	G.bufsize = 1 << 20;
+}
+
+static void test_forced_flush_incomplete(void **state)
+{
+	DOC("For forced flush i.e. when flag CUPTI_ACTIVITY_FLAG_FLUSH_FORCED is passed to the "
+	    "function, it returns all the activity buffers including the ones which have one or "
+	    "more incomplete activity records.");
+	static const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL };
+	const CUpti_ActivityKernel10 *k;
+
+	start_activity(kinds, 1);
+	assert_int_equal(cudaLaunchKernel(&stub_slow, (dim3){ 1, 1, 1 }, (dim3){ 1, 1, 1 }, NULL, 0,
+					  NULL),
+			 cudaSuccess);
+	/* Default flush: the kernel is still running, so its record is not complete. */
+	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
+	assert_int_equal(count_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 0);
+	assert_int_equal(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), CUPTI_SUCCESS);
+	k = (const void *)find_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 0);
+	assert_non_null(k);
+	/* "A value of 0 for both the start and end timestamps indicates that timestamp
+	 * information could not be collected for the kernel." */
+	assert_int_equal(k->start, 0);
+	assert_int_equal(k->end, 0);
+	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+}
+
+static void test_drops(void **state)
+{
+	DOC("The callback function can decline the request by setting *buffer to NULL. In this "
+	    "case CUPTI may drop activity records.");
+	static const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_RUNTIME,
+						    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL };
+	size_t dropped = 0, on_stream = 0;
+
+	start_activity(kinds, 2);
+	G.decline = 1;
+	launch_a(NULL);
+	launch_a(NULL);
+	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
+	assert_true(G.requested > 0);
+	assert_int_equal(G.nrecs, 0);
+	/* "Get the number of records that were dropped because of insufficient buffer space." */
+	assert_int_equal(cuptiActivityGetNumDroppedRecords(primary_ctx(), 7, &on_stream),
+			 CUPTI_SUCCESS);
+	assert_int_equal(on_stream, 2);
+	assert_int_equal(cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped), CUPTI_SUCCESS);
+	assert_int_equal(dropped, 5); /* 2 kernels + 3 runtime calls */
+	/* "The dropped count maintained for the queue is reset to zero when this function is called." */
+	assert_int_equal(cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped), CUPTI_SUCCESS);
+	assert_int_equal(dropped, 0);
+	G.decline = 0;
+}
+
+static void test_timestamp_callback(void **state)
+{
+	DOC("This function registers a callback function to obtain timestamp of user's choice "
+	    "instead of using CUPTI provided timestamp.");
+	static const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_RUNTIME,
+						    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+						    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION };
+	const CUpti_ActivityKernel10 *k;
+	const CUpti_ActivityAPI *a;
+	const CUpti_ActivitySynchronization2 *sy;
+	uint64_t before, after, ts;
+	cudaStream_t s;
+
+	assert_int_equal(cuptiActivityRegisterTimestampCallback(NULL), CUPTI_ERROR_INVALID_PARAMETER);
+	assert_int_equal(cuptiActivityRegisterTimestampCallback(mono_ts), CUPTI_SUCCESS);
+	start_activity(kinds, 3);
+	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+	before = mono_ns();
+	assert_int_equal(cudaLaunchKernel(&stub_slow, (dim3){ 1, 1, 1 }, (dim3){ 1, 1, 1 }, NULL, 0,
+					  s),
+			 cudaSuccess);
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	after = mono_ns();
+	/* "Synchronize" really blocks until the simulated work's end. */
+	assert_true(after - before >= KERNEL_SLOW_NS);
+	assert_int_equal(cuptiGetTimestamp(&ts), CUPTI_SUCCESS);
+	assert_true(ts >= after);
+	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
+
+	k = (const void *)find_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 0);
+	assert_non_null(k);
+	assert_int_equal(k->end - k->start, KERNEL_SLOW_NS);
+	/* GPU times are converted from the device clock: allow the conversion's bracket. */
+	assert_true(k->start + 5000 >= before && k->end <= after + 5000);
+	a = api_by_corr(CUPTI_ACTIVITY_KIND_RUNTIME, k->correlationId);
+	assert_non_null(a);
+	assert_true(a->start >= before && a->start <= k->start);
+	sy = (const void *)find_rec(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, 0);
+	assert_non_null(sy);
+	assert_int_equal(sy->type, CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE);
+	assert_int_equal(sy->streamId, k->streamId);
+	assert_int_equal(sy->cudaEventId, CUPTI_SYNCHRONIZATION_INVALID_VALUE);
+	assert_true(sy->end + 5000 >= k->end);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+}
+
+static void test_events_and_errors(void **state)
+{
+	DOC("cudaEventElapsedTime: Computes the elapsed time between two events (in milliseconds "
+	    "with a resolution of around 0.5 microseconds).");
+	cudaEvent_t a, b;
+	float ms = 0;
+	struct cudaDeviceProp prop;
+	int v = 0;
+
+	assert_int_equal(cudaEventCreate(&a), cudaSuccess);
+	assert_int_equal(cudaEventCreate(&b), cudaSuccess);
+	assert_int_equal(cudaEventRecord(a, NULL), cudaSuccess);
+	assert_int_equal(cudaLaunchKernel(&stub_slow, (dim3){ 1, 1, 1 }, (dim3){ 1, 1, 1 }, NULL, 0,
+					  NULL),
+			 cudaSuccess);
+	assert_int_equal(cudaEventRecord(b, NULL), cudaSuccess);
+	assert_int_equal(cudaEventQuery(b), cudaErrorNotReady);
+	assert_int_equal(cudaEventSynchronize(b), cudaSuccess);
+	assert_int_equal(cudaEventQuery(b), cudaSuccess);
+	assert_int_equal(cudaEventElapsedTime(&ms, a, b), cudaSuccess);
+	assert_true(ms >= 20.0f && ms < 20.1f);
+	assert_int_equal(cudaEventDestroy(a), cudaSuccess);
+	assert_int_equal(cudaEventDestroy(b), cudaSuccess);
+
+	assert_int_equal(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
+	assert_non_null(strstr(prop.name, "simulator"));
+	assert_int_equal(cudaGetDeviceProperties(&prop, 3), cudaErrorInvalidDevice);
+	assert_int_equal(cudaPeekAtLastError(), cudaErrorInvalidDevice);
+	assert_int_equal(cudaGetLastError(), cudaErrorInvalidDevice);
+	assert_int_equal(cudaGetLastError(), cudaSuccess);
+	assert_string_equal(cudaGetErrorName(cudaErrorInvalidValue), "cudaErrorInvalidValue");
+	assert_int_equal(cudaRuntimeGetVersion(&v), cudaSuccess);
+	assert_int_equal(v, CUDART_VERSION);
+}
+
+static void test_get_next_record(void **state)
+{
+	DOC("CUPTI_ERROR_MAX_LIMIT_REACHED if no more records in the buffer");
+	uint64_t buf[64] = { 0 };
+	CUpti_ActivityAPI api = { .kind = CUPTI_ACTIVITY_KIND_RUNTIME };
+	CUpti_Activity *r = NULL;
+
+	memcpy(buf, &api, sizeof(api));
+	assert_int_equal(cuptiActivityGetNextRecord(NULL, 0, &r), CUPTI_ERROR_INVALID_PARAMETER);
+	assert_int_equal(cuptiActivityGetNextRecord((uint8_t *)buf, sizeof(api), &r), CUPTI_SUCCESS);
+	assert_ptr_equal(r, buf);
+	assert_int_equal(cuptiActivityGetNextRecord((uint8_t *)buf, sizeof(api), &r),
+			 CUPTI_ERROR_MAX_LIMIT_REACHED);
+	r = NULL;
+	/* "CUPTI_ERROR_INVALID_KIND if activity record is either incomplete or invalid" */
+	assert_int_equal(cuptiActivityGetNextRecord((uint8_t *)buf, sizeof(api) - 8, &r),
+			 CUPTI_ERROR_INVALID_KIND);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_subscribe_single, teardown),
+		cmocka_unit_test_teardown(test_callbacks_launch, teardown),
+		cmocka_unit_test_teardown(test_correlation, teardown),
+		cmocka_unit_test_teardown(test_graph_correlation, teardown),
+		cmocka_unit_test_teardown(test_default_clock_and_thread_id, teardown),
+		cmocka_unit_test_teardown(test_worker_thread_and_late_delivery, teardown),
+		cmocka_unit_test_teardown(test_full_buffers_delivered, teardown),
+		cmocka_unit_test_teardown(test_forced_flush_incomplete, teardown),
+		cmocka_unit_test_teardown(test_drops, teardown),
+		cmocka_unit_test_teardown(test_timestamp_callback, teardown),
+		cmocka_unit_test(test_events_and_errors),
+		cmocka_unit_test(test_get_next_record),
+	};
+	char rules[256];
+	void **h;
+
+	snprintf(rules, sizeof(rules), "kernelA=%llu,%s=%llu", KERNEL_A_NS, KERNEL_SLOW,
+		 KERNEL_SLOW_NS);
+	setenv("GPUPERF_SIM_KERNEL_NS", rules, 1);
+	h = __cudaRegisterFatBinary((void *)&stub_a);
+	__cudaRegisterFunction(h, &stub_a, (char *)KERNEL_A, KERNEL_A, -1, NULL, NULL, NULL, NULL,
+			       NULL);
+	__cudaRegisterFunction(h, &stub_b, (char *)KERNEL_B, KERNEL_B, -1, NULL, NULL, NULL, NULL,
+			       NULL);
+	__cudaRegisterFunction(h, &stub_slow, (char *)KERNEL_SLOW, KERNEL_SLOW, -1, NULL, NULL, NULL,
+			       NULL, NULL);
+	__cudaRegisterFatBinaryEnd(h);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

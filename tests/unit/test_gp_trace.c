@@ -1,0 +1,681 @@
+// SPDX-License-Identifier: Apache-2.0
+/* test_gp_trace.c - the trace container: round trips, truncation, corruption, versions. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cmocka.h>
+
+#include "gp_reader.h"
+#include "gp_record.h"
+#include "gp_writer.h"
+
+/* A trace written to an unlinked temp file, read back into memory. */
+struct blob {
+	uint8_t *data;
+	size_t size;
+};
+
+static struct gp_writer *tmp_writer(FILE **fp, uint32_t chunk_size)
+{
+	struct gp_writer_opts o = { .producer = GP_PRODUCER_SYNTH, .chunk_size = chunk_size };
+	struct gp_writer *w;
+
+	*fp = tmpfile();
+	assert_non_null(*fp);
+	w = gp_writer__fdopen(dup(fileno(*fp)), &o);
+	assert_non_null(w);
+	return w;
+}
+
+static struct blob finish(struct gp_writer *w, FILE *fp, int clean)
+{
+	struct blob b;
+	long n;
+
+	if (clean)
+		assert_int_equal(gp_writer__close(w), 0);
+	else
+		gp_writer__abandon(w);
+	fseek(fp, 0, SEEK_END);
+	n = ftell(fp);
+	assert_true(n >= (long)sizeof(struct gp_file_header));
+	b.size = (size_t)n;
+	b.data = malloc(b.size);
+	assert_non_null(b.data);
+	rewind(fp);
+	assert_int_equal(fread(b.data, 1, b.size, fp), b.size);
+	fclose(fp);
+	return b;
+}
+
+static uint64_t rng_state = 88172645463325252ull;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static void fill_kernel(struct gp_rec_kernel *k, uint64_t i, uint32_t name)
+{
+	k->start = 1000000000ull + i * 5000 + rnd() % 100;
+	k->end = k->start + 3000 + rnd() % 1000;
+	k->correlation_id = (uint32_t)(i * 2 + 1);
+	k->pid = 4242;
+	k->name_str = name;
+	k->device_id = (uint32_t)(i % 2);
+	k->stream_id = (uint32_t)(7 + i % 3);
+	k->grid[0] = 1024;
+	k->block[0] = 256;
+	k->registers_per_thread = 32;
+}
+
+/* Reads every record; returns how many came back, checks termination. */
+static uint64_t drain(struct gp_reader *r, int *errors, char *last_err, size_t errlen)
+{
+	const struct gp_rec_hdr *h;
+	uint64_t n = 0, guard = 0;
+	int rc;
+
+	*errors = 0;
+	while ((rc = gp_reader__next(r, &h)) != GP_READ_EOF) {
+		assert_true(++guard < 10000000); /* never loops */
+		if (rc == GP_READ_ERROR) {
+			(*errors)++;
+			if (last_err)
+				snprintf(last_err, errlen, "%s", gp_reader__error(r));
+			continue;
+		}
+		n++;
+	}
+	/* EOF is sticky */
+	assert_int_equal(gp_reader__next(r, &h), GP_READ_EOF);
+	return n;
+}
+
+static void test_roundtrip_every_type(void **state)
+{
+	FILE *fp;
+	struct gp_writer *w = tmp_writer(&fp, 0);
+	struct gp_rec_kernel k = { 0 };
+	struct gp_rec_api a = { 0 };
+	struct gp_rec_memcpy m = { 0 };
+	struct gp_rec_memset ms = { 0 };
+	struct gp_rec_sync sy = { 0 };
+	struct gp_rec_clock_pair cp = { 0 };
+	struct gp_rec_process pr = { 0 };
+	struct gp_rec_thread th = { 0 };
+	struct gp_rec_module mo = { 0 };
+	struct gp_rec_device dev = { 0 };
+	struct gp_rec_dropped dr = { 0 };
+	struct gp_rec_cpu_sample *cs;
+	struct gp_rec_offcpu *oc;
+	struct gp_rec_launch_site *ls;
+	const struct gp_rec_hdr *h;
+	struct gp_reader_stats st;
+	struct gp_reader *r;
+	struct blob b;
+	char err[256];
+	int seen[GP_REC_TYPE_COUNT] = { 0 };
+	int i;
+
+	(void)state;
+	k.start = 100;
+	k.end = 50; /* end before start must survive the delta coding too */
+	k.correlation_id = 0xfffffff0u;
+	k.name_str = gp_writer__intern(w, "_Z9vectorAddPKfS0_Pfi");
+	k.grid[2] = 3;
+	k.graph_node_id = ~0ull;
+	assert_int_equal(gp_writer__append(w, GP_REC_KERNEL, &k, sizeof(k)), 0);
+	a.start = 90;
+	a.end = 120;
+	a.correlation_id = 0xfffffff0u;
+	a.tid = 77;
+	a.domain = GP_API_RUNTIME;
+	a.return_value = -3;
+	a.name_str = gp_writer__intern(w, "cudaLaunchKernel");
+	assert_int_equal(gp_writer__append(w, GP_REC_API, &a, sizeof(a)), 0);
+	m.start = ~0ull - 5; /* wraps in the delta coding */
+	m.end = 2;
+	m.bytes = 1 << 20;
+	m.copy_kind = 1;
+	assert_int_equal(gp_writer__append(w, GP_REC_MEMCPY, &m, sizeof(m)), 0);
+	ms.start = 7;
+	ms.value = 0xab;
+	assert_int_equal(gp_writer__append(w, GP_REC_MEMSET, &ms, sizeof(ms)), 0);
+	sy.start = 1;
+	sy.end = 9;
+	sy.stream_id = 0xffffffffu;
+	assert_int_equal(gp_writer__append(w, GP_REC_SYNC, &sy, sizeof(sy)), 0);
+	cp.producer_ts = 5;
+	cp.monotonic_ns = 6;
+	cp.realtime_ns = 7;
+	cp.source = GP_CLOCKSRC_CUPTI;
+	assert_int_equal(gp_writer__append(w, GP_REC_CLOCK_PAIR, &cp, sizeof(cp)), 0);
+	pr.pid = 10;
+	pr.event = GP_PROC_EXIT;
+	pr.exit_code = 3 << 8;
+	assert_int_equal(gp_writer__append(w, GP_REC_PROCESS, &pr, sizeof(pr)), 0);
+	th.tid = 11;
+	assert_int_equal(gp_writer__append(w, GP_REC_THREAD, &th, sizeof(th)), 0);
+	mo.start = 0x400000;
+	mo.build_id_size = 20;
+	for (i = 0; i < 20; i++)
+		mo.build_id[i] = (uint8_t)i;
+	mo.path_str = gp_writer__intern(w, "/usr/bin/app");
+	assert_int_equal(gp_writer__append(w, GP_REC_MODULE, &mo, sizeof(mo)), 0);
+	dev.global_memory_bytes = 80ull << 30;
+	dev.cc_major = 9;
+	assert_int_equal(gp_writer__append(w, GP_REC_DEVICE, &dev, sizeof(dev)), 0);
+	dr.count = 12345;
+	dr.source = GP_DROP_CUPTI;
+	assert_int_equal(gp_writer__append(w, GP_REC_DROPPED, &dr, sizeof(dr)), 0);
+
+	cs = gp_writer__reserve(w, GP_REC_CPU_SAMPLE, sizeof(*cs) + 3 * 8);
+	assert_non_null(cs);
+	cs->ts = 1234;
+	cs->nr_user = 2;
+	cs->nr_kernel = 1;
+	cs->ips[0] = 0x401000;
+	cs->ips[1] = 0x401100;
+	cs->ips[2] = 0xffffffff81000000ull;
+	gp_writer__commit(w);
+	oc = gp_writer__reserve(w, GP_REC_OFFCPU, sizeof(*oc) + 8);
+	assert_non_null(oc);
+	oc->start = 50;
+	oc->end = 70;
+	oc->nr_user = 1;
+	oc->ips[0] = 0x402000;
+	gp_writer__commit(w);
+	ls = gp_writer__reserve(w, GP_REC_LAUNCH_SITE, sizeof(*ls) + 8);
+	assert_non_null(ls);
+	ls->ts = 89;
+	ls->tid = 77;
+	ls->probe_str = gp_writer__intern(w, "cudaLaunchKernel");
+	ls->nr_user = 1;
+	ls->ips[0] = 0x403000;
+	gp_writer__commit(w);
+	assert_int_equal(ls->probe_str, a.name_str); /* interned once */
+
+	b = finish(w, fp, 1);
+	r = gp_reader__open_mem(b.data, b.size, "rt.trace", err, sizeof(err));
+	assert_non_null(r);
+	assert_int_equal(gp_reader__header(r)->producer, GP_PRODUCER_SYNTH);
+	assert_int_equal(gp_reader__header(r)->clock_id, GP_CLOCK_MONOTONIC);
+	assert_int_equal(gp_reader__header(r)->pid, (uint32_t)getpid());
+	while (gp_reader__next(r, &h) == GP_READ_RECORD) {
+		seen[h->type]++;
+		switch (h->type) {
+		case GP_REC_KERNEL:
+			assert_memory_equal((const char *)h + 8, (const char *)&k + 8, sizeof(k) - 8);
+			assert_string_equal(gp_reader__string(r, ((const struct gp_rec_kernel *)h)->name_str),
+					    "_Z9vectorAddPKfS0_Pfi");
+			break;
+		case GP_REC_API:
+			assert_memory_equal((const char *)h + 8, (const char *)&a + 8, sizeof(a) - 8);
+			break;
+		case GP_REC_MEMCPY:
+			assert_memory_equal((const char *)h + 8, (const char *)&m + 8, sizeof(m) - 8);
+			break;
+		case GP_REC_MEMSET:
+			assert_memory_equal((const char *)h + 8, (const char *)&ms + 8, sizeof(ms) - 8);
+			break;
+		case GP_REC_SYNC:
+			assert_memory_equal((const char *)h + 8, (const char *)&sy + 8, sizeof(sy) - 8);
+			break;
+		case GP_REC_CLOCK_PAIR:
+			assert_memory_equal((const char *)h + 8, (const char *)&cp + 8, sizeof(cp) - 8);
+			break;
+		case GP_REC_PROCESS:
+			assert_memory_equal((const char *)h + 8, (const char *)&pr + 8, sizeof(pr) - 8);
+			break;
+		case GP_REC_MODULE:
+			assert_memory_equal((const char *)h + 8, (const char *)&mo + 8, sizeof(mo) - 8);
+			assert_string_equal(gp_reader__string(r, mo.path_str), "/usr/bin/app");
+			break;
+		case GP_REC_DEVICE:
+			assert_memory_equal((const char *)h + 8, (const char *)&dev + 8, sizeof(dev) - 8);
+			break;
+		case GP_REC_DROPPED:
+			assert_int_equal(((const struct gp_rec_dropped *)h)->count, 12345);
+			break;
+		case GP_REC_CPU_SAMPLE: {
+			const struct gp_rec_cpu_sample *c = (const void *)h;
+
+			assert_int_equal(h->size, sizeof(*c) + 24);
+			assert_int_equal(c->ts, 1234);
+			assert_int_equal(c->ips[2], 0xffffffff81000000ull);
+			break;
+		}
+		case GP_REC_OFFCPU: {
+			const struct gp_rec_offcpu *o = (const void *)h;
+
+			assert_int_equal(o->start, 50);
+			assert_int_equal(o->end, 70);
+			assert_int_equal(o->ips[0], 0x402000);
+			break;
+		}
+		case GP_REC_LAUNCH_SITE: {
+			const struct gp_rec_launch_site *l = (const void *)h;
+
+			assert_int_equal(l->ts, 89);
+			assert_string_equal(gp_reader__string(r, l->probe_str), "cudaLaunchKernel");
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	for (i = GP_REC_CLOCK_PAIR; i < GP_REC_TYPE_COUNT; i++)
+		assert_int_equal(seen[i], 1);
+	assert_int_equal(seen[GP_REC_STRING], 3);
+	gp_reader__stats(r, &st);
+	assert_int_equal(st.clean_end, 1);
+	assert_int_equal(st.truncated, 0);
+	assert_int_equal(st.bad_chunks, 0);
+	gp_reader__free(r);
+	free(b.data);
+}
+
+/* Many chunks, names reused: every field of every record comes back. */
+static struct blob write_kernels(uint64_t n, uint32_t chunk, int clean)
+{
+	static const char *names[] = { "_Z4gemmPfS_S_", "_Z4reluPf", "_Z7softmaxPfi" };
+	FILE *fp;
+	struct gp_writer *w = tmp_writer(&fp, chunk);
+	uint64_t i;
+
+	rng_state = 88172645463325252ull;
+	for (i = 0; i < n; i++) {
+		struct gp_rec_kernel *k = gp_writer__reserve(w, GP_REC_KERNEL, sizeof(*k));
+
+		assert_non_null(k);
+		fill_kernel(k, i, gp_writer__intern(w, names[i % 3]));
+		gp_writer__commit(w);
+	}
+	assert_int_equal(gp_writer__records(w), n);
+	assert_int_equal(gp_writer__lost(w), 0);
+	return finish(w, fp, clean);
+}
+
+static void test_many_chunks(void **state)
+{
+	const uint64_t n = 100000;
+	struct blob b = write_kernels(n, 16384, 1);
+	const struct gp_rec_hdr *h;
+	struct gp_reader_stats st;
+	struct gp_reader *r;
+	uint64_t i = 0;
+
+	(void)state;
+	r = gp_reader__open_mem(b.data, b.size, "many.trace", NULL, 0);
+	assert_non_null(r);
+	rng_state = 88172645463325252ull;
+	while (gp_reader__next(r, &h) == GP_READ_RECORD) {
+		struct gp_rec_kernel want = { 0 };
+		const struct gp_rec_kernel *k = (const void *)h;
+
+		if (h->type != GP_REC_KERNEL)
+			continue;
+		fill_kernel(&want, i, k->name_str);
+		assert_memory_equal((const char *)k + 8, (const char *)&want + 8, sizeof(want) - 8);
+		assert_non_null(gp_reader__string(r, k->name_str));
+		i++;
+	}
+	assert_int_equal(i, n);
+	gp_reader__stats(r, &st);
+	assert_true(st.chunks > 100);
+	/* Compression does its job: well under the 96-byte struct per record. */
+	assert_true(b.size / n < 32);
+	gp_reader__free(r);
+	free(b.data);
+}
+
+/* Chunk boundaries and per-chunk record counts of a well-formed trace. */
+struct chunk_map {
+	size_t end[4096];
+	uint32_t nrec[4096];
+	int n;
+};
+
+static void map_chunks(const struct blob *b, struct chunk_map *cm)
+{
+	size_t off = sizeof(struct gp_file_header);
+
+	cm->n = 0;
+	while (off < b->size) {
+		struct gp_chunk_header ch;
+
+		memcpy(&ch, b->data + off, sizeof(ch));
+		assert_int_equal(ch.magic, GP_CHUNK_MAGIC);
+		off += sizeof(ch) + ch.csize;
+		assert_true(cm->n < 4096);
+		cm->end[cm->n] = off;
+		cm->nrec[cm->n] = ch.nrecords;
+		cm->n++;
+	}
+	assert_int_equal(off, b->size);
+}
+
+static void test_truncation_every_byte(void **state)
+{
+	struct blob b = write_kernels(600, 4096, 1);
+	struct chunk_map cm;
+	size_t len;
+	char err[512];
+
+	(void)state;
+	map_chunks(&b, &cm);
+	assert_true(cm.n >= 10);
+	for (len = 0; len <= b.size; len++) {
+		struct gp_reader *r = gp_reader__open_mem(b.data, len, "cut.trace", err, sizeof(err));
+		struct gp_reader_stats st;
+		uint64_t want = 0, got;
+		int errors, c;
+
+		if (len < sizeof(struct gp_file_header)) {
+			assert_null(r);
+			assert_non_null(strstr(err, "cut.trace"));
+			continue;
+		}
+		assert_non_null(r);
+		for (c = 0; c < cm.n && cm.end[c] <= len; c++)
+			want += cm.nrec[c];
+		err[0] = '\0';
+		got = drain(r, &errors, err, sizeof(err));
+		assert_int_equal(got, want);
+		gp_reader__stats(r, &st);
+		if (len == b.size) {
+			assert_int_equal(errors, 0);
+			assert_int_equal(st.clean_end, 1);
+		} else if (c < cm.n && len > (c ? cm.end[c - 1] : sizeof(struct gp_file_header))) {
+			/* cut inside a chunk: one clear error naming file and offset */
+			assert_int_equal(errors, 1);
+			assert_int_equal(st.truncated, 1);
+			assert_non_null(strstr(err, "'cut.trace': offset "));
+			assert_non_null(strstr(err, "truncated"));
+		} else {
+			assert_int_equal(errors, 0); /* cut on a chunk boundary */
+		}
+		gp_reader__free(r);
+	}
+	free(b.data);
+}
+
+static void test_bit_flips(void **state)
+{
+	struct blob b = write_kernels(600, 4096, 1);
+	struct chunk_map cm;
+	uint64_t total = 0;
+	size_t pos;
+	int c;
+
+	(void)state;
+	map_chunks(&b, &cm);
+	for (c = 0; c < cm.n; c++)
+		total += cm.nrec[c];
+	for (pos = 0; pos < b.size; pos++) {
+		uint8_t *copy = malloc(b.size);
+		struct gp_reader *r;
+		char err[512];
+		int errors;
+		uint64_t got;
+
+		memcpy(copy, b.data, b.size);
+		copy[pos] ^= (uint8_t)(1u << (pos % 8));
+		r = gp_reader__open_mem(copy, b.size, "flip.trace", err, sizeof(err));
+		if (pos < sizeof(struct gp_file_header)) {
+			/* any header damage is caught (magic, checksum) */
+			assert_null(r);
+			assert_non_null(strstr(err, "flip.trace"));
+			free(copy);
+			continue;
+		}
+		assert_non_null(r);
+		got = drain(r, &errors, NULL, 0);
+		for (c = 0; pos >= cm.end[c]; c++)
+			;
+		/* exactly the damaged chunk is lost; every other chunk reads */
+		assert_int_equal(got, total - cm.nrec[c]);
+		assert_int_equal(errors, 1);
+		gp_reader__free(r);
+		free(copy);
+	}
+	free(b.data);
+}
+
+/* A chunk stands on its own: strings are defined again in each chunk. */
+static void test_lost_chunk_keeps_names(void **state)
+{
+	struct blob b = write_kernels(3000, 4096, 1);
+	struct chunk_map cm;
+	const struct gp_rec_hdr *h;
+	struct gp_reader *r;
+	uint64_t named = 0;
+
+	(void)state;
+	map_chunks(&b, &cm);
+	/* wipe the first chunk's payload, where the names were first defined */
+	memset(b.data + sizeof(struct gp_file_header) + sizeof(struct gp_chunk_header), 0x55, 64);
+	r = gp_reader__open_mem(b.data, b.size, "lost.trace", NULL, 0);
+	assert_non_null(r);
+	for (;;) {
+		int rc = gp_reader__next(r, &h);
+
+		if (rc == GP_READ_EOF)
+			break;
+		if (rc == GP_READ_RECORD && h->type == GP_REC_KERNEL) {
+			assert_non_null(gp_reader__string(r, ((const struct gp_rec_kernel *)h)->name_str));
+			named++;
+		}
+	}
+	assert_int_equal(named, 3000 - (cm.nrec[0] - 3)); /* 3 string records in chunk 0 */
+	gp_reader__free(r);
+	free(b.data);
+}
+
+static void rewrite_header(struct blob *b, void (*edit)(struct gp_file_header *))
+{
+	struct gp_file_header h;
+
+	memcpy(&h, b->data, sizeof(h));
+	edit(&h);
+	h.header_crc = (uint32_t)crc32(0, (const Bytef *)&h, offsetof(struct gp_file_header, header_crc));
+	memcpy(b->data, &h, sizeof(h));
+}
+
+static void bump_major(struct gp_file_header *h)
+{
+	h->version_major = GP_FORMAT_MAJOR + 1;
+}
+
+static void bump_minor(struct gp_file_header *h)
+{
+	h->version_minor = GP_FORMAT_MINOR + 7;
+}
+
+static void test_versions(void **state)
+{
+	struct blob b = write_kernels(10, 0, 1);
+	struct gp_reader *r;
+	char err[512];
+	int errors;
+
+	(void)state;
+	rewrite_header(&b, bump_major);
+	r = gp_reader__open_mem(b.data, b.size, "v2.trace", err, sizeof(err));
+	assert_null(r);
+	assert_non_null(strstr(err, "cannot read 'v2.trace'"));
+	assert_non_null(strstr(err, "version 2.0"));
+	free(b.data);
+
+	/* a newer minor version reads */
+	b = write_kernels(10, 0, 1);
+	rewrite_header(&b, bump_minor);
+	r = gp_reader__open_mem(b.data, b.size, "v1.7.trace", err, sizeof(err));
+	assert_non_null(r);
+	assert_int_equal(drain(r, &errors, NULL, 0), 10 + 3 + 1);
+	gp_reader__free(r);
+
+	memcpy(b.data, "NOTATRCE", 8);
+	r = gp_reader__open_mem(b.data, b.size, "x.bin", err, sizeof(err));
+	assert_null(r);
+	assert_non_null(strstr(err, "not a gpuperf trace"));
+	free(b.data);
+}
+
+/* Records of types this build does not know are skipped by size. */
+static void test_unknown_type_skipped(void **state)
+{
+	FILE *fp;
+	struct gp_writer *w = tmp_writer(&fp, 0);
+	struct gp_rec_dropped d = { 0 };
+	struct gp_reader_stats st;
+	struct gp_reader *r;
+	struct blob b;
+	uint64_t *future;
+	int errors;
+
+	(void)state;
+	future = gp_writer__reserve(w, 200, 40);
+	assert_non_null(future);
+	future[2] = 0xdeadbeef;
+	gp_writer__commit(w);
+	d.count = 1;
+	assert_int_equal(gp_writer__append(w, GP_REC_DROPPED, &d, sizeof(d)), 0);
+	b = finish(w, fp, 1);
+	r = gp_reader__open_mem(b.data, b.size, "future.trace", NULL, 0);
+	assert_non_null(r);
+	assert_int_equal(drain(r, &errors, NULL, 0), 2); /* dropped + end */
+	assert_int_equal(errors, 0);
+	gp_reader__stats(r, &st);
+	assert_int_equal(st.skipped_records, 1);
+	gp_reader__free(r);
+	free(b.data);
+}
+
+static void test_writer_rejects_bad_records(void **state)
+{
+	FILE *fp;
+	struct gp_writer *w = tmp_writer(&fp, 0);
+	struct gp_rec_cpu_sample *cs;
+	struct blob b;
+	struct gp_reader *r;
+	int errors;
+
+	(void)state;
+	errno = 0;
+	assert_null(gp_writer__reserve(w, GP_REC_KERNEL, 16)); /* shorter than its type */
+	assert_int_equal(errno, EINVAL);
+	assert_null(gp_writer__reserve(w, GP_REC_KERNEL, GP_REC_MAX_SIZE + 8));
+	cs = gp_writer__reserve(w, GP_REC_CPU_SAMPLE, sizeof(*cs) + 8);
+	cs->nr_user = 5; /* claims more frames than it holds */
+	gp_writer__commit(w);
+	assert_int_equal(gp_writer__lost(w), 1);
+	assert_int_equal(gp_writer__records(w), 0);
+	b = finish(w, fp, 1);
+	r = gp_reader__open_mem(b.data, b.size, "bad.trace", NULL, 0);
+	assert_non_null(r);
+	assert_int_equal(drain(r, &errors, NULL, 0), 1); /* only the end record */
+	assert_int_equal(errors, 0);
+	gp_reader__free(r);
+	free(b.data);
+}
+
+/* A producer killed mid-run (no close): everything flushed reads, no end mark. */
+static void test_abandoned_writer(void **state)
+{
+	FILE *fp;
+	struct gp_writer *w = tmp_writer(&fp, 4096);
+	struct gp_reader_stats st;
+	struct gp_reader *r;
+	struct blob b;
+	uint64_t i, got;
+	int errors;
+
+	(void)state;
+	for (i = 0; i < 500; i++) {
+		struct gp_rec_kernel *k = gp_writer__reserve(w, GP_REC_KERNEL, sizeof(*k));
+
+		fill_kernel(k, i, 0);
+		gp_writer__commit(w);
+	}
+	assert_int_equal(gp_writer__flush(w), 0);
+	for (i = 0; i < 10; i++) { /* never flushed: lost with the process */
+		struct gp_rec_kernel *k = gp_writer__reserve(w, GP_REC_KERNEL, sizeof(*k));
+
+		fill_kernel(k, i, 0);
+		gp_writer__commit(w);
+	}
+	b = finish(w, fp, 0);
+	r = gp_reader__open_mem(b.data, b.size, "killed.trace", NULL, 0);
+	got = drain(r, &errors, NULL, 0);
+	assert_int_equal(got, 500);
+	assert_int_equal(errors, 0);
+	gp_reader__stats(r, &st);
+	assert_int_equal(st.clean_end, 0);
+	gp_reader__free(r);
+	free(b.data);
+}
+
+static void test_open_errors(void **state)
+{
+	char err[512];
+	char dir[] = "/tmp/gp_trace_XXXXXX";
+	char path[600];
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/missing.trace", dir);
+	assert_null(gp_reader__open(path, err, sizeof(err)));
+	assert_int_equal(errno, ENOENT);
+	assert_non_null(strstr(err, "missing.trace"));
+	assert_non_null(strstr(err, "No such file"));
+
+	assert_null(gp_reader__open(dir, err, sizeof(err)));
+	assert_non_null(strstr(err, "is a directory"));
+
+	snprintf(path, sizeof(path), "%s/empty.trace", dir);
+	f = fopen(path, "w");
+	fclose(f);
+	assert_null(gp_reader__open(path, err, sizeof(err)));
+	assert_non_null(strstr(err, "empty file"));
+	unlink(path);
+
+	/* the writer refuses to overwrite unless asked */
+	snprintf(path, sizeof(path), "%s/x.trace", dir);
+	assert_int_equal(gp_writer__close(gp_writer__open(path, NULL)), 0);
+	assert_null(gp_writer__open(path, NULL));
+	assert_int_equal(errno, EEXIST);
+	unlink(path);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_roundtrip_every_type),
+		cmocka_unit_test(test_many_chunks),
+		cmocka_unit_test(test_truncation_every_byte),
+		cmocka_unit_test(test_bit_flips),
+		cmocka_unit_test(test_lost_chunk_keeps_names),
+		cmocka_unit_test(test_versions),
+		cmocka_unit_test(test_unknown_type_skipped),
+		cmocka_unit_test(test_writer_rejects_bad_records),
+		cmocka_unit_test(test_abandoned_writer),
+		cmocka_unit_test(test_open_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
