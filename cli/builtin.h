@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* builtin.h - the subcommands of gpuperf, one cmd_<verb>() each (git's builtin table). */
+#ifndef GPUPERF_BUILTIN_H
+#define GPUPERF_BUILTIN_H
+
+/* Exit statuses every subcommand keeps to. */
+#define GP_EXIT_OK 0
+#define GP_EXIT_DATA 1	/* bad or damaged input data */
+#define GP_EXIT_USAGE 2 /* bad command line */
+
+int cmd_dump(int argc, char **argv);
+
+#endif /* GPUPERF_BUILTIN_H */
