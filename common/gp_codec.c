@@ -21,26 +21,30 @@ struct delta_field {
 
 struct delta_rule {
 	struct delta_field f[GP_CODEC_MAX_FIELDS];
+	uint16_t lane_off; /* offset of the u32 stream id that picks the lane; 0: lane 0 */
 };
 
 #define PREV64(T, m) { DELTA_PREV64, offsetof(struct T, m), 0 }
 #define PREV32(T, m) { DELTA_PREV32, offsetof(struct T, m), 0 }
 #define SELF64(T, m, b) { DELTA_SELF64, offsetof(struct T, m), offsetof(struct T, b) }
 /* The common GPU/API shape: start, end, correlation id. */
-#define SPAN_RULE(T) { { PREV64(T, start), SELF64(T, end, start), PREV32(T, correlation_id) } }
+#define SPAN_RULE(T) { { PREV64(T, start), SELF64(T, end, start), PREV32(T, correlation_id) }, 0 }
+#define GPU_RULE(T)                                                                      \
+	{ { PREV64(T, start), SELF64(T, end, start), PREV32(T, correlation_id) },         \
+	  offsetof(struct T, stream_id) }
 
 static const struct delta_rule rules[GP_REC_TYPE_COUNT] = {
 	[GP_REC_API] = SPAN_RULE(gp_rec_api),
-	[GP_REC_KERNEL] = SPAN_RULE(gp_rec_kernel),
-	[GP_REC_MEMCPY] = SPAN_RULE(gp_rec_memcpy),
-	[GP_REC_MEMSET] = SPAN_RULE(gp_rec_memset),
-	[GP_REC_SYNC] = SPAN_RULE(gp_rec_sync),
-	[GP_REC_CPU_SAMPLE] = { { PREV64(gp_rec_cpu_sample, ts) } },
-	[GP_REC_OFFCPU] = { { PREV64(gp_rec_offcpu, start), SELF64(gp_rec_offcpu, end, start) } },
-	[GP_REC_LAUNCH_SITE] = { { PREV64(gp_rec_launch_site, ts) } },
+	[GP_REC_KERNEL] = GPU_RULE(gp_rec_kernel),
+	[GP_REC_MEMCPY] = GPU_RULE(gp_rec_memcpy),
+	[GP_REC_MEMSET] = GPU_RULE(gp_rec_memset),
+	[GP_REC_SYNC] = GPU_RULE(gp_rec_sync),
+	[GP_REC_CPU_SAMPLE] = { { PREV64(gp_rec_cpu_sample, ts) }, 0 },
+	[GP_REC_OFFCPU] = { { PREV64(gp_rec_offcpu, start), SELF64(gp_rec_offcpu, end, start) }, 0 },
+	[GP_REC_LAUNCH_SITE] = { { PREV64(gp_rec_launch_site, ts) }, 0 },
 	[GP_REC_CLOCK_PAIR] = { { PREV64(gp_rec_clock_pair, producer_ts),
 				  PREV64(gp_rec_clock_pair, monotonic_ns),
-				  PREV64(gp_rec_clock_pair, realtime_ns) } },
+				  PREV64(gp_rec_clock_pair, realtime_ns) }, 0 },
 };
 
 static uint64_t get64(const void *rec, size_t off)
@@ -74,6 +78,14 @@ void gp_codec__reset(struct gp_codec *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/* The stream id is never delta-coded, so both directions see the same lane. */
+static uint64_t *lane(struct gp_codec *c, const struct delta_rule *r, const struct gp_rec_hdr *rec)
+{
+	uint32_t l = r->lane_off ? get32(rec, r->lane_off) % GP_CODEC_LANES : 0;
+
+	return c->prev[rec->type][l];
+}
+
 /*
  * Encoding: SELF fields first, while their base still holds its real value;
  * then PREV fields. Decoding runs the other way round.
@@ -81,11 +93,13 @@ void gp_codec__reset(struct gp_codec *c)
 void gp_codec__encode(struct gp_codec *c, struct gp_rec_hdr *rec)
 {
 	const struct delta_rule *r;
+	uint64_t *prev;
 	int i;
 
 	if (rec->type >= GP_REC_TYPE_COUNT)
 		return;
 	r = &rules[rec->type];
+	prev = lane(c, r, rec);
 	for (i = 0; i < GP_CODEC_MAX_FIELDS; i++) {
 		const struct delta_field *f = &r->f[i];
 
@@ -99,13 +113,13 @@ void gp_codec__encode(struct gp_codec *c, struct gp_rec_hdr *rec)
 		switch (f->kind) {
 		case DELTA_PREV64:
 			v = get64(rec, f->off);
-			put64(rec, f->off, v - c->prev[rec->type][i]);
-			c->prev[rec->type][i] = v;
+			put64(rec, f->off, v - prev[i]);
+			prev[i] = v;
 			break;
 		case DELTA_PREV32:
 			v = get32(rec, f->off);
-			put32(rec, f->off, (uint32_t)(v - c->prev[rec->type][i]));
-			c->prev[rec->type][i] = v;
+			put32(rec, f->off, (uint32_t)(v - prev[i]));
+			prev[i] = v;
 			break;
 		default:
 			break;
@@ -116,25 +130,27 @@ void gp_codec__encode(struct gp_codec *c, struct gp_rec_hdr *rec)
 void gp_codec__decode(struct gp_codec *c, struct gp_rec_hdr *rec)
 {
 	const struct delta_rule *r;
+	uint64_t *prev;
 	int i;
 
 	if (rec->type >= GP_REC_TYPE_COUNT)
 		return;
 	r = &rules[rec->type];
+	prev = lane(c, r, rec);
 	for (i = 0; i < GP_CODEC_MAX_FIELDS; i++) {
 		const struct delta_field *f = &r->f[i];
 		uint64_t v;
 
 		switch (f->kind) {
 		case DELTA_PREV64:
-			v = get64(rec, f->off) + c->prev[rec->type][i];
+			v = get64(rec, f->off) + prev[i];
 			put64(rec, f->off, v);
-			c->prev[rec->type][i] = v;
+			prev[i] = v;
 			break;
 		case DELTA_PREV32:
-			v = (uint32_t)(get32(rec, f->off) + (uint32_t)c->prev[rec->type][i]);
+			v = (uint32_t)(get32(rec, f->off) + (uint32_t)prev[i]);
 			put32(rec, f->off, (uint32_t)v);
-			c->prev[rec->type][i] = v;
+			prev[i] = v;
 			break;
 		default:
 			break;

@@ -19,10 +19,16 @@
 #include "gp_record.h"
 
 #define GP_CODEC_MAX_FIELDS 4
+/*
+ * GPU records are delta-coded against the previous record of the same type
+ * *on the same stream* (slot = stream_id % GP_CODEC_LANES): they complete in
+ * order per stream but interleave across streams.
+ */
+#define GP_CODEC_LANES 16
 
 /* Delta state for one chunk; zero it (gp_codec__reset) at each chunk start. */
 struct gp_codec {
-	uint64_t prev[GP_REC_TYPE_COUNT][GP_CODEC_MAX_FIELDS];
+	uint64_t prev[GP_REC_TYPE_COUNT][GP_CODEC_LANES][GP_CODEC_MAX_FIELDS];
 };
 
 void gp_codec__reset(struct gp_codec *c);

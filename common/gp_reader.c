@@ -14,9 +14,14 @@
 #include "gp_codec.h"
 #include "gp_reader.h"
 
-/* Caps on what a (possibly hostile) file can make us keep. */
-#define STRTAB_MAX_ENTRIES (1u << 22)
-#define STRTAB_MAX_BYTES (256u << 20)
+/*
+ * Caps on what a (possibly hostile) file can make us keep. The entry cap
+ * keeps the id table itself within GP_CHUNK_MAX_RAW (2^20 slots of 16
+ * bytes at most); strings past either cap are not remembered and are
+ * counted in gp_reader_stats.strings_dropped.
+ */
+#define STRTAB_MAX_ENTRIES (1u << 19)
+#define STRTAB_MAX_BYTES (128u << 20)
 
 struct str_slot {
 	uint32_t id; /* 0: empty */
@@ -231,8 +236,10 @@ static void remember_string(struct gp_reader *r, const struct gp_rec_string *s)
 
 	if (gp_reader__string(r, s->id))
 		return;
-	if (r->strs_n >= STRTAB_MAX_ENTRIES || r->strs_bytes + s->len > STRTAB_MAX_BYTES)
+	if (r->strs_n >= STRTAB_MAX_ENTRIES || r->strs_bytes + s->len > STRTAB_MAX_BYTES) {
+		r->st.strings_dropped++;
 		return;
+	}
 	if ((r->strs_n + 1) * 10 > r->strs_cap * 7) {
 		uint32_t ncap = r->strs_cap ? r->strs_cap * 2 : 1024;
 		struct str_slot *ns = calloc(ncap, sizeof(*ns));

@@ -5,6 +5,8 @@
  * Every length, count and id is checked before use: a truncated, corrupt or
  * wrong-version file gives an error naming the file and the byte offset,
  * never a crash, a hang or an allocation larger than GP_CHUNK_MAX_RAW.
+ * Memory: one chunk buffer, plus the string table (at most 2^19 strings and
+ * 128 MiB of string data; strings beyond that are counted, not kept).
  *
  * A corrupt chunk is skipped: gp_reader__next() reports it once (GP_READ_ERROR
  * with the message in gp_reader__error()), and the next call goes on with the
@@ -13,10 +15,11 @@
  * until GP_READ_EOF gets every record of every intact chunk.
  *
  * Records handed out point into the reader's chunk buffer and stay valid
- * until the next call. They are at least gp_rec_min_size(type) bytes, stack
- * counts match their size and string records are NUL-terminated. Records
- * shorter than this build's struct (written by an older minor version) are
- * zero-extended, so callers may read every field of the struct they know.
+ * until the next call. They are at least gp_rec_min_size(type) bytes (the
+ * size of the 1.0 struct), stack counts match their size and string records
+ * are NUL-terminated. Records of types this build does not know are skipped
+ * (counted in skipped_records). After GP_READ_EOF, next() keeps returning
+ * GP_READ_EOF.
  *
  * One reader is used by one thread.
  */
@@ -61,6 +64,7 @@ struct gp_reader_stats {
 	uint64_t bad_chunks;	 /* chunks skipped as corrupt */
 	uint64_t skipped_records; /* records of unknown type skipped */
 	uint64_t bad_records;	 /* records rejected by validation */
+	uint64_t strings_dropped; /* string definitions not kept (table caps) */
 	int truncated;		 /* the file ends inside a chunk */
 	int clean_end;		 /* GP_REC_END was seen */
 };

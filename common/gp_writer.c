@@ -148,7 +148,7 @@ struct gp_writer *gp_writer__fdopen(int fd, const struct gp_writer_opts *opts)
 		w->chunk_size = 4096;
 	if (w->chunk_size > MAX_CHUNK)
 		w->chunk_size = MAX_CHUNK;
-	w->level = opts->level >= 1 && opts->level <= 9 ? opts->level : 6;
+	w->level = opts->level >= 1 && opts->level <= 9 ? opts->level : 3;
 	w->next_id = 1;
 	w->gen = 1;
 	w->rec_cap = w->chunk_size + GP_REC_MAX_SIZE;

@@ -32,8 +32,8 @@ struct gp_writer_opts {
 	uint16_t producer;     /* GP_PRODUCER_* */
 	uint16_t clock_id;     /* GP_CLOCK_*; 0 means CLOCK_MONOTONIC */
 	uint32_t pid;	       /* 0: getpid() */
-	uint32_t chunk_size;   /* raw bytes per chunk; 0: 256 KiB */
-	int level;	       /* zlib level 1..9; 0: 6 */
+	uint32_t chunk_size;   /* raw bytes per chunk; 0: 256 KiB; clamped to [4 KiB, 4 MiB] */
+	int level;	       /* zlib level 1..9; 0: 3 (bench/RESULTS.md: size vs speed) */
 	const char *producer_version; /* NULL: "gpuperf <version>" */
 	int truncate;	       /* gp_writer__open: replace an existing file */
 };
@@ -46,7 +46,8 @@ struct gp_writer *gp_writer__fdopen(int fd, const struct gp_writer_opts *opts);
 /*
  * Space for one record of `size` bytes (header included; rounded up to 8),
  * zeroed, with its header filled in. Valid until commit. NULL and errno
- * EINVAL when size is out of range for `type`.
+ * EINVAL when size is out of range for `type`. Types this build does not
+ * know (>= GP_REC_TYPE_COUNT) are accepted, for forward-compatibility tests.
  */
 void *gp_writer__reserve(struct gp_writer *w, uint16_t type, uint32_t size);
 /* Finish the reserved record. */
@@ -63,7 +64,7 @@ uint32_t gp_writer__intern(struct gp_writer *w, const char *s);
 
 /* Compress and write the current chunk now (a no-op when it is empty). */
 int gp_writer__flush(struct gp_writer *w);
-/* Write GP_REC_END, flush, close, free. Accepts NULL. */
+/* Write GP_REC_END (stamped CLOCK_MONOTONIC now), flush, close, free. Accepts NULL. */
 int gp_writer__close(struct gp_writer *w);
 /* Close the fd without GP_REC_END (what a killed producer leaves). */
 void gp_writer__abandon(struct gp_writer *w);
