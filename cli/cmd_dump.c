@@ -200,7 +200,7 @@ static int dump_file(const char *path, int stats_only)
 	printf("# %s: format %u.%u, producer %s (%s), pid %u, clock %s, host %s, kernel %s\n", path,
 	       fh->version_major, fh->version_minor, producer_name(fh->producer),
 	       fh->producer_version, fh->pid,
-	       fh->clock_id == GP_CLOCK_MONOTONIC ? "monotonic" : "other", fh->hostname,
+	       fh->clock_id == GP_CLOCK_MONOTONIC ? "monotonic" : "realtime", fh->hostname,
 	       fh->kernel_release);
 	while ((rc = gp_reader__next(r, &h)) != GP_READ_EOF) {
 		if (rc == GP_READ_ERROR) {

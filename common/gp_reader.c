@@ -89,6 +89,8 @@ static int check_header(struct gp_reader *r, char *errbuf, size_t errlen)
 				 "trace format version %u.%u, this gpuperf reads %u.x: use a matching gpuperf",
 				 r->hdr.version_major, r->hdr.version_minor, GP_FORMAT_MAJOR);
 			why = tmp;
+		} else if (r->hdr.clock_id != GP_CLOCK_MONOTONIC && r->hdr.clock_id != GP_CLOCK_REALTIME) {
+			why = "unknown clock id in the trace header (corrupt header?)";
 		} else if (r->hdr.header_size < sizeof(*h) || r->hdr.header_size > r->size) {
 			why = "trace header size out of range (corrupt header)";
 		}

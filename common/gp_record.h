@@ -40,9 +40,12 @@
 #define GP_PRODUCER_CPU_AGENT 2u /* eBPF agent: cpu.trace */
 #define GP_PRODUCER_SYNTH 3u	/* tests and benchmarks */
 
-/* gp_file_header.clock_id: Linux clockid_t values */
-#define GP_CLOCK_REALTIME 0u
+/*
+ * gp_file_header.clock_id. gpuperf's own numbers, not clockid_t, so that 0
+ * stays "not set" (a writer option left at 0 means CLOCK_MONOTONIC).
+ */
 #define GP_CLOCK_MONOTONIC 1u
+#define GP_CLOCK_REALTIME 2u
 
 /*
  * File header: the first 256 bytes of every trace. header_crc is the zlib

@@ -30,7 +30,7 @@ struct gp_writer;
 
 struct gp_writer_opts {
 	uint16_t producer;     /* GP_PRODUCER_* */
-	uint16_t clock_id;     /* GP_CLOCK_*; 0 means CLOCK_MONOTONIC */
+	uint16_t clock_id;     /* GP_CLOCK_*; 0 (unset) means GP_CLOCK_MONOTONIC */
 	uint32_t pid;	       /* 0: getpid() */
 	uint32_t chunk_size;   /* raw bytes per chunk; 0: 256 KiB; clamped to [4 KiB, 4 MiB] */
 	int level;	       /* zlib level 1..9; 0: 3 (bench/RESULTS.md: size vs speed) */

@@ -93,6 +93,7 @@ static struct cupti {
 	atomic_int latency;
 	uint64_t attrs[16];
 	struct pend *head;
+	struct pend **tailp;	/* link to append at; NULL: &head (O(1) staging) */
 	uint64_t seq;
 	/* worker */
 	pthread_t worker;
@@ -161,10 +162,10 @@ static void stage(struct pend *p)
 	pthread_mutex_lock(&C.lock);
 	p->seq = ++C.seq;
 	/* Appended in staging order; the worker sorts by completion. */
-	for (pp = &C.head; *pp; pp = &(*pp)->next)
-		;
+	pp = C.tailp ? C.tailp : &C.head;
 	p->next = NULL;
 	*pp = p;
+	C.tailp = &p->next;
 	pthread_mutex_unlock(&C.lock);
 }
 
@@ -561,6 +562,10 @@ static size_t take_ready(struct pend ***out, uint64_t now, bool forced)
 		*pp = p->next;
 		arr[n++] = p;
 	}
+	/* Find the list's last link again (the loop may have stopped early). */
+	while (*pp)
+		pp = &(*pp)->next;
+	C.tailp = pp;
 	*out = arr;
 	return n;
 }

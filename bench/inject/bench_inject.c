@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Benchmark: launch-bound program uninstrumented, under libgpuperf_inject.so and under a minimal CUPTI client. */
+
+/*
+ * usage: bench_inject -e EXE -i INJECT_LIB -c REF_CLIENT [-L LD_LIBRARY_PATH]
+ *                     [-n LAUNCHES] [-r REPS] [-d WORKDIR]
+ *
+ * Runs `EXE LAUNCHES` (the launch_loop sample) REPS times in each of three
+ * ways, interleaved so drift hits all alike: plain, with the reference
+ * client and with our library as CUDA_INJECTION64_PATH. The program reports
+ * its own launch-loop time (elapsed_ms=); wait4() gives the peak RSS. Prints
+ * the medians, the added ns per launch of ours over the reference, the RSS
+ * growth and the trace size, as a Markdown table.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+enum { PLAIN, REF, OURS, NMODES };
+static const char *const mode_names[] = { "uninstrumented", "reference CUPTI client",
+					  "libgpuperf_inject.so" };
+
+struct run {
+	double ms;
+	double cpu_ms; /* user + system time of the whole process, all threads */
+	long rss_kb;
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static long long dir_trace_bytes(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	long long total = 0;
+	char p[4096];
+	struct stat st;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "gpu-", 4))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		if (!stat(p, &st))
+			total += st.st_size;
+		unlink(p);
+	}
+	closedir(d);
+	return total;
+}
+
+static int run_once(const char *exe, const char *launches, const char *inject,
+		    const char *ldpath, const char *dir, struct run *out)
+{
+	int pfd[2], status;
+	struct rusage ru;
+	char buf[4096];
+	size_t len = 0;
+	ssize_t n;
+	const char *p;
+	pid_t pid;
+
+	if (pipe(pfd))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		dup2(pfd[1], STDOUT_FILENO);
+		close(pfd[0]);
+		close(pfd[1]);
+		if (ldpath && *ldpath)
+			setenv("LD_LIBRARY_PATH", ldpath, 1);
+		if (inject)
+			setenv("CUDA_INJECTION64_PATH", inject, 1);
+		else
+			unsetenv("CUDA_INJECTION64_PATH");
+		setenv("GPUPERF_DIR", dir, 1);
+		execl(exe, exe, launches, (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	while (len < sizeof(buf) - 1 && (n = read(pfd[0], buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)n;
+	buf[len] = '\0';
+	close(pfd[0]);
+	if (wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "bench_inject: %s failed: %s\n", exe, buf);
+		return -1;
+	}
+	p = strstr(buf, "elapsed_ms=");
+	if (!p) {
+		fprintf(stderr, "bench_inject: no elapsed_ms in: %s\n", buf);
+		return -1;
+	}
+	out->ms = strtod(p + 11, NULL);
+	out->rss_kb = ru.ru_maxrss;
+	out->cpu_ms = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+		      (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *exe = NULL, *inject = NULL, *ref = NULL, *ldpath = getenv("LD_LIBRARY_PATH");
+	const char *launches = "1000000", *dir = ".";
+	int reps = 3, opt, r, m;
+	double ms[NMODES][64], med_ms[NMODES], cpu[NMODES][64], med_cpu[NMODES], n;
+	long rss[NMODES][64], med_rss[NMODES];
+	long long trace_bytes = 0;
+
+	while ((opt = getopt(argc, argv, "e:i:c:L:n:r:d:")) != -1) {
+		switch (opt) {
+		case 'e': exe = optarg; break;
+		case 'i': inject = optarg; break;
+		case 'c': ref = optarg; break;
+		case 'L': ldpath = optarg; break;
+		case 'n': launches = optarg; break;
+		case 'r': reps = atoi(optarg); break;
+		case 'd': dir = optarg; break;
+		default: goto usage;
+		}
+	}
+	if (!exe || !inject || !ref || reps < 1 || reps > 64)
+		goto usage;
+	n = strtod(launches, NULL);
+	if (n <= 0)
+		goto usage;
+	for (r = 0; r < reps; r++) {
+		for (m = 0; m < NMODES; m++) {
+			struct run one = { 0, 0 };
+			const char *lib = m == PLAIN ? NULL : m == REF ? ref : inject;
+
+			if (run_once(exe, launches, lib, ldpath, dir, &one))
+				return 1;
+			ms[m][r] = one.ms;
+			cpu[m][r] = one.cpu_ms;
+			rss[m][r] = one.rss_kb;
+			if (m == OURS)
+				trace_bytes = dir_trace_bytes(dir);
+		}
+	}
+	for (m = 0; m < NMODES; m++) {
+		qsort(ms[m], (size_t)reps, sizeof(double), cmp_double);
+		qsort(rss[m], (size_t)reps, sizeof(long), cmp_long);
+		qsort(cpu[m], (size_t)reps, sizeof(double), cmp_double);
+		med_cpu[m] = cpu[m][reps / 2];
+		med_ms[m] = ms[m][reps / 2];
+		med_rss[m] = rss[m][reps / 2];
+	}
+	printf("| run (%s launches, median of %d) | ns/launch (loop time) | CPU ns/launch (all threads) | peak RSS (MiB) |\n",
+	       launches, reps);
+	printf("|---|---:|---:|---:|\n");
+	for (m = 0; m < NMODES; m++)
+		printf("| %s | %.0f | %.0f | %.1f |\n", mode_names[m], med_ms[m] * 1e6 / n,
+		       med_cpu[m] * 1e6 / n, med_rss[m] / 1024.0);
+	printf("\nloop time of each run (ms):");
+	for (m = 0; m < NMODES; m++) {
+		printf(" %s:", m == PLAIN ? "plain" : m == REF ? "ref" : "ours");
+		for (r = 0; r < reps; r++)
+			printf(" %.0f", ms[m][r]);
+	}
+	printf("\n");
+	printf("\nadded by gpuperf over the reference client: %.0f ns/launch, %.0f CPU ns/launch, "
+	       "%+.1f MiB RSS\n",
+	       (med_ms[OURS] - med_ms[REF]) * 1e6 / n, (med_cpu[OURS] - med_cpu[REF]) * 1e6 / n,
+	       (med_rss[OURS] - med_rss[REF]) / 1024.0);
+	printf("added over uninstrumented: %.0f ns/launch, %+.1f MiB RSS; trace %.1f MiB "
+	       "(%.1f bytes/launch)\n",
+	       (med_ms[OURS] - med_ms[PLAIN]) * 1e6 / n, (med_rss[OURS] - med_rss[PLAIN]) / 1024.0,
+	       trace_bytes / 1048576.0, trace_bytes / n);
+	return 0;
+usage:
+	fprintf(stderr, "usage: bench_inject -e EXE -i INJECT_LIB -c REF_CLIENT [-L LD_LIBRARY_PATH] "
+			"[-n LAUNCHES] [-r REPS] [-d WORKDIR]\n");
+	return 2;
+}

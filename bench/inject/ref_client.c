@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Benchmark floor: a minimal CUPTI client that enables the same activity kinds as gpuperf and discards every buffer. */
+
+/*
+ * Loaded through CUDA_INJECTION64_PATH like libgpuperf_inject.so. It does
+ * what any CUPTI activity client must (SYSTEM thread ids, buffer callbacks,
+ * the same kinds, a final flush) and nothing else: no timestamp callback,
+ * no API filtering, no parsing, no file. bench_inject compares against it.
+ */
+#include <cupti.h>
+
+#include <stdlib.h>
+
+#define BUF_SIZE (1u << 20)
+
+int InitializeInjection(void) __attribute__((visibility("default")));
+
+static void CUPTIAPI requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+	*buffer = aligned_alloc(8, BUF_SIZE);
+	*size = *buffer ? BUF_SIZE : 0;
+	*max_records = 0;
+}
+
+static void CUPTIAPI completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
+			       size_t valid)
+{
+	free(buffer);
+}
+
+static void at_exit(void)
+{
+	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+}
+
+int InitializeInjection(void)
+{
+	static const CUpti_ActivityKind kinds[] = {
+		CUPTI_ACTIVITY_KIND_DEVICE,	       CUPTI_ACTIVITY_KIND_RUNTIME,
+		CUPTI_ACTIVITY_KIND_DRIVER,	       CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+		CUPTI_ACTIVITY_KIND_MEMCPY,	       CUPTI_ACTIVITY_KIND_MEMSET,
+		CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+	};
+	size_t i;
+
+	cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+	if (cuptiActivityRegisterCallbacks(requested, completed) != CUPTI_SUCCESS)
+		return 1;
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		cuptiActivityEnable(kinds[i]);
+	atexit(at_exit);
+	return 1;
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * act_buf.h - the bounded pool of CUPTI activity buffers and the queue of
+ * completed ones.
+ *
+ * All buffers are carved out of one anonymous mapping made at start-up, so
+ * bufferRequested never allocates and memory stays bounded by
+ * size * count however many records the program produces (pages are only
+ * resident once CUPTI has written to them; free buffers are reused LIFO, so
+ * a program that CUPTI keeps up with touches one or two).
+ *
+ * Threads: requested()/completed() run on CUPTI's threads, take()/put() on
+ * the writer thread. They share one mutex, held for a few instructions and
+ * never across a CUPTI call, so neither side can deadlock the other. When
+ * the pool is empty, requested() declines (CUPTI then drops and counts the
+ * records) and the decline is counted here.
+ */
+#ifndef GPUPERF_ACT_BUF_H
+#define GPUPERF_ACT_BUF_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct act_buf_done {
+	uint8_t *buf;
+	size_t valid;	 /* bytes of records CUPTI wrote */
+	uint32_t stream; /* CUPTI's streamId argument (0 for the global queue) */
+};
+
+struct act_buf {
+	pthread_mutex_t lock;
+	uint8_t *mem;		 /* count * size bytes */
+	size_t size;
+	unsigned count;
+	uint8_t **free;		 /* stack of free buffers */
+	unsigned nfree;
+	struct act_buf_done *done; /* ring of completed buffers */
+	unsigned head, ndone;
+	int wake_fd;		 /* eventfd written when a buffer completes; -1: none */
+	atomic_uint_fast64_t declined;
+	atomic_uint_fast64_t completed_total;
+};
+
+/* 0 or -errno. `size` must be a multiple of 8. */
+int act_buf__init(struct act_buf *p, size_t size, unsigned count, int wake_fd);
+/* Unmap everything. The pool must no longer be registered with CUPTI. */
+void act_buf__release(struct act_buf *p);
+
+/* CUPTI bufferRequested: a free buffer, or NULL/0 (a counted decline). */
+void act_buf__requested(struct act_buf *p, uint8_t **buffer, size_t *size, size_t *max_records);
+/* CUPTI bufferCompleted: queue the buffer for the writer and wake it. */
+void act_buf__completed(struct act_buf *p, uint8_t *buffer, size_t valid, uint32_t stream);
+
+/* Writer side: the oldest completed buffer (1) or none (0). */
+int act_buf__take(struct act_buf *p, struct act_buf_done *out);
+/* Writer side: give a buffer back once its records are converted. */
+void act_buf__put(struct act_buf *p, uint8_t *buffer);
+/* Declined requests since the previous call. */
+uint64_t act_buf__take_declined(struct act_buf *p);
+
+#endif /* GPUPERF_ACT_BUF_H */

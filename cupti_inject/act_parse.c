@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Converts CUPTI activity records (API, kernel, memcpy, memset, sync, device) to gp_record structs. */
+
+#include "act_parse.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "api_filter.h"
+#include "gp_record.h"
+#include "gp_writer.h"
+
+/* CUPTI's records are 8-byte aligned inside its buffers; reading through the struct is safe. */
+#define AS(type, a) ((const type *)(const void *)(a))
+
+static int api(struct gp_writer *w, const CUpti_ActivityAPI *r, uint32_t domain,
+	       struct act_parse_stats *st)
+{
+	const char *name = api_filter__name(domain, r->cbid);
+	struct gp_rec_api *o;
+
+	if (!name) {
+		st->api_skipped++;
+		return 0;
+	}
+	o = gp_writer__reserve(w, GP_REC_API, sizeof(*o));
+	if (!o)
+		return -errno;
+	o->name_str = gp_writer__intern(w, name);
+	o->start = r->start;
+	o->end = r->end;
+	o->correlation_id = r->correlationId;
+	o->pid = r->processId;
+	o->tid = r->threadId;
+	o->domain = domain;
+	o->cbid = r->cbid;
+	o->return_value = (int32_t)r->returnValue;
+	gp_writer__commit(w);
+	st->api++;
+	return 1;
+}
+
+static int kernel(struct gp_writer *w, const CUpti_ActivityKernel10 *r, uint32_t pid,
+		  struct act_parse_stats *st)
+{
+	struct gp_rec_kernel *o = gp_writer__reserve(w, GP_REC_KERNEL, sizeof(*o));
+
+	if (!o)
+		return -errno;
+	o->name_str = gp_writer__intern(w, r->name);
+	if (r->graphId)
+		o->hdr.flags |= GP_KERNEL_IN_GRAPH;
+	if (r->launchType == CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_SINGLE_DEVICE ||
+	    r->launchType == CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_MULTI_DEVICE)
+		o->hdr.flags |= GP_KERNEL_COOPERATIVE;
+	o->start = r->start;
+	o->end = r->end;
+	o->graph_node_id = r->graphNodeId;
+	o->correlation_id = r->correlationId;
+	o->pid = pid;
+	o->device_id = r->deviceId;
+	o->context_id = r->contextId;
+	o->stream_id = r->streamId;
+	o->graph_id = r->graphId;
+	o->grid[0] = (uint32_t)r->gridX;
+	o->grid[1] = (uint32_t)r->gridY;
+	o->grid[2] = (uint32_t)r->gridZ;
+	o->block[0] = (uint32_t)r->blockX;
+	o->block[1] = (uint32_t)r->blockY;
+	o->block[2] = (uint32_t)r->blockZ;
+	o->static_shared_mem = (uint32_t)r->staticSharedMemory;
+	o->dynamic_shared_mem = (uint32_t)r->dynamicSharedMemory;
+	o->registers_per_thread = r->registersPerThread;
+	gp_writer__commit(w);
+	st->kernel++;
+	return 1;
+}
+
+static int memcpy_rec(struct gp_writer *w, const CUpti_ActivityMemcpy6 *r, uint32_t pid,
+		      struct act_parse_stats *st)
+{
+	struct gp_rec_memcpy *o = gp_writer__reserve(w, GP_REC_MEMCPY, sizeof(*o));
+
+	if (!o)
+		return -errno;
+	o->start = r->start;
+	o->end = r->end;
+	o->bytes = r->bytes;
+	o->correlation_id = r->correlationId;
+	o->pid = pid;
+	o->device_id = r->deviceId;
+	o->context_id = r->contextId;
+	o->stream_id = r->streamId;
+	o->graph_id = r->graphId;
+	o->copy_kind = r->copyKind;
+	o->src_kind = r->srcKind;
+	o->dst_kind = r->dstKind;
+	o->is_async = (r->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? 1 : 0;
+	gp_writer__commit(w);
+	st->memcpy++;
+	return 1;
+}
+
+static int memset_rec(struct gp_writer *w, const CUpti_ActivityMemset4 *r, uint32_t pid,
+		      struct act_parse_stats *st)
+{
+	struct gp_rec_memset *o = gp_writer__reserve(w, GP_REC_MEMSET, sizeof(*o));
+
+	if (!o)
+		return -errno;
+	o->start = r->start;
+	o->end = r->end;
+	o->bytes = r->bytes;
+	o->correlation_id = r->correlationId;
+	o->pid = pid;
+	o->device_id = r->deviceId;
+	o->context_id = r->contextId;
+	o->stream_id = r->streamId;
+	o->graph_id = r->graphId;
+	o->value = r->value;
+	o->memory_kind = r->memoryKind;
+	o->is_async = (r->flags & CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC) ? 1 : 0;
+	gp_writer__commit(w);
+	st->memset++;
+	return 1;
+}
+
+static int sync_rec(struct gp_writer *w, const CUpti_ActivitySynchronization2 *r, uint32_t pid,
+		    struct act_parse_stats *st)
+{
+	struct gp_rec_sync *o = gp_writer__reserve(w, GP_REC_SYNC, sizeof(*o));
+
+	if (!o)
+		return -errno;
+	o->start = r->start;
+	o->end = r->end;
+	o->correlation_id = r->correlationId;
+	o->pid = pid;
+	o->sync_type = (uint32_t)r->type;
+	o->context_id = r->contextId;
+	o->stream_id = r->streamId;
+	o->event_id = r->cudaEventId;
+	gp_writer__commit(w);
+	st->sync++;
+	return 1;
+}
+
+static int device(struct gp_writer *w, const CUpti_ActivityDevice5 *r, struct act_parse_stats *st)
+{
+	struct gp_rec_device *o = gp_writer__reserve(w, GP_REC_DEVICE, sizeof(*o));
+
+	if (!o)
+		return -errno;
+	o->name_str = gp_writer__intern(w, r->name);
+	o->global_memory_bytes = r->globalMemorySize;
+	o->device_id = r->id;
+	o->cc_major = r->computeCapabilityMajor;
+	o->cc_minor = r->computeCapabilityMinor;
+	o->sm_count = r->numMultiprocessors;
+	_Static_assert(sizeof(o->uuid) == sizeof(r->uuid), "uuid sizes");
+	memcpy(o->uuid, &r->uuid, sizeof(o->uuid));
+	gp_writer__commit(w);
+	st->device++;
+	return 1;
+}
+
+int act_parse__record(struct gp_writer *w, const CUpti_Activity *a, uint32_t pid,
+		      struct act_parse_stats *st)
+{
+	int r;
+
+	switch (a->kind) {
+	case CUPTI_ACTIVITY_KIND_RUNTIME:
+		r = api(w, AS(CUpti_ActivityAPI, a), GP_API_RUNTIME, st);
+		break;
+	case CUPTI_ACTIVITY_KIND_DRIVER:
+		r = api(w, AS(CUpti_ActivityAPI, a), GP_API_DRIVER, st);
+		break;
+	case CUPTI_ACTIVITY_KIND_KERNEL:
+	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+		r = kernel(w, AS(CUpti_ActivityKernel10, a), pid, st);
+		break;
+	case CUPTI_ACTIVITY_KIND_MEMCPY:
+		r = memcpy_rec(w, AS(CUpti_ActivityMemcpy6, a), pid, st);
+		break;
+	case CUPTI_ACTIVITY_KIND_MEMSET:
+		r = memset_rec(w, AS(CUpti_ActivityMemset4, a), pid, st);
+		break;
+	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+		r = sync_rec(w, AS(CUpti_ActivitySynchronization2, a), pid, st);
+		break;
+	case CUPTI_ACTIVITY_KIND_DEVICE:
+		r = device(w, AS(CUpti_ActivityDevice5, a), st);
+		break;
+	default:
+		st->unknown++;
+		return 0;
+	}
+	if (r < 0)
+		st->failed++;
+	return r;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cupti_cb.h - what the injection library asks of CUPTI's callback API, and
+ * which API calls CUPTI's activity API records.
+ *
+ * API records come from the RUNTIME/DRIVER activity kinds, not from our own
+ * callbacks: CUPTI fills start, end, thread id, correlation id and return
+ * value itself, and no code of ours runs on the application's launch path.
+ * The subscription exists for two things: to claim CUPTI (a second
+ * subscriber, i.e. another profiler, is refused, and we then stay out) and
+ * to hear about device resets, whose records must be on disk before the
+ * context goes away.
+ */
+#ifndef GPUPERF_CUPTI_CB_H
+#define GPUPERF_CUPTI_CB_H
+
+#include <cupti.h>
+
+/* Called on the application thread around cudaDeviceReset and friends. */
+typedef void (*cupti_cb_reset_fn)(int enter);
+
+/*
+ * Subscribe and enable the reset callbacks. Returns CUPTI's status
+ * (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED when another client holds
+ * CUPTI); on success *sub is set.
+ */
+CUptiResult cupti_cb__subscribe(CUpti_SubscriberHandle *sub, cupti_cb_reset_fn on_reset);
+
+/*
+ * With the RUNTIME/DRIVER kinds enabled: keep only the calls api_filter
+ * lists, where this CUPTI can filter by cbid (records of other calls would
+ * be skipped by act_parse anyway, at the cost of producing them).
+ * Returns 1 when CUPTI filters, 0 when it cannot.
+ */
+int cupti_cb__filter_api(void);
+
+#endif /* GPUPERF_CUPTI_CB_H */

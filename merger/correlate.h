@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * correlate.h - joins each GPU record to the API call that issued it and to
+ * the CPU stack of that call.
+ *
+ * GPU record -> API record: same process, same correlation id (kernels of a
+ * graph launch carry the graph launch's id, so they all join to it).
+ *
+ * API record -> launch-site stack: the launch uprobe fires at the entry of
+ * the CUDA call, before CUPTI takes the call's start time, so the hit of a
+ * call lies on the same thread after the end of the thread's previous
+ * outermost API call and before the end of this one. Of the hits in that
+ * window, the earliest belongs to the outermost probed function (e.g.
+ * __cudaLaunchKernel before the cudaLaunchKernel it jumps to, the runtime
+ * call before the driver call it makes). A nested API call (the driver call
+ * inside a runtime call) takes the stack of its enclosing call. Each hit
+ * serves one outermost call at most, so back-to-back launches never share.
+ *
+ * Unjoined records keep index -1 and are counted.
+ */
+#ifndef GPUPERF_CORRELATE_H
+#define GPUPERF_CORRELATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct timeline;
+
+struct correlation {
+	int64_t *gpu_api;    /* per tl->gpu[i]: index into tl->api, or -1 */
+	int64_t *gpu_launch; /* per tl->gpu[i]: index into tl->launch, or -1 */
+	int64_t *api_launch; /* per tl->api[i]: index into tl->launch, or -1 */
+	size_t nr_gpu;
+	size_t gpu_with_api;   /* GPU records joined to an API record */
+	size_t gpu_with_stack; /* ... and through it to a launch stack */
+};
+
+/* Needs timeline__finish() first. 0 or -ENOMEM. */
+int correlate__run(const struct timeline *tl, struct correlation *c);
+void correlate__release(struct correlation *c);
+
+#endif /* GPUPERF_CORRELATE_H */

@@ -1,0 +1,661 @@
+// SPDX-License-Identifier: Apache-2.0
+/* timeline.c - load gpuperf traces into one in-memory timeline. */
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gp_reader.h"
+#include "gp_record.h"
+#include "timeline.h"
+
+#define MAX_WARNINGS 256
+
+struct strtab {
+	char **strs; /* id -> string; strs[0] = "" */
+	uint32_t nr, cap;
+	uint32_t *slots; /* open addressing: id or 0 */
+	uint32_t nslots;
+};
+
+/* Per-file string id -> timeline string id. */
+struct idmap {
+	uint32_t *keys, *vals;
+	uint32_t cap, nr;
+};
+
+struct tl_priv {
+	struct strtab st;
+	size_t cap_gpu, cap_api, cap_launch, cap_samples, cap_offcpu, cap_frames, cap_files;
+	char **warnings;
+	size_t nr_warnings;
+	char errbuf[512];
+};
+
+static uint32_t hash_str(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 16777619u;
+	return h;
+}
+
+static int strtab_grow_slots(struct strtab *st)
+{
+	uint32_t ncap = st->nslots ? st->nslots * 2 : 1024, i;
+	uint32_t *ns = calloc(ncap, sizeof(*ns));
+
+	if (!ns)
+		return -ENOMEM;
+	for (i = 1; i < st->nr; i++) {
+		uint32_t j = hash_str(st->strs[i]) & (ncap - 1);
+
+		while (ns[j])
+			j = (j + 1) & (ncap - 1);
+		ns[j] = i;
+	}
+	free(st->slots);
+	st->slots = ns;
+	st->nslots = ncap;
+	return 0;
+}
+
+uint32_t timeline__intern(struct timeline *tl, const char *s)
+{
+	struct strtab *st = &tl->priv->st;
+	uint32_t j;
+
+	if (!s || !*s)
+		return 0;
+	if ((st->nr + 1) * 2 > st->nslots && strtab_grow_slots(st))
+		return 0;
+	for (j = hash_str(s) & (st->nslots - 1); st->slots[j]; j = (j + 1) & (st->nslots - 1))
+		if (strcmp(st->strs[st->slots[j]], s) == 0)
+			return st->slots[j];
+	if (st->nr == st->cap) {
+		uint32_t ncap = st->cap * 2;
+		char **n = realloc(st->strs, ncap * sizeof(*n));
+
+		if (!n)
+			return 0;
+		st->strs = n;
+		st->cap = ncap;
+	}
+	st->strs[st->nr] = strdup(s);
+	if (!st->strs[st->nr])
+		return 0;
+	st->slots[j] = st->nr;
+	return st->nr++;
+}
+
+const char *timeline__str(const struct timeline *tl, uint32_t id)
+{
+	const struct strtab *st = &tl->priv->st;
+
+	return id < st->nr ? st->strs[id] : "";
+}
+
+static void warn(struct timeline *tl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void warn(struct timeline *tl, const char *fmt, ...)
+{
+	struct tl_priv *p = tl->priv;
+	char buf[600];
+	char **nw;
+	va_list ap;
+
+	if (p->nr_warnings >= MAX_WARNINGS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	nw = realloc(p->warnings, (p->nr_warnings + 1) * sizeof(*nw));
+	if (!nw)
+		return;
+	p->warnings = nw;
+	nw[p->nr_warnings] = strdup(buf);
+	if (nw[p->nr_warnings])
+		p->nr_warnings++;
+}
+
+size_t timeline__nr_warnings(const struct timeline *tl)
+{
+	return tl->priv->nr_warnings;
+}
+
+const char *timeline__warning(const struct timeline *tl, size_t i)
+{
+	return i < tl->priv->nr_warnings ? tl->priv->warnings[i] : NULL;
+}
+
+struct timeline *timeline__new(void)
+{
+	struct timeline *tl = calloc(1, sizeof(*tl));
+
+	if (!tl)
+		return NULL;
+	tl->priv = calloc(1, sizeof(*tl->priv));
+	if (!tl->priv)
+		goto fail;
+	tl->priv->st.cap = 1024;
+	tl->priv->st.strs = calloc(tl->priv->st.cap, sizeof(char *));
+	if (!tl->priv->st.strs)
+		goto fail;
+	tl->priv->st.strs[0] = strdup("");
+	if (!tl->priv->st.strs[0])
+		goto fail;
+	tl->priv->st.nr = 1;
+	if (strtab_grow_slots(&tl->priv->st))
+		goto fail;
+	tl->first_ts = UINT64_MAX;
+	return tl;
+fail:
+	timeline__free(tl);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void timeline__free(struct timeline *tl)
+{
+	size_t i;
+
+	if (!tl)
+		return;
+	if (tl->priv) {
+		for (i = 0; i < tl->priv->st.nr; i++)
+			free(tl->priv->st.strs[i]);
+		free(tl->priv->st.strs);
+		free(tl->priv->st.slots);
+		for (i = 0; i < tl->priv->nr_warnings; i++)
+			free(tl->priv->warnings[i]);
+		free(tl->priv->warnings);
+		free(tl->priv);
+	}
+	for (i = 0; i < tl->nr_files; i++)
+		free(tl->files[i].path);
+	free(tl->files);
+	free(tl->gpu);
+	free(tl->api);
+	free(tl->launch);
+	free(tl->samples);
+	free(tl->offcpu);
+	free(tl->frames);
+	free(tl);
+}
+
+/* Append room for one element to a growable array; NULL on ENOMEM. */
+static void *push(void **arr, size_t *nr, size_t *cap, size_t elem)
+{
+	if (*nr == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 256;
+		void *n = realloc(*arr, ncap * elem);
+
+		if (!n)
+			return NULL;
+		*arr = n;
+		*cap = ncap;
+	}
+	return (char *)*arr + (*nr)++ * elem;
+}
+
+#define PUSH(tl, field, nrf, capf) \
+	((__typeof__((tl)->field))push((void **)&(tl)->field, &(tl)->nrf, &(tl)->priv->capf, sizeof(*(tl)->field)))
+
+static uint32_t idmap_get(const struct idmap *m, uint32_t key)
+{
+	uint32_t j;
+
+	if (!m->cap)
+		return 0;
+	for (j = (key * 2654435761u) & (m->cap - 1); m->keys[j]; j = (j + 1) & (m->cap - 1))
+		if (m->keys[j] == key)
+			return m->vals[j];
+	return 0;
+}
+
+static int idmap_put(struct idmap *m, uint32_t key, uint32_t val)
+{
+	uint32_t j;
+
+	if ((m->nr + 1) * 2 > m->cap) {
+		struct idmap n = { 0 };
+		uint32_t i;
+
+		n.cap = m->cap ? m->cap * 2 : 256;
+		n.keys = calloc(n.cap, sizeof(uint32_t));
+		n.vals = calloc(n.cap, sizeof(uint32_t));
+		if (!n.keys || !n.vals) {
+			free(n.keys);
+			free(n.vals);
+			return -ENOMEM;
+		}
+		for (i = 0; i < m->cap; i++)
+			if (m->keys[i])
+				idmap_put(&n, m->keys[i], m->vals[i]);
+		free(m->keys);
+		free(m->vals);
+		*m = n;
+	}
+	for (j = (key * 2654435761u) & (m->cap - 1); m->keys[j]; j = (j + 1) & (m->cap - 1))
+		if (m->keys[j] == key) {
+			m->vals[j] = val;
+			return 0;
+		}
+	m->keys[j] = key;
+	m->vals[j] = val;
+	m->nr++;
+	return 0;
+}
+
+static int add_stack(struct timeline *tl, struct tl_stack *st, const uint64_t *ips, uint16_t nu, uint16_t nk)
+{
+	size_t n = (size_t)nu + nk;
+
+	if (tl->nr_frames + n > tl->priv->cap_frames) {
+		size_t ncap = tl->priv->cap_frames ? tl->priv->cap_frames : 4096;
+		uint64_t *f;
+
+		while (ncap < tl->nr_frames + n)
+			ncap *= 2;
+		f = realloc(tl->frames, ncap * sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		tl->frames = f;
+		tl->priv->cap_frames = ncap;
+	}
+	memcpy(tl->frames + tl->nr_frames, ips, n * sizeof(*ips));
+	st->off = (uint32_t)tl->nr_frames;
+	st->nr_user = nu;
+	st->nr_kernel = nk;
+	tl->nr_frames += n;
+	return 0;
+}
+
+const uint64_t *timeline__frames(const struct timeline *tl, const struct tl_stack *st)
+{
+	return tl->frames + st->off;
+}
+
+static void seen_ts(struct timeline *tl, uint64_t a, uint64_t b)
+{
+	if (a && a < tl->first_ts)
+		tl->first_ts = a;
+	if (b > tl->last_ts)
+		tl->last_ts = b;
+}
+
+/*
+ * First pass over a file not in CLOCK_MONOTONIC: its clock pairs decide
+ * the mapping before any of its records is stored.
+ */
+static void fit_clock(struct timeline *tl, const char *path, struct gp_reader *r, struct clock_fit *fit)
+{
+	const struct gp_file_header *h = gp_reader__header(r);
+	uint64_t *prod = NULL, *mono = NULL;
+	size_t n = 0, cap = 0;
+	const struct gp_rec_hdr *rec;
+	int rc;
+
+	while ((rc = gp_reader__next(r, &rec)) != GP_READ_EOF) {
+		const struct gp_rec_clock_pair *cp = (const void *)rec;
+
+		if (rc != GP_READ_RECORD || rec->type != GP_REC_CLOCK_PAIR || !cp->producer_ts)
+			continue;
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 64;
+			uint64_t *np = realloc(prod, ncap * sizeof(*np));
+			uint64_t *nm = np ? realloc(mono, ncap * sizeof(*nm)) : NULL;
+
+			if (!np || !nm) {
+				prod = np ? np : prod;
+				break;
+			}
+			prod = np;
+			mono = nm;
+			cap = ncap;
+		}
+		prod[n] = cp->producer_ts;
+		mono[n] = cp->monotonic_ns;
+		n++;
+	}
+	if (n) {
+		clock_fit__pairs(fit, prod, mono, n);
+	} else {
+		/* The header's two clocks, read together when the file was opened. */
+		uint64_t at = h->clock_id == GP_CLOCK_REALTIME ? h->start_realtime_ns : h->start_monotonic_ns;
+
+		clock_fit__offset(fit, at, h->start_monotonic_ns, CLOCK_HEADER);
+		warn(tl, "'%s': timestamps are not CLOCK_MONOTONIC and the trace has no clock pairs; "
+			 "aligned by the header's clocks only (expect microseconds of error)", path);
+	}
+	free(prod);
+	free(mono);
+}
+
+/* Copy one record into the timeline; -ENOMEM is the only failure. */
+static int add_record(struct timeline *tl, struct idmap *ids, const struct gp_rec_hdr *rec,
+		      const struct clock_fit *fit, uint32_t file_pid)
+{
+#define T(x) clock_fit__apply(fit, (x))
+#define S(x) idmap_get(ids, (x))
+	switch (rec->type) {
+	case GP_REC_STRING: {
+		const struct gp_rec_string *s = (const void *)rec;
+		uint32_t id = timeline__intern(tl, s->data);
+
+		return id ? idmap_put(ids, s->id, id) : 0;
+	}
+	case GP_REC_API: {
+		const struct gp_rec_api *a = (const void *)rec;
+		struct tl_api *o = PUSH(tl, api, nr_api, cap_api);
+
+		if (!o)
+			return -ENOMEM;
+		o->start = T(a->start);
+		o->end = T(a->end);
+		o->pid = a->pid ? a->pid : file_pid;
+		o->tid = a->tid;
+		o->corr = a->correlation_id;
+		o->name = S(a->name_str);
+		o->domain = (uint16_t)a->domain;
+		o->nested = 0;
+		o->ret = a->return_value;
+		seen_ts(tl, o->start, o->end);
+		return 0;
+	}
+	case GP_REC_KERNEL:
+	case GP_REC_MEMCPY:
+	case GP_REC_MEMSET:
+	case GP_REC_SYNC: {
+		struct tl_gpu *g = PUSH(tl, gpu, nr_gpu, cap_gpu);
+
+		if (!g)
+			return -ENOMEM;
+		memset(g, 0, sizeof(*g));
+		if (rec->type == GP_REC_KERNEL) {
+			const struct gp_rec_kernel *k = (const void *)rec;
+
+			g->kind = TL_GPU_KERNEL;
+			g->start = k->start;
+			g->end = k->end;
+			g->pid = k->pid;
+			g->corr = k->correlation_id;
+			g->name = S(k->name_str);
+			g->device = k->device_id;
+			g->stream = k->stream_id;
+			g->graph_id = k->graph_id;
+			g->flags = (uint8_t)rec->flags;
+		} else if (rec->type == GP_REC_MEMCPY) {
+			const struct gp_rec_memcpy *m = (const void *)rec;
+
+			g->kind = TL_GPU_MEMCPY;
+			g->start = m->start;
+			g->end = m->end;
+			g->pid = m->pid;
+			g->corr = m->correlation_id;
+			g->device = m->device_id;
+			g->stream = m->stream_id;
+			g->graph_id = m->graph_id;
+			g->bytes = m->bytes;
+			g->copy_kind = m->copy_kind;
+		} else if (rec->type == GP_REC_MEMSET) {
+			const struct gp_rec_memset *m = (const void *)rec;
+
+			g->kind = TL_GPU_MEMSET;
+			g->start = m->start;
+			g->end = m->end;
+			g->pid = m->pid;
+			g->corr = m->correlation_id;
+			g->device = m->device_id;
+			g->stream = m->stream_id;
+			g->graph_id = m->graph_id;
+			g->bytes = m->bytes;
+		} else {
+			const struct gp_rec_sync *s = (const void *)rec;
+
+			g->kind = TL_GPU_SYNC;
+			g->start = s->start;
+			g->end = s->end;
+			g->pid = s->pid;
+			g->corr = s->correlation_id;
+			g->stream = s->stream_id;
+		}
+		g->start = T(g->start);
+		g->end = T(g->end);
+		if (!g->pid)
+			g->pid = file_pid;
+		seen_ts(tl, g->start, g->end);
+		return 0;
+	}
+	case GP_REC_LAUNCH_SITE: {
+		const struct gp_rec_launch_site *l = (const void *)rec;
+		struct tl_launch *o = PUSH(tl, launch, nr_launch, cap_launch);
+
+		if (!o)
+			return -ENOMEM;
+		o->ts = T(l->ts);
+		o->pid = l->pid;
+		o->tid = l->tid;
+		o->probe = S(l->probe_str);
+		return add_stack(tl, &o->stack, l->ips, l->nr_user, l->nr_kernel);
+	}
+	case GP_REC_CPU_SAMPLE: {
+		const struct gp_rec_cpu_sample *s = (const void *)rec;
+		struct tl_sample *o = PUSH(tl, samples, nr_samples, cap_samples);
+
+		if (!o)
+			return -ENOMEM;
+		o->ts = T(s->ts);
+		o->weight = s->weight_ns;
+		o->pid = s->pid;
+		o->tid = s->tid;
+		o->cpu = s->cpu;
+		seen_ts(tl, o->ts, o->ts);
+		return add_stack(tl, &o->stack, s->ips, s->nr_user, s->nr_kernel);
+	}
+	case GP_REC_OFFCPU: {
+		const struct gp_rec_offcpu *s = (const void *)rec;
+		struct tl_offcpu *o = PUSH(tl, offcpu, nr_offcpu, cap_offcpu);
+
+		if (!o)
+			return -ENOMEM;
+		o->start = T(s->start);
+		o->end = T(s->end);
+		o->pid = s->pid;
+		o->tid = s->tid;
+		o->cpu = s->cpu;
+		o->state = s->state;
+		seen_ts(tl, o->start, o->end);
+		return add_stack(tl, &o->stack, s->ips, s->nr_user, s->nr_kernel);
+	}
+	case GP_REC_DROPPED: {
+		const struct gp_rec_dropped *d = (const void *)rec;
+
+		if (d->source < sizeof(tl->dropped) / sizeof(tl->dropped[0]))
+			tl->dropped[d->source] += d->count;
+		return 0;
+	}
+	default:
+		return 0; /* process/thread/module/device: read by later stages */
+	}
+#undef T
+#undef S
+}
+
+int timeline__load_file(struct timeline *tl, const char *path, const char **why)
+{
+	struct tl_priv *p = tl->priv;
+	struct idmap ids = { 0 };
+	struct gp_reader_stats rs;
+	struct gp_reader *r;
+	struct tl_file *f;
+	const struct gp_rec_hdr *rec;
+	int rc, err = 0;
+
+	r = gp_reader__open(path, p->errbuf, sizeof(p->errbuf));
+	if (!r) {
+		err = -errno;
+		if (why)
+			*why = p->errbuf;
+		return err ? err : -EINVAL;
+	}
+	f = push((void **)&tl->files, &tl->nr_files, &p->cap_files, sizeof(*tl->files));
+	if (!f) {
+		gp_reader__free(r);
+		return -ENOMEM;
+	}
+	memset(f, 0, sizeof(*f));
+	f->path = strdup(path);
+	f->pid = gp_reader__header(r)->pid;
+	f->producer = gp_reader__header(r)->producer;
+	if (gp_reader__header(r)->clock_id != GP_CLOCK_MONOTONIC) {
+		fit_clock(tl, path, r, &f->fit);
+		gp_reader__free(r);
+		r = gp_reader__open(path, p->errbuf, sizeof(p->errbuf));
+		if (!r) {
+			if (why)
+				*why = p->errbuf;
+			return -EIO;
+		}
+	}
+	while ((rc = gp_reader__next(r, &rec)) != GP_READ_EOF) {
+		if (rc == GP_READ_ERROR) {
+			warn(tl, "%s", gp_reader__error(r));
+			continue;
+		}
+		err = add_record(tl, &ids, rec, &f->fit, f->pid);
+		if (err)
+			break;
+	}
+	gp_reader__stats(r, &rs);
+	f->clean_end = rs.clean_end;
+	f->records = rs.records;
+	if (!rs.clean_end && !rs.truncated && !err)
+		warn(tl, "'%s': no end mark: the recording process was killed or is still running; "
+			 "what it flushed is used", path);
+	free(ids.keys);
+	free(ids.vals);
+	gp_reader__free(r);
+	if (err && why) {
+		snprintf(p->errbuf, sizeof(p->errbuf), "out of memory loading '%s'", path);
+		*why = p->errbuf;
+	}
+	return err;
+}
+
+int timeline__load_dir(struct timeline *tl, const char *dir, const char **why)
+{
+	struct tl_priv *p = tl->priv;
+	struct dirent *de;
+	char path[4096];
+	int found = 0, err = 0;
+	DIR *d = opendir(dir);
+
+	if (!d) {
+		err = -errno;
+		snprintf(p->errbuf, sizeof(p->errbuf), "cannot open directory '%s': %s", dir, strerror(-err));
+		if (why)
+			*why = p->errbuf;
+		return err;
+	}
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, "cpu.trace") && fnmatch("gpu-*.trace", de->d_name, 0))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		found++;
+		err = timeline__load_file(tl, path, why);
+		if (err == -ENOMEM)
+			break;
+		if (err) {
+			/* an unreadable file is a warning; the others still load */
+			warn(tl, "%s", p->errbuf);
+			err = 0;
+		}
+	}
+	closedir(d);
+	if (!err && !found) {
+		snprintf(p->errbuf, sizeof(p->errbuf),
+			 "'%s' holds no cpu.trace or gpu-<pid>.trace: not a gpuperf recording", dir);
+		if (why)
+			*why = p->errbuf;
+		return -ENOENT;
+	}
+	return err;
+}
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_api(const void *a, const void *b)
+{
+	const struct tl_api *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return cmp_u64(x->pid, y->pid);
+	if (x->tid != y->tid)
+		return cmp_u64(x->tid, y->tid);
+	if (x->start != y->start)
+		return cmp_u64(x->start, y->start);
+	return cmp_u64(y->end, x->end); /* the enclosing call first */
+}
+
+static int cmp_launch(const void *a, const void *b)
+{
+	const struct tl_launch *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return cmp_u64(x->pid, y->pid);
+	if (x->tid != y->tid)
+		return cmp_u64(x->tid, y->tid);
+	return cmp_u64(x->ts, y->ts);
+}
+
+static int cmp_gpu(const void *a, const void *b)
+{
+	const struct tl_gpu *x = a, *y = b;
+
+	return x->start != y->start ? cmp_u64(x->start, y->start) : cmp_u64(x->end, y->end);
+}
+
+static int cmp_sample(const void *a, const void *b)
+{
+	return cmp_u64(((const struct tl_sample *)a)->ts, ((const struct tl_sample *)b)->ts);
+}
+
+static int cmp_offcpu(const void *a, const void *b)
+{
+	return cmp_u64(((const struct tl_offcpu *)a)->start, ((const struct tl_offcpu *)b)->start);
+}
+
+void timeline__finish(struct timeline *tl)
+{
+	size_t i, outer = 0;
+
+	qsort(tl->api, tl->nr_api, sizeof(*tl->api), cmp_api);
+	qsort(tl->launch, tl->nr_launch, sizeof(*tl->launch), cmp_launch);
+	qsort(tl->gpu, tl->nr_gpu, sizeof(*tl->gpu), cmp_gpu);
+	qsort(tl->samples, tl->nr_samples, sizeof(*tl->samples), cmp_sample);
+	qsort(tl->offcpu, tl->nr_offcpu, sizeof(*tl->offcpu), cmp_offcpu);
+
+	/* A call inside the span of the thread's enclosing call is nested
+	 * (the driver call a runtime call makes). */
+	for (i = 0; i < tl->nr_api; i++) {
+		struct tl_api *a = &tl->api[i], *o = &tl->api[outer];
+
+		if (i > 0 && a->pid == o->pid && a->tid == o->tid && a->start >= o->start &&
+		    a->end <= o->end) {
+			a->nested = 1;
+			continue;
+		}
+		a->nested = 0;
+		outer = i;
+	}
+	if (tl->first_ts == UINT64_MAX)
+		tl->first_ts = 0;
+}

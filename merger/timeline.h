@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * timeline.h - every record of a report directory in memory, in one clock
+ * (CLOCK_MONOTONIC ns), with one string table: what the merger's join,
+ * aggregation and writers work from.
+ *
+ * Loading reads cpu.trace and every gpu-<pid>.trace of a directory (or
+ * files given one by one). Damaged or cut-short files load what is intact;
+ * each problem is kept as a one-line warning (timeline__warnings()) and
+ * loading goes on. GPU traces not in CLOCK_MONOTONIC are aligned with
+ * clock_align (see there) before their records are stored.
+ *
+ * Memory: GPU activities are stored compactly (struct tl_gpu, 56 bytes);
+ * stacks are kept once per record in one frame pool.
+ *
+ * Not thread-safe; one owner.
+ */
+#ifndef GPUPERF_TIMELINE_H
+#define GPUPERF_TIMELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clock_align.h"
+
+/* tl_gpu.kind */
+enum tl_gpu_kind {
+	TL_GPU_KERNEL = 1,
+	TL_GPU_MEMCPY = 2,
+	TL_GPU_MEMSET = 3,
+	TL_GPU_SYNC = 4,
+};
+
+/* One piece of GPU work (or a synchronization), from a gpu trace. */
+struct tl_gpu {
+	uint64_t start, end;
+	uint64_t bytes;	    /* memcpy/memset */
+	uint32_t pid;
+	uint32_t corr;	    /* correlation id of the issuing API call */
+	uint32_t name;	    /* timeline string: kernel name (mangled) */
+	uint32_t device;
+	uint32_t stream;
+	uint16_t kind;	    /* enum tl_gpu_kind */
+	uint8_t copy_kind;  /* memcpy: CUpti_ActivityMemcpyKind */
+	uint8_t flags;
+	uint32_t graph_id;
+};
+
+/* One CUDA API call on a host thread. */
+struct tl_api {
+	uint64_t start, end;
+	uint32_t pid, tid;
+	uint32_t corr;
+	uint32_t name;	 /* timeline string */
+	uint16_t domain; /* GP_API_RUNTIME / GP_API_DRIVER */
+	uint16_t nested; /* 1: inside another API call on the same thread */
+	int32_t ret;
+};
+
+/* A stack: `nr_user` user addresses then `nr_kernel` kernel ones, innermost first. */
+struct tl_stack {
+	uint32_t off; /* index into timeline frame pool */
+	uint16_t nr_user, nr_kernel;
+};
+
+struct tl_launch {
+	uint64_t ts;
+	uint32_t pid, tid;
+	uint32_t probe; /* timeline string: probed symbol */
+	struct tl_stack stack;
+};
+
+struct tl_sample {
+	uint64_t ts, weight;
+	uint32_t pid, tid, cpu;
+	struct tl_stack stack;
+};
+
+struct tl_offcpu {
+	uint64_t start, end;
+	uint32_t pid, tid, cpu, state;
+	struct tl_stack stack;
+};
+
+/* A loaded GPU or CPU trace file, for reports. */
+struct tl_file {
+	char *path;
+	uint32_t pid;
+	uint16_t producer;
+	int clean_end;
+	uint64_t records;
+	struct clock_fit fit; /* how its times were brought to CLOCK_MONOTONIC */
+};
+
+struct timeline {
+	struct tl_gpu *gpu;
+	size_t nr_gpu;
+	struct tl_api *api;
+	size_t nr_api;
+	struct tl_launch *launch;
+	size_t nr_launch;
+	struct tl_sample *samples;
+	size_t nr_samples;
+	struct tl_offcpu *offcpu;
+	size_t nr_offcpu;
+	uint64_t *frames; /* stack pool */
+	size_t nr_frames;
+
+	struct tl_file *files;
+	size_t nr_files;
+
+	uint64_t dropped[16]; /* by GP_DROP_* source */
+	uint64_t first_ts, last_ts;
+
+	struct tl_priv *priv; /* string table, growth state, warnings */
+};
+
+/* An empty timeline. NULL + errno on allocation failure. */
+struct timeline *timeline__new(void);
+void timeline__free(struct timeline *tl);
+
+/*
+ * Load one trace file. Returns 0 when the file could be opened (even if
+ * damaged: what is intact is loaded and warnings say what was not), or
+ * -errno when it could not be read at all; *why (if given) then points at a
+ * message valid until the next call.
+ */
+int timeline__load_file(struct timeline *tl, const char *path, const char **why);
+/* Load cpu.trace and every gpu-*.trace in dir; -ENOENT if it holds none. */
+int timeline__load_dir(struct timeline *tl, const char *dir, const char **why);
+
+/* Sort every array by time and mark nested API calls. Call after loading. */
+void timeline__finish(struct timeline *tl);
+
+/* Timeline string by id ("" for 0 or unknown). Ids are timeline-wide. */
+const char *timeline__str(const struct timeline *tl, uint32_t id);
+uint32_t timeline__intern(struct timeline *tl, const char *s);
+
+const uint64_t *timeline__frames(const struct timeline *tl, const struct tl_stack *st);
+
+/* Warnings collected while loading, one line each. */
+size_t timeline__nr_warnings(const struct timeline *tl);
+const char *timeline__warning(const struct timeline *tl, size_t i);
+
+#endif /* GPUPERF_TIMELINE_H */

@@ -1,0 +1,133 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# The injection library's checks on real CUDA: needs a GPU (nvidia-smi), else exits 77 (skipped).
+#
+# usage: gpu.sh BUILD_DIR
+#   BUILD_DIR: a gpuperf build with samples (nvcc) and tests (trace_check).
+# Runs every sample (static cudart, nvcc's default, and the libcudart.so
+# build) with libgpuperf_inject.so as CUDA_INJECTION64_PATH, then with
+# LD_PRELOAD, and checks each trace with trace_check --no-truth: the counts
+# the sample reports, every GPU record joined to an API record that started
+# before it, graph kernels joined to the graph launch, MONOTONIC times inside
+# the run, no drops, a clean end. Also the exit paths of exit_paths
+# (signals, fork, reset) and CUPTI being refused. Run it whenever a GPU is at
+# hand and put what it printed in the change's note.
+set -u
+build=${1:-build}
+lib="$build/cupti_inject/libgpuperf_inject.so"
+check="$build/tests/inject/trace_check"
+samples="$build/samples"
+exitp="$build/tests/inject/exit_paths"
+work="$build/tests/e2e/gpu-work"
+
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+	echo "SKIP: no GPU (nvidia-smi does not work)"
+	exit 77
+fi
+for f in "$lib" "$check" "$samples/vector_add"; do
+	[ -e "$f" ] || { echo "FAIL: $f is not built"; exit 1; }
+done
+# The simulator must not be in the way.
+unset LD_LIBRARY_PATH GPUPERF_SIM_LOG
+rm -rf "$work"
+mkdir -p "$work"
+failures=0
+
+fail() {
+	echo "FAIL [$1]: $2"
+	failures=$((failures + 1))
+}
+
+# run NAME ROUTE EXE ARGS... -- CHECK_OPTS...: one traced run and its check.
+run() {
+	name=$1 route=$2 exe=$3
+	shift 3
+	args=""
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do args="$args $1"; shift; done
+	[ $# -gt 0 ] && shift
+	d="$work/$name-$route"
+	mkdir -p "$d"
+	if [ "$route" = preload ]; then
+		# shellcheck disable=SC2086
+		GPUPERF_DIR="$d" LD_PRELOAD="$lib" "$exe" $args >"$d/stdout.txt" 2>"$d/stderr.txt"
+	else
+		# shellcheck disable=SC2086
+		GPUPERF_DIR="$d" CUDA_INJECTION64_PATH="$lib" "$exe" $args \
+			>"$d/stdout.txt" 2>"$d/stderr.txt"
+	fi
+	rc=$?
+	[ $rc -eq 0 ] || { fail "$name/$route" "exit status $rc: $(tail -3 "$d/stderr.txt")"; return; }
+	[ -s "$d/stderr.txt" ] && fail "$name/$route" "stderr: $(head -3 "$d/stderr.txt")"
+	set -- "$d"/gpu-*.trace
+	[ $# -eq 1 ] && [ -f "$1" ] || { fail "$name/$route" "expected one trace, found: $*"; return; }
+	if "$check" --no-truth "$@" "$1" /dev/null >"$d/check.txt" 2>&1; then
+		echo "ok   $name/$route: $(tail -1 "$d/check.txt")"
+	else
+		fail "$name/$route" "$(cat "$d/check.txt")"
+	fi
+}
+
+# Counts each sample reports on its summary line (see samples/README.md).
+for route in injection preload; do
+	for v in "" _shared; do
+		# LD_PRELOAD only starts in a process that maps libcudart/libcuda at
+		# start-up; a static-cudart program needs CUDA_INJECTION64_PATH.
+		[ "$route" = preload ] && [ -z "$v" ] && continue
+		run vector_add$v $route "$samples/vector_add$v" -- --kernels 1 --memcpys 3
+		run train_step$v $route "$samples/train_step$v" -- --kernels 120
+		run multi_stream$v $route "$samples/multi_stream$v" 8 -- \
+			--kernels 256 --memcpys 256 --min-threads 8
+		run memcpy_bench$v $route "$samples/memcpy_bench$v" -- \
+			--kernels 0 --memcpys 96 --memsets 16
+		run driver_api$v $route "$samples/driver_api$v" -- --kernels 20
+		run cuda_graph$v $route "$samples/cuda_graph$v" -- --graph --kernels 60
+		run launch_loop$v $route "$samples/launch_loop$v" 20000 -- --kernels 20000
+	done
+done
+
+if [ -x "$exitp" ]; then
+	# work() = 1 HtoD + 1 DtoH copy, 1 memset, N kernels.
+	run exit_return injection "$exitp" return 0 -- --kernels 8 --memcpys 2 --memsets 1
+	run exit_thread injection "$exitp" thread-exit -- --kernels 10 --memcpys 4 --memsets 2
+	run exit_reset injection "$exitp" reset -- --kernels 12 --memcpys 4 --memsets 2
+	run exit_fork injection "$exitp" fork -- --kernels 12 --memcpys 4 --memsets 2
+	for sig in INT TERM; do
+		d="$work/signal-$sig"
+		mkdir -p "$d"
+		GPUPERF_DIR="$d" CUDA_INJECTION64_PATH="$lib" "$exitp" wait >"$d/stdout.txt" 2>&1 &
+		pid=$!
+		i=0
+		while ! grep -q '^ready' "$d/stdout.txt" && [ $i -lt 600 ]; do
+			sleep 0.05
+			i=$((i + 1))
+		done
+		kill -"$sig" $pid
+		wait $pid
+		rc=$?
+		expect=$((128 + $(kill -l "$sig")))
+		[ $rc -eq $expect ] || fail "signal-$sig" "exit status $rc, expected $expect"
+		if "$check" --no-truth --kernels 16 --memcpys 2 --memsets 1 "$d"/gpu-$pid.trace \
+			/dev/null >"$d/check.txt" 2>&1; then
+			echo "ok   signal-$sig: $(tail -1 "$d/check.txt")"
+		else
+			fail "signal-$sig" "$(cat "$d/check.txt")"
+		fi
+	done
+	d="$work/no-cupti"
+	mkdir -p "$d"
+	GPUPERF_DIR="$d" GPUPERF_CUPTI_LIB=/nonexistent/libcupti.so CUDA_INJECTION64_PATH="$lib" \
+		"$exitp" return 5 >/dev/null 2>"$d/stderr.txt"
+	rc=$?
+	if [ $rc -ne 5 ] || [ "$(wc -l <"$d/stderr.txt")" -ne 1 ]; then
+		fail no-cupti "status $rc, stderr: $(cat "$d/stderr.txt")"
+	else
+		echo "ok   no-cupti: $(cat "$d/stderr.txt")"
+	fi
+fi
+
+nvidia-smi -L
+if [ $failures -ne 0 ]; then
+	echo "gpu.sh: $failures failure(s)"
+	exit 1
+fi
+echo "gpu.sh: all checks passed"

@@ -1,0 +1,216 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# Runs one injection-library scenario on the CUDA simulator and checks the trace against the ground truth.
+# usage: run_inject.sh CASE
+# env (set by CMake): GPINJ_SIM_LIB GPINJ_LIB GPINJ_CHECK GPINJ_SAMPLES GPINJ_EXIT_PATHS
+#   GPINJ_OTHER GPINJ_WORK; GPSIM_PRELOAD (optional): sanitizer runtime to load first.
+set -u
+case=$1
+dir="$GPINJ_WORK/$case"
+rm -rf "$dir"
+mkdir -p "$dir"
+# Short periods keep the kill and signal cases fast.
+export GPUPERF_FLUSH_MS=${GPUPERF_FLUSH_MS:-200}
+
+fail() {
+	echo "FAIL [$case]: $*"
+	for f in "$dir"/stderr.txt; do [ -s "$f" ] && sed 's/^/  stderr: /' "$f" | head -20; done
+	exit 1
+}
+
+for f in "$GPINJ_LIB" "$GPINJ_CHECK"; do
+	[ -e "$f" ] || { echo "SKIP: $f not built"; exit 77; }
+done
+
+# traced [VAR=value ...] -- program args: the program under the library (CUDA_INJECTION64_PATH).
+traced() {
+	set -- GPUPERF_DIR="$dir" GPUPERF_SIM_LOG="$dir/truth.jsonl" \
+		LD_LIBRARY_PATH="$GPINJ_SIM_LIB" CUDA_INJECTION64_PATH="$GPINJ_LIB" "$@"
+	if [ -n "${GPSIM_PRELOAD:-}" ]; then
+		set -- LD_PRELOAD="$GPSIM_PRELOAD${PRELOAD:+ $PRELOAD}" "$@"
+	elif [ -n "${PRELOAD:-}" ]; then
+		set -- LD_PRELOAD="$PRELOAD" "$@"
+	fi
+	# In the background (EXEC=1) the program must replace the subshell, so $! is its pid.
+	if [ -n "${EXEC:-}" ]; then
+		exec env "$@"
+	fi
+	env "$@"
+}
+
+bgpid=""
+cleanup() {
+	[ -n "$bgpid" ] && kill -KILL "$bgpid" 2>/dev/null
+	return 0
+}
+trap cleanup EXIT
+
+one_trace() {
+	n=$(ls "$dir"/gpu-*.trace 2>/dev/null | wc -l)
+	[ "$n" -eq 1 ] || fail "expected one trace file, found $n"
+	ls "$dir"/gpu-*.trace
+}
+
+check() { # check [trace_check options]
+	grep -qE "ERROR: [A-Za-z]+Sanitizer|runtime error:" "$dir/stderr.txt" 2>/dev/null &&
+		fail "sanitizer report"
+	t=$(one_trace) || exit 1
+	"$GPINJ_CHECK" "$@" "$t" "$dir/truth.jsonl" >"$dir/check.txt" 2>&1 ||
+		fail "trace_check: $(cat "$dir/check.txt")"
+	cat "$dir/check.txt"
+}
+
+sample() { # sample NAME [ARGS] -- [check options]
+	name=$1
+	shift
+	args=""
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do args="$args $1"; shift; done
+	[ $# -gt 0 ] && shift
+	exe="$GPINJ_SAMPLES/${name}_shared"
+	[ -x "$exe" ] || { echo "SKIP: $exe not built"; exit 77; }
+	# shellcheck disable=SC2086
+	traced "$exe" $args >"$dir/stdout.txt" 2>"$dir/stderr.txt" ||
+		fail "$name exited with status $?"
+	grep -q " ok$" "$dir/stdout.txt" || fail "$name did not finish"
+	[ -s "$dir/stderr.txt" ] && fail "$name under the library wrote to stderr"
+	check "$@"
+}
+
+wait_ready() { # wait_ready PID
+	i=0
+	while ! grep -q '^ready' "$dir/stdout.txt" 2>/dev/null; do
+		kill -0 "$1" 2>/dev/null || fail "program died before it was ready"
+		i=$((i + 1))
+		[ $i -gt 200 ] && fail "program never got ready"
+		sleep 0.05
+	done
+}
+
+signal_case() { # signal_case SIGNAL NUMBER
+	EXEC=1 traced "$GPINJ_EXIT_PATHS" wait >"$dir/stdout.txt" 2>"$dir/stderr.txt" &
+	pid=$!
+	bgpid=$pid
+	wait_ready $pid
+	kill -"$1" $pid
+	wait $pid
+	rc=$?
+	bgpid=
+	[ $rc -eq $((128 + $2)) ] || fail "exit status $rc after SIG$1, expected $((128 + $2))"
+}
+
+case $case in
+vector_add) sample vector_add ;;
+train_step) sample train_step ;;
+memcpy_bench) sample memcpy_bench ;;
+driver_api) sample driver_api ;;
+multi_stream) sample multi_stream 8 -- --min-threads 8 ;;
+cuda_graph) sample cuda_graph -- --graph ;;
+launch_loop) sample launch_loop 20000 ;;
+preload)
+	PRELOAD="$GPINJ_LIB" traced CUDA_INJECTION64_PATH= "$GPINJ_SAMPLES/vector_add_shared" \
+		>"$dir/stdout.txt" 2>"$dir/stderr.txt" || fail "exited with status $?"
+	grep -q '"type":"injection"' "$dir/truth.jsonl" && fail "the driver loaded an injection library"
+	check
+	;;
+both_routes)
+	PRELOAD="$GPINJ_LIB" traced "$GPINJ_SAMPLES/multi_stream_shared" 4 \
+		>"$dir/stdout.txt" 2>"$dir/stderr.txt" || fail "exited with status $?"
+	grep -q '"type":"injection".*"status":"ok"' "$dir/truth.jsonl" ||
+		fail "the driver did not call InitializeInjection"
+	[ -s "$dir/stderr.txt" ] && fail "stderr not empty"
+	check --min-threads 4
+	;;
+cupti_drops)
+	# The simulated CUPTI hands out only two small buffers' worth of records.
+	GPUPERF_SIM_CUPTI_MAX_BUFFERS=2 GPUPERF_BUFFER_SIZE=16k \
+		sample launch_loop 5000 -- --expect-drops
+	grep -q "cupti=[1-9]" "$dir/check.txt" || fail "CUPTI's drops are not counted"
+	;;
+pool_drops)
+	# One small buffer of ours: CUPTI asks again before the writer gave it back.
+	GPUPERF_BUFFER_COUNT=1 GPUPERF_BUFFER_SIZE=16k sample launch_loop 20000 -- --expect-drops
+	grep -q "declined_buffers=[1-9]" "$dir/check.txt" || fail "our declined buffers are not counted"
+	;;
+return_status)
+	traced "$GPINJ_EXIT_PATHS" return 3 >"$dir/stdout.txt" 2>"$dir/stderr.txt"
+	rc=$?
+	[ $rc -eq 3 ] || fail "exit status $rc, expected 3"
+	check
+	;;
+thread_exit)
+	traced "$GPINJ_EXIT_PATHS" thread-exit >"$dir/stdout.txt" 2>"$dir/stderr.txt" ||
+		fail "exit status $?"
+	check --min-threads 2
+	;;
+device_reset)
+	traced "$GPINJ_EXIT_PATHS" reset >"$dir/stdout.txt" 2>"$dir/stderr.txt" ||
+		fail "exit status $?"
+	check
+	;;
+reset_exit)
+	# _exit() right after cudaDeviceReset: no atexit, so the reset itself must have
+	# put everything on disk. Only the reset's own API records (CUPTI makes them
+	# after our exit callback returns) cannot be there.
+	traced "$GPINJ_EXIT_PATHS" reset-exit >"$dir/stdout.txt" 2>"$dir/stderr.txt" ||
+		fail "exit status $?"
+	check --no-end --skip-api Reset
+	;;
+sigint)
+	signal_case INT 2
+	check
+	;;
+sigterm)
+	signal_case TERM 15
+	check
+	;;
+sigkill)
+	EXEC=1 traced "$GPINJ_EXIT_PATHS" wait >"$dir/stdout.txt" 2>"$dir/stderr.txt" &
+	pid=$!
+	bgpid=$pid
+	wait_ready $pid
+	# Everything happened before "ready"; two flush periods later it is on disk.
+	sleep 0.5
+	kill -KILL $pid
+	wait $pid
+	bgpid=""
+	check --no-end
+	;;
+fork)
+	traced "$GPINJ_EXIT_PATHS" fork >"$dir/stdout.txt" 2>"$dir/stderr.txt" ||
+		fail "exit status $?"
+	child=$(sed -n 's/^child \([0-9]*\) status 0$/\1/p' "$dir/stdout.txt")
+	[ -n "$child" ] || fail "no child line: $(cat "$dir/stdout.txt")"
+	[ -f "$dir/gpu-$child.trace" ] || fail "the child has no trace of its own"
+	mv "$dir/gpu-$child.trace" "$dir/child.trace.bin"
+	check
+	# The child's trace reads, and holds no GPU work (CUDA is unusable after fork).
+	"$GPINJ_CHECK" --no-truth "$dir/child.trace.bin" /dev/null >"$dir/child.txt" 2>&1
+	grep -q "api=0 kernel=0 memcpy=0" "$dir/child.txt" || fail "child trace: $(cat "$dir/child.txt")"
+	grep -q "end=1" "$dir/child.txt" || fail "child trace not closed: $(cat "$dir/child.txt")"
+	;;
+no_cupti)
+	GPUPERF_CUPTI_LIB=/nonexistent/libcupti.so.13 traced "$GPINJ_EXIT_PATHS" return 5 \
+		>"$dir/stdout.txt" 2>"$dir/stderr.txt"
+	rc=$?
+	[ $rc -eq 5 ] || fail "exit status $rc, expected 5"
+	[ "$(wc -l <"$dir/stderr.txt")" -eq 1 ] || fail "expected one line on stderr"
+	grep -q "CUPTI is not available.*running untraced" "$dir/stderr.txt" || fail "unclear message"
+	ls "$dir"/gpu-*.trace >/dev/null 2>&1 && fail "a trace was written"
+	cat "$dir/stderr.txt"
+	;;
+subscribe_fails)
+	PRELOAD="$GPINJ_OTHER" traced "$GPINJ_EXIT_PATHS" return 4 \
+		>"$dir/stdout.txt" 2>"$dir/stderr.txt"
+	rc=$?
+	[ $rc -eq 4 ] || fail "exit status $rc, expected 4"
+	[ "$(wc -l <"$dir/stderr.txt")" -eq 1 ] || fail "expected one line on stderr"
+	grep -q "cannot subscribe to CUPTI.*another profiler.*running untraced" "$dir/stderr.txt" ||
+		fail "unclear message"
+	cat "$dir/stderr.txt"
+	;;
+*)
+	echo "run_inject.sh: unknown case '$case'"
+	exit 2
+	;;
+esac
+echo "PASS [$case]"

@@ -1,0 +1,622 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Test helper: checks a gpu-<pid>.trace against the CUDA simulator's ground-truth log (GPUPERF_SIM_LOG). */
+
+/*
+ * usage: trace_check [options] TRACE TRUTH.jsonl
+ *   --no-end           the trace may lack GP_REC_END (SIGKILL)
+ *   --expect-drops     the trace must hold drop counters; then it may miss
+ *                      records, but must not invent or duplicate any
+ *   --min-threads N    API launch records from at least N distinct tids
+ *   --graph            at least one kernel ran inside a graph
+ *   --tolerance NS     timestamp tolerance (default 1000: the simulator's
+ *                      stated clock-conversion error)
+ *   --no-truth         real GPU: no ground truth (pass any file, e.g.
+ *                      /dev/null); check the trace on its own: joins,
+ *                      ordering, times inside the process's lifetime, and the
+ *                      --kernels/--memcpys/--memsets counts when given
+ *   --kernels N, --memcpys N, --memsets N   exact counts expected
+ *   --skip-api TEXT    truth API calls whose name contains TEXT need not be
+ *                      in the trace (a call the program never returned from
+ *                      normally, e.g. a reset followed by _exit)
+ *
+ * What it asserts (exit 0, or 1 with one line per problem):
+ *   - the trace reads cleanly (MONOTONIC clock, producer inject, truth's pid);
+ *   - every API call the program made that the library records (api_filter)
+ *     is there exactly once, with its cbid, tid, return value and times;
+ *     no API record that did not happen, or is not on the list;
+ *   - every kernel, memcpy, memset and synchronization the simulator ran is
+ *     there exactly once, with its correlation id, stream and times (and
+ *     kernel name/grid/block, copy kind/bytes); nothing else;
+ *   - every GPU record joins to an API record of the trace by correlation id,
+ *     which started no later than the work; graph kernels join to a graph launch;
+ *   - drop counters are zero unless --expect-drops.
+ */
+
+#include <cjson/cJSON.h>
+#include <cupti_activity.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api_filter.h"
+#include "gp_reader.h"
+#include "gp_record.h"
+
+enum { K_API, K_KERNEL, K_MEMCPY, K_MEMSET, K_SYNC, K_NKINDS };
+static const char *const kind_names[] = { "api", "kernel", "memcpy", "memset", "sync" };
+
+/* One record, from either side, reduced to what is compared. */
+struct item {
+	int kind;
+	uint32_t corr, domain, cbid, tid, stream, sub; /* sub: copy kind / sync type */
+	uint64_t node, start, end, bytes;
+	int32_t ret;
+	uint32_t grid[3], block[3];
+	uint32_t in_graph;
+	char name[256];
+	int matched;
+};
+
+struct vec {
+	struct item *v;
+	size_t n, cap;
+};
+
+static struct item *push(struct vec *a)
+{
+	if (a->n == a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 1024;
+		a->v = realloc(a->v, a->cap * sizeof(*a->v));
+		if (!a->v) {
+			fprintf(stderr, "trace_check: out of memory\n");
+			exit(2);
+		}
+	}
+	memset(&a->v[a->n], 0, sizeof(a->v[0]));
+	return &a->v[a->n++];
+}
+
+static int nproblems;
+static const char *skip_api;
+
+static void problem(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void problem(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (++nproblems > 25)
+		return;
+	fputs("FAIL: ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+}
+
+static int cmp_item(const void *pa, const void *pb)
+{
+	const struct item *a = pa, *b = pb;
+
+#define C(f)                      \
+	if (a->f != b->f)         \
+		return a->f < b->f ? -1 : 1
+	C(kind);
+	C(domain);
+	C(corr);
+	C(node);
+	C(start);
+#undef C
+	return 0;
+}
+
+static uint64_t jnum(const cJSON *o, const char *k)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	return cJSON_IsNumber(x) ? (uint64_t)x->valuedouble : 0;
+}
+
+static int64_t jint(const cJSON *o, const char *k)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	return cJSON_IsNumber(x) ? (int64_t)x->valuedouble : 0;
+}
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	return cJSON_IsString(x) ? x->valuestring : "";
+}
+
+static uint32_t copy_kind(const char *s)
+{
+	return !strcmp(s, "HtoD") ? CUPTI_ACTIVITY_MEMCPY_KIND_HTOD :
+	       !strcmp(s, "DtoH") ? CUPTI_ACTIVITY_MEMCPY_KIND_DTOH :
+	       !strcmp(s, "DtoD") ? CUPTI_ACTIVITY_MEMCPY_KIND_DTOD :
+	       !strcmp(s, "HtoH") ? CUPTI_ACTIVITY_MEMCPY_KIND_HTOH :
+				    CUPTI_ACTIVITY_MEMCPY_KIND_UNKNOWN;
+}
+
+static uint32_t sync_type(const char *s)
+{
+	return !strcmp(s, "context")	       ? CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE :
+	       !strcmp(s, "stream")	       ? CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE :
+	       !strcmp(s, "event")	       ? CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE :
+	       !strcmp(s, "stream_wait_event") ? CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT :
+						 0;
+}
+
+/* Ground truth: the lines this process's library should have recorded. */
+static int load_truth(const char *path, struct vec *out, uint32_t *pid)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int lineno = 0;
+
+	if (!f) {
+		fprintf(stderr, "trace_check: cannot open '%s': %s\n", path, strerror(errno));
+		return -1;
+	}
+	while ((n = getline(&line, &cap, f)) > 0) {
+		cJSON *o = cJSON_Parse(line);
+		const char *type;
+		struct item *it = NULL;
+
+		lineno++;
+		if (!o) {
+			/* A SIGKILLed simulator may leave half a last line. */
+			fprintf(stderr, "trace_check: %s:%d: not JSON, ignored\n", path, lineno);
+			continue;
+		}
+		type = jstr(o, "type");
+		if (!strcmp(type, "init") && !*pid) {
+			*pid = (uint32_t)jnum(o, "pid");
+		} else if (!strcmp(type, "api")) {
+			uint32_t domain = !strcmp(jstr(o, "domain"), "runtime") ? GP_API_RUNTIME :
+										 GP_API_DRIVER;
+			uint32_t cbid = (uint32_t)jnum(o, "cbid");
+
+			if (api_filter__wanted(domain, cbid) &&
+			    !(skip_api && strstr(jstr(o, "name"), skip_api))) {
+				it = push(out);
+				it->kind = K_API;
+				it->domain = domain;
+				it->cbid = cbid;
+				it->ret = (int32_t)jint(o, "ret");
+				snprintf(it->name, sizeof(it->name), "%s", jstr(o, "name"));
+			}
+		} else if (!strcmp(type, "kernel") || !strcmp(type, "memcpy") ||
+			   !strcmp(type, "memset") || !strcmp(type, "sync")) {
+			const cJSON *g = cJSON_GetObjectItemCaseSensitive(o, "grid");
+			const cJSON *b = cJSON_GetObjectItemCaseSensitive(o, "block");
+			int i;
+
+			it = push(out);
+			it->kind = type[0] == 'k' ? K_KERNEL :
+				   !strcmp(type, "memcpy") ? K_MEMCPY :
+				   !strcmp(type, "memset") ? K_MEMSET :
+							     K_SYNC;
+			it->stream = (uint32_t)jint(o, "stream");
+			it->node = jnum(o, "graph_node");
+			it->in_graph = jnum(o, "graph") != 0;
+			it->bytes = jnum(o, "bytes");
+			snprintf(it->name, sizeof(it->name), "%s", jstr(o, "name"));
+			if (it->kind == K_MEMCPY)
+				it->sub = copy_kind(jstr(o, "copy"));
+			if (it->kind == K_SYNC)
+				it->sub = sync_type(jstr(o, "sync"));
+			for (i = 0; i < 3; i++) {
+				if (cJSON_IsNumber(cJSON_GetArrayItem(g, i)))
+					it->grid[i] = (uint32_t)cJSON_GetArrayItem(g, i)->valuedouble;
+				if (cJSON_IsNumber(cJSON_GetArrayItem(b, i)))
+					it->block[i] = (uint32_t)cJSON_GetArrayItem(b, i)->valuedouble;
+			}
+		} else {
+			cJSON_Delete(o);
+			continue;
+		}
+		if (it) {
+			it->corr = (uint32_t)jnum(o, "corr");
+			it->tid = (uint32_t)jnum(o, "tid");
+			it->start = jnum(o, "start");
+			it->end = jnum(o, "end");
+		}
+		cJSON_Delete(o);
+	}
+	free(line);
+	fclose(f);
+	return 0;
+}
+
+struct trace_info {
+	uint64_t t0; /* header start_monotonic_ns */
+	uint64_t drops, drops_cupti, drops_inject;
+	int devices, clean_end, errors;
+};
+
+static int load_trace(const char *path, struct vec *out, struct trace_info *ti, uint32_t pid)
+{
+	char err[512];
+	struct gp_reader *r = gp_reader__open(path, err, sizeof(err));
+	const struct gp_file_header *h;
+	const struct gp_rec_hdr *rec;
+	struct gp_reader_stats st;
+	int s;
+
+	if (!r) {
+		problem("%s", err);
+		return -1;
+	}
+	h = gp_reader__header(r);
+	if (h->producer != GP_PRODUCER_INJECT)
+		problem("producer is %u, not the injection library", h->producer);
+	if (h->clock_id != GP_CLOCK_MONOTONIC)
+		problem("trace clock is %u, not CLOCK_MONOTONIC", h->clock_id);
+	ti->t0 = h->start_monotonic_ns;
+	if (pid && h->pid != pid)
+		problem("trace pid %u, the simulator saw pid %u", h->pid, pid);
+	while ((s = gp_reader__next(r, &rec)) != GP_READ_EOF) {
+		struct item *it;
+
+		if (s == GP_READ_ERROR) {
+			ti->errors++;
+			fprintf(stderr, "trace_check: %s\n", gp_reader__error(r));
+			continue;
+		}
+		switch (rec->type) {
+		case GP_REC_API: {
+			const struct gp_rec_api *a = (const void *)rec;
+			const char *name = gp_reader__string(r, a->name_str);
+
+			it = push(out);
+			it->kind = K_API;
+			it->domain = a->domain;
+			it->cbid = a->cbid;
+			it->corr = a->correlation_id;
+			it->tid = a->tid;
+			it->start = a->start;
+			it->end = a->end;
+			it->ret = a->return_value;
+			snprintf(it->name, sizeof(it->name), "%s", name ? name : "");
+			break;
+		}
+		case GP_REC_KERNEL: {
+			const struct gp_rec_kernel *k = (const void *)rec;
+			const char *name = gp_reader__string(r, k->name_str);
+
+			it = push(out);
+			it->kind = K_KERNEL;
+			it->corr = k->correlation_id;
+			it->stream = k->stream_id;
+			it->node = k->graph_node_id;
+			it->in_graph = k->graph_id != 0;
+			it->start = k->start;
+			it->end = k->end;
+			memcpy(it->grid, k->grid, sizeof(it->grid));
+			memcpy(it->block, k->block, sizeof(it->block));
+			snprintf(it->name, sizeof(it->name), "%s", name ? name : "");
+			if (!!(k->hdr.flags & GP_KERNEL_IN_GRAPH) != !!k->graph_id)
+				problem("kernel corr %u: IN_GRAPH flag disagrees with graph id %u",
+					k->correlation_id, k->graph_id);
+			break;
+		}
+		case GP_REC_MEMCPY: {
+			const struct gp_rec_memcpy *m = (const void *)rec;
+
+			it = push(out);
+			it->kind = K_MEMCPY;
+			it->corr = m->correlation_id;
+			it->stream = m->stream_id;
+			it->start = m->start;
+			it->end = m->end;
+			it->bytes = m->bytes;
+			it->sub = m->copy_kind;
+			it->in_graph = m->graph_id != 0;
+			break;
+		}
+		case GP_REC_MEMSET: {
+			const struct gp_rec_memset *m = (const void *)rec;
+
+			it = push(out);
+			it->kind = K_MEMSET;
+			it->corr = m->correlation_id;
+			it->stream = m->stream_id;
+			it->start = m->start;
+			it->end = m->end;
+			it->bytes = m->bytes;
+			it->in_graph = m->graph_id != 0;
+			break;
+		}
+		case GP_REC_SYNC: {
+			const struct gp_rec_sync *y = (const void *)rec;
+
+			it = push(out);
+			it->kind = K_SYNC;
+			it->corr = y->correlation_id;
+			it->stream = y->stream_id;
+			it->start = y->start;
+			it->end = y->end;
+			it->sub = y->sync_type;
+			break;
+		}
+		case GP_REC_DROPPED: {
+			const struct gp_rec_dropped *d = (const void *)rec;
+
+			ti->drops += d->count;
+			if (d->source == GP_DROP_CUPTI)
+				ti->drops_cupti += d->count;
+			else if (d->source == GP_DROP_INJECT_BUFFERS)
+				ti->drops_inject += d->count;
+			break;
+		}
+		case GP_REC_DEVICE:
+			ti->devices++;
+			break;
+		default:
+			break;
+		}
+	}
+	gp_reader__stats(r, &st);
+	ti->clean_end = st.clean_end;
+	gp_reader__free(r);
+	return 0;
+}
+
+static uint64_t absdiff(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/* Both sorted by (kind, domain, corr, node, start): pair them group by group. */
+static void match(struct vec *truth, struct vec *tr, uint64_t tol, int allow_missing,
+		  uint64_t *max_dt, uint64_t *max_dd)
+{
+	size_t i = 0, j = 0;
+
+	while (i < truth->n || j < tr->n) {
+		struct item *a = i < truth->n ? &truth->v[i] : NULL;
+		struct item *b = j < tr->n ? &tr->v[j] : NULL;
+		int c;
+
+		if (a && b) {
+			struct item ka = *a, kb = *b;
+
+			ka.start = kb.start = 0;
+			c = cmp_item(&ka, &kb);
+		} else {
+			c = a ? -1 : 1;
+		}
+		if (c < 0) {
+			if (!allow_missing)
+				problem("missing %s corr %u (%s) tid %u", kind_names[a->kind], a->corr,
+					a->name, a->tid);
+			i++;
+			continue;
+		}
+		if (c > 0) {
+			problem("%s corr %u (%s) in the trace did not happen (or is a duplicate)",
+				kind_names[b->kind], b->corr, b->name);
+			j++;
+			continue;
+		}
+		a->matched = b->matched = 1;
+		if (b->kind == K_API) {
+			if (a->cbid != b->cbid || a->tid != b->tid || a->ret != b->ret)
+				problem("api corr %u %s: cbid/tid/ret %u/%u/%d, truth %u/%u/%d", b->corr,
+					a->name, b->cbid, b->tid, b->ret, a->cbid, a->tid, a->ret);
+			/*
+			 * CUPTI stamps the call inside the simulator's own bracket, except
+			 * that the exit stamp comes after the exit callbacks (and the log
+			 * line), so the end runs late by however long the thread was
+			 * preempted in between (ms on a loaded 2-core machine); a
+			 * reset's also includes the library's own flush.
+			 */
+			uint64_t late = strstr(a->name, "Reset") || strstr(a->name, "Destroy") ?
+						2000000000ull :
+						100000000ull;
+
+			if (b->start + tol < a->start || b->start > a->end || b->end < b->start ||
+			    b->end > a->end + late)
+				problem("api corr %u %s: [%" PRIu64 ", %" PRIu64
+					"] outside the call [%" PRIu64 ", %" PRIu64 "]",
+					b->corr, a->name, b->start, b->end, a->start, a->end);
+			if (strcmp(a->name, b->name))
+				problem("api corr %u: name '%s', truth '%s'", b->corr, b->name, a->name);
+		} else {
+			uint64_t ds = absdiff(a->start, b->start), de = absdiff(a->end, b->end);
+			uint64_t dd = absdiff(a->end - a->start, b->end - b->start);
+
+			if (ds > *max_dt)
+				*max_dt = ds;
+			if (de > *max_dt)
+				*max_dt = de;
+			if (dd > *max_dd)
+				*max_dd = dd;
+			/*
+			 * Durations must match to the tolerance; absolute times carry
+			 * the offset error of one clock conversion per delivery, which
+			 * the simulator bounds by half the bracket of one
+			 * timestamp-callback call: < 1 us stated, but a preempted or
+			 * sanitizer-slowed bracket was seen at 6 us. Far below any gap
+			 * that could make a record match the wrong work: 50x slack.
+			 */
+			if (ds > 50 * tol || de > 50 * tol || dd > tol)
+				problem("%s corr %u: [%" PRIu64 ", %" PRIu64 "], truth [%" PRIu64
+					", %" PRIu64 "]",
+					kind_names[b->kind], b->corr, b->start, b->end, a->start, a->end);
+			if (a->stream != b->stream)
+				problem("%s corr %u: stream %u, truth %u", kind_names[b->kind], b->corr,
+					b->stream, a->stream);
+			if (b->kind == K_KERNEL &&
+			    (strcmp(a->name, b->name) || memcmp(a->grid, b->grid, sizeof(a->grid)) ||
+			     memcmp(a->block, b->block, sizeof(a->block))))
+				problem("kernel corr %u: %s grid/block differ from truth %s", b->corr,
+					b->name, a->name);
+			if ((b->kind == K_MEMCPY || b->kind == K_MEMSET) &&
+			    (a->bytes != b->bytes || a->sub != b->sub))
+				problem("%s corr %u: bytes/kind %" PRIu64 "/%u, truth %" PRIu64 "/%u",
+					kind_names[b->kind], b->corr, b->bytes, b->sub, a->bytes, a->sub);
+			if (b->kind == K_SYNC && a->sub != b->sub)
+				problem("sync corr %u: type %u, truth %u", b->corr, b->sub, a->sub);
+		}
+		i++;
+		j++;
+	}
+}
+
+static const struct item *find_api(const struct vec *tr, uint32_t corr)
+{
+	size_t lo = 0, hi = tr->n;
+
+	/* API items sort first, by (domain, corr): search both domains. */
+	for (uint32_t dom = GP_API_RUNTIME; dom <= GP_API_DRIVER; dom++) {
+		lo = 0;
+		hi = tr->n;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			const struct item *m = &tr->v[mid];
+			int less = m->kind != K_API ? 0 :
+				   m->domain != dom ? m->domain < dom :
+						      m->corr < corr;
+
+			if (less)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < tr->n && tr->v[lo].kind == K_API && tr->v[lo].domain == dom &&
+		    tr->v[lo].corr == corr)
+			return &tr->v[lo];
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct vec truth = { 0 }, tr = { 0 };
+	struct trace_info ti = { 0 };
+	uint64_t tol = 1000, max_dt = 0, max_dd = 0;
+	unsigned min_threads = 0, counts[K_NKINDS] = { 0 }, graph_kernels = 0;
+	int no_end = 0, expect_drops = 0, graph = 0, no_truth = 0, i;
+	long want[K_NKINDS] = { -1, -1, -1, -1, -1 };
+	uint32_t pid = 0, tids[4096];
+	size_t ntids = 0, k;
+
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--no-end"))
+			no_end = 1;
+		else if (!strcmp(argv[i], "--expect-drops"))
+			expect_drops = 1;
+		else if (!strcmp(argv[i], "--graph"))
+			graph = 1;
+		else if (!strcmp(argv[i], "--min-threads") && i + 1 < argc)
+			min_threads = (unsigned)strtoul(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--no-truth"))
+			no_truth = 1;
+		else if (!strcmp(argv[i], "--kernels") && i + 1 < argc)
+			want[K_KERNEL] = strtol(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--memcpys") && i + 1 < argc)
+			want[K_MEMCPY] = strtol(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--memsets") && i + 1 < argc)
+			want[K_MEMSET] = strtol(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--skip-api") && i + 1 < argc)
+			skip_api = argv[++i];
+		else if (!strcmp(argv[i], "--tolerance") && i + 1 < argc)
+			tol = strtoull(argv[++i], NULL, 10);
+		else
+			break;
+	}
+	if (argc - i != 2) {
+		fprintf(stderr, "usage: trace_check [--no-end] [--expect-drops] [--graph] "
+				"[--min-threads N] [--tolerance NS] [--skip-api TEXT] [--no-truth]\n"
+				"       [--kernels N] [--memcpys N] [--memsets N] TRACE TRUTH.jsonl\n");
+		return 2;
+	}
+	if (load_truth(argv[i + 1], &truth, &pid))
+		return 1;
+	if (load_trace(argv[i], &tr, &ti, pid))
+		return 1;
+	if (ti.errors)
+		problem("%d read errors in the trace", ti.errors);
+	if (!ti.clean_end && !no_end)
+		problem("the trace has no end record (not closed)");
+	if (!ti.devices)
+		problem("no device record");
+	if (expect_drops && !ti.drops)
+		problem("drops were expected, the trace counts none");
+	if (!expect_drops && ti.drops)
+		problem("the trace counts %" PRIu64 " dropped records", ti.drops);
+
+	if (truth.n)
+		qsort(truth.v, truth.n, sizeof(*truth.v), cmp_item);
+	if (tr.n)
+		qsort(tr.v, tr.n, sizeof(*tr.v), cmp_item);
+	if (!no_truth)
+		match(&truth, &tr, tol, expect_drops, &max_dt, &max_dd);
+
+	for (k = 0; k < tr.n; k++) {
+		const struct item *it = &tr.v[k], *api;
+
+		counts[it->kind]++;
+		/* Times are CLOCK_MONOTONIC of this boot, inside the process's life. */
+		if (it->start && (it->start + 10000000000ull < ti.t0 ||
+				  it->start > ti.t0 + 3600000000000ull || it->end < it->start))
+			problem("%s corr %u: times [%" PRIu64 ", %" PRIu64
+				"] are not MONOTONIC ns of this run (trace opened at %" PRIu64 ")",
+				kind_names[it->kind], it->corr, it->start, it->end, ti.t0);
+		if (it->kind == K_API) {
+			if (!api_filter__wanted(it->domain, it->cbid))
+				problem("api %s (cbid %u) is not on the recorded list", it->name,
+					it->cbid);
+			if (strstr(it->name, "Launch") && ntids < 4096) {
+				size_t t;
+
+				for (t = 0; t < ntids && tids[t] != it->tid; t++)
+					;
+				if (t == ntids)
+					tids[ntids++] = it->tid;
+			}
+			continue;
+		}
+		api = find_api(&tr, it->corr);
+		if (!api) {
+			if (!expect_drops)
+				problem("%s corr %u joins no API record", kind_names[it->kind], it->corr);
+			continue;
+		}
+		if (it->start && api->start > it->start)
+			problem("%s corr %u starts before its API call %s", kind_names[it->kind],
+				it->corr, api->name);
+		if (it->kind == K_KERNEL && it->in_graph) {
+			graph_kernels++;
+			if (!strstr(api->name, "GraphLaunch"))
+				problem("graph kernel corr %u joins %s, not a graph launch", it->corr,
+					api->name);
+		}
+	}
+	for (k = K_KERNEL; k < K_NKINDS; k++)
+		if (want[k] >= 0 && counts[k] != (unsigned long)want[k])
+			problem("%u %s records, expected %ld", counts[k], kind_names[k], want[k]);
+	if (graph && !graph_kernels)
+		problem("no kernel ran inside a graph");
+	if (ntids < min_threads)
+		problem("launches came from %zu threads, expected at least %u", ntids, min_threads);
+	if (!counts[K_API])
+		problem("no API records");
+
+	printf("trace_check: api=%u kernel=%u memcpy=%u memset=%u sync=%u drops=%" PRIu64
+	       " (cupti=%" PRIu64 " declined_buffers=%" PRIu64 ") graph_kernels=%u launch_threads=%zu max_gpu_time_error_ns=%" PRIu64 " max_duration_error_ns=%" PRIu64 " end=%d %s\n",
+	       counts[K_API], counts[K_KERNEL], counts[K_MEMCPY], counts[K_MEMSET], counts[K_SYNC],
+	       ti.drops, ti.drops_cupti, ti.drops_inject, graph_kernels, ntids, max_dt, max_dd, ti.clean_end, nproblems ? "FAILED" : "ok");
+	free(truth.v);
+	free(tr.v);
+	return nproblems ? 1 : 0;
+}

@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: Apache-2.0
+/* test_correlate.c - timeline loading, clock alignment and the GPU -> API -> stack join. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "clock_align.h"
+#include "correlate.h"
+#include "gp_record.h"
+#include "gp_writer.h"
+#include "timeline.h"
+
+static char dir[64];
+
+static struct gp_writer *open_trace(const char *name, uint16_t producer, uint16_t clock, uint32_t pid)
+{
+	struct gp_writer_opts o = { .producer = producer, .clock_id = clock, .pid = pid };
+	char path[128];
+	struct gp_writer *w;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	w = gp_writer__open(path, &o);
+	assert_non_null(w);
+	return w;
+}
+
+static void api(struct gp_writer *w, uint32_t pid, uint32_t tid, uint32_t corr, uint64_t start,
+		uint64_t end, uint32_t domain, const char *name)
+{
+	struct gp_rec_api *a = gp_writer__reserve(w, GP_REC_API, sizeof(*a));
+
+	a->start = start;
+	a->end = end;
+	a->pid = pid;
+	a->tid = tid;
+	a->correlation_id = corr;
+	a->domain = domain;
+	a->name_str = gp_writer__intern(w, name);
+	gp_writer__commit(w);
+}
+
+static void kernel(struct gp_writer *w, uint32_t pid, uint32_t corr, uint64_t start, uint64_t end,
+		   const char *name)
+{
+	struct gp_rec_kernel *k = gp_writer__reserve(w, GP_REC_KERNEL, sizeof(*k));
+
+	k->start = start;
+	k->end = end;
+	k->pid = pid;
+	k->correlation_id = corr;
+	k->stream_id = 7;
+	k->name_str = gp_writer__intern(w, name);
+	gp_writer__commit(w);
+}
+
+/* A launch-site hit whose only frame is `ip` (an address standing for its caller). */
+static void hit(struct gp_writer *w, uint32_t pid, uint32_t tid, uint64_t ts, uint64_t ip, const char *probe)
+{
+	struct gp_rec_launch_site *l = gp_writer__reserve(w, GP_REC_LAUNCH_SITE, sizeof(*l) + 8);
+
+	l->ts = ts;
+	l->pid = pid;
+	l->tid = tid;
+	l->nr_user = 1;
+	l->ips[0] = ip;
+	l->probe_str = gp_writer__intern(w, probe);
+	gp_writer__commit(w);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/gp_corr_XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd);
+}
+
+static struct timeline *load(void)
+{
+	struct timeline *tl = timeline__new();
+	const char *why = NULL;
+
+	assert_non_null(tl);
+	assert_int_equal(timeline__load_dir(tl, dir, &why), 0);
+	timeline__finish(tl);
+	return tl;
+}
+
+/* The kernel whose name is `name`: its launch stack's only frame, or 0. */
+static uint64_t stack_of(const struct timeline *tl, const struct correlation *c, const char *name, int nth)
+{
+	size_t i;
+
+	for (i = 0; i < tl->nr_gpu; i++) {
+		if (strcmp(timeline__str(tl, tl->gpu[i].name), name) || nth--)
+			continue;
+		if (c->gpu_launch[i] < 0)
+			return 0;
+		return timeline__frames(tl, &tl->launch[c->gpu_launch[i]].stack)[0];
+	}
+	fail_msg("no kernel %s", name);
+	return 0;
+}
+
+static void test_join(void **state)
+{
+	struct gp_writer *g = open_trace("gpu-10.trace", GP_PRODUCER_INJECT, GP_CLOCK_MONOTONIC, 10);
+	struct gp_writer *c = open_trace("cpu.trace", GP_PRODUCER_CPU_AGENT, GP_CLOCK_MONOTONIC, 1);
+	struct correlation cr;
+	struct timeline *tl;
+
+	(void)state;
+	/* thread 100: uprobe fires before CUPTI's start; back-to-back launches */
+	hit(c, 10, 100, 1000, 0xA1, "cudaLaunchKernel");
+	api(g, 10, 100, 5, 1010, 1500, GP_API_RUNTIME, "cudaLaunchKernel");
+	kernel(g, 10, 5, 3000, 4000, "k_first");
+	hit(c, 10, 100, 1501, 0xA2, "cudaLaunchKernel");
+	api(g, 10, 100, 6, 1510, 1700, GP_API_RUNTIME, "cudaLaunchKernel");
+	kernel(g, 10, 6, 4000, 4500, "k_second");
+
+	/* nested: runtime call [2000,2600] makes a driver call; both probed */
+	hit(c, 10, 100, 1990, 0xB1, "__cudaLaunchKernel");
+	hit(c, 10, 100, 1995, 0xB2, "cudaLaunchKernel");
+	api(g, 10, 100, 8, 2000, 2600, GP_API_RUNTIME, "cudaLaunchKernel");
+	hit(c, 10, 100, 2100, 0xB3, "cuLaunchKernel");
+	api(g, 10, 100, 9, 2110, 2500, GP_API_DRIVER, "cuLaunchKernel");
+	kernel(g, 10, 8, 5000, 5100, "k_runtime");
+	kernel(g, 10, 9, 5200, 5300, "k_driverid");
+
+	/* a graph launch: three kernels with the launch's correlation id */
+	hit(c, 10, 100, 2999, 0xC1, "cudaGraphLaunch");
+	api(g, 10, 100, 12, 3000, 3100, GP_API_RUNTIME, "cudaGraphLaunch");
+	kernel(g, 10, 12, 6000, 6100, "k_graph");
+	kernel(g, 10, 12, 6100, 6200, "k_graph");
+	kernel(g, 10, 12, 6200, 6300, "k_graph");
+
+	/* an unprobed call between two launches takes no hit */
+	api(g, 10, 100, 13, 3200, 3300, GP_API_RUNTIME, "cudaStreamSynchronize");
+	hit(c, 10, 100, 3400, 0xD1, "cudaLaunchKernel");
+	api(g, 10, 100, 14, 3410, 3500, GP_API_RUNTIME, "cudaLaunchKernel");
+	kernel(g, 10, 14, 7000, 7100, "k_after_sync");
+
+	/* thread 200 at the same times: its own hits only */
+	hit(c, 10, 200, 1000, 0xE1, "cudaLaunchKernel");
+	api(g, 10, 200, 20, 1010, 1500, GP_API_RUNTIME, "cudaLaunchKernel");
+	kernel(g, 10, 20, 3000, 3500, "k_thread200");
+
+	/* no API record, and an API record without a hit */
+	kernel(g, 10, 99, 8000, 8100, "k_orphan");
+	api(g, 10, 300, 30, 9000, 9100, GP_API_RUNTIME, "cudaLaunchKernel");
+	kernel(g, 10, 30, 9500, 9600, "k_nostack");
+	assert_int_equal(gp_writer__close(g), 0);
+
+	/* another process reusing correlation id 5 on the same tid number */
+	g = open_trace("gpu-11.trace", GP_PRODUCER_INJECT, GP_CLOCK_MONOTONIC, 11);
+	hit(c, 11, 100, 1000, 0xF1, "cudaLaunchKernel");
+	api(g, 11, 100, 5, 1010, 1500, GP_API_RUNTIME, "cudaLaunchKernel");
+	kernel(g, 11, 5, 3000, 4000, "k_pid11");
+	assert_int_equal(gp_writer__close(g), 0);
+	assert_int_equal(gp_writer__close(c), 0);
+
+	tl = load();
+	assert_int_equal(timeline__nr_warnings(tl), 0);
+	assert_int_equal(tl->nr_gpu, 12);
+	assert_int_equal(correlate__run(tl, &cr), 0);
+	assert_int_equal(stack_of(tl, &cr, "k_first", 0), 0xA1);
+	assert_int_equal(stack_of(tl, &cr, "k_second", 0), 0xA2);
+	assert_int_equal(stack_of(tl, &cr, "k_runtime", 0), 0xB1);  /* outermost probe */
+	assert_int_equal(stack_of(tl, &cr, "k_driverid", 0), 0xB1); /* nested call: enclosing stack */
+	assert_int_equal(stack_of(tl, &cr, "k_graph", 0), 0xC1);
+	assert_int_equal(stack_of(tl, &cr, "k_graph", 1), 0xC1);
+	assert_int_equal(stack_of(tl, &cr, "k_graph", 2), 0xC1);
+	assert_int_equal(stack_of(tl, &cr, "k_after_sync", 0), 0xD1);
+	assert_int_equal(stack_of(tl, &cr, "k_thread200", 0), 0xE1);
+	assert_int_equal(stack_of(tl, &cr, "k_pid11", 0), 0xF1);
+	assert_int_equal(stack_of(tl, &cr, "k_orphan", 0), 0);
+	assert_int_equal(stack_of(tl, &cr, "k_nostack", 0), 0);
+	assert_int_equal(cr.gpu_with_api, 11);	 /* all but the orphan */
+	assert_int_equal(cr.gpu_with_stack, 10); /* and not k_nostack */
+	correlate__release(&cr);
+	timeline__free(tl);
+}
+
+/* A GPU trace in CUPTI's default CLOCK_REALTIME, aligned by its clock pairs. */
+static void test_clock_fit(void **state)
+{
+	struct gp_writer *g = open_trace("gpu-20.trace", GP_PRODUCER_INJECT, GP_CLOCK_REALTIME, 20);
+	const uint64_t off = 1700000000000000000ull; /* realtime - monotonic */
+	struct timeline *tl;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		struct gp_rec_clock_pair cp = { 0 };
+		uint64_t mono = 1000000000ull * (uint64_t)(i + 1);
+
+		/* producer clock runs 10 ppm fast against CLOCK_MONOTONIC */
+		cp.monotonic_ns = mono;
+		cp.producer_ts = off + mono + (mono - 1000000000ull) / 100000;
+		cp.source = GP_CLOCKSRC_CUPTI;
+		assert_int_equal(gp_writer__append(g, GP_REC_CLOCK_PAIR, &cp, sizeof(cp)), 0);
+	}
+	/* a kernel at monotonic 1.5 s .. 1.5 s + 1 ms, in the producer clock */
+	kernel(g, 20, 1, off + 1500000000ull + 5000, off + 1501000000ull + 5010, "k_rt");
+	assert_int_equal(gp_writer__close(g), 0);
+
+	tl = load();
+	assert_int_equal(tl->nr_files, 1);
+	assert_int_equal(tl->files[0].fit.method, CLOCK_FIT);
+	assert_int_equal(tl->files[0].fit.pairs, 3);
+	assert_true(tl->files[0].fit.residual_max <= 1);
+	assert_int_equal(tl->nr_gpu, 1);
+	assert_true(llabs((long long)(tl->gpu[0].start - 1500000000ull)) <= 2);
+	assert_true(llabs((long long)(tl->gpu[0].end - 1501000000ull)) <= 2);
+	timeline__free(tl);
+}
+
+/* Damaged and partial inputs load what they can and say what they could not. */
+static void test_bad_inputs(void **state)
+{
+	struct gp_writer *g = open_trace("gpu-30.trace", GP_PRODUCER_INJECT, GP_CLOCK_MONOTONIC, 30);
+	struct timeline *tl;
+	const char *why = NULL;
+	char path[128];
+	FILE *f;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 100; i++)
+		kernel(g, 30, (uint32_t)i, 1000 + (uint64_t)i * 100, 1050 + (uint64_t)i * 100, "k");
+	assert_int_equal(gp_writer__flush(g), 0);
+	gp_writer__abandon(g); /* killed: no end mark */
+	snprintf(path, sizeof(path), "%s/gpu-31.trace", dir);
+	f = fopen(path, "w");
+	fputs("garbage", f);
+	fclose(f);
+
+	tl = timeline__new();
+	assert_int_equal(timeline__load_dir(tl, dir, &why), 0);
+	assert_int_equal(tl->nr_gpu, 100);
+	assert_int_equal(timeline__nr_warnings(tl), 2);
+	for (i = 0; i < 2; i++) {
+		const char *w = timeline__warning(tl, (size_t)i);
+
+		assert_true(strstr(w, "gpu-31.trace") || strstr(w, "no end mark"));
+	}
+	timeline__free(tl);
+
+	tl = timeline__new();
+	snprintf(path, sizeof(path), "%s/nonexistent", dir);
+	assert_int_equal(timeline__load_dir(tl, path, &why), -ENOENT);
+	assert_non_null(strstr(why, "cannot open directory"));
+	timeline__free(tl);
+
+	tl = timeline__new();
+	assert_int_equal(timeline__load_dir(tl, "/", &why), -ENOENT);
+	assert_non_null(strstr(why, "not a gpuperf recording"));
+	timeline__free(tl);
+}
+
+static void test_fit_math(void **state)
+{
+	uint64_t p[4] = { 100, 200, 300, 400 }, m[4] = { 1100, 1200, 1300, 1400 };
+	struct clock_fit f;
+
+	(void)state;
+	assert_int_equal(clock_fit__pairs(&f, p, m, 0), -EINVAL);
+	assert_int_equal(clock_fit__pairs(&f, p, m, 4), 0);
+	assert_int_equal(clock_fit__apply(&f, 250), 1250);
+	assert_int_equal(f.residual_max, 0);
+	assert_int_equal(clock_fit__apply(&f, 0), 0); /* unknown stays unknown */
+	m[2] = 1310; /* a noisy pair shows as residual */
+	assert_int_equal(clock_fit__pairs(&f, p, m, 4), 0);
+	assert_int_equal(f.residual_max, 7); /* y = 1001 + 0.01 x: misses 1, 2, 7, 4 */
+	assert_int_equal(clock_fit__pairs(&f, p, m, 1), 0);
+	assert_int_equal(f.method, CLOCK_OFFSET);
+	assert_int_equal(clock_fit__apply(&f, 150), 1150);
+	assert_string_equal(clock_fit__method_name(CLOCK_FIT), "fit");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_join, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_clock_fit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_inputs, setup, teardown),
+		cmocka_unit_test(test_fit_math),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
