@@ -9,5 +9,6 @@
 #define GP_EXIT_USAGE 2 /* bad command line */
 
 int cmd_dump(int argc, char **argv);
+int cmd_flamegraph(int argc, char **argv);
 
 #endif /* GPUPERF_BUILTIN_H */

@@ -16,6 +16,8 @@ pkgs=(
 	zlib1g-dev libcjson-dev libcmocka-dev
 	python3                           # test helpers
 	util-linux                        # setpriv/runuser for privilege tests
+	chromium nodejs fonts-dejavu-core # flame graph browser test (tests/merger/browser)
+	time                              # GNU time: peak RSS in bench/flamegraph
 )
 
 SUDO=

@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: Apache-2.0
+# golden-cases.sh - the golden cases, sourced by check-golden.sh and update-golden.sh.
+# render_case NAME OUT: write golden output NAME into OUT using $GPUPERF, $FOLD_NORMALIZE, $DATA.
+GOLDEN_CASES="small.folded small.svg small-icicle.svg"
+
+render_case() {
+	case "$1" in
+	small.folded)
+		"$FOLD_NORMALIZE" "$DATA/small.folded" >"$2" 2>/dev/null ;;
+	small.svg)
+		"$GPUPERF" flamegraph --title "Training step" --subtitle "hand-written sample" \
+			"$DATA/small.folded" -o "$2" 2>/dev/null ;;
+	small-icicle.svg)
+		"$GPUPERF" flamegraph --inverted --units samples --width 800 --height 18 \
+			--minwidth 2 "$DATA/small.folded" >"$2" 2>/dev/null ;;
+	*)
+		echo "unknown golden case $1" >&2
+		return 1 ;;
+	esac
+}
