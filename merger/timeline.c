@@ -255,6 +255,11 @@ static int add_stack(struct timeline *tl, struct tl_stack *st, const uint64_t *i
 {
 	size_t n = (size_t)nu + nk;
 
+	st->off = (uint32_t)tl->nr_frames;
+	st->nr_user = nu;
+	st->nr_kernel = nk;
+	if (!n)
+		return 0; /* an empty stack needs no pool (which may not exist yet) */
 	if (tl->nr_frames + n > tl->priv->cap_frames) {
 		size_t ncap = tl->priv->cap_frames ? tl->priv->cap_frames : 4096;
 		uint64_t *f;
@@ -268,9 +273,6 @@ static int add_stack(struct timeline *tl, struct tl_stack *st, const uint64_t *i
 		tl->priv->cap_frames = ncap;
 	}
 	memcpy(tl->frames + tl->nr_frames, ips, n * sizeof(*ips));
-	st->off = (uint32_t)tl->nr_frames;
-	st->nr_user = nu;
-	st->nr_kernel = nk;
 	tl->nr_frames += n;
 	return 0;
 }
@@ -637,11 +639,17 @@ void timeline__finish(struct timeline *tl)
 {
 	size_t i, outer = 0;
 
-	qsort(tl->api, tl->nr_api, sizeof(*tl->api), cmp_api);
-	qsort(tl->launch, tl->nr_launch, sizeof(*tl->launch), cmp_launch);
-	qsort(tl->gpu, tl->nr_gpu, sizeof(*tl->gpu), cmp_gpu);
-	qsort(tl->samples, tl->nr_samples, sizeof(*tl->samples), cmp_sample);
-	qsort(tl->offcpu, tl->nr_offcpu, sizeof(*tl->offcpu), cmp_offcpu);
+	/* qsort's base must not be NULL even for 0 elements (UBSan holds us to it). */
+	if (tl->nr_api)
+		qsort(tl->api, tl->nr_api, sizeof(*tl->api), cmp_api);
+	if (tl->nr_launch)
+		qsort(tl->launch, tl->nr_launch, sizeof(*tl->launch), cmp_launch);
+	if (tl->nr_gpu)
+		qsort(tl->gpu, tl->nr_gpu, sizeof(*tl->gpu), cmp_gpu);
+	if (tl->nr_samples)
+		qsort(tl->samples, tl->nr_samples, sizeof(*tl->samples), cmp_sample);
+	if (tl->nr_offcpu)
+		qsort(tl->offcpu, tl->nr_offcpu, sizeof(*tl->offcpu), cmp_offcpu);
 
 	/* A call inside the span of the thread's enclosing call is nested
 	 * (the driver call a runtime call makes). */
