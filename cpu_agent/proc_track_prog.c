@@ -192,6 +192,11 @@ int proc_track_prog__attach(struct proc_track_prog *p)
 	return err;
 }
 
+void proc_track_prog__detach(struct proc_track_prog *p)
+{
+	proc_track_bpf__detach(p->skel);
+}
+
 int proc_track_prog__follow(struct proc_track_prog *p, pid_t tgid)
 {
 	__u32 key = (__u32)tgid;
@@ -215,6 +220,18 @@ int proc_track_prog__consume(struct proc_track_prog *p)
 int proc_track_prog__epoll_fd(const struct proc_track_prog *p)
 {
 	return ring_buffer__epoll_fd(p->rb);
+}
+
+int proc_track_prog__tgids_fd(const struct proc_track_prog *p)
+{
+	if (p->all)
+		return -EINVAL;
+	return bpf_map__fd(p->skel->maps.ptrack_tgids);
+}
+
+uint32_t proc_track_prog__max_procs(const struct proc_track_prog *p)
+{
+	return bpf_map__max_entries(p->skel->maps.ptrack_tgids);
 }
 
 bool proc_track_prog__uses_tp_btf(const struct proc_track_prog *p)

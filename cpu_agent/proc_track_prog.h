@@ -62,6 +62,9 @@ struct proc_track_prog *proc_track_prog__new(const struct proc_track_opts *opts)
  */
 int proc_track_prog__attach(struct proc_track_prog *p);
 
+/* Detach the programs (events already queued can still be consumed). */
+void proc_track_prog__detach(struct proc_track_prog *p);
+
 /* Follow @tgid (and, from now on, its new children). -EINVAL with opts.all. */
 int proc_track_prog__follow(struct proc_track_prog *p, pid_t tgid);
 
@@ -77,6 +80,17 @@ int proc_track_prog__consume(struct proc_track_prog *p);
 
 /* An epoll fd that turns readable when events are queued (for a caller's own loop). */
 int proc_track_prog__epoll_fd(const struct proc_track_prog *p);
+
+/*
+ * The fd of the followed-tgid hash map (key and value __u32 tgid), for other
+ * BPF objects to share with bpf_map__reuse_fd() so that one filter serves
+ * every program. Owned by @p: valid until proc_track_prog__free(). -EINVAL
+ * with opts.all (the map is unused then).
+ */
+int proc_track_prog__tgids_fd(const struct proc_track_prog *p);
+
+/* Max entries of that map (what a sharing map must declare). */
+uint32_t proc_track_prog__max_procs(const struct proc_track_prog *p);
 
 /* true when the tp_btf programs were loaded, false for the raw_tp fallback. */
 bool proc_track_prog__uses_tp_btf(const struct proc_track_prog *p);

@@ -1,0 +1,137 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# run.sh: the CPU agent's overhead next to perf, profile-bpfcc and libbpf-tools' offcputime (root; see bench/RESULTS.md).
+#
+# usage: bench/cpu/run.sh BUILD_DIR [REPS]
+# Needs: root, the agent built (BUILD_DIR/bench/cpu/{cpu_spin,pingpong,cpu_agent_run}),
+# bpftool; optionally perf (Debian: linux-perf), offcputime (libbpf-tools),
+# profile-bpfcc (bpfcc-tools + kernel headers).
+#
+# Two measures, because this machine is shared:
+# - the workload's own CPU time (fastest of REPS runs). Without
+#   CONFIG_IRQ_TIME_ACCOUNTING the sampling interrupts and the BPF programs
+#   they run are charged to the task they interrupt, and other load on the
+#   machine does not inflate it as it does wall time;
+# - the BPF programs' own run time (kernel.bpf_stats_enabled), per invocation.
+set -eu
+
+BUILD=${1:?usage: run.sh BUILD_DIR [REPS]}
+REPS=${2:-5}
+BIN=$BUILD/bench/cpu
+SPIN="$BIN/cpu_spin 1 1000"
+PING="$BIN/pingpong 1000000 0"
+TMP=$(mktemp -d)
+OLD_STATS=$(cat /proc/sys/kernel/bpf_stats_enabled)
+snapper=""
+cleanup() {
+	[ -n "$snapper" ] && kill "$snapper" 2>/dev/null
+	echo "$OLD_STATS" > /proc/sys/kernel/bpf_stats_enabled
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+echo 1 > /proc/sys/kernel/bpf_stats_enabled
+
+# fastest CPU time of REPS runs of: $@ (the workload prints "... X s cpu ...")
+fastest() {
+	i=0
+	: > "$TMP/times"
+	while [ $i -lt "$REPS" ]; do
+		"$@" 2>"$TMP/err" | sed -n 's/.* \([0-9.]*\) s cpu.*/\1/p' >> "$TMP/times"
+		i=$((i + 1))
+	done
+	sort -n "$TMP/times" | head -1
+}
+
+# Snapshot `bpftool prog show` every 0.2 s while a measured command runs, so
+# the counters of programs that are gone by the end are still there.
+snap_start() {
+	rm -f "$TMP/snap"
+	( while :; do bpftool prog show > "$TMP/snap.tmp" 2>/dev/null &&
+		mv "$TMP/snap.tmp" "$TMP/snap"; sleep 0.2; done ) &
+	snapper=$!
+}
+snap_stop() {
+	kill "$snapper" 2>/dev/null || true
+	wait "$snapper" 2>/dev/null || true
+	snapper=""
+}
+# "name: N runs, X ns/run" for every program whose name matches $1
+bpf_cost() {
+	awk -v pat="$1" '
+		/ name / { n = ""; for (i = 1; i <= NF; i++) if ($i == "name") n = $(i + 1) }
+		/run_time_ns/ && n ~ pat {
+			for (i = 1; i <= NF; i++) {
+				if ($i == "run_time_ns") t = $(i + 1)
+				if ($i == "run_cnt") c = $(i + 1)
+			}
+			if (c > 0) printf "    bpf %-16s %10d runs %8.0f ns/run\n", n, c, t / c
+		}' "$TMP/snap" 2>/dev/null || true
+}
+
+row() {
+	printf '%-44s %8s s cpu  (x%.2f)\n' "$1" "$2" "$(echo "$2 $3" | awk '{print $1 / $2}')"
+}
+
+echo "== CPU-bound: $SPIN (1 thread, $(nproc) CPUs), fastest of $REPS"
+base=$(fastest $SPIN)
+row "alone" "$base" "$base"
+for hz in 99 999 9999; do
+	snap_start
+	t=$(fastest "$BIN/cpu_agent_run" -c -F $hz -o "$TMP" -- $SPIN)
+	snap_stop
+	row "gpuperf agent -F $hz (user+kernel stacks)" "$t" "$base"
+	sed -n 's/.*\(samples [0-9]*\).*/    last run: \1/p' "$TMP/err"
+	bpf_cost '^cs_'
+done
+if command -v perf >/dev/null 2>&1; then
+	for hz in 99 999 9999; do
+		t=$(fastest perf record -q -g -F $hz -o "$TMP/perf.data" -- $SPIN)
+		row "perf record -g -F $hz" "$t" "$base"
+	done
+else
+	echo "perf: not installed (Debian: linux-perf)"
+fi
+if command -v profile-bpfcc >/dev/null 2>&1; then
+	for hz in 99 999 9999; do
+		profile-bpfcc -F $hz -f 60 > /dev/null 2>"$TMP/bcc.err" &
+		bcc=$!
+		sleep 10 # bcc compiles its program at start
+		if kill -0 $bcc 2>/dev/null; then
+			t=$(fastest $SPIN)
+			row "profile-bpfcc -F $hz (system-wide)" "$t" "$base"
+			kill -INT $bcc 2>/dev/null || true
+		else
+			echo "profile-bpfcc: cannot run here: $(grep -m1 -i 'error\|exception' "$TMP/bcc.err")"
+			break
+		fi
+		wait $bcc 2>/dev/null || true
+	done
+else
+	echo "profile-bpfcc: not installed (Debian: bpfcc-tools)"
+fi
+
+echo "== context switches: $PING (two threads on CPU 0), fastest of $REPS"
+base=$(fastest $PING)
+row "alone" "$base" "$base"
+for min in 1000 1; do
+	snap_start
+	t=$(fastest "$BIN/cpu_agent_run" -O -m $min -o "$TMP" -- $PING)
+	snap_stop
+	row "gpuperf agent off-CPU (min block $min us)" "$t" "$base"
+	sed -n 's/.*samples [0-9]* offcpu \([0-9]*\).*/    last run: \1 spans/p' "$TMP/err"
+	bpf_cost '^oc_'
+done
+if command -v offcputime >/dev/null 2>&1; then
+	snap_start
+	offcputime 600 > /dev/null 2>&1 &
+	oc=$!
+	sleep 3
+	t=$(fastest $PING)
+	kill -INT $oc 2>/dev/null || true
+	wait $oc 2>/dev/null || true
+	snap_stop
+	row "offcputime (libbpf-tools, system-wide)" "$t" "$base"
+	bpf_cost 'sched_switch'
+else
+	echo "offcputime: not installed (Debian: libbpf-tools)"
+fi

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0-only OR Apache-2.0
+/* cpu_sample: perf-event sampler that sends user + kernel stacks of followed threads to a ring buffer. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "cpu_sample.h"
+
+/*
+ * How it works: the loader opens one perf event per online CPU (cycles in
+ * frequency mode, or the software CPU clock) and attaches cs_sample to each.
+ * On every sample the current thread's tgid is looked up in cs_tgids, which
+ * is proc_track's followed-process map shared via bpf_map__reuse_fd(); a
+ * followed thread's stacks are read into a per-CPU scratch record and copied
+ * to the ring buffer cut after the last frame, so a shallow stack costs
+ * little ring space.
+ */
+
+const volatile __u8 filter_tgids = 1;
+const volatile __u8 want_user = 1;
+const volatile __u8 want_kernel = 1;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);	/* replaced by proc_track's map */
+	__type(key, __u32);
+	__type(value, __u32);
+} cs_tgids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cpu_sample_event);
+} cs_scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 * 1024 * 1024);	/* loader: bpf_map__set_max_entries */
+} cs_events SEC(".maps");
+
+__u64 lost_events = 0;	/* ring buffer full */
+__u64 stack_errors = 0;	/* a wanted stack could not be read */
+
+/*
+ * Wake the agent only when the ring is a quarter full: it polls on a short
+ * timeout anyway, and a wakeup per sample costs more than the sample.
+ */
+static __always_inline __u64 rb_wakeup_flags(void *rb)
+{
+	return bpf_ringbuf_query(rb, BPF_RB_AVAIL_DATA) >
+			       bpf_ringbuf_query(rb, BPF_RB_RING_SIZE) / 4
+		       ? BPF_RB_FORCE_WAKEUP
+		       : BPF_RB_NO_WAKEUP;
+}
+
+SEC("perf_event")
+int cs_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, zero = 0;
+	struct cpu_sample_event *e;
+	long nu = 0, nk = 0;
+	__u64 size;
+
+	if (tgid == 0)
+		return 0;	/* idle */
+	if (filter_tgids && !bpf_map_lookup_elem(&cs_tgids, &tgid))
+		return 0;
+	e = bpf_map_lookup_elem(&cs_scratch, &zero);
+	if (!e)
+		return 0;
+	e->ts_ns = bpf_ktime_get_ns();
+	e->pid = tgid;
+	e->tid = (__u32)id;
+	e->cpu = bpf_get_smp_processor_id();
+	e->flags = 0;
+	e->pad = 0;
+	if (want_user) {
+		nu = bpf_get_stack(ctx, e->ips, GP_BPF_STACK_DEPTH * 8, BPF_F_USER_STACK);
+		if (nu < 0) {
+			e->flags |= CPU_SAMPLE_USER_ERR;
+			nu = 0;
+		}
+		nu /= 8;
+	}
+	nu &= 0xff;
+	if (nu > GP_BPF_STACK_DEPTH)
+		nu = GP_BPF_STACK_DEPTH;
+	if (want_kernel) {
+		nk = bpf_get_stack(ctx, &e->ips[nu], GP_BPF_STACK_DEPTH * 8, 0);
+		if (nk < 0) {
+			/* a sample taken in user mode has no kernel stack: not an error */
+			nk = 0;
+		}
+		nk /= 8;
+	}
+	nk &= 0xff;
+	if (nk > GP_BPF_STACK_DEPTH)
+		nk = GP_BPF_STACK_DEPTH;
+	if (e->flags)
+		__sync_fetch_and_add(&stack_errors, 1);
+	e->nr_user = nu;
+	e->nr_kernel = nk;
+	size = 32 + 8 * (nu + nk);
+	if (size > sizeof(*e))
+		size = sizeof(*e);
+	if (bpf_ringbuf_output(&cs_events, e, size, rb_wakeup_flags(&cs_events)))
+		__sync_fetch_and_add(&lost_events, 1);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

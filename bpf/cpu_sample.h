@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* cpu_sample: the on-CPU sample record shared by cpu_sample.bpf.c and its loader. */
+#ifndef GPUPERF_BPF_CPU_SAMPLE_H
+#define GPUPERF_BPF_CPU_SAMPLE_H
+
+#include "stack_event.h"
+
+/* cpu_sample_event.flags */
+#define CPU_SAMPLE_USER_ERR	0x1	/* the user stack could not be read */
+#define CPU_SAMPLE_KERN_ERR	0x2	/* the kernel stack could not be read */
+
+/* One perf-event sample of a followed thread; sent cut after ips[nr_user + nr_kernel - 1]. */
+struct cpu_sample_event {
+	__u64 ts_ns;		/* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+	__u32 pid;		/* tgid */
+	__u32 tid;
+	__u32 cpu;
+	__u16 nr_user;
+	__u16 nr_kernel;
+	__u32 flags;		/* CPU_SAMPLE_* */
+	__u32 pad;
+	__u64 ips[GP_BPF_STACK_SLOTS];
+};
+
+_Static_assert(sizeof(struct cpu_sample_event) == 32 + 8 * GP_BPF_STACK_SLOTS,
+	       "cpu_sample_event layout changed");
+
+#endif /* GPUPERF_BPF_CPU_SAMPLE_H */

@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0-only OR Apache-2.0
+/* offcpu: spans during which followed threads were switched out, with the stacks they blocked at. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "offcpu.h"
+
+/*
+ * How it works, and why it is cheap per switch. Walking stacks is what makes
+ * off-CPU tracing expensive (offcputime walks two per switch), and most
+ * blocks are far shorter than the minimum anyone keeps. So:
+ *
+ *  - switch-out of a followed thread: store (time, state, cpu) in oc_start.
+ *    No stack walk.
+ *  - switch-in: look the thread up; a block shorter than min_block_ns ends
+ *    here (a lookup and a delete). A longer one gets its kernel stack now,
+ *    with bpf_get_task_stack() on the incoming task, whose saved kernel
+ *    stack is still exactly where it blocked (tp_btf only: raw_tp cannot
+ *    pass a task pointer to that helper, so the fallback has no kernel
+ *    stack).
+ *  - the user stack cannot be read for a task that is not current, and a
+ *    thread that slept in a syscall has the same user stack when that
+ *    syscall returns: the span waits in oc_pending until sys_exit of that
+ *    thread, which reads the user stack and sends the span. A thread that was
+ *    preempted (state TASK_RUNNING) or slept outside a syscall (a page
+ *    fault) has no sys_exit to wait for: preempted spans go out at once
+ *    without user stack, and a pending span still there when its thread
+ *    switches out again is sent without user stack (OFFCPU_NO_USER_STACK).
+ *  - sched_waking of a thread in oc_start records the waker.
+ *
+ * Per-thread state lives in task-local storage under tp_btf (freed with
+ * the task); the raw_tp fallback, whose task pointers are untrusted, uses
+ * LRU hash maps keyed by tid instead. oc_pending is LRU either way, so
+ * threads that exit never leak entries.
+ */
+
+const volatile __u8 filter_tgids = 1;
+const volatile __u8 want_user = 1;
+const volatile __u8 want_kernel = 1;
+const volatile __u8 use_btf = 1;
+const volatile __u64 min_block_ns = 1000000;
+
+struct start {
+	__u64 ts;
+	__u32 state;
+	__u32 cpu;
+	__u32 waker_pid;
+	__u32 waker_tid;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);	/* replaced by proc_track's map */
+	__type(key, __u32);
+	__type(value, __u32);
+} oc_tgids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 32768);
+	__type(key, __u32);		/* tid */
+	__type(value, struct start);
+} oc_start SEC(".maps");	/* raw_tp fallback only */
+
+/* tp_btf: the same per-thread state in task-local storage, without hashing */
+struct tstate {
+	struct start st;
+	__u32 valid;		/* st holds a switch-out not yet matched */
+	__u32 pending;		/* oc_pending has a span of this thread */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct tstate);
+} oc_tstate SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 2048);
+	__type(key, __u32);		/* tid */
+	__type(value, struct offcpu_event);	/* kernel frames in ips[0..nr_kernel) */
+} oc_pending SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct offcpu_event);
+} oc_scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 * 1024 * 1024);	/* loader: bpf_map__set_max_entries */
+} oc_events SEC(".maps");
+
+__u64 lost_events = 0;
+__u64 stack_errors = 0;
+
+static __always_inline __u64 rb_wakeup_flags(void)
+{
+	return bpf_ringbuf_query(&oc_events, BPF_RB_AVAIL_DATA) >
+			       bpf_ringbuf_query(&oc_events, BPF_RB_RING_SIZE) / 4
+		       ? BPF_RB_FORCE_WAKEUP
+		       : BPF_RB_NO_WAKEUP;
+}
+
+static __always_inline void emit(struct offcpu_event *e)
+{
+	__u64 n = (__u64)e->nr_user + e->nr_kernel, size;
+
+	size = 48 + 8 * n;
+	if (size > sizeof(*e))
+		size = sizeof(*e);
+	if (bpf_ringbuf_output(&oc_events, e, size, rb_wakeup_flags()))
+		__sync_fetch_and_add(&lost_events, 1);
+}
+
+/* A pending span whose thread never passed sys_exit: send it without user stack. */
+static __always_inline void flush_pending(__u32 tid)
+{
+	struct offcpu_event *p = bpf_map_lookup_elem(&oc_pending, &tid);
+
+	if (!p)
+		return;
+	p->nr_user = 0;
+	p->flags |= OFFCPU_NO_USER_STACK;
+	emit(p);
+	bpf_map_delete_elem(&oc_pending, &tid);
+}
+
+/* Fill scratch record @e for a span of @next that ended now; kernel stack only. */
+static __always_inline void span_begin(struct offcpu_event *e, struct task_struct *next,
+				       const struct start *s, __u64 now, bool btf)
+{
+	long nk = 0;
+
+	e->start_ns = s->ts;
+	e->end_ns = now;
+	e->pid = BPF_CORE_READ(next, tgid);
+	e->tid = BPF_CORE_READ(next, pid);
+	e->waker_pid = s->waker_pid;
+	e->waker_tid = s->waker_tid;
+	e->cpu = s->cpu;
+	e->state = s->state;
+	e->flags = 0;
+	if (want_kernel && btf) {
+		nk = bpf_get_task_stack(next, e->ips, GP_BPF_STACK_DEPTH * 8, 0);
+		if (nk < 0) {
+			__sync_fetch_and_add(&stack_errors, 1);
+			nk = 0;
+		}
+		nk /= 8;
+	}
+	e->nr_kernel = nk & 0xff;
+	e->nr_user = 0;
+}
+
+/* raw_tp: task pointers are untrusted here, so hash maps keyed by tid */
+static __always_inline int handle_switch(struct task_struct *prev, struct task_struct *next,
+					 __u32 prev_state)
+{
+	__u64 now = bpf_ktime_get_ns(), delta;
+	__u32 ptid = BPF_CORE_READ(prev, pid), ntid = BPF_CORE_READ(next, pid), zero = 0;
+	struct offcpu_event *e;
+	struct start *s, st;
+
+	if (ptid) {
+		__u32 ptgid = BPF_CORE_READ(prev, tgid);
+
+		if (!filter_tgids || bpf_map_lookup_elem(&oc_tgids, &ptgid)) {
+			st.ts = now;
+			st.state = prev_state;
+			st.cpu = bpf_get_smp_processor_id();
+			st.waker_pid = 0;
+			st.waker_tid = 0;
+			if (want_user)
+				flush_pending(ptid);
+			bpf_map_update_elem(&oc_start, &ptid, &st, BPF_ANY);
+		}
+	}
+
+	if (!ntid)
+		return 0;
+	s = bpf_map_lookup_elem(&oc_start, &ntid);
+	if (!s)
+		return 0;
+	delta = now - s->ts;
+	if (delta < min_block_ns) {
+		bpf_map_delete_elem(&oc_start, &ntid);
+		return 0;
+	}
+	e = bpf_map_lookup_elem(&oc_scratch, &zero);
+	if (!e) {
+		bpf_map_delete_elem(&oc_start, &ntid);
+		return 0;
+	}
+	st = *s;
+	bpf_map_delete_elem(&oc_start, &ntid);
+	span_begin(e, next, &st, now, false);
+	if (want_user && e->state != 0) {
+		/* slept in the kernel: the user stack comes at its sys_exit */
+		bpf_map_update_elem(&oc_pending, &ntid, e, BPF_ANY);
+		return 0;
+	}
+	if (want_user)
+		e->flags |= OFFCPU_NO_USER_STACK;
+	emit(e);
+	return 0;
+}
+
+/*
+ * The tp_btf version of handle_switch(): per-thread state in task-local
+ * storage (a pointer in the task, no hashing, freed with the task) instead
+ * of LRU hash updates and deletes, which were most of the per-switch cost.
+ */
+static __always_inline int handle_switch_btf(struct task_struct *prev, struct task_struct *next,
+					     __u32 prev_state)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u32 zero = 0, ptgid = prev->tgid, ntid;
+	struct offcpu_event *e;
+	struct tstate *t;
+
+	if (prev->pid && (!filter_tgids || bpf_map_lookup_elem(&oc_tgids, &ptgid))) {
+		t = bpf_task_storage_get(&oc_tstate, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (t) {
+			if (t->pending) {
+				flush_pending(prev->pid);
+				t->pending = 0;
+			}
+			t->st.ts = now;
+			t->st.state = prev_state;
+			t->st.cpu = bpf_get_smp_processor_id();
+			t->st.waker_pid = 0;
+			t->st.waker_tid = 0;
+			t->valid = 1;
+		}
+	}
+
+	if (!next->pid)
+		return 0;
+	t = bpf_task_storage_get(&oc_tstate, next, 0, 0);
+	if (!t || !t->valid)
+		return 0;
+	t->valid = 0;
+	if (now - t->st.ts < min_block_ns)
+		return 0;
+	e = bpf_map_lookup_elem(&oc_scratch, &zero);
+	if (!e)
+		return 0;
+	span_begin(e, next, &t->st, now, true);
+	ntid = next->pid;
+	if (want_user && e->state != 0) {
+		/* slept in the kernel: the user stack comes at its sys_exit */
+		if (!bpf_map_update_elem(&oc_pending, &ntid, e, BPF_ANY))
+			t->pending = 1;
+		return 0;
+	}
+	if (want_user)
+		e->flags |= OFFCPU_NO_USER_STACK;
+	emit(e);
+	return 0;
+}
+
+static __always_inline int handle_waking_btf(struct task_struct *p)
+{
+	struct tstate *t = bpf_task_storage_get(&oc_tstate, p, 0, 0);
+	__u64 id;
+
+	if (!t || !t->valid)
+		return 0;
+	id = bpf_get_current_pid_tgid();
+	t->st.waker_pid = id >> 32;
+	t->st.waker_tid = (__u32)id;
+	return 0;
+}
+
+static __always_inline int handle_waking(struct task_struct *p)
+{
+	__u32 tid = BPF_CORE_READ(p, pid);
+	struct start *s = bpf_map_lookup_elem(&oc_start, &tid);
+	__u64 id;
+
+	if (!s)
+		return 0;
+	id = bpf_get_current_pid_tgid();
+	s->waker_pid = id >> 32;
+	s->waker_tid = (__u32)id;
+	return 0;
+}
+
+static __always_inline int handle_sys_exit(void *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), zero = 0;
+	struct offcpu_event *p, *e;
+	long nu, nk, sz;
+
+	if (!want_user)
+		return 0;
+	if (use_btf) {
+		/* the common case, no span pending: one pointer load, no hashing */
+		struct tstate *t = bpf_task_storage_get(&oc_tstate, bpf_get_current_task_btf(), 0, 0);
+
+		if (!t || !t->pending)
+			return 0;
+		t->pending = 0;
+	}
+	p = bpf_map_lookup_elem(&oc_pending, &tid);
+	if (!p)
+		return 0;
+	e = bpf_map_lookup_elem(&oc_scratch, &zero);
+	if (!e)
+		return 0;
+	e->start_ns = p->start_ns;
+	e->end_ns = p->end_ns;
+	e->pid = p->pid;
+	e->tid = p->tid;
+	e->waker_pid = p->waker_pid;
+	e->waker_tid = p->waker_tid;
+	e->cpu = p->cpu;
+	e->state = p->state;
+	e->flags = p->flags;
+	nu = bpf_get_stack(ctx, e->ips, GP_BPF_STACK_DEPTH * 8, BPF_F_USER_STACK);
+	if (nu < 0) {
+		__sync_fetch_and_add(&stack_errors, 1);
+		e->flags |= OFFCPU_USER_ERR;
+		nu = 0;
+	}
+	nu /= 8;
+	if (nu > GP_BPF_STACK_DEPTH)
+		nu = GP_BPF_STACK_DEPTH;
+	nk = p->nr_kernel;
+	if (nk > GP_BPF_STACK_DEPTH)
+		nk = GP_BPF_STACK_DEPTH;
+	sz = nk * 8;
+	if (sz > 0 && sz <= GP_BPF_STACK_DEPTH * 8 && nu >= 0 && nu <= GP_BPF_STACK_DEPTH)
+		bpf_probe_read_kernel(&e->ips[nu], sz, p->ips);
+	else
+		nk = 0;
+	e->nr_user = nu;
+	e->nr_kernel = nk;
+	emit(e);
+	bpf_map_delete_elem(&oc_pending, &tid);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(oc_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	return handle_switch_btf(prev, next, prev_state);
+}
+
+SEC("raw_tp/sched_switch")
+int BPF_PROG(oc_switch_raw, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	return handle_switch(prev, next, prev_state);
+}
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(oc_waking, struct task_struct *p)
+{
+	return handle_waking_btf(p);
+}
+
+SEC("raw_tp/sched_waking")
+int BPF_PROG(oc_waking_raw, struct task_struct *p)
+{
+	return handle_waking(p);
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(oc_sys_exit, struct pt_regs *regs, long ret)
+{
+	return handle_sys_exit(ctx);
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(oc_sys_exit_raw, struct pt_regs *regs, long ret)
+{
+	return handle_sys_exit(ctx);
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* offcpu: the off-CPU span record shared by offcpu.bpf.c and its loader. */
+#ifndef GPUPERF_BPF_OFFCPU_H
+#define GPUPERF_BPF_OFFCPU_H
+
+#include "stack_event.h"
+
+/* offcpu_event.flags */
+#define OFFCPU_NO_USER_STACK	0x1	/* no user stack (preempted, or not wanted) */
+#define OFFCPU_USER_ERR		0x2	/* the user stack could not be read */
+
+/*
+ * A followed thread was switched out at start_ns and back in at end_ns,
+ * blocked at least min_block_us. Sent cut after ips[nr_user + nr_kernel - 1].
+ */
+struct offcpu_event {
+	__u64 start_ns;		/* bpf_ktime_get_ns() at switch-out */
+	__u64 end_ns;		/* at switch-in */
+	__u32 pid;
+	__u32 tid;
+	__u32 waker_pid;	/* 0 when unknown */
+	__u32 waker_tid;
+	__u32 cpu;		/* CPU it switched out on */
+	__u32 state;		/* prev_state at switch-out (TASK_* bits) */
+	__u16 nr_user;
+	__u16 nr_kernel;
+	__u32 flags;		/* OFFCPU_* */
+	__u64 ips[GP_BPF_STACK_SLOTS];
+};
+
+_Static_assert(sizeof(struct offcpu_event) == 48 + 8 * GP_BPF_STACK_SLOTS,
+	       "offcpu_event layout changed");
+
+#endif /* GPUPERF_BPF_OFFCPU_H */

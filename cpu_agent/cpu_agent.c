@@ -1,0 +1,1160 @@
+// SPDX-License-Identifier: Apache-2.0
+/* cpu_agent: the eBPF CPU agent -- follows a process tree and writes what its CPUs did to DIR/cpu.trace. */
+#include "cpu_agent.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "build_id.h"
+#include "cpu_sample.h"
+#include "cpu_sample_prog.h"
+#include "cuda_launch.h"
+#include "cuda_launch_prog.h"
+#include "gp_record.h"
+#include "gp_writer.h"
+#include "offcpu.h"
+#include "offcpu_prog.h"
+#include "proc_track.h"
+#include "proc_track_prog.h"
+
+/*
+ * How it works. proc_track owns the followed-tgid map; the sampler, the
+ * off-CPU program and the launch uprobes share it (bpf_map__reuse_fd), so a
+ * child forked by the target is followed by all of them from its first
+ * instruction. Each program has its own ring buffer; the agent waits on all
+ * of them with one epoll and drains them on one thread into one gp_writer,
+ * so records need no locking. Processes, threads and executable mappings are
+ * written as they are discovered: mappings at start, after fork and exec, and
+ * on a periodic rescan of /proc/PID/maps (there is no mmap tracepoint to hook
+ * without kprobes), which is also when a late-dlopen'ed libcudart gets its
+ * uprobes. Memory is bounded: per-process tables are capped and dropped at
+ * exit, the writer holds at most two chunks.
+ */
+
+#define AGENT_DEF_MAX_PROCS	8192
+#define AGENT_DEF_HZ		99
+#define AGENT_DEF_MIN_BLOCK_US	1000
+#define AGENT_RESCAN_NS		(100ull * 1000 * 1000)	/* /proc/PID/maps rescan */
+#define AGENT_CLOCK_NS		(1000ull * 1000 * 1000)	/* clock pairs, lost counts */
+#define AGENT_MAX_MODS		4096	/* executable mappings per process */
+/*
+ * An exited process's entry is kept this long: each program has its own
+ * ring buffer, so samples and launch hits from before the exit can be
+ * drained after the exit event, and still need its mappings.
+ */
+#define AGENT_LINGER_NS		(2000ull * 1000 * 1000)
+#define AGENT_MAX_TIDS		65536	/* threads remembered per process */
+#define AGENT_BUILD_ID_CACHE	256
+
+struct mod_sig {
+	uint64_t start, end, pgoff, inode;
+	uint64_t cuda;	/* a libcudart/libcuda mapping: hits called from here are nested */
+	uint64_t rt_lo, rt_hi; /* a static cudart inside this mapping: the same, for its code */
+};
+
+struct proc {
+	pid_t pid;
+	bool alive;
+	uint64_t exit_ts;	/* when it exited: the entry stays a while (AGENT_LINGER_NS) */
+	struct mod_sig *mods;
+	size_t nmods, mcap;
+	uint32_t *tids;	/* sorted */
+	size_t ntids, tcap;
+};
+
+struct bid_entry {
+	uint64_t dev, inode;
+	uint32_t len;
+	int err;
+	uint8_t id[BUILD_ID_MAX];
+};
+
+struct cpu_agent {
+	struct cpu_agent_opts opts;
+	char *dir;
+	struct gp_writer *w;
+	struct proc_track_prog *pt;
+	struct cpu_sample_prog *cs;
+	struct offcpu_prog *oc;
+	struct cuda_launch_prog *cl;
+	int epfd;
+	bool started, stopped;
+	uint64_t weight_ns;
+	struct proc *procs;
+	size_t nprocs, pcap;
+	size_t alive;
+	struct bid_entry bids[AGENT_BUILD_ID_CACHE];
+	size_t nbids;
+	uint64_t next_rescan, next_clock;
+	struct cpu_agent_stats st;
+	/* lost counts already written, per GP_DROP_* source */
+	uint64_t written_lost[GP_DROP_WRITER + 1];
+	int err; /* first write error */
+};
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- small /proc readers ------------------------------------------------- */
+
+static int read_small(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	if (n > 0 && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	return 0;
+}
+
+static void read_comm(pid_t pid, pid_t tid, char *buf, size_t len)
+{
+	char path[64];
+
+	if (tid)
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	if (read_small(path, buf, len))
+		buf[0] = '\0';
+}
+
+static void read_exe(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	n = readlink(path, buf, len - 1);
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+/* ---- process table ------------------------------------------------------- */
+
+static struct proc *proc_find(struct cpu_agent *a, pid_t pid)
+{
+	for (size_t i = 0; i < a->nprocs; i++)
+		if (a->procs[i].pid == pid)
+			return &a->procs[i];
+	return NULL;
+}
+
+static struct proc *proc_get(struct cpu_agent *a, pid_t pid)
+{
+	struct proc *p = proc_find(a, pid);
+
+	if (p && !p->alive) {
+		/* the pid was reused: a new process */
+		p->alive = true;
+		p->nmods = 0;
+		p->ntids = 0;
+		a->alive++;
+	}
+	if (p)
+		return p;
+	if (a->nprocs == a->pcap) {
+		size_t cap = a->pcap ? 2 * a->pcap : 16;
+		struct proc *n;
+
+		if (cap > a->opts.max_procs)
+			cap = a->opts.max_procs;
+		if (a->nprocs >= cap)
+			return NULL;
+		n = realloc(a->procs, cap * sizeof(*n));
+		if (!n)
+			return NULL;
+		a->procs = n;
+		a->pcap = cap;
+	}
+	p = &a->procs[a->nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	p->alive = true;
+	a->alive++;
+	return p;
+}
+
+static void proc_drop(struct cpu_agent *a, struct proc *p)
+{
+	if (p->alive)
+		a->alive--;
+	free(p->mods);
+	free(p->tids);
+	*p = a->procs[--a->nprocs];
+}
+
+/* Insert @tid into the sorted set; 1 when new, 0 when known or the set is full. */
+static int proc_add_tid(struct proc *p, uint32_t tid)
+{
+	size_t lo = 0, hi = p->ntids;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (p->tids[mid] == tid)
+			return 0;
+		if (p->tids[mid] < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (p->ntids == p->tcap) {
+		size_t cap = p->tcap ? 2 * p->tcap : 16;
+		uint32_t *n;
+
+		if (cap > AGENT_MAX_TIDS)
+			return 0;
+		n = realloc(p->tids, cap * sizeof(*n));
+		if (!n)
+			return 0;
+		p->tids = n;
+		p->tcap = cap;
+	}
+	memmove(&p->tids[lo + 1], &p->tids[lo], (p->ntids - lo) * sizeof(*p->tids));
+	p->tids[lo] = tid;
+	p->ntids++;
+	return 1;
+}
+
+/* ---- records --------------------------------------------------------------- */
+
+static void write_process(struct cpu_agent *a, uint64_t ts, uint32_t pid, uint32_t ppid,
+			  uint32_t event, int32_t exit_code, const char *comm, const char *exe)
+{
+	struct gp_rec_process *r = gp_writer__reserve(a->w, GP_REC_PROCESS, sizeof(*r));
+
+	if (!r)
+		return;
+	r->ts = ts;
+	r->pid = pid;
+	r->ppid = ppid;
+	r->event = event;
+	r->exit_code = exit_code;
+	r->comm_str = gp_writer__intern(a->w, comm);
+	r->exe_str = gp_writer__intern(a->w, exe);
+	gp_writer__commit(a->w);
+	a->st.procs++;
+}
+
+static void write_thread(struct cpu_agent *a, uint64_t ts, uint32_t pid, uint32_t tid,
+			 uint32_t event, const char *name)
+{
+	struct gp_rec_thread *r = gp_writer__reserve(a->w, GP_REC_THREAD, sizeof(*r));
+
+	if (!r)
+		return;
+	r->ts = ts;
+	r->pid = pid;
+	r->tid = tid;
+	r->event = event;
+	r->name_str = gp_writer__intern(a->w, name);
+	gp_writer__commit(a->w);
+}
+
+/* A thread seen for the first time in an event: name it while it (probably) lives. */
+static void note_thread(struct cpu_agent *a, uint32_t pid, uint32_t tid, uint64_t ts)
+{
+	struct proc *p = proc_find(a, (pid_t)pid);
+	char comm[32];
+
+	/* no entry, or exited: the thread can no longer be named */
+	if (!p || !p->alive || !proc_add_tid(p, tid))
+		return;
+	read_comm((pid_t)pid, (pid_t)tid, comm, sizeof(comm));
+	write_thread(a, ts, pid, tid, GP_PROC_INFO, comm);
+}
+
+static void write_clock_pair(struct cpu_agent *a)
+{
+	struct gp_rec_clock_pair *r = gp_writer__reserve(a->w, GP_REC_CLOCK_PAIR, sizeof(*r));
+	uint64_t mono = now_ns(CLOCK_MONOTONIC);
+
+	if (!r)
+		return;
+	r->producer_ts = mono; /* bpf_ktime_get_ns() is CLOCK_MONOTONIC */
+	r->monotonic_ns = mono;
+	r->realtime_ns = now_ns(CLOCK_REALTIME);
+	r->source = GP_CLOCKSRC_BPF;
+	gp_writer__commit(a->w);
+}
+
+static void write_dropped(struct cpu_agent *a, uint32_t source, uint64_t total, bool always)
+{
+	struct gp_rec_dropped *r;
+	uint64_t delta = total - a->written_lost[source];
+
+	if (!delta && !always)
+		return;
+	r = gp_writer__reserve(a->w, GP_REC_DROPPED, sizeof(*r));
+	if (!r)
+		return;
+	r->ts = now_ns(CLOCK_MONOTONIC);
+	r->count = delta;
+	r->source = source;
+	gp_writer__commit(a->w);
+	a->written_lost[source] = total;
+}
+
+static void collect_stats(struct cpu_agent *a)
+{
+	struct proc_track_stats ps = { 0 };
+
+	if (a->pt) {
+		proc_track_prog__stats(a->pt, &ps);
+		a->st.lost_proc = ps.lost_events + ps.lost_follows;
+	}
+	a->st.lost_stack = 0;
+	if (a->cs) {
+		struct cpu_sample_stats cs;
+
+		cpu_sample_prog__stats(a->cs, &cs);
+		a->st.lost_sample = cs.lost_events;
+		a->st.lost_stack += cs.stack_errors;
+	}
+	if (a->oc) {
+		struct offcpu_stats os;
+
+		offcpu_prog__stats(a->oc, &os);
+		a->st.lost_offcpu = os.lost_events;
+		a->st.lost_stack += os.stack_errors;
+	}
+	if (a->cl) {
+		struct cuda_launch_stats ls;
+
+		cuda_launch_prog__stats(a->cl, &ls);
+		a->st.lost_launch = ls.lost_events;
+		a->st.lost_stack += ls.stack_errors;
+	}
+	a->st.lost_writer = a->w ? gp_writer__lost(a->w) : 0;
+}
+
+/* Lost counts since the last call; every source once at the end (@always), even at 0. */
+static void write_all_dropped(struct cpu_agent *a, bool always)
+{
+	collect_stats(a);
+	write_dropped(a, GP_DROP_RINGBUF_PROC, a->st.lost_proc, always);
+	if (a->cs)
+		write_dropped(a, GP_DROP_RINGBUF_SAMPLE, a->st.lost_sample, always);
+	if (a->oc)
+		write_dropped(a, GP_DROP_RINGBUF_OFFCPU, a->st.lost_offcpu, always);
+	if (a->cl && a->opts.launch)
+		write_dropped(a, GP_DROP_RINGBUF_LAUNCH, a->st.lost_launch, always);
+	write_dropped(a, GP_DROP_STACK, a->st.lost_stack, always);
+	write_dropped(a, GP_DROP_WRITER, a->st.lost_writer, always);
+}
+
+/* ---- mappings -------------------------------------------------------------- */
+
+static const struct bid_entry *build_id_of(struct cpu_agent *a, const char *path, uint64_t dev,
+					   uint64_t inode)
+{
+	struct bid_entry *e;
+
+	for (size_t i = 0; i < a->nbids; i++)
+		if (a->bids[i].dev == dev && a->bids[i].inode == inode)
+			return &a->bids[i];
+	/* a full cache recycles slots round-robin: bounded, and misses only cost a reread */
+	e = &a->bids[a->nbids < AGENT_BUILD_ID_CACHE ? a->nbids++ : inode % AGENT_BUILD_ID_CACHE];
+	memset(e, 0, sizeof(*e));
+	e->dev = dev;
+	e->inode = inode;
+	e->err = build_id__read(path, e->id, &e->len);
+	return e;
+}
+
+static bool is_cuda_lib(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	return strncmp(base, "libcudart.so", 12) == 0 || strncmp(base, "libcuda.so", 10) == 0;
+}
+
+static bool is_loader(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	return strncmp(base, "ld-linux", 8) == 0 || strncmp(base, "ld.so", 5) == 0 ||
+	       strncmp(base, "ld-musl", 7) == 0;
+}
+
+/*
+ * Read /proc/PID/maps and write a module record for every executable
+ * mapping not written before; attach launch uprobes to new CUDA libraries.
+ */
+static void scan_maps(struct cpu_agent *a, struct proc *p, uint64_t ts)
+{
+	char path[64], line[PATH_MAX + 256], exe[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", p->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return; /* gone already: its exit event is on the way */
+	read_exe(p->pid, exe, sizeof(exe));
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, pgoff, inode;
+		unsigned int maj, min;
+		char perms[8], file[PATH_MAX], mf[96];
+		struct mod_sig sig;
+		struct gp_rec_module *r;
+		const struct bid_entry *bid = NULL;
+		bool known = false;
+		int n;
+
+		file[0] = '\0';
+		n = sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095[^\n]", &start, &end, perms,
+			   &pgoff, &maj, &min, &inode, file);
+		if (n < 7 || perms[2] != 'x')
+			continue;
+		sig = (struct mod_sig){ start, end, pgoff, inode, 0, 0, 0 };
+		for (size_t i = 0; i < p->nmods && !known; i++)
+			known = p->mods[i].start == start && p->mods[i].end == end &&
+				p->mods[i].pgoff == pgoff && p->mods[i].inode == inode;
+		if (known)
+			continue;
+		if (p->nmods == p->mcap) {
+			size_t cap = p->mcap ? 2 * p->mcap : 32;
+			struct mod_sig *nm;
+
+			if (cap > AGENT_MAX_MODS)
+				break;
+			nm = realloc(p->mods, cap * sizeof(*nm));
+			if (!nm)
+				break;
+			p->mods = nm;
+			p->mcap = cap;
+		}
+		p->mods[p->nmods++] = sig;
+
+		/* map_files reaches the very file mapped, whatever mount namespace it is in */
+		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", p->pid, start, end);
+		if (inode && file[0] == '/')
+			bid = build_id_of(a, mf, makedev(maj, min), inode);
+
+		r = gp_writer__reserve(a->w, GP_REC_MODULE, sizeof(*r));
+		if (r) {
+			r->ts = ts;
+			r->start = start;
+			r->end = end;
+			r->pgoff = pgoff;
+			r->inode = inode;
+			r->pid = (uint32_t)p->pid;
+			r->path_str = gp_writer__intern(a->w, file[0] ? file : "[anon]");
+			r->dev = (uint32_t)makedev(maj, min);
+			r->prot = PROT_EXEC | (perms[0] == 'r' ? PROT_READ : 0) |
+				  (perms[1] == 'w' ? PROT_WRITE : 0);
+			if (bid && !bid->err) {
+				r->build_id_size = bid->len;
+				memcpy(r->build_id, bid->id, bid->len);
+			}
+			gp_writer__commit(a->w);
+			a->st.modules++;
+		}
+
+		if (a->cl && !a->stopped && inode && file[0] == '/') {
+			bool main_exe = strcmp(file, exe) == 0;
+			struct stat sb;
+
+			p->mods[p->nmods - 1].cuda = is_cuda_lib(file);
+			if (is_loader(file))
+				cuda_launch_prog__attach_loader(a->cl, file);
+			if (a->opts.launch && cuda_launch_prog__candidate(file, main_exe)) {
+				/* the path the user knows, unless it no longer names this file */
+				bool same = !stat(file, &sb) && sb.st_ino == inode &&
+					    sb.st_dev == makedev(maj, min);
+
+				const char *at = same ? file : mf;
+				int got = cuda_launch_prog__attach_file(a->cl, at);
+				struct cuda_launch_range rg;
+				struct mod_sig *m = &p->mods[p->nmods - 1];
+
+				if (got > 0)
+					a->st.uprobes += (uint64_t)got;
+				/* nvcc's static cudart: its calls into libcuda are nested too */
+				if (cuda_launch_prog__runtime_ranges(a->cl, at, &rg, 1) == 1 &&
+				    rg.lo < pgoff + (end - start) && rg.hi > pgoff) {
+					m->rt_lo = start + (rg.lo > pgoff ? rg.lo - pgoff : 0);
+					m->rt_hi = start + (rg.hi - pgoff < end - start ? rg.hi - pgoff
+											  : end - start);
+				}
+			}
+		}
+	}
+	fclose(f);
+}
+
+static void scan_threads(struct cpu_agent *a, struct proc *p, uint64_t ts)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", p->pid);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char *end;
+		long tid = strtol(de->d_name, &end, 10);
+
+		if (*end || tid <= 0)
+			continue;
+		note_thread(a, (uint32_t)p->pid, (uint32_t)tid, ts);
+	}
+	closedir(d);
+}
+
+/* ---- ring-buffer callbacks ------------------------------------------------ */
+
+static int copy_file(const char *src, const char *dst);
+
+/* A JIT's symbol map (/tmp/perf-PID.map) outlives nothing: keep a copy in DIR. */
+static void copy_jit_map(struct cpu_agent *a, uint32_t pid)
+{
+	char src[64], dst[PATH_MAX];
+
+	snprintf(src, sizeof(src), "/tmp/perf-%u.map", pid);
+	if (access(src, R_OK))
+		return;
+	snprintf(dst, sizeof(dst), "%s/perf-%u.map", a->dir, pid);
+	copy_file(src, dst);
+}
+
+static int on_proc_event(void *ctx, const struct proc_track_event *ev)
+{
+	struct cpu_agent *a = ctx;
+	struct proc *p;
+	char comm[PROC_TRACK_COMM_LEN + 1];
+
+	memcpy(comm, ev->comm, PROC_TRACK_COMM_LEN);
+	comm[PROC_TRACK_COMM_LEN] = '\0';
+	switch (ev->type) {
+	case PROC_TRACK_FORK: {
+		char exe[PATH_MAX];
+
+		read_exe((pid_t)ev->pid, exe, sizeof(exe));
+		write_process(a, ev->ts_ns, ev->pid, ev->ppid, GP_PROC_FORK, 0, comm, exe);
+		p = proc_get(a, (pid_t)ev->pid);
+		if (p) {
+			if (proc_add_tid(p, ev->tid))
+				write_thread(a, ev->ts_ns, ev->pid, ev->tid, GP_PROC_FORK, comm);
+			scan_maps(a, p, ev->ts_ns);
+		}
+		break;
+	}
+	case PROC_TRACK_EXEC: {
+		char fn[PROC_TRACK_FILENAME_LEN + 1];
+
+		memcpy(fn, ev->filename, PROC_TRACK_FILENAME_LEN);
+		fn[PROC_TRACK_FILENAME_LEN] = '\0';
+		write_process(a, ev->ts_ns, ev->pid, ev->ppid, GP_PROC_EXEC, 0, comm, fn);
+		p = proc_get(a, (pid_t)ev->pid);
+		if (p) {
+			p->nmods = 0; /* a new address space */
+			p->ntids = 0;
+			scan_maps(a, p, ev->ts_ns);
+			scan_threads(a, p, ev->ts_ns);
+		}
+		break;
+	}
+	case PROC_TRACK_EXIT:
+		write_process(a, ev->ts_ns, ev->pid, ev->ppid, GP_PROC_EXIT, ev->exit_status, comm,
+			      NULL);
+		copy_jit_map(a, ev->pid);
+		p = proc_find(a, (pid_t)ev->pid);
+		if (p && p->alive) {
+			p->alive = false;
+			p->exit_ts = now_ns(CLOCK_MONOTONIC);
+			a->alive--;
+		}
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static int on_sample(void *ctx, const struct cpu_sample_event *ev)
+{
+	struct cpu_agent *a = ctx;
+	uint32_t n = (uint32_t)ev->nr_user + ev->nr_kernel;
+	struct gp_rec_cpu_sample *r;
+
+	note_thread(a, ev->pid, ev->tid, ev->ts_ns);
+	r = gp_writer__reserve(a->w, GP_REC_CPU_SAMPLE, (uint32_t)(sizeof(*r) + 8 * n));
+	if (!r)
+		return 0;
+	r->ts = ev->ts_ns;
+	r->weight_ns = a->weight_ns;
+	r->pid = ev->pid;
+	r->tid = ev->tid;
+	r->cpu = ev->cpu;
+	r->nr_user = ev->nr_user;
+	r->nr_kernel = ev->nr_kernel;
+	memcpy(r->ips, ev->ips, 8 * n);
+	gp_writer__commit(a->w);
+	a->st.samples++;
+	return 0;
+}
+
+static int on_offcpu(void *ctx, const struct offcpu_event *ev)
+{
+	struct cpu_agent *a = ctx;
+	uint32_t n = (uint32_t)ev->nr_user + ev->nr_kernel;
+	struct gp_rec_offcpu *r;
+
+	note_thread(a, ev->pid, ev->tid, ev->end_ns);
+	r = gp_writer__reserve(a->w, GP_REC_OFFCPU, (uint32_t)(sizeof(*r) + 8 * n));
+	if (!r)
+		return 0;
+	r->start = ev->start_ns;
+	r->end = ev->end_ns;
+	r->pid = ev->pid;
+	r->tid = ev->tid;
+	r->waker_pid = ev->waker_pid;
+	r->waker_tid = ev->waker_tid;
+	r->cpu = ev->cpu;
+	r->state = ev->state;
+	r->nr_user = ev->nr_user;
+	r->nr_kernel = ev->nr_kernel;
+	memcpy(r->ips, ev->ips, 8 * n);
+	gp_writer__commit(a->w);
+	a->st.offcpu_spans++;
+	return 0;
+}
+
+/* Was this entry point called from inside a CUDA library (cudart calling libcuda)? */
+static bool launch_is_nested(struct cpu_agent *a, const struct cuda_launch_event *ev)
+{
+	struct proc *p = proc_find(a, (pid_t)ev->pid);
+
+	if (!p)
+		return false;
+	for (size_t i = 0; i < p->nmods; i++) {
+		const struct mod_sig *m = &p->mods[i];
+
+		if (m->cuda && ev->ret_addr >= m->start && ev->ret_addr < m->end)
+			return true;
+		if (ev->ret_addr >= m->rt_lo && ev->ret_addr < m->rt_hi)
+			return true;
+	}
+	return false;
+}
+
+static int on_launch(void *ctx, const struct cuda_launch_event *ev)
+{
+	struct cpu_agent *a = ctx;
+	struct gp_rec_launch_site *r;
+	uint32_t nu = ev->nr_user;
+	bool splice;
+
+	if (ev->probe_id == CUDA_LAUNCH_PROBE_DL) {
+		/* stopped in ld.so after a library load: attach, then let it go */
+		struct proc *p = proc_find(a, (pid_t)ev->pid);
+
+		if (p && p->alive)
+			scan_maps(a, p, ev->ts_ns);
+		if (a->opts.launch) {
+			kill((pid_t)ev->pid, SIGCONT);
+			a->st.loader_stops++;
+		}
+		return 0;
+	}
+	if (launch_is_nested(a, ev)) {
+		a->st.launches_nested++;
+		return 0;
+	}
+	/*
+	 * At function entry the frame-pointer walk skips the caller unless the
+	 * callee starts with push %rbp (bpf/README.md): put the return address
+	 * read at %sp back as frame 1.
+	 */
+	splice = ev->ret_addr && nu >= 1 && (nu < 2 || ev->ips[1] != ev->ret_addr) &&
+		 nu < GP_STACK_MAX_DEPTH;
+	note_thread(a, ev->pid, ev->tid, ev->ts_ns);
+	r = gp_writer__reserve(a->w, GP_REC_LAUNCH_SITE,
+			       (uint32_t)(sizeof(*r) + 8 * (nu + (splice ? 1 : 0))));
+	if (!r)
+		return 0;
+	r->ts = ev->ts_ns;
+	r->pid = ev->pid;
+	r->tid = ev->tid;
+	r->probe_str = gp_writer__intern(a->w, cuda_launch_prog__probe_name(a->cl, ev->probe_id));
+	if (splice) {
+		r->ips[0] = ev->ips[0];
+		r->ips[1] = ev->ret_addr;
+		memcpy(&r->ips[2], &ev->ips[1], 8 * (size_t)(nu - 1));
+		nu++;
+	} else {
+		memcpy(r->ips, ev->ips, 8 * (size_t)nu);
+	}
+	r->nr_user = (uint16_t)nu;
+	gp_writer__commit(a->w);
+	a->st.launches++;
+	return 0;
+}
+
+/* ---- lifecycle ------------------------------------------------------------ */
+
+static int check_opts(const struct cpu_agent_opts *o)
+{
+	struct stat sb;
+
+	if (!o || !o->dir || !o->nr_pids || !o->pids)
+		return -EINVAL;
+	if (o->no_user_stack && o->no_kernel_stack)
+		return -EINVAL;
+	for (size_t i = 0; i < o->nr_pids; i++)
+		if (o->pids[i] <= 0)
+			return -EINVAL;
+	if (stat(o->dir, &sb))
+		return -errno;
+	if (!S_ISDIR(sb.st_mode))
+		return -ENOTDIR;
+	return 0;
+}
+
+static void set_error(const struct cpu_agent_opts *o, const char *what, int err)
+{
+	if (o && o->errbuf && o->errlen)
+		snprintf(o->errbuf, o->errlen, "%s: %s", what, cpu_agent__strerror(err));
+}
+
+static int epoll_add(int epfd, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
+struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
+{
+	struct gp_writer_opts wo = { .producer = GP_PRODUCER_CPU_AGENT,
+				     .clock_id = GP_CLOCK_MONOTONIC,
+				     .truncate = 1 };
+	struct proc_track_opts po = { 0 };
+	struct cpu_agent *a = NULL;
+	const char *what = "invalid agent options";
+	char path[PATH_MAX];
+	int err, tfd;
+
+	err = check_opts(opts);
+	if (err) {
+		if (opts && opts->dir && (err == -ENOENT || err == -ENOTDIR))
+			what = "cannot use the output directory";
+		goto fail;
+	}
+	what = "out of memory";
+	a = calloc(1, sizeof(*a));
+	if (!a) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	a->epfd = -1;
+	a->opts = *opts;
+	a->opts.pids = NULL;
+	if (!a->opts.max_procs)
+		a->opts.max_procs = AGENT_DEF_MAX_PROCS;
+	if (!a->opts.freq_hz)
+		a->opts.freq_hz = AGENT_DEF_HZ;
+	if (!a->opts.min_block_us)
+		a->opts.min_block_us = AGENT_DEF_MIN_BLOCK_US;
+	a->weight_ns = 1000000000ull / a->opts.freq_hz;
+	a->dir = strdup(opts->dir);
+	if (!a->dir) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	for (size_t i = 0; i < opts->nr_pids; i++) {
+		if (!proc_get(a, opts->pids[i])) {
+			err = -ENOMEM;
+			goto fail;
+		}
+	}
+
+	po.tgids = opts->pids;
+	po.nr_tgids = opts->nr_pids;
+	po.max_procs = a->opts.max_procs;
+	po.force_raw_tp = opts->force_raw_tp;
+	po.on_event = on_proc_event;
+	po.ctx = a;
+	what = "cannot load the process tracker (sched_process_fork/exec/exit)";
+	a->pt = proc_track_prog__new(&po);
+	if (!a->pt) {
+		err = -errno;
+		goto fail;
+	}
+	a->st.tp_btf = proc_track_prog__uses_tp_btf(a->pt);
+	tfd = proc_track_prog__tgids_fd(a->pt);
+
+	if (opts->on_cpu) {
+		struct cpu_sample_opts so = {
+			.freq_hz = a->opts.freq_hz,
+			.no_user = opts->no_user_stack,
+			.no_kernel = opts->no_kernel_stack,
+			.tgids_fd = tfd,
+			.tgids_max = proc_track_prog__max_procs(a->pt),
+			.force_sw_clock = opts->force_sw_clock,
+			.on_event = on_sample,
+			.ctx = a,
+		};
+
+		what = "cannot load the on-CPU sampler (perf_event program)";
+		a->cs = cpu_sample_prog__new(&so);
+		if (!a->cs) {
+			err = -errno;
+			goto fail;
+		}
+	}
+	if (opts->off_cpu) {
+		struct offcpu_opts oo = {
+			.min_block_us = a->opts.min_block_us,
+			.no_user = opts->no_user_stack,
+			.no_kernel = opts->no_kernel_stack,
+			.tgids_fd = tfd,
+			.tgids_max = proc_track_prog__max_procs(a->pt),
+			.force_raw_tp = opts->force_raw_tp,
+			.on_event = on_offcpu,
+			.ctx = a,
+		};
+
+		what = "cannot load the off-CPU tracer (sched_switch/sched_waking/sys_exit)";
+		a->oc = offcpu_prog__new(&oo);
+		if (!a->oc) {
+			err = -errno;
+			goto fail;
+		}
+	}
+	{
+		/*
+		 * Also without launch uprobes: its loader hook tells when a
+		 * process maps libraries, so even short-lived processes get
+		 * their modules recorded. Best effort then.
+		 */
+		struct cuda_launch_opts lo = {
+			.tgids_fd = tfd,
+			.tgids_max = proc_track_prog__max_procs(a->pt),
+			.no_stop_on_load = !opts->launch,
+			.on_event = on_launch,
+			.ctx = a,
+		};
+
+		what = "cannot load the CUDA launch uprobe program";
+		a->cl = cuda_launch_prog__new(&lo);
+		if (!a->cl && opts->launch) {
+			err = -errno;
+			goto fail;
+		}
+	}
+
+	what = "cannot wait on the ring buffers";
+	a->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (a->epfd < 0) {
+		err = -errno;
+		goto fail;
+	}
+	err = epoll_add(a->epfd, proc_track_prog__epoll_fd(a->pt));
+	if (!err && a->cs)
+		err = epoll_add(a->epfd, cpu_sample_prog__epoll_fd(a->cs));
+	if (!err && a->oc)
+		err = epoll_add(a->epfd, offcpu_prog__epoll_fd(a->oc));
+	if (!err && a->cl)
+		err = epoll_add(a->epfd, cuda_launch_prog__epoll_fd(a->cl));
+	if (err)
+		goto fail;
+
+	snprintf(path, sizeof(path), "%s/cpu.trace", a->dir);
+	what = "cannot create DIR/cpu.trace";
+	a->w = gp_writer__open(path, &wo);
+	if (!a->w) {
+		err = -errno;
+		goto fail;
+	}
+	return a;
+
+fail:
+	set_error(opts, what, err);
+	cpu_agent__free(a);
+	errno = -err;
+	return NULL;
+}
+
+static void detach_all(struct cpu_agent *a)
+{
+	if (a->cs)
+		cpu_sample_prog__detach(a->cs);
+	if (a->oc)
+		offcpu_prog__detach(a->oc);
+	if (a->cl)
+		cuda_launch_prog__detach(a->cl);
+	if (a->pt)
+		proc_track_prog__detach(a->pt);
+}
+
+int cpu_agent__start(struct cpu_agent *a)
+{
+	const char *what;
+	uint64_t ts;
+	int err;
+
+	if (a->started)
+		return -EALREADY;
+	/* proc_track first, so a fork during the rest of the attach is not missed */
+	what = "cannot attach the process tracker";
+	err = proc_track_prog__attach(a->pt);
+	if (!err && a->oc) {
+		what = "cannot attach the off-CPU tracer";
+		err = offcpu_prog__attach(a->oc);
+	}
+	if (!err && a->cs) {
+		what = "cannot open the sampling perf events";
+		err = cpu_sample_prog__attach(a->cs);
+		a->st.sw_clock = !err && cpu_sample_prog__uses_sw_clock(a->cs);
+	}
+	if (err) {
+		set_error(&a->opts, what, err);
+		detach_all(a);
+		return err;
+	}
+	a->started = true;
+	write_clock_pair(a);
+	ts = now_ns(CLOCK_MONOTONIC);
+	for (size_t i = 0; i < a->nprocs; i++) {
+		struct proc *p = &a->procs[i];
+		char comm[32], exe[PATH_MAX], path[64], buf[512];
+		uint32_t ppid = 0;
+		char *s;
+
+		read_comm(p->pid, 0, comm, sizeof(comm));
+		read_exe(p->pid, exe, sizeof(exe));
+		snprintf(path, sizeof(path), "/proc/%d/stat", p->pid);
+		if (!read_small(path, buf, sizeof(buf)) && (s = strrchr(buf, ')')))
+			sscanf(s + 2, "%*c %u", &ppid);
+		write_process(a, ts, (uint32_t)p->pid, ppid, GP_PROC_INFO, 0, comm, exe);
+		scan_maps(a, p, ts); /* attaches the launch uprobes of what is mapped now */
+		scan_threads(a, p, ts);
+	}
+	a->next_rescan = ts + AGENT_RESCAN_NS;
+	a->next_clock = ts + AGENT_CLOCK_NS;
+	return 0;
+}
+
+static int consume_all(struct cpu_agent *a)
+{
+	int n = 0, r;
+
+	/* process events first: a sample's thread is best named after its fork */
+	r = proc_track_prog__consume(a->pt);
+	if (r < 0)
+		return r;
+	n += r;
+	if (a->cs) {
+		r = cpu_sample_prog__consume(a->cs);
+		if (r < 0)
+			return r;
+		n += r;
+	}
+	if (a->oc) {
+		r = offcpu_prog__consume(a->oc);
+		if (r < 0)
+			return r;
+		n += r;
+	}
+	if (a->cl) {
+		r = cuda_launch_prog__consume(a->cl);
+		if (r < 0)
+			return r;
+		n += r;
+	}
+	return n;
+}
+
+static void periodic(struct cpu_agent *a)
+{
+	uint64_t now = now_ns(CLOCK_MONOTONIC);
+
+	if (now >= a->next_rescan) {
+		for (size_t i = 0; i < a->nprocs;) {
+			struct proc *p = &a->procs[i];
+
+			if (p->alive) {
+				scan_maps(a, p, now);
+			} else if (now - p->exit_ts > AGENT_LINGER_NS) {
+				proc_drop(a, p); /* moves the last entry here */
+				continue;
+			}
+			i++;
+		}
+		a->next_rescan = now + AGENT_RESCAN_NS;
+	}
+	if (now >= a->next_clock) {
+		write_clock_pair(a);
+		write_all_dropped(a, false);
+		a->next_clock = now + AGENT_CLOCK_NS;
+	}
+}
+
+int cpu_agent__poll(struct cpu_agent *a, int timeout_ms)
+{
+	struct epoll_event evs[8];
+	int n, left;
+
+	if (!a->started || a->stopped)
+		return -EINVAL;
+	left = (int)(((int64_t)a->next_rescan - (int64_t)now_ns(CLOCK_MONOTONIC)) / 1000000);
+	if (left < 0)
+		left = 0;
+	if (timeout_ms < 0 || timeout_ms > left)
+		timeout_ms = left;
+	n = epoll_wait(a->epfd, evs, 8, timeout_ms);
+	if (n < 0 && errno != EINTR)
+		return -errno;
+	n = consume_all(a);
+	periodic(a);
+	return n;
+}
+
+size_t cpu_agent__alive(const struct cpu_agent *a)
+{
+	return a->alive;
+}
+
+static int copy_file(const char *src, const char *dst)
+{
+	char buf[65536];
+	int in, out, err = 0;
+	ssize_t n;
+
+	in = open(src, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out < 0) {
+		err = -errno;
+		close(in);
+		return err;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		if (write(out, buf, (size_t)n) != n) {
+			err = -EIO;
+			break;
+		}
+	}
+	if (n < 0)
+		err = -errno;
+	close(out);
+	close(in);
+	return err;
+}
+
+int cpu_agent__stop(struct cpu_agent *a)
+{
+	char path[PATH_MAX];
+	int err;
+
+	if (a->stopped)
+		return a->err;
+	a->stopped = true;
+	detach_all(a);
+	if (a->started) {
+		/* nothing new can arrive now: drain to empty */
+		while (consume_all(a) > 0)
+			;
+	}
+	write_all_dropped(a, true);
+	write_clock_pair(a);
+	err = gp_writer__close(a->w);
+	a->w = NULL;
+	if (err && !a->err)
+		a->err = err;
+	if (!a->opts.no_kallsyms) {
+		snprintf(path, sizeof(path), "%s/kallsyms", a->dir);
+		copy_file("/proc/kallsyms", path);
+	}
+	return a->err;
+}
+
+void cpu_agent__stats(const struct cpu_agent *a, struct cpu_agent_stats *st)
+{
+	*st = a->st;
+}
+
+const char *cpu_agent__strerror(int err)
+{
+	static char buf[256];
+
+	if (err > 0)
+		err = -err;
+	switch (err) {
+	case -EPERM:
+	case -EACCES:
+		return "loading eBPF programs and opening perf events needs root or "
+		       "CAP_BPF+CAP_PERFMON (and CAP_SYS_RESOURCE on kernels before 5.11): "
+		       "run as root";
+	case -EOPNOTSUPP:
+		return "the kernel exposes no BTF (/sys/kernel/btf/vmlinux), which CO-RE "
+		       "needs: use a kernel built with CONFIG_DEBUG_INFO_BTF=y (5.8 or later)";
+	case -ENOENT:
+		return "no such file or directory (output directory, target process or "
+		       "uprobe target missing)";
+	case -ESRCH:
+		return "the target process does not exist";
+	case -EINVAL:
+		return "invalid agent options (or a sampling frequency above "
+		       "kernel.perf_event_max_sample_rate)";
+	case -ENOSYS:
+		return "the kernel lacks a BPF feature the agent needs (ring buffer: 5.8, "
+		       "tp_btf/raw_tp, uprobes)";
+	default:
+		snprintf(buf, sizeof(buf), "%s", strerror(-err));
+		return buf;
+	}
+}
+
+void cpu_agent__free(struct cpu_agent *a)
+{
+	if (!a)
+		return;
+	if (a->w && !a->stopped)
+		cpu_agent__stop(a);
+	detach_all(a);
+	if (a->epfd >= 0)
+		close(a->epfd);
+	cuda_launch_prog__free(a->cl);
+	offcpu_prog__free(a->oc);
+	cpu_sample_prog__free(a->cs);
+	proc_track_prog__free(a->pt);
+	gp_writer__abandon(a->w);
+	while (a->nprocs)
+		proc_drop(a, &a->procs[a->nprocs - 1]);
+	free(a->procs);
+	free(a->dir);
+	free(a);
+}

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: Apache-2.0
+/* cpu_sample_prog: load bpf/cpu_sample.bpf.c, attach it to per-CPU perf events, drain its samples. */
+#include "cpu_sample_prog.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "cpu_sample.h"
+#include "cpu_sample.skel.h"
+#include "perf_event.h"
+
+#define CPU_SAMPLE_DEF_HZ		99
+#define CPU_SAMPLE_DEF_RINGBUF_BYTES	(4u * 1024 * 1024)
+
+struct cpu_sample_prog {
+	struct cpu_sample_bpf *skel;
+	struct ring_buffer *rb;
+	struct perf_event_set *events;
+	struct bpf_link **links;
+	int nr_links;
+	uint32_t freq;
+	bool force_sw;
+	cpu_sample_event_fn on_event;
+	void *ctx;
+};
+
+static int cpu_sample_rb_event(void *ctx, void *data, size_t size)
+{
+	struct cpu_sample_prog *p = ctx;
+	const struct cpu_sample_event *ev = data;
+
+	if (size < offsetof(struct cpu_sample_event, ips) ||
+	    size < offsetof(struct cpu_sample_event, ips) +
+			   8 * ((size_t)ev->nr_user + ev->nr_kernel))
+		return -EPROTO;
+	return p->on_event(p->ctx, ev);
+}
+
+struct cpu_sample_prog *cpu_sample_prog__new(const struct cpu_sample_opts *opts)
+{
+	struct cpu_sample_prog *p = NULL;
+	struct cpu_sample_bpf *skel;
+	uint32_t rb;
+	int err;
+
+	if (!opts || !opts->on_event || (opts->no_user && opts->no_kernel)) {
+		err = -EINVAL;
+		goto fail;
+	}
+	rb = opts->ringbuf_bytes ? opts->ringbuf_bytes : CPU_SAMPLE_DEF_RINGBUF_BYTES;
+	if (rb & (rb - 1)) {
+		err = -EINVAL;
+		goto fail;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	p->freq = opts->freq_hz ? opts->freq_hz : CPU_SAMPLE_DEF_HZ;
+	p->force_sw = opts->force_sw_clock;
+	p->on_event = opts->on_event;
+	p->ctx = opts->ctx;
+
+	p->skel = skel = cpu_sample_bpf__open();
+	if (!skel) {
+		err = -errno;
+		goto fail;
+	}
+	skel->rodata->filter_tgids = opts->tgids_fd >= 0;
+	skel->rodata->want_user = !opts->no_user;
+	skel->rodata->want_kernel = !opts->no_kernel;
+	err = bpf_map__set_max_entries(skel->maps.cs_events, rb);
+	if (err)
+		goto fail;
+	if (opts->tgids_fd >= 0) {
+		err = bpf_map__set_max_entries(skel->maps.cs_tgids, opts->tgids_max);
+		if (!err)
+			err = bpf_map__reuse_fd(skel->maps.cs_tgids, opts->tgids_fd);
+		if (err)
+			goto fail;
+	} else {
+		bpf_map__set_max_entries(skel->maps.cs_tgids, 1);
+	}
+	err = cpu_sample_bpf__load(skel);
+	if (err)
+		goto fail;
+	p->rb = ring_buffer__new(bpf_map__fd(skel->maps.cs_events), cpu_sample_rb_event, p, NULL);
+	if (!p->rb) {
+		err = -errno;
+		goto fail;
+	}
+	return p;
+
+fail:
+	cpu_sample_prog__free(p);
+	errno = -err;
+	return NULL;
+}
+
+int cpu_sample_prog__attach(struct cpu_sample_prog *p)
+{
+	struct perf_event_set_opts eo = { .freq_hz = p->freq, .force_sw_clock = p->force_sw };
+	int err = 0, n;
+
+	if (p->events)
+		return -EALREADY;
+	p->events = perf_event_set__open(&eo);
+	if (!p->events)
+		return -errno;
+	n = perf_event_set__count(p->events);
+	p->links = calloc((size_t)n, sizeof(*p->links));
+	if (!p->links) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	for (int i = 0; i < n; i++) {
+		struct bpf_link *l;
+
+		l = bpf_program__attach_perf_event(p->skel->progs.cs_sample,
+						   perf_event_set__fd(p->events, i));
+		if (!l) {
+			err = -errno;
+			goto fail;
+		}
+		p->links[p->nr_links++] = l;
+	}
+	return 0;
+
+fail:
+	cpu_sample_prog__detach(p);
+	return err;
+}
+
+void cpu_sample_prog__detach(struct cpu_sample_prog *p)
+{
+	for (int i = 0; i < p->nr_links; i++)
+		bpf_link__destroy(p->links[i]);
+	free(p->links);
+	p->links = NULL;
+	p->nr_links = 0;
+	perf_event_set__free(p->events);
+	p->events = NULL;
+}
+
+int cpu_sample_prog__poll(struct cpu_sample_prog *p, int timeout_ms)
+{
+	return ring_buffer__poll(p->rb, timeout_ms);
+}
+
+int cpu_sample_prog__consume(struct cpu_sample_prog *p)
+{
+	return ring_buffer__consume(p->rb);
+}
+
+int cpu_sample_prog__epoll_fd(const struct cpu_sample_prog *p)
+{
+	return ring_buffer__epoll_fd(p->rb);
+}
+
+bool cpu_sample_prog__uses_sw_clock(const struct cpu_sample_prog *p)
+{
+	return p->events && perf_event_set__is_sw(p->events);
+}
+
+uint32_t cpu_sample_prog__freq(const struct cpu_sample_prog *p)
+{
+	return p->freq;
+}
+
+void cpu_sample_prog__stats(const struct cpu_sample_prog *p, struct cpu_sample_stats *st)
+{
+	st->lost_events = __atomic_load_n(&p->skel->bss->lost_events, __ATOMIC_RELAXED);
+	st->stack_errors = __atomic_load_n(&p->skel->bss->stack_errors, __ATOMIC_RELAXED);
+}
+
+void cpu_sample_prog__free(struct cpu_sample_prog *p)
+{
+	if (!p)
+		return;
+	cpu_sample_prog__detach(p);
+	ring_buffer__free(p->rb);
+	cpu_sample_bpf__destroy(p->skel);
+	free(p);
+}
