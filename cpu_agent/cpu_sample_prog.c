@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* cpu_sample_prog: load bpf/cpu_sample.bpf.c, attach it to per-CPU perf events, drain its samples. */
 #include "cpu_sample_prog.h"
+#include "tgid_filter.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -77,15 +78,9 @@ struct cpu_sample_prog *cpu_sample_prog__new(const struct cpu_sample_opts *opts)
 	err = bpf_map__set_max_entries(skel->maps.cs_events, rb);
 	if (err)
 		goto fail;
-	if (opts->tgids_fd >= 0) {
-		err = bpf_map__set_max_entries(skel->maps.cs_tgids, opts->tgids_max);
-		if (!err)
-			err = bpf_map__reuse_fd(skel->maps.cs_tgids, opts->tgids_fd);
-		if (err)
-			goto fail;
-	} else {
-		bpf_map__set_max_entries(skel->maps.cs_tgids, 1);
-	}
+	err = tgid_filter__share(skel->maps.cs_tgids, opts->tgids_fd, opts->tgids_max);
+	if (err)
+		goto fail;
 	err = cpu_sample_bpf__load(skel);
 	if (err)
 		goto fail;

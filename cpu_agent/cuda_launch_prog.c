@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* cuda_launch_prog: find CUDA launch/copy entry points in ELF files and put uprobes on them. */
 #include "cuda_launch_prog.h"
+#include "tgid_filter.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -147,15 +148,9 @@ static int load(struct cuda_launch_prog *p, const struct cuda_launch_opts *opts,
 	err = bpf_map__set_max_entries(skel->maps.cl_events, rb);
 	if (err)
 		return err;
-	if (opts->tgids_fd >= 0) {
-		err = bpf_map__set_max_entries(skel->maps.cl_tgids, opts->tgids_max);
-		if (!err)
-			err = bpf_map__reuse_fd(skel->maps.cl_tgids, opts->tgids_fd);
-		if (err)
-			return err;
-	} else {
-		bpf_map__set_max_entries(skel->maps.cl_tgids, 1);
-	}
+	err = tgid_filter__share(skel->maps.cl_tgids, opts->tgids_fd, opts->tgids_max);
+	if (err)
+		return err;
 	bpf_program__set_autoload(skel->progs.cl_entry_multi, p->multi);
 	if (p->multi)
 		bpf_program__set_expected_attach_type(skel->progs.cl_entry_multi,

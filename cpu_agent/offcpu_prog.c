@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* offcpu_prog: load and attach bpf/offcpu.bpf.c (sched_switch spans), drain its events. */
 #include "offcpu_prog.h"
+#include "tgid_filter.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -52,15 +53,9 @@ static int load(struct offcpu_prog *p, const struct offcpu_opts *opts, bool tp_b
 					       opts->ringbuf_bytes : OFFCPU_DEF_RINGBUF_BYTES);
 	if (err)
 		return err;
-	if (opts->tgids_fd >= 0) {
-		err = bpf_map__set_max_entries(skel->maps.oc_tgids, opts->tgids_max);
-		if (!err)
-			err = bpf_map__reuse_fd(skel->maps.oc_tgids, opts->tgids_fd);
-		if (err)
-			return err;
-	} else {
-		bpf_map__set_max_entries(skel->maps.oc_tgids, 1);
-	}
+	err = tgid_filter__share(skel->maps.oc_tgids, opts->tgids_fd, opts->tgids_max);
+	if (err)
+		return err;
 	bpf_program__set_autoload(skel->progs.oc_switch, tp_btf);
 	bpf_program__set_autoload(skel->progs.oc_waking, tp_btf);
 	bpf_program__set_autoload(skel->progs.oc_sys_exit, tp_btf);
