@@ -11,6 +11,7 @@
 
 #include "gp_codec.h"
 #include "gp_record.h"
+#include "gp_util.h"
 #include "gp_writer.h"
 
 #ifndef GPUPERF_VERSION
@@ -331,27 +332,14 @@ void gp_writer__commit(struct gp_writer *w)
 int gp_writer__append(struct gp_writer *w, uint16_t type, const void *rec, uint32_t size)
 {
 	struct gp_rec_hdr *h = gp_writer__reserve(w, type, size);
-	uint32_t sz;
 
 	if (!h)
 		return -errno;
-	sz = h->size;
+	/* reserve() wrote type and size; the body and the flags are the caller's */
 	memcpy((char *)h + sizeof(*h), (const char *)rec + sizeof(*h), size - sizeof(*h));
-	h->type = type;
 	h->flags = ((const struct gp_rec_hdr *)rec)->flags;
-	h->size = sz;
 	gp_writer__commit(w);
 	return 0;
-}
-
-static uint32_t hash_str(const char *s, size_t len)
-{
-	uint32_t h = 2166136261u; /* FNV-1a */
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		h = (h ^ (uint8_t)s[i]) * 16777619u;
-	return h;
 }
 
 static int tab_grow(struct gp_writer *w)
@@ -405,7 +393,7 @@ uint32_t gp_writer__intern(struct gp_writer *w, const char *s)
 	if (!w || !s || !*s)
 		return 0;
 	len = strnlen(s, GP_STR_MAX_LEN);
-	h = hash_str(s, len);
+	h = gp_fnv1a(s, len);
 	for (i = h & (w->tab_cap - 1);; i = (i + 1) & (w->tab_cap - 1)) {
 		e = &w->tab[i];
 		if (!e->s)

@@ -20,6 +20,7 @@
 
 #include "cuda_launch.h"
 #include "cuda_launch.skel.h"
+#include "gp_util.h"
 
 #define CUDA_LAUNCH_DEF_RINGBUF_BYTES	(1024u * 1024)
 #define CUDA_LAUNCH_DEF_MAX_PROBES	1024
@@ -421,7 +422,7 @@ static int runtime_runs(Elf *elf, struct cuda_launch_range *out, int max)
 			v[nv++] = (struct fsym){ sym.st_value, sym.st_size, runtime_name(nm) };
 		}
 	}
-	qsort(v, nv, sizeof(*v), fsym_cmp);
+	gp_sort(v, nv, sizeof(*v), fsym_cmp); /* v is NULL for a stripped file */
 	for (size_t i = 0; i < nv && nout < max;) {
 		size_t j = i;
 

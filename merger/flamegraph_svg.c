@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "flamegraph_js.h" /* generated from flamegraph_svg.js: static const char flamegraph_js[] */
+#include "gp_util.h"
 #include "xml_escape.h"
 
 /*
@@ -48,12 +49,8 @@ static const struct {
 
 static uint32_t name_hash(const char *s)
 {
-	uint32_t h = 2166136261u;
+	uint32_t h = gp_fnv1a(s, strlen(s));
 
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 16777619u;
-	}
 	h ^= h >> 15;
 	h *= 0x2c1b3c6du;
 	h ^= h >> 12;

@@ -10,6 +10,7 @@
 
 #include "gp_reader.h"
 #include "gp_record.h"
+#include "gp_util.h"
 #include "timeline.h"
 
 #define MAX_WARNINGS 256
@@ -37,11 +38,7 @@ struct tl_priv {
 
 static uint32_t hash_str(const char *s)
 {
-	uint32_t h = 2166136261u;
-
-	while (*s)
-		h = (h ^ (uint8_t)*s++) * 16777619u;
-	return h;
+	return gp_fnv1a(s, strlen(s));
 }
 
 static int strtab_grow_slots(struct strtab *st)
@@ -639,17 +636,11 @@ void timeline__finish(struct timeline *tl)
 {
 	size_t i, outer = 0;
 
-	/* qsort's base must not be NULL even for 0 elements (UBSan holds us to it). */
-	if (tl->nr_api)
-		qsort(tl->api, tl->nr_api, sizeof(*tl->api), cmp_api);
-	if (tl->nr_launch)
-		qsort(tl->launch, tl->nr_launch, sizeof(*tl->launch), cmp_launch);
-	if (tl->nr_gpu)
-		qsort(tl->gpu, tl->nr_gpu, sizeof(*tl->gpu), cmp_gpu);
-	if (tl->nr_samples)
-		qsort(tl->samples, tl->nr_samples, sizeof(*tl->samples), cmp_sample);
-	if (tl->nr_offcpu)
-		qsort(tl->offcpu, tl->nr_offcpu, sizeof(*tl->offcpu), cmp_offcpu);
+	gp_sort(tl->api, tl->nr_api, sizeof(*tl->api), cmp_api);
+	gp_sort(tl->launch, tl->nr_launch, sizeof(*tl->launch), cmp_launch);
+	gp_sort(tl->gpu, tl->nr_gpu, sizeof(*tl->gpu), cmp_gpu);
+	gp_sort(tl->samples, tl->nr_samples, sizeof(*tl->samples), cmp_sample);
+	gp_sort(tl->offcpu, tl->nr_offcpu, sizeof(*tl->offcpu), cmp_offcpu);
 
 	/* A call inside the span of the thread's enclosing call is nested
 	 * (the driver call a runtime call makes). */

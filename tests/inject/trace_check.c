@@ -44,6 +44,7 @@
 
 #include "api_filter.h"
 #include "gp_reader.h"
+#include "gp_util.h"
 #include "gp_record.h"
 
 enum { K_API, K_KERNEL, K_MEMCPY, K_MEMSET, K_SYNC, K_NKINDS };
@@ -555,10 +556,8 @@ int main(int argc, char **argv)
 	if (!expect_drops && ti.drops)
 		problem("the trace counts %" PRIu64 " dropped records", ti.drops);
 
-	if (truth.n)
-		qsort(truth.v, truth.n, sizeof(*truth.v), cmp_item);
-	if (tr.n)
-		qsort(tr.v, tr.n, sizeof(*tr.v), cmp_item);
+	gp_sort(truth.v, truth.n, sizeof(*truth.v), cmp_item);
+	gp_sort(tr.v, tr.n, sizeof(*tr.v), cmp_item);
 	if (!no_truth)
 		match(&truth, &tr, tol, expect_drops, &max_dt, &max_dd);
 
