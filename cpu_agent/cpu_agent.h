@@ -20,6 +20,20 @@ struct cpu_agent_opts {
 	/* Processes to follow, with everything they fork from __start() on. */
 	const pid_t *pids;
 	size_t nr_pids;
+	/*
+	 * Only these threads (of any process; their processes are recorded for
+	 * symbolization). Exclusive with pids and system_wide.
+	 */
+	const pid_t *tids;
+	size_t nr_tids;
+	/* Every process of the system (pids/tids must be empty). */
+	bool system_wide;
+	/* Only samples and switches on these CPUs; NULL/0: all. */
+	const int *cpus;
+	size_t nr_cpus;
+	/* Only user threads (not kthreads) / only kernel threads. */
+	bool user_threads_only;
+	bool kernel_threads_only;
 
 	bool on_cpu;		/* perf-event sampling */
 	uint32_t freq_hz;	/* 0: 99 */
@@ -29,6 +43,7 @@ struct cpu_agent_opts {
 
 	bool off_cpu;		/* sched_switch spans */
 	uint32_t min_block_us;	/* off-CPU spans shorter than this are not kept; 0: 1000 */
+	uint32_t max_block_us;	/* ... and longer than this; 0: no limit */
 
 	/*
 	 * Uprobes on CUDA launch/copy entry points. To attach to a libcudart

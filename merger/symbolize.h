@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * symbolize.h - turns the addresses of recorded stacks into function names,
+ * after the process that owned them may be long gone.
+ *
+ * User addresses are resolved against the executable mappings recorded in
+ * the trace (GP_REC_MODULE: path, range, file offset, build id) with
+ * elfutils' libdwfl: ELF symbol tables (local symbols included), DWARF
+ * function names with inline chains and file:line where debug info exists,
+ * separate debug files found by build id. JIT maps (perf-PID.map) name what
+ * no module covers. Kernel addresses are resolved against a kallsyms copy.
+ * C++ and CUDA names are demangled (__cxa_demangle). An address nothing
+ * names reads "[module+0xoff]" (or "[unknown]" outside every module).
+ *
+ * Each distinct (pid, address) is resolved once; every string returned
+ * lives as long as the symbolizer. Not thread-safe; one owner.
+ */
+#ifndef GPUPERF_SYMBOLIZE_H
+#define GPUPERF_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One frame of a resolved address (one address gives 1 + inline depth frames). */
+struct sym_frame {
+	const char *name; /* demangled function name, or "[module+0xoff]" / "[unknown]" */
+	const char *file; /* source file, NULL when unknown */
+	uint32_t line;	  /* 0 when unknown */
+	bool inlined;	  /* an inlined function (flamegraph.pl's _[i]) */
+	bool jit;	  /* named by a perf-PID.map (flamegraph.pl's _[j]) */
+	bool resolved;	  /* false: a "[module+0xoff]" or "[unknown]" placeholder */
+};
+
+struct symbolizer_opts {
+	/* Extra directories searched for separate debug files
+	 * (DIR/.build-id/xx/yyyy.debug and DIR/<path>.debug);
+	 * the default list (/usr/lib/debug) is always searched. NULL: none. */
+	const char *debuginfo_path;
+	/* Leave DWARF out: symbol tables only (no inline frames, no lines). */
+	bool no_dwarf;
+};
+
+struct symbolizer;
+
+/* NULL + errno (ENOMEM) on failure. opts may be NULL. */
+struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts);
+void symbolizer__free(struct symbolizer *s);
+
+/*
+ * Record one executable mapping of process `pid` (from a GP_REC_MODULE).
+ * Later mappings that overlap earlier ones replace them for lookups (an
+ * exec, a dlclose + dlopen). A file that is gone or changed (build id
+ * differs) only yields "[module+0xoff]" names. 0 or -ENOMEM.
+ */
+int symbolizer__add_module(struct symbolizer *s, uint32_t pid, const char *path, uint64_t start,
+			   uint64_t end, uint64_t pgoff, const uint8_t *build_id,
+			   size_t build_id_size);
+
+/*
+ * `pid` was forked from `ppid`: lookups in pid that no module of pid covers
+ * fall back to ppid's modules (a child shares its parent's image until it
+ * execs or maps its own).
+ */
+void symbolizer__set_parent(struct symbolizer *s, uint32_t pid, uint32_t ppid);
+
+/* Load a kallsyms copy ("addr type name [module]" lines). 0, -errno. */
+int symbolizer__load_kallsyms(struct symbolizer *s, const char *path);
+/* Load a JIT map ("start size name" lines, hex) for pid. 0, -errno. */
+int symbolizer__load_perf_map(struct symbolizer *s, uint32_t pid, const char *path);
+
+/*
+ * Resolve a user address of pid. `return_addr`: the address is a return
+ * address (every frame of a stack but the first), so the call instruction
+ * before it is the one looked up. Sets *frames to 1 + n frames, innermost
+ * first (the inlined callee first, the real function last), and returns
+ * their number (>= 1). Never fails: on any error the placeholder name.
+ */
+size_t symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool return_addr,
+			const struct sym_frame **frames);
+
+/* Resolve a kernel address: function name, or "[kernel+0xaddr]"-style placeholder. */
+const struct sym_frame *symbolizer__kernel(struct symbolizer *s, uint64_t addr);
+
+/* Demangle a C++/CUDA name; returns `name` itself when it is not mangled. Interned. */
+const char *symbolizer__demangle(struct symbolizer *s, const char *name);
+
+/* Counters for the summary. */
+struct symbolizer_stats {
+	uint64_t lookups;	 /* calls to __user/__kernel */
+	uint64_t distinct;	 /* distinct addresses resolved (the rest hit the cache) */
+	uint64_t unresolved;	 /* distinct addresses left as placeholders */
+	uint64_t modules_missing; /* module files that could not be opened */
+};
+void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *st);
+
+#endif /* GPUPERF_SYMBOLIZE_H */
