@@ -10,5 +10,6 @@
 
 int cmd_dump(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 #endif /* GPUPERF_BUILTIN_H */

@@ -29,6 +29,7 @@ static int cmd_version(int argc, char **argv);
 static const struct cmd commands[] = {
 	{ "dump", cmd_dump, "print the records of a trace file (gpu-<pid>.trace, cpu.trace)" },
 	{ "flamegraph", cmd_flamegraph, "render folded stacks as an interactive SVG flame graph" },
+	{ "report", cmd_report, "write flame graphs, timeline, pprof and summary for a recording" },
 	{ "help", cmd_help, "show this help, or a command's help" },
 	{ "version", cmd_version, "show the version and what it was built with" },
 };
