@@ -1,13 +1,131 @@
 // SPDX-License-Identifier: Apache-2.0
 /* cmd_report.c - `gpuperf report DIR`: the merger's outputs for a recording. */
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "builtin.h"
+#include "report.h"
+
+#ifndef GPUPERF_VERSION
+#define GPUPERF_VERSION "0.0.0"
+#endif
+
+static const char report_usage[] =
+	"usage: gpuperf report [options] DIR\n"
+	"\n"
+	"Read DIR/cpu.trace and every DIR/gpu-<pid>.trace written by 'gpuperf record',\n"
+	"join each GPU kernel, memcpy and memset to the CPU stack that launched it, and\n"
+	"write into DIR:\n"
+	"\n"
+	"  profile.svg       interactive flame graph: on-CPU, off-CPU and GPU time together\n"
+	"  cpu.svg offcpu.svg gpu.svg   the same views one at a time (when not empty)\n"
+	"  *.folded          cpu, offcpu, gpu, profile and gpu_idle stacks in FlameGraph's\n"
+	"                    folded format (ns weights): flamegraph.pl, speedscope, inferno\n"
+	"  trace.json        Chrome trace for https://ui.perfetto.dev or chrome://tracing\n"
+	"  profile.pb.gz     pprof profile: go tool pprof, Pyroscope, Grafana\n"
+	"  summary.json      totals, kernels, copies, launch sites (gpuperf diff reads it)\n"
+	"\n"
+	"and print a short text report on stderr.\n"
+	"\n"
+	"  -f, --format LIST   outputs to write: folded,svg,chrome,pprof,json or all [all]\n"
+	"      --per-thread    also thread-<tid>-<comm>.folded and .svg for every thread\n"
+	"  -z, --gzip          write trace.json.gz instead of trace.json\n"
+	"  -o, --output DIR    write the outputs to DIR instead of the recording's directory\n"
+	"      --debuginfo DIR also look for separate debug files under DIR\n"
+	"      --top N         rows per table of the text report [10]\n"
+	"  -q, --quiet         no text report\n"
+	"  -h, --help          show this help\n"
+	"\n"
+	"Exit status: 0 when the outputs were written (damaged traces give warnings and\n"
+	"what was intact is used), 1 when DIR holds no trace or an output cannot be\n"
+	"written, 2 on usage errors.\n";
+
+enum { OPT_PER_THREAD = 256, OPT_DEBUGINFO, OPT_TOP };
 
 int cmd_report(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "gpuperf report: not available in this build yet\n");
-	return GP_EXIT_DATA;
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
+		{ "gzip", no_argument, NULL, 'z' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "debuginfo", required_argument, NULL, OPT_DEBUGINFO },
+		{ "top", required_argument, NULL, OPT_TOP },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct report_opts o = { .formats = REPORT_ALL, .text = stderr,
+				 .tool_version = GPUPERF_VERSION };
+	struct report_result res;
+	char errbuf[512] = "";
+	char *end;
+	long top;
+	int c, err;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+f:zo:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (report__parse_formats(optarg, &o.formats)) {
+				fprintf(stderr, "gpuperf report: invalid --format '%s': expected a "
+						"comma-separated list of folded, svg, chrome, pprof, json, all\n",
+					optarg);
+				return GP_EXIT_USAGE;
+			}
+			break;
+		case OPT_PER_THREAD:
+			o.per_thread = true;
+			break;
+		case 'z':
+			o.gzip = true;
+			break;
+		case 'o':
+			o.out_dir = optarg;
+			break;
+		case OPT_DEBUGINFO:
+			o.debuginfo_path = optarg;
+			break;
+		case OPT_TOP:
+			errno = 0;
+			top = strtol(optarg, &end, 10);
+			if (!*optarg || *end || errno || top < 1 || top > 10000) {
+				fprintf(stderr, "gpuperf report: invalid --top '%s': expected a number "
+						"in [1, 10000]\n", optarg);
+				return GP_EXIT_USAGE;
+			}
+			o.top = (unsigned)top;
+			break;
+		case 'q':
+			o.text = NULL;
+			break;
+		case 'h':
+			fputs(report_usage, stdout);
+			return GP_EXIT_OK;
+		default:
+			fprintf(stderr, "gpuperf report: unknown option '%s'\n%s", argv[optind - 1],
+				report_usage);
+			return GP_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "gpuperf report: %s\n%s",
+			optind == argc ? "missing DIR" : "one DIR at a time", report_usage);
+		return GP_EXIT_USAGE;
+	}
+	o.dir = argv[optind];
+	err = report__run(&o, &res, errbuf, sizeof(errbuf));
+	if (err) {
+		fprintf(stderr, "gpuperf report: %s\n", errbuf[0] ? errbuf : strerror(-err));
+		return GP_EXIT_DATA;
+	}
+	if (o.text)
+		fprintf(stderr, "\noutputs in %s/: profile.svg (open in a browser), trace.json "
+				"(ui.perfetto.dev), profile.pb.gz (go tool pprof), summary.json, *.folded\n",
+			o.out_dir ? o.out_dir : o.dir);
+	return GP_EXIT_OK;
 }

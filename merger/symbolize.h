@@ -12,8 +12,11 @@
  * C++ and CUDA names are demangled (__cxa_demangle). An address nothing
  * names reads "[module+0xoff]" (or "[unknown]" outside every module).
  *
- * Each distinct (pid, address) is resolved once; every string returned
- * lives as long as the symbolizer. Not thread-safe; one owner.
+ * Each distinct (pid, address, return_addr) is resolved once (a hash cache;
+ * a change to pid's modules, JIT map or parent makes it resolve afresh).
+ * Module files are opened lazily, once per (path, build id), and shared by
+ * every pid that maps them. Every string and frame returned lives as long
+ * as the symbolizer. Not thread-safe; one owner.
  */
 #ifndef GPUPERF_SYMBOLIZE_H
 #define GPUPERF_SYMBOLIZE_H
@@ -33,9 +36,9 @@ struct sym_frame {
 };
 
 struct symbolizer_opts {
-	/* Extra directories searched for separate debug files
-	 * (DIR/.build-id/xx/yyyy.debug and DIR/<path>.debug);
-	 * the default list (/usr/lib/debug) is always searched. NULL: none. */
+	/* Extra directories (':'-separated) searched for separate debug
+	 * files, before the default /usr/lib/debug: DIR/.build-id/xx/yyyy.debug
+	 * and DIR/<module's dir>/<.gnu_debuglink name>. NULL: none. Copied. */
 	const char *debuginfo_path;
 	/* Leave DWARF out: symbol tables only (no inline frames, no lines). */
 	bool no_dwarf;
@@ -79,10 +82,18 @@ int symbolizer__load_perf_map(struct symbolizer *s, uint32_t pid, const char *pa
 size_t symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool return_addr,
 			const struct sym_frame **frames);
 
-/* Resolve a kernel address: function name, or "[kernel+0xaddr]"-style placeholder. */
+/*
+ * Resolve a kernel address: "function" or "function [module]", or the
+ * placeholder "[kernel+0xaddr]" (resolved=false) below every symbol or
+ * without a kallsyms copy. Never NULL; cached like user addresses.
+ */
 const struct sym_frame *symbolizer__kernel(struct symbolizer *s, uint64_t addr);
 
-/* Demangle a C++/CUDA name; returns `name` itself when it is not mangled. Interned. */
+/*
+ * Demangle a C++/CUDA (Itanium ABI) name. Returns an interned string that
+ * lives as long as s: the demangled name, or a copy of `name` when it is not
+ * mangled or does not demangle. NULL only for a NULL name.
+ */
 const char *symbolizer__demangle(struct symbolizer *s, const char *name);
 
 /* Counters for the summary. */
@@ -91,6 +102,8 @@ struct symbolizer_stats {
 	uint64_t distinct;	 /* distinct addresses resolved (the rest hit the cache) */
 	uint64_t unresolved;	 /* distinct addresses left as placeholders */
 	uint64_t modules_missing; /* module files that could not be opened */
+	uint64_t build_id_mismatch; /* module files whose build id differs: not used */
+	uint64_t images;	  /* distinct module files opened (shared by all pids) */
 };
 void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *st);
 

@@ -31,6 +31,7 @@ struct idmap {
 struct tl_priv {
 	struct strtab st;
 	size_t cap_gpu, cap_api, cap_launch, cap_samples, cap_offcpu, cap_frames, cap_files;
+	size_t cap_procs, cap_threads, cap_modules, cap_devices;
 	char **warnings;
 	size_t nr_warnings;
 	char errbuf[512];
@@ -181,6 +182,10 @@ void timeline__free(struct timeline *tl)
 	free(tl->samples);
 	free(tl->offcpu);
 	free(tl->frames);
+	free(tl->procs);
+	free(tl->threads);
+	free(tl->modules);
+	free(tl->devices);
 	free(tl);
 }
 
@@ -478,8 +483,77 @@ static int add_record(struct timeline *tl, struct idmap *ids, const struct gp_re
 			tl->dropped[d->source] += d->count;
 		return 0;
 	}
+	case GP_REC_PROCESS: {
+		const struct gp_rec_process *pr = (const void *)rec;
+		struct tl_proc *o = PUSH(tl, procs, nr_procs, cap_procs);
+
+		if (!o)
+			return -ENOMEM;
+		memset(o, 0, sizeof(*o));
+		o->pid = pr->pid;
+		o->ppid = pr->ppid;
+		o->comm = S(pr->comm_str);
+		o->exe = S(pr->exe_str);
+		if (pr->event == GP_PROC_EXIT) {
+			o->exit_ts = T(pr->ts);
+			o->exit_status = pr->exit_code;
+			o->exited = 1;
+		} else {
+			o->first_ts = T(pr->ts);
+			o->forked = pr->event == GP_PROC_FORK;
+		}
+		/* exec: the record's comm/exe replace the old image's when merged */
+		o->pad = (uint16_t)pr->event;
+		return 0;
+	}
+	case GP_REC_THREAD: {
+		const struct gp_rec_thread *th = (const void *)rec;
+		struct tl_thread *o = PUSH(tl, threads, nr_threads, cap_threads);
+
+		if (!o)
+			return -ENOMEM;
+		memset(o, 0, sizeof(*o));
+		o->pid = th->pid;
+		o->tid = th->tid;
+		o->name = S(th->name_str);
+		if (th->event == GP_PROC_EXIT)
+			o->exit_ts = T(th->ts);
+		else
+			o->first_ts = T(th->ts);
+		return 0;
+	}
+	case GP_REC_MODULE: {
+		const struct gp_rec_module *m = (const void *)rec;
+		struct tl_module *o = PUSH(tl, modules, nr_modules, cap_modules);
+
+		if (!o)
+			return -ENOMEM;
+		o->ts = T(m->ts);
+		o->start = m->start;
+		o->end = m->end;
+		o->pgoff = m->pgoff;
+		o->pid = m->pid;
+		o->path = S(m->path_str);
+		o->build_id_size = m->build_id_size <= sizeof(o->build_id) ? m->build_id_size : 0;
+		memcpy(o->build_id, m->build_id, sizeof(o->build_id));
+		return 0;
+	}
+	case GP_REC_DEVICE: {
+		const struct gp_rec_device *d = (const void *)rec;
+		struct tl_device *o = PUSH(tl, devices, nr_devices, cap_devices);
+
+		if (!o)
+			return -ENOMEM;
+		o->global_memory_bytes = d->global_memory_bytes;
+		o->id = d->device_id;
+		o->name = S(d->name_str);
+		o->cc_major = d->cc_major;
+		o->cc_minor = d->cc_minor;
+		o->sm_count = d->sm_count;
+		return 0;
+	}
 	default:
-		return 0; /* process/thread/module/device: read by later stages */
+		return 0; /* types this merger does not use */
 	}
 #undef T
 #undef S
@@ -511,6 +585,19 @@ int timeline__load_file(struct timeline *tl, const char *path, const char **why)
 	f->path = strdup(path);
 	f->pid = gp_reader__header(r)->pid;
 	f->producer = gp_reader__header(r)->producer;
+	{
+		const struct gp_file_header *h = gp_reader__header(r);
+
+		f->start_monotonic_ns = h->start_monotonic_ns;
+		f->start_realtime_ns = h->start_realtime_ns;
+		snprintf(f->hostname, sizeof(f->hostname), "%.*s", (int)sizeof(h->hostname),
+			 h->hostname);
+		snprintf(f->kernel_release, sizeof(f->kernel_release), "%.*s",
+			 (int)sizeof(h->kernel_release), h->kernel_release);
+		snprintf(f->machine, sizeof(f->machine), "%.*s", (int)sizeof(h->machine), h->machine);
+		snprintf(f->producer_version, sizeof(f->producer_version), "%.*s",
+			 (int)sizeof(h->producer_version), h->producer_version);
+	}
 	if (gp_reader__header(r)->clock_id != GP_CLOCK_MONOTONIC) {
 		fit_clock(tl, path, r, &f->fit);
 		gp_reader__free(r);
@@ -632,9 +719,157 @@ static int cmp_offcpu(const void *a, const void *b)
 	return cmp_u64(((const struct tl_offcpu *)a)->start, ((const struct tl_offcpu *)b)->start);
 }
 
+/* Process events by pid, then time (info/fork/exec before exit). */
+static int cmp_proc(const void *a, const void *b)
+{
+	const struct tl_proc *x = a, *y = b;
+	uint64_t tx = x->exited ? UINT64_MAX : x->first_ts, ty = y->exited ? UINT64_MAX : y->first_ts;
+
+	return x->pid != y->pid ? cmp_u64(x->pid, y->pid) : cmp_u64(tx, ty);
+}
+
+static int cmp_thread(const void *a, const void *b)
+{
+	const struct tl_thread *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return cmp_u64(x->pid, y->pid);
+	if (x->tid != y->tid)
+		return cmp_u64(x->tid, y->tid);
+	return cmp_u64(x->exit_ts, y->exit_ts); /* the sighting before the exit */
+}
+
+static int cmp_module(const void *a, const void *b)
+{
+	return cmp_u64(((const struct tl_module *)a)->ts, ((const struct tl_module *)b)->ts);
+}
+
+static int cmp_device(const void *a, const void *b)
+{
+	return cmp_u64(((const struct tl_device *)a)->id, ((const struct tl_device *)b)->id);
+}
+
+/*
+ * Fold the process events of each pid (from the CPU trace and from every GPU
+ * trace) into one entry: the earliest sighting, the latest comm/exe (an exec
+ * replaces them), the exit.
+ */
+static void merge_procs(struct timeline *tl)
+{
+	size_t i, n = 0;
+
+	gp_sort(tl->procs, tl->nr_procs, sizeof(*tl->procs), cmp_proc);
+	for (i = 0; i < tl->nr_procs; i++) {
+		struct tl_proc *e = &tl->procs[i], *o;
+		int is_exec = e->pad == GP_PROC_EXEC;
+
+		if (n && tl->procs[n - 1].pid == e->pid) {
+			o = &tl->procs[n - 1];
+			if (e->exited) {
+				o->exited = 1;
+				o->exit_ts = e->exit_ts;
+				o->exit_status = e->exit_status;
+			} else {
+				if (e->first_ts && (!o->first_ts || e->first_ts < o->first_ts))
+					o->first_ts = e->first_ts;
+				o->forked |= e->forked;
+			}
+			if (e->comm && (is_exec || !o->comm))
+				o->comm = e->comm;
+			if (e->exe && (is_exec || !o->exe))
+				o->exe = e->exe;
+			if (e->ppid && !o->ppid)
+				o->ppid = e->ppid;
+			continue;
+		}
+		tl->procs[n++] = *e;
+	}
+	tl->nr_procs = n;
+	for (i = 0; i < n; i++)
+		tl->procs[i].pad = 0;
+}
+
+static void merge_threads(struct timeline *tl)
+{
+	size_t i, n = 0;
+
+	gp_sort(tl->threads, tl->nr_threads, sizeof(*tl->threads), cmp_thread);
+	for (i = 0; i < tl->nr_threads; i++) {
+		struct tl_thread *e = &tl->threads[i];
+
+		if (n && tl->threads[n - 1].pid == e->pid && tl->threads[n - 1].tid == e->tid) {
+			struct tl_thread *o = &tl->threads[n - 1];
+
+			if (e->exit_ts)
+				o->exit_ts = e->exit_ts;
+			if (e->first_ts && (!o->first_ts || e->first_ts < o->first_ts))
+				o->first_ts = e->first_ts;
+			if (e->name && !o->name)
+				o->name = e->name;
+			continue;
+		}
+		tl->threads[n++] = *e;
+	}
+	tl->nr_threads = n;
+}
+
+static int cmp_key_pid(const void *key, const void *elem)
+{
+	return cmp_u64(*(const uint32_t *)key, ((const struct tl_proc *)elem)->pid);
+}
+
+const struct tl_proc *timeline__proc(const struct timeline *tl, uint32_t pid)
+{
+	if (!tl->nr_procs)
+		return NULL;
+	return bsearch(&pid, tl->procs, tl->nr_procs, sizeof(*tl->procs), cmp_key_pid);
+}
+
+const struct tl_thread *timeline__thread(const struct timeline *tl, uint32_t pid, uint32_t tid)
+{
+	size_t lo = 0, hi = tl->nr_threads;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct tl_thread *t = &tl->threads[mid];
+
+		if (t->pid < pid || (t->pid == pid && t->tid < tid))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < tl->nr_threads && tl->threads[lo].pid == pid && tl->threads[lo].tid == tid)
+		return &tl->threads[lo];
+	return NULL;
+}
+
+const struct tl_device *timeline__device(const struct timeline *tl, uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < tl->nr_devices; i++)
+		if (tl->devices[i].id == id)
+			return &tl->devices[i];
+	return NULL;
+}
+
 void timeline__finish(struct timeline *tl)
 {
 	size_t i, outer = 0;
+
+	merge_procs(tl);
+	merge_threads(tl);
+	gp_sort(tl->modules, tl->nr_modules, sizeof(*tl->modules), cmp_module);
+	gp_sort(tl->devices, tl->nr_devices, sizeof(*tl->devices), cmp_device);
+	/* one entry per device id (every process's trace describes the GPUs it saw) */
+	if (tl->nr_devices) {
+		size_t n = 1;
+
+		for (i = 1; i < tl->nr_devices; i++)
+			if (tl->devices[i].id != tl->devices[n - 1].id)
+				tl->devices[n++] = tl->devices[i];
+		tl->nr_devices = n;
+	}
 
 	gp_sort(tl->api, tl->nr_api, sizeof(*tl->api), cmp_api);
 	gp_sort(tl->launch, tl->nr_launch, sizeof(*tl->launch), cmp_launch);

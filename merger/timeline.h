@@ -82,6 +82,44 @@ struct tl_offcpu {
 	struct tl_stack stack;
 };
 
+/* A process seen in any trace (merged by pid). */
+struct tl_proc {
+	uint64_t first_ts;  /* first record naming it (fork or info) */
+	uint64_t exit_ts;   /* 0: no exit seen */
+	uint32_t pid, ppid; /* ppid 0: unknown */
+	uint32_t comm;	    /* timeline string; the latest (after exec) */
+	uint32_t exe;	    /* timeline string: executable path, 0 unknown */
+	int32_t exit_status; /* wait status, valid when exited */
+	uint8_t exited;
+	uint8_t forked;	    /* created by a fork seen while recording */
+	uint16_t pad;
+};
+
+/* A thread seen in any trace. */
+struct tl_thread {
+	uint64_t first_ts, exit_ts; /* exit_ts 0: not seen */
+	uint32_t pid, tid;
+	uint32_t name; /* timeline string: thread comm, 0 unknown */
+	uint32_t pad;
+};
+
+/* One executable mapping of a process (GP_REC_MODULE), for symbolization. */
+struct tl_module {
+	uint64_t ts, start, end, pgoff;
+	uint32_t pid;
+	uint32_t path; /* timeline string */
+	uint32_t build_id_size;
+	uint8_t build_id[20];
+};
+
+/* One GPU (GP_REC_DEVICE). */
+struct tl_device {
+	uint64_t global_memory_bytes;
+	uint32_t id;
+	uint32_t name; /* timeline string */
+	uint32_t cc_major, cc_minor, sm_count;
+};
+
 /* A loaded GPU or CPU trace file, for reports. */
 struct tl_file {
 	char *path;
@@ -90,6 +128,9 @@ struct tl_file {
 	int clean_end;
 	uint64_t records;
 	struct clock_fit fit; /* how its times were brought to CLOCK_MONOTONIC */
+	char hostname[64], kernel_release[64], machine[16]; /* from the file header */
+	uint64_t start_monotonic_ns, start_realtime_ns;	    /* read together at file open */
+	char producer_version[32];
 };
 
 struct timeline {
@@ -105,6 +146,17 @@ struct timeline {
 	size_t nr_offcpu;
 	uint64_t *frames; /* stack pool */
 	size_t nr_frames;
+
+	/* After timeline__finish(): procs by pid, threads by (pid, tid), modules
+	 * by time, devices by id. */
+	struct tl_proc *procs;
+	size_t nr_procs;
+	struct tl_thread *threads;
+	size_t nr_threads;
+	struct tl_module *modules;
+	size_t nr_modules;
+	struct tl_device *devices;
+	size_t nr_devices;
 
 	struct tl_file *files;
 	size_t nr_files;
@@ -131,6 +183,11 @@ int timeline__load_dir(struct timeline *tl, const char *dir, const char **why);
 
 /* Sort every array by time and mark nested API calls. Call after loading. */
 void timeline__finish(struct timeline *tl);
+
+/* Lookups after timeline__finish(); NULL when not seen. */
+const struct tl_proc *timeline__proc(const struct timeline *tl, uint32_t pid);
+const struct tl_thread *timeline__thread(const struct timeline *tl, uint32_t pid, uint32_t tid);
+const struct tl_device *timeline__device(const struct timeline *tl, uint32_t id);
 
 /* Timeline string by id ("" for 0 or unknown). Ids are timeline-wide. */
 const char *timeline__str(const struct timeline *tl, uint32_t id);

@@ -14,7 +14,7 @@ pkgs=(
 	libbpf-dev bpftool                # CO-RE loader and skeleton generator
 	libelf-dev libdw-dev              # symbolization (elfutils)
 	zlib1g-dev libcjson-dev libcmocka-dev
-	python3                           # test helpers
+	python3 protobuf-compiler         # test helpers; protoc --decode_raw checks profile.pb.gz
 	util-linux                        # setpriv/runuser for privilege tests
 	chromium nodejs fonts-dejavu-core # flame graph browser test (tests/merger/browser)
 	time                              # GNU time: peak RSS in bench/flamegraph

@@ -1,10 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # check-golden.sh - compare the folded writer's and the SVG renderer's output with the golden files.
-# usage: check-golden.sh GPUPERF FOLD_NORMALIZE   (regenerate with update-golden.sh)
+# usage: check-golden.sh GPUPERF FOLD_NORMALIZE [CHROME_TRACE]   (regenerate with update-golden.sh)
+# CHROME_TRACE: the merger_chrome_trace test, which writes trace-small.json with --write-small.
 set -u
 GPUPERF=$1
 FOLD_NORMALIZE=$2
+CHROME_TRACE=${3:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
 DATA=$HERE/data
 . "$HERE/golden-cases.sh"

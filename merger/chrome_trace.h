@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * chrome_trace.h - the timeline as a Chrome Trace Event Format document
+ * (trace.json), the JSON that Perfetto UI and chrome://tracing open.
+ *
+ * Layout: one process per traced process, one track per host thread with
+ * its CUDA API calls ("X" slices), on-CPU samples (instant events named by
+ * their leaf frame) and off-CPU spans ("X" slices named "[off-cpu] leaf").
+ * Each GPU device is a process of its own (a synthetic pid, see
+ * CHROME_TRACE_GPU_PID_BASE) sorted after the host processes, with one
+ * track per stream holding its kernels, memcpys and memsets. A flow arrow
+ * (flow v2: "bind_id" + "flow_out" on the API slice, "flow_in" on each GPU
+ * slice) joins every launch to the work it issued, graph launches to all
+ * their kernels. Times are µs with exactly three decimals (ns precision),
+ * relative to the earliest timestamp of the timeline.
+ *
+ * Synchronization records (TL_GPU_SYNC) are not drawn: the host thread's
+ * API slice (cudaStreamSynchronize, ...) already shows the same wait, and a
+ * sync record names no device to put it on.
+ */
+#ifndef GPUPERF_CHROME_TRACE_H
+#define GPUPERF_CHROME_TRACE_H
+
+#include <stdint.h>
+#include <zlib.h>
+
+struct timeline;
+struct correlation;
+struct tl_stack;
+
+/* GPU device d is drawn as pid CHROME_TRACE_GPU_PID_BASE + d: above pid_max (2^22). */
+#define CHROME_TRACE_GPU_PID_BASE 0x40000000u
+
+/*
+ * How things are named; ctx is passed back to every callback. Any callback
+ * may be NULL, and any may return NULL, for the fallback: the innermost
+ * frame's address in hex ("[unknown]" for an empty stack), the mangled
+ * kernel name, "pid N", "thread N", no device name. A returned string only
+ * has to stay valid until the next callback.
+ */
+struct chrome_trace_names {
+	void *ctx;
+	/* Innermost symbolized frame of a sample or off-CPU stack. */
+	const char *(*stack_leaf)(void *ctx, uint32_t pid, const struct tl_stack *st);
+	/* Demangled kernel name. */
+	const char *(*kernel_name)(void *ctx, const char *mangled);
+	const char *(*process_name)(void *ctx, uint32_t pid);
+	const char *(*thread_name)(void *ctx, uint32_t pid, uint32_t tid);
+	/* "NVIDIA H100 80GB HBM3", for the track "GPU 0 (NVIDIA H100 ...)". */
+	const char *(*device_name)(void *ctx, uint32_t device);
+};
+
+/*
+ * Write the whole document to `out`. The caller opens and closes `out`:
+ * gzopen(path, "wb6") for a gzip'd trace.json.gz, gzopen(path, "wT") (or
+ * gzdopen) for plain JSON, so one code path writes both.
+ *
+ * tl must be finished (timeline__finish()) and c computed from it
+ * (correlate__run()); names may be NULL (all fallbacks). The document is
+ * streamed from the timeline's arrays: memory beyond the per-track tables
+ * is one bit per API call (which calls start a flow).
+ *
+ * Returns 0, -EINVAL (NULL tl/c/out, c not of tl), -ENOMEM, or -EIO when
+ * a write fails (what was written so far is not a valid document).
+ * Not thread-safe as to `out`; tl and c are only read.
+ */
+int chrome_trace__write(const struct timeline *tl, const struct correlation *c,
+			const struct chrome_trace_names *names, gzFile out);
+
+/*
+ * The JSON string escaper every field of the document goes through:
+ * writes s as a quoted JSON string. '"', '\\' and control characters are
+ * escaped (\n \t \r \b \f, others \u00XX); bytes that are not valid UTF-8
+ * become '?', so that strict parsers (Python's json, browsers) accept the
+ * document whatever a kernel or thread name holds. NULL writes "".
+ * Returns 0 or -EIO.
+ */
+int chrome_trace__write_string(gzFile out, const char *s);
+
+#endif /* GPUPERF_CHROME_TRACE_H */

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * gpu_idle.c - gpu_idle.folded: what the CPU did while the GPU had nothing
+ * to do, the answer to "why is my GPU idle?".
+ *
+ * Per process that used a GPU:
+ *   window  = from its first CUDA API call (or GPU activity) to the end of
+ *             its last GPU activity;
+ *   busy    = the union of its kernels, memcpys and memsets on all devices;
+ *   idle    = window minus busy (every gap, however short);
+ *   threads = the threads that made CUDA API calls (the launching threads).
+ * Then every on-CPU sample of a launching thread taken inside an idle gap
+ * adds its weight, and every off-CPU span of a launching thread adds the
+ * part of it that overlaps idle gaps, under the same frames as in
+ * cpu.folded / offcpu.folded. A GPU that waits on a thread stuck in
+ * data loading shows that loader's stack; one that waits on a thread
+ * blocked in a lock shows the lock.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_priv.h"
+
+struct span {
+	uint64_t start, end;
+};
+
+struct proc_idle {
+	uint32_t pid;
+	struct span *gaps;
+	size_t nr_gaps, cap;
+	uint64_t busy_end; /* end of the busy union so far */
+	uint64_t window_start;
+	uint64_t first_busy; /* start of its first GPU activity */
+	uint32_t *tids; /* launching threads, sorted */
+	size_t nr_tids;
+};
+
+static int push_gap(struct proc_idle *p, uint64_t start, uint64_t end)
+{
+	if (end <= start)
+		return 0;
+	if (p->nr_gaps == p->cap) {
+		size_t ncap = p->cap ? p->cap * 2 : 64;
+		struct span *g = realloc(p->gaps, ncap * sizeof(*g));
+
+		if (!g)
+			return -ENOMEM;
+		p->gaps = g;
+		p->cap = ncap;
+	}
+	p->gaps[p->nr_gaps].start = start;
+	p->gaps[p->nr_gaps].end = end;
+	p->nr_gaps++;
+	return 0;
+}
+
+static struct proc_idle *find(struct proc_idle *v, size_t n, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].pid == pid)
+			return &v[i];
+	return NULL;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int is_launcher(const struct proc_idle *p, uint32_t tid)
+{
+	return p->nr_tids && bsearch(&tid, p->tids, p->nr_tids, sizeof(*p->tids), cmp_u32);
+}
+
+/* Index of the first gap that ends after t. */
+static size_t first_gap(const struct proc_idle *p, uint64_t t)
+{
+	size_t lo = 0, hi = p->nr_gaps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->gaps[mid].end <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Gaps of each GPU-using process, from tl->gpu (sorted by start). */
+static int find_gaps(struct report *r, struct proc_idle **out, size_t *nout)
+{
+	struct timeline *tl = r->tl;
+	struct proc_idle *v = NULL, *p;
+	size_t n = 0, i;
+
+	for (i = 0; i < tl->nr_gpu; i++) {
+		const struct tl_gpu *g = &tl->gpu[i];
+
+		if (g->kind == TL_GPU_SYNC || g->end <= g->start)
+			continue;
+		p = find(v, n, g->pid);
+		if (!p) {
+			struct proc_idle *nv = realloc(v, (n + 1) * sizeof(*nv));
+
+			if (!nv)
+				goto nomem;
+			v = nv;
+			p = &v[n++];
+			memset(p, 0, sizeof(*p));
+			p->pid = g->pid;
+			p->window_start = g->start;
+			p->first_busy = g->start;
+			p->busy_end = g->start;
+		}
+		if (push_gap(p, p->busy_end, g->start))
+			goto nomem;
+		if (g->end > p->busy_end)
+			p->busy_end = g->end;
+	}
+	/* the window opens at the process's first API call; its threads are the launchers */
+	for (i = 0; i < tl->nr_api; i++) {
+		const struct tl_api *a = &tl->api[i];
+
+		p = find(v, n, a->pid);
+		if (!p)
+			continue;
+		if (!p->nr_tids || p->tids[p->nr_tids - 1] != a->tid) {
+			uint32_t *t = realloc(p->tids, (p->nr_tids + 1) * sizeof(*t));
+
+			if (!t)
+				goto nomem;
+			p->tids = t;
+			p->tids[p->nr_tids++] = a->tid;
+		}
+		if (a->start && a->start < p->window_start)
+			p->window_start = a->start;
+	}
+	for (i = 0; i < n; i++) {
+		size_t j, k = 0;
+
+		qsort(v[i].tids, v[i].nr_tids, sizeof(*v[i].tids), cmp_u32);
+		for (j = 0; j < v[i].nr_tids; j++)
+			if (!k || v[i].tids[k - 1] != v[i].tids[j])
+				v[i].tids[k++] = v[i].tids[j];
+		v[i].nr_tids = k;
+		/* the time from the first API call to the first GPU activity is a gap too */
+		if (v[i].window_start < v[i].first_busy) {
+			if (push_gap(&v[i], v[i].window_start, v[i].first_busy))
+				goto nomem;
+			memmove(v[i].gaps + 1, v[i].gaps, (v[i].nr_gaps - 1) * sizeof(*v[i].gaps));
+			v[i].gaps[0].start = v[i].window_start;
+			v[i].gaps[0].end = v[i].first_busy;
+		}
+	}
+	*out = v;
+	*nout = n;
+	return 0;
+nomem:
+	for (i = 0; i < n; i++) {
+		free(v[i].gaps);
+		free(v[i].tids);
+	}
+	free(v);
+	return -ENOMEM;
+}
+
+int gpu_idle__build(struct report *r)
+{
+	struct timeline *tl = r->tl;
+	struct stack_agg *agg = r->view[VIEW_IDLE];
+	struct proc_idle *v = NULL, *p;
+	size_t n = 0, i;
+	int err = find_gaps(r, &v, &n);
+
+	for (i = 0; i < tl->nr_samples && !err && n; i++) {
+		const struct tl_sample *s = &tl->samples[i];
+		size_t g;
+
+		p = find(v, n, s->pid);
+		if (!p || !is_launcher(p, s->tid))
+			continue;
+		g = first_gap(p, s->ts);
+		if (g == p->nr_gaps || p->gaps[g].start > s->ts)
+			continue;
+		r->fb.n = 0;
+		err = frame_buf__push(&r->fb, report__proc_root(r, s->pid), GP_FRAME_CPU);
+		if (!err)
+			err = report__stack_frames(r, s->pid, &s->stack, 0, GP_FRAME_KERNEL_CPU, &r->fb);
+		if (!err)
+			err = stack_agg__add(agg, r->fb.f, r->fb.n, s->weight);
+	}
+	for (i = 0; i < tl->nr_offcpu && !err && n; i++) {
+		const struct tl_offcpu *o = &tl->offcpu[i];
+		struct tl_stack user = o->stack, kern = o->stack;
+		uint64_t w = 0;
+		size_t g;
+
+		p = find(v, n, o->pid);
+		if (!p || !is_launcher(p, o->tid))
+			continue;
+		for (g = first_gap(p, o->start); g < p->nr_gaps && p->gaps[g].start < o->end; g++) {
+			uint64_t a = o->start > p->gaps[g].start ? o->start : p->gaps[g].start;
+			uint64_t b = o->end < p->gaps[g].end ? o->end : p->gaps[g].end;
+
+			w += b > a ? b - a : 0;
+		}
+		if (!w)
+			continue;
+		user.nr_kernel = 0;
+		kern.nr_user = 0;
+		kern.off += o->stack.nr_user;
+		r->fb.n = 0;
+		err = frame_buf__push(&r->fb, report__proc_root(r, o->pid), GP_FRAME_CPU);
+		if (!err)
+			err = report__stack_frames(r, o->pid, &user, 0, GP_FRAME_KIND_COUNT, &r->fb);
+		if (!err)
+			err = frame_buf__push(&r->fb, "[off-cpu]", GP_FRAME_OFFCPU);
+		if (!err)
+			err = report__stack_frames(r, o->pid, &kern, 0, GP_FRAME_OFFCPU, &r->fb);
+		if (!err)
+			err = stack_agg__add(agg, r->fb.f, r->fb.n, w);
+	}
+	for (i = 0; i < n; i++) {
+		free(v[i].gaps);
+		free(v[i].tids);
+	}
+	free(v);
+	return err == -EOVERFLOW ? 0 : err;
+}

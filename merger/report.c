@@ -1,0 +1,818 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * report.c - `gpuperf report`: load, join, symbolize, aggregate, write.
+ *
+ * Frames of every view are root first:
+ *   on-CPU   proc;user frames;kernel frames_[k]
+ *   off-CPU  proc;user frames;[off-cpu];kernel frames at the switch
+ *   GPU      proc;launch stack;API call;[gpu] kernel | [memcpy HtoD] | [memset]
+ *            proc;[no launch stack];API call;[gpu] kernel   (joined to an API call only)
+ *            proc;[unknown API];[gpu] kernel                 (not joined at all)
+ * The [off-cpu] marker sits between the user and the kernel part of a
+ * blocked stack, so the user frames of on- and off-CPU time merge in the
+ * combined graph and only the blocked part is drawn in the off-CPU palette.
+ */
+#include "report.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "chrome_trace.h"
+#include "flamegraph_svg.h"
+#include "folded.h"
+#include "gp_record.h"
+#include "gp_util.h"
+#include "pprof.h"
+#include "report_priv.h"
+
+static void set_err(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_err(struct report *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!r->errbuf || !r->errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->errbuf, r->errlen, fmt, ap);
+	va_end(ap);
+}
+
+int report__parse_formats(const char *list, unsigned *formats)
+{
+	static const struct {
+		const char *name;
+		unsigned bit;
+	} words[] = {
+		{ "folded", REPORT_FOLDED }, { "svg", REPORT_SVG },	{ "chrome", REPORT_CHROME },
+		{ "pprof", REPORT_PPROF },   { "json", REPORT_JSON },	{ "all", REPORT_ALL },
+	};
+	unsigned out = 0;
+	const char *p = list;
+
+	while (*p) {
+		size_t len = strcspn(p, ","), i;
+
+		for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+			if (strlen(words[i].name) == len && !strncmp(words[i].name, p, len))
+				break;
+		if (i == sizeof(words) / sizeof(words[0]))
+			return -EINVAL;
+		out |= words[i].bit;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (!out)
+		return -EINVAL;
+	*formats = out;
+	return 0;
+}
+
+static int frame_buf__push_src(struct frame_buf *fb, const char *name, enum gp_frame_kind kind,
+			       const struct sym_frame *src)
+{
+	if (fb->n == fb->cap) {
+		size_t ncap = fb->cap ? fb->cap * 2 : 64;
+		struct stack_frame *f = realloc(fb->f, ncap * sizeof(*f));
+		const struct sym_frame **sf;
+
+		if (!f)
+			return -ENOMEM;
+		fb->f = f;
+		sf = realloc(fb->src, ncap * sizeof(*sf));
+		if (!sf)
+			return -ENOMEM;
+		fb->src = sf;
+		fb->cap = ncap;
+	}
+	fb->f[fb->n].name = name;
+	fb->f[fb->n].kind = kind;
+	fb->src[fb->n] = src;
+	fb->n++;
+	return 0;
+}
+
+int frame_buf__push(struct frame_buf *fb, const char *name, enum gp_frame_kind kind)
+{
+	return frame_buf__push_src(fb, name, kind, NULL);
+}
+
+const char *report__memcpy_kind(unsigned kind)
+{
+	/* CUpti_ActivityMemcpyKind */
+	static const char *const names[] = {
+		"unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP",
+	};
+
+	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "unknown";
+}
+
+const char *report__api_name(struct report *r, const struct tl_api *a)
+{
+	const char *n = a ? timeline__str(r->tl, a->name) : "";
+
+	return *n ? n : "[unknown API]";
+}
+
+const char *report__gpu_frame(struct report *r, const struct tl_gpu *g, char *buf, size_t size)
+{
+	switch (g->kind) {
+	case TL_GPU_KERNEL:
+		snprintf(buf, size, "[gpu] %s",
+			 symbolizer__demangle(r->sym, timeline__str(r->tl, g->name)));
+		return buf;
+	case TL_GPU_MEMCPY:
+		snprintf(buf, size, "[memcpy %s]", report__memcpy_kind(g->copy_kind));
+		return buf;
+	case TL_GPU_MEMSET:
+		return "[memset]";
+	default:
+		return "[sync]";
+	}
+}
+
+static enum gp_frame_kind gpu_kind(const struct tl_gpu *g)
+{
+	switch (g->kind) {
+	case TL_GPU_KERNEL:
+		return GP_FRAME_GPU_KERNEL;
+	case TL_GPU_MEMCPY:
+		return GP_FRAME_GPU_MEMCPY;
+	case TL_GPU_MEMSET:
+		return GP_FRAME_GPU_MEMSET;
+	default:
+		return GP_FRAME_GPU_SYNC;
+	}
+}
+
+/* Root frames: comm, or "comm [pid]" when another process has the same comm. */
+static int name_processes(struct report *r)
+{
+	struct timeline *tl = r->tl;
+	size_t i, j;
+
+	r->proc_root = calloc(tl->nr_procs ? tl->nr_procs : 1, sizeof(char *));
+	if (!r->proc_root)
+		return -ENOMEM;
+	for (i = 0; i < tl->nr_procs; i++) {
+		const char *comm = timeline__str(tl, tl->procs[i].comm);
+		const char *exe = timeline__str(tl, tl->procs[i].exe);
+		const char *base = strrchr(exe, '/');
+		int dup = 0;
+		char buf[4200];
+
+		/* the kernel cuts comm to 15 bytes: "train_step_shar" is train_step_shared */
+		base = base ? base + 1 : exe;
+		if (strlen(comm) == 15 && !strncmp(base, comm, 15))
+			comm = base;
+		if (!*comm)
+			comm = "[unknown process]";
+		for (j = 0; j < tl->nr_procs && !dup; j++)
+			dup = j != i && !strncmp(comm, timeline__str(tl, tl->procs[j].comm), 15);
+		if (dup)
+			snprintf(buf, sizeof(buf), "%s [%u]", comm, tl->procs[i].pid);
+		else
+			snprintf(buf, sizeof(buf), "%s", comm);
+		r->proc_root[i] = strdup(buf);
+		if (!r->proc_root[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+const char *report__proc_root(struct report *r, uint32_t pid)
+{
+	const struct tl_proc *p = timeline__proc(r->tl, pid);
+
+	return p ? r->proc_root[p - r->tl->procs] : "[unknown process]";
+}
+
+int report__stack_frames(struct report *r, uint32_t pid, const struct tl_stack *st,
+			 int skip_user_leaf, enum gp_frame_kind kernel_kind, struct frame_buf *fb)
+{
+	const uint64_t *ips = timeline__frames(r->tl, st);
+	size_t i, k, first = skip_user_leaf ? 1 : 0;
+
+	/* user frames, outermost first; each address's inline chain likewise */
+	for (i = st->nr_user; i-- > first;) {
+		const struct sym_frame *sf;
+		size_t n = symbolizer__user(r->sym, pid, ips[i], i > 0, &sf);
+
+		for (k = n; k-- > 0;) {
+			enum gp_frame_kind kind = sf[k].jit ? GP_FRAME_JIT
+					       : sf[k].inlined ? GP_FRAME_INLINE
+							       : GP_FRAME_CPU;
+
+			if (frame_buf__push_src(fb, sf[k].name, kind, &sf[k]))
+				return -ENOMEM;
+		}
+	}
+	if (kernel_kind == GP_FRAME_KIND_COUNT)
+		return 0;
+	for (i = st->nr_kernel; i-- > 0;) {
+		const struct sym_frame *sf = symbolizer__kernel(r->sym, ips[st->nr_user + i]);
+
+		if (frame_buf__push(fb, sf->name, kernel_kind))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int starts_with(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* A frame nvcc's <<<>>> or the runtime's C++ wrappers put above the user's launch. */
+static int is_launch_machinery(const struct stack_frame *f, const struct sym_frame *src,
+			       const char *kernel)
+{
+	const char *file = src && src->file ? src->file : "";
+	size_t flen = strlen(file);
+
+	if (starts_with(f->name, "__device_stub__") || starts_with(f->name, "__cudaLaunch") ||
+	    starts_with(f->name, "cudaLaunchKernel<") || starts_with(f->name, "cudaLaunchCooperativeKernel<"))
+		return 1;
+	/* the kernel's host-side stub has the kernel's own name */
+	if (kernel && !strcmp(f->name, kernel))
+		return 1;
+	/* nvcc's generated .stub.c and the toolkit's launch headers */
+	return (flen > 7 && !strcmp(file + flen - 7, ".stub.c")) ||
+	       (flen > 18 && !strcmp(file + flen - 18, "device_functions.h")) ||
+	       (flen > 14 && !strcmp(file + flen - 14, "cuda_runtime.h"));
+}
+
+int report__launch_frames(struct report *r, const struct tl_launch *l, const char *kernel,
+			  struct frame_buf *fb)
+{
+	size_t base = fb->n;
+
+	if (report__stack_frames(r, l->pid, &l->stack, 1, GP_FRAME_KIND_COUNT, fb))
+		return -ENOMEM;
+	while (fb->n > base + 1 && is_launch_machinery(&fb->f[fb->n - 1], fb->src[fb->n - 1], kernel))
+		fb->n--;
+	return 0;
+}
+
+int report__gpu_frames(struct report *r, size_t i, struct frame_buf *fb)
+{
+	const struct tl_gpu *g = &r->tl->gpu[i];
+	int64_t ai = r->corr.gpu_api[i], li = r->corr.gpu_launch[i];
+	const struct tl_api *a = ai >= 0 ? &r->tl->api[ai] : NULL;
+
+	if (frame_buf__push(fb, report__proc_root(r, g->pid), GP_FRAME_CPU))
+		return -ENOMEM;
+	if (li >= 0) {
+		const char *kernel = g->kind == TL_GPU_KERNEL
+					     ? symbolizer__demangle(r->sym, timeline__str(r->tl, g->name))
+					     : NULL;
+
+		if (report__launch_frames(r, &r->tl->launch[li], kernel, fb))
+			return -ENOMEM;
+	} else if (a) {
+		if (frame_buf__push(fb, "[no launch stack]", GP_FRAME_SYNTHETIC))
+			return -ENOMEM;
+	}
+	return frame_buf__push(fb, report__api_name(r, a), a ? GP_FRAME_CPU : GP_FRAME_SYNTHETIC);
+}
+
+/* Per-thread aggregations (--per-thread), found by (pid, tid). */
+struct thread_views {
+	struct thread_view {
+		uint32_t pid, tid;
+		struct stack_agg *agg;
+	} *v;
+	size_t n, cap;
+};
+
+static struct stack_agg *thread_agg(struct thread_views *tv, uint32_t pid, uint32_t tid)
+{
+	size_t i;
+
+	for (i = tv->n; i-- > 0;)
+		if (tv->v[i].pid == pid && tv->v[i].tid == tid)
+			return tv->v[i].agg;
+	if (tv->n == tv->cap) {
+		size_t ncap = tv->cap ? tv->cap * 2 : 16;
+		struct thread_view *v = realloc(tv->v, ncap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		tv->v = v;
+		tv->cap = ncap;
+	}
+	tv->v[tv->n].pid = pid;
+	tv->v[tv->n].tid = tid;
+	tv->v[tv->n].agg = stack_agg__new();
+	if (!tv->v[tv->n].agg)
+		return NULL;
+	return tv->v[tv->n++].agg;
+}
+
+/* Add fb to `view` and the combined profile (and the thread's view). */
+static int add_both(struct report *r, struct thread_views *tv, enum report_view view, uint32_t pid,
+		    uint32_t tid, uint64_t weight)
+{
+	int err;
+
+	if (!weight)
+		return 0;
+	err = stack_agg__add(r->view[view], r->fb.f, r->fb.n, weight);
+	if (!err)
+		err = stack_agg__add(r->view[VIEW_PROFILE], r->fb.f, r->fb.n, weight);
+	if (!err && r->opts->per_thread) {
+		struct stack_agg *agg = thread_agg(tv, pid, tid);
+
+		/* a thread's own graph needs no process root */
+		err = agg ? stack_agg__add(agg, r->fb.f + 1, r->fb.n - 1, weight) : -ENOMEM;
+	}
+	return err == -EOVERFLOW ? 0 : err;
+}
+
+static int build_views(struct report *r, struct thread_views *tv)
+{
+	struct timeline *tl = r->tl;
+	char gbuf[GP_STR_MAX_LEN + 32];
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < tl->nr_samples && !err; i++) {
+		const struct tl_sample *s = &tl->samples[i];
+
+		r->fb.n = 0;
+		err = frame_buf__push(&r->fb, report__proc_root(r, s->pid), GP_FRAME_CPU);
+		if (!err)
+			err = report__stack_frames(r, s->pid, &s->stack, 0, GP_FRAME_KERNEL_CPU, &r->fb);
+		if (!err)
+			err = add_both(r, tv, VIEW_CPU, s->pid, s->tid, s->weight);
+	}
+	for (i = 0; i < tl->nr_offcpu && !err; i++) {
+		const struct tl_offcpu *o = &tl->offcpu[i];
+		struct tl_stack user = o->stack, kern = o->stack;
+
+		user.nr_kernel = 0;
+		r->fb.n = 0;
+		err = frame_buf__push(&r->fb, report__proc_root(r, o->pid), GP_FRAME_CPU);
+		if (!err)
+			err = report__stack_frames(r, o->pid, &user, 0, GP_FRAME_KIND_COUNT, &r->fb);
+		if (!err)
+			err = frame_buf__push(&r->fb, "[off-cpu]", GP_FRAME_OFFCPU);
+		if (!err) {
+			kern.nr_user = 0;
+			kern.off += o->stack.nr_user;
+			err = report__stack_frames(r, o->pid, &kern, 0, GP_FRAME_OFFCPU, &r->fb);
+		}
+		if (!err)
+			err = add_both(r, tv, VIEW_OFFCPU, o->pid, o->tid,
+				       o->end > o->start ? o->end - o->start : 0);
+	}
+	for (i = 0; i < tl->nr_gpu && !err; i++) {
+		const struct tl_gpu *g = &tl->gpu[i];
+		int64_t ai = r->corr.gpu_api[i];
+		uint32_t tid = ai >= 0 ? tl->api[ai].tid : 0;
+
+		if (g->kind == TL_GPU_SYNC)
+			continue; /* waiting, not device work: in the timeline and off-CPU */
+		r->fb.n = 0;
+		err = report__gpu_frames(r, i, &r->fb);
+		if (!err)
+			err = frame_buf__push(&r->fb, report__gpu_frame(r, g, gbuf, sizeof(gbuf)),
+					      gpu_kind(g));
+		if (!err)
+			err = add_both(r, tv, VIEW_GPU, g->pid, tid,
+				       g->end > g->start ? g->end - g->start : 0);
+	}
+	return err;
+}
+
+/* Register every recorded mapping, fork parent and JIT map with the symbolizer. */
+static int setup_symbols(struct report *r)
+{
+	struct timeline *tl = r->tl;
+	struct symbolizer_opts so = { .debuginfo_path = r->opts->debuginfo_path };
+	char path[4096];
+	struct dirent *de;
+	DIR *d;
+	size_t i;
+
+	r->sym = symbolizer__new(&so);
+	if (!r->sym)
+		return -ENOMEM;
+	for (i = 0; i < tl->nr_modules; i++) {
+		const struct tl_module *m = &tl->modules[i];
+
+		if (symbolizer__add_module(r->sym, m->pid, timeline__str(tl, m->path), m->start,
+					   m->end, m->pgoff, m->build_id, m->build_id_size))
+			return -ENOMEM;
+	}
+	for (i = 0; i < tl->nr_procs; i++)
+		if (tl->procs[i].ppid && tl->procs[i].forked)
+			symbolizer__set_parent(r->sym, tl->procs[i].pid, tl->procs[i].ppid);
+	snprintf(path, sizeof(path), "%s/kallsyms", r->opts->dir);
+	symbolizer__load_kallsyms(r->sym, path); /* absent: kernel frames stay addresses */
+	d = opendir(r->opts->dir);
+	while (d && (de = readdir(d))) {
+		unsigned pid;
+
+		if (fnmatch("perf-*.map", de->d_name, 0) || sscanf(de->d_name, "perf-%u.map", &pid) != 1)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", r->opts->dir, de->d_name);
+		symbolizer__load_perf_map(r->sym, pid, path);
+	}
+	if (d)
+		closedir(d);
+	return 0;
+}
+
+/* record.json (written by `gpuperf record`): the sampling frequency and the command line. */
+static void read_record_json(struct report *r)
+{
+	char path[4096];
+	FILE *f;
+	char *text = NULL;
+	long len;
+	cJSON *root, *opt, *cl;
+
+	snprintf(path, sizeof(path), "%s/record.json", r->opts->dir);
+	f = fopen(path, "rb");
+	if (!f)
+		return;
+	if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) > 0 && len < (1 << 24) &&
+	    fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)len + 1)) &&
+	    fread(text, 1, (size_t)len, f) == (size_t)len)
+		text[len] = '\0';
+	else {
+		free(text);
+		text = NULL;
+	}
+	fclose(f);
+	if (!text)
+		return;
+	root = cJSON_Parse(text);
+	free(text);
+	if (!root)
+		return;
+	opt = cJSON_GetObjectItemCaseSensitive(root, "options");
+	if (opt) {
+		cJSON *hz = cJSON_GetObjectItemCaseSensitive(opt, "freq_hz");
+
+		if (cJSON_IsNumber(hz) && hz->valuedouble > 0 && hz->valuedouble < 1e6)
+			r->freq_hz = (uint32_t)hz->valuedouble;
+	}
+	cl = cJSON_GetObjectItemCaseSensitive(root, "command_line");
+	if (cJSON_IsArray(cl))
+		r->command_line_json = cJSON_PrintUnformatted(cl);
+	cJSON_Delete(root);
+}
+
+static int open_out(struct report *r, const char *name, FILE **out)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", r->opts->out_dir, name);
+	*out = fopen(path, "w");
+	if (!*out) {
+		set_err(r, "cannot write '%s': %s", path, strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+static int close_out(struct report *r, const char *name, FILE *out, int err)
+{
+	if (fclose(out) && !err)
+		err = -EIO;
+	if (err == -EIO)
+		set_err(r, "cannot write '%s/%s': %s", r->opts->out_dir, name, strerror(errno));
+	return err;
+}
+
+static int write_folded(struct report *r, struct stack_agg *agg, const char *name)
+{
+	FILE *out;
+	int err = open_out(r, name, &out);
+
+	if (err)
+		return err;
+	err = folded__write(agg, out, FOLDED_ANNOTATE);
+	return close_out(r, name, out, err);
+}
+
+static int write_svg(struct report *r, struct stack_agg *agg, const char *name, const char *title,
+		     const char *subtitle)
+{
+	struct flamegraph_opts fo = { .title = title, .subtitle = subtitle };
+	FILE *out;
+	int err = open_out(r, name, &out);
+
+	if (err)
+		return err;
+	err = flamegraph__write_svg(agg, &fo, out);
+	return close_out(r, name, out, err);
+}
+
+/* A file-name-safe version of a thread's comm. */
+static void safe_name(char *dst, size_t size, const char *src)
+{
+	size_t i;
+
+	for (i = 0; src[i] && i + 1 < size; i++) {
+		unsigned char c = (unsigned char)src[i];
+
+		dst[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+				 c == '-' || c == '_' || c == '.'
+			 ? (char)c
+			 : '_';
+	}
+	dst[i] = '\0';
+	if (!i)
+		snprintf(dst, size, "thread");
+}
+
+static int write_thread_views(struct report *r, struct thread_views *tv, struct report_result *res)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < tv->n && !err; i++) {
+		const struct tl_thread *t = timeline__thread(r->tl, tv->v[i].pid, tv->v[i].tid);
+		const struct tl_proc *p = timeline__proc(r->tl, tv->v[i].pid);
+		const char *comm = t ? timeline__str(r->tl, t->name) : "";
+		char name[64], file[128], title[160];
+
+		if (!*comm && p)
+			comm = timeline__str(r->tl, p->comm);
+		safe_name(name, sizeof(name), comm);
+		snprintf(title, sizeof(title), "Thread %u (%s) of process %u", tv->v[i].tid,
+			 *comm ? comm : "?", tv->v[i].pid);
+		if (r->opts->formats & REPORT_FOLDED) {
+			snprintf(file, sizeof(file), "thread-%u-%s.folded", tv->v[i].tid, name);
+			err = write_folded(r, tv->v[i].agg, file);
+			res->files_written += !err;
+		}
+		if (!err && (r->opts->formats & REPORT_SVG)) {
+			snprintf(file, sizeof(file), "thread-%u-%s.svg", tv->v[i].tid, name);
+			err = write_svg(r, tv->v[i].agg, file, title, "on-CPU, off-CPU and GPU time");
+			res->files_written += !err;
+		}
+	}
+	return err;
+}
+
+/* Names for the Chrome trace, from the symbolizer and the process records. */
+static const char *ct_stack_leaf(void *ctx, uint32_t pid, const struct tl_stack *st)
+{
+	struct report *r = ctx;
+	const uint64_t *ips = timeline__frames(r->tl, st);
+	const struct sym_frame *sf;
+
+	if (st->nr_user) {
+		symbolizer__user(r->sym, pid, ips[0], false, &sf);
+		return sf[0].name;
+	}
+	if (st->nr_kernel)
+		return symbolizer__kernel(r->sym, ips[0])->name;
+	return NULL;
+}
+
+static const char *ct_kernel_name(void *ctx, const char *mangled)
+{
+	return symbolizer__demangle(((struct report *)ctx)->sym, mangled);
+}
+
+static const char *ct_process_name(void *ctx, uint32_t pid)
+{
+	struct report *r = ctx;
+	const struct tl_proc *p = timeline__proc(r->tl, pid);
+
+	return p ? r->proc_root[p - r->tl->procs] : NULL;
+}
+
+static const char *ct_thread_name(void *ctx, uint32_t pid, uint32_t tid)
+{
+	struct report *r = ctx;
+	const struct tl_thread *t = timeline__thread(r->tl, pid, tid);
+
+	return t && t->name ? timeline__str(r->tl, t->name) : NULL;
+}
+
+static const char *ct_device_name(void *ctx, uint32_t device)
+{
+	struct report *r = ctx;
+	const struct tl_device *d = timeline__device(r->tl, device);
+
+	return d && d->name ? timeline__str(r->tl, d->name) : NULL;
+}
+
+static int write_chrome(struct report *r)
+{
+	struct chrome_trace_names names = {
+		.ctx = r,
+		.stack_leaf = ct_stack_leaf,
+		.kernel_name = ct_kernel_name,
+		.process_name = ct_process_name,
+		.thread_name = ct_thread_name,
+		.device_name = ct_device_name,
+	};
+	char path[4096];
+	gzFile out;
+	int err, cerr;
+
+	snprintf(path, sizeof(path), "%s/%s", r->opts->out_dir,
+		 r->opts->gzip ? "trace.json.gz" : "trace.json");
+	out = gzopen(path, r->opts->gzip ? "wb6" : "wT");
+	if (!out) {
+		set_err(r, "cannot write '%s': %s", path, strerror(errno ? errno : ENOMEM));
+		return -EIO;
+	}
+	err = chrome_trace__write(r->tl, &r->corr, &names, out);
+	cerr = gzclose(out);
+	if (!err && cerr != Z_OK)
+		err = -EIO;
+	if (err == -EIO)
+		set_err(r, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+	return err;
+}
+
+static int write_outputs(struct report *r, struct report_result *res)
+{
+	static const struct {
+		enum report_view view;
+		const char *folded, *svg, *title;
+	} files[] = {
+		{ VIEW_CPU, "cpu.folded", "cpu.svg", "On-CPU time" },
+		{ VIEW_OFFCPU, "offcpu.folded", "offcpu.svg", "Off-CPU time" },
+		{ VIEW_GPU, "gpu.folded", "gpu.svg", "GPU time by launching CPU stack" },
+		{ VIEW_IDLE, "gpu_idle.folded", NULL, NULL },
+		{ VIEW_PROFILE, "profile.folded", "profile.svg", "gpuperf: CPU and GPU time" },
+	};
+	unsigned fmt = r->opts->formats;
+	char subtitle[256];
+	size_t i;
+	int err = 0;
+
+	snprintf(subtitle, sizeof(subtitle),
+		 "on-CPU, off-CPU and GPU time in ns; GPU work sits on the stack that launched it");
+	for (i = 0; i < sizeof(files) / sizeof(files[0]) && !err; i++) {
+		struct stack_agg *agg = r->view[files[i].view];
+
+		if (fmt & REPORT_FOLDED) {
+			err = write_folded(r, agg, files[i].folded);
+			res->files_written += !err;
+		}
+		/* profile.svg always (it says when it is empty); the others when they have data */
+		if (!err && (fmt & REPORT_SVG) && files[i].svg &&
+		    (files[i].view == VIEW_PROFILE || stack_agg__total(agg))) {
+			err = write_svg(r, agg, files[i].svg, files[i].title,
+					files[i].view == VIEW_PROFILE ? subtitle : NULL);
+			res->files_written += !err;
+		}
+	}
+	if (!err && (fmt & REPORT_CHROME)) {
+		err = write_chrome(r);
+		res->files_written += !err;
+	}
+	if (!err && (fmt & REPORT_PPROF)) {
+		struct pprof_view views[] = {
+			{ r->view[VIEW_CPU], "cpu", "nanoseconds" },
+			{ r->view[VIEW_OFFCPU], "off_cpu", "nanoseconds" },
+			{ r->view[VIEW_GPU], "gpu", "nanoseconds" },
+		};
+		struct pprof_opts po = {
+			.time_nanos = r->start_realtime_ns,
+			.duration_nanos = r->duration_ns,
+			.period = r->freq_hz ? 1000000000ull / r->freq_hz : 0,
+		};
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/profile.pb.gz", r->opts->out_dir);
+		err = pprof__write(views, sizeof(views) / sizeof(views[0]), &po, path);
+		if (err)
+			set_err(r, "cannot write '%s': %s", path, strerror(-err));
+		err = err ? -EIO : 0;
+		res->files_written += !err;
+	}
+	if (!err && (fmt & REPORT_JSON)) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/summary.json", r->opts->out_dir);
+		err = summary__write_json(r, path);
+		if (err)
+			set_err(r, "cannot write '%s': %s", path, strerror(-err));
+		res->files_written += !err;
+	}
+	return err;
+}
+
+static void report_release(struct report *r)
+{
+	size_t i;
+
+	for (i = 0; i < VIEW_COUNT; i++)
+		stack_agg__free(r->view[i]);
+	if (r->proc_root && r->tl)
+		for (i = 0; i < r->tl->nr_procs; i++)
+			free(r->proc_root[i]);
+	free(r->proc_root);
+	free(r->fb.f);
+	free(r->fb.src);
+	free(r->command_line_json);
+	symbolizer__free(r->sym);
+	correlate__release(&r->corr);
+	timeline__free(r->tl);
+}
+
+int report__run(const struct report_opts *opts, struct report_result *res, char *errbuf,
+		size_t errlen)
+{
+	struct report_opts o = *opts;
+	struct report r = { .opts = &o, .errbuf = errbuf, .errlen = errlen };
+	struct thread_views tv = { 0 };
+	struct report_result dummy;
+	const char *why = NULL;
+	struct stat st;
+	size_t i;
+	int err;
+
+	if (!res)
+		res = &dummy;
+	memset(res, 0, sizeof(*res));
+	if (!o.out_dir)
+		o.out_dir = o.dir;
+	if (!o.formats)
+		o.formats = REPORT_ALL;
+	if (!o.top)
+		o.top = 10;
+	if (stat(o.dir, &st) || !S_ISDIR(st.st_mode)) {
+		set_err(&r, "'%s' is not a directory: give the output directory of 'gpuperf record'",
+			o.dir);
+		return -ENOENT;
+	}
+	r.tl = timeline__new();
+	if (!r.tl)
+		return -ENOMEM;
+	err = timeline__load_dir(r.tl, o.dir, &why);
+	if (err) {
+		set_err(&r, "%s", why ? why : strerror(-err));
+		goto out;
+	}
+	if (!r.tl->nr_files) {
+		set_err(&r, "no readable trace in '%s': %s", o.dir,
+			timeline__nr_warnings(r.tl) ? timeline__warning(r.tl, 0) : "?");
+		err = -ENOENT;
+		goto out;
+	}
+	timeline__finish(r.tl);
+	err = correlate__run(r.tl, &r.corr);
+	if (err)
+		goto out;
+	read_record_json(&r);
+	r.duration_ns = r.tl->last_ts > r.tl->first_ts ? r.tl->last_ts - r.tl->first_ts : 0;
+	/* the wall-clock time of the first record, from the file headers' pair of clocks */
+	for (i = 0; i < r.tl->nr_files; i++) {
+		const struct tl_file *f = &r.tl->files[i];
+
+		if (f->start_realtime_ns && f->start_monotonic_ns && r.tl->first_ts) {
+			r.start_realtime_ns = f->start_realtime_ns + (r.tl->first_ts - f->start_monotonic_ns);
+			break;
+		}
+	}
+	err = setup_symbols(&r);
+	if (!err)
+		err = name_processes(&r);
+	for (i = 0; i < VIEW_COUNT && !err; i++) {
+		r.view[i] = stack_agg__new();
+		if (!r.view[i])
+			err = -ENOMEM;
+	}
+	if (!err)
+		err = build_views(&r, &tv);
+	if (!err)
+		err = gpu_idle__build(&r);
+	if (!err)
+		err = write_outputs(&r, res);
+	if (!err && o.per_thread)
+		err = write_thread_views(&r, &tv, res);
+	if (!err && o.text)
+		summary__write_text(&r, o.text);
+	res->gpu_records = r.corr.nr_gpu;
+	res->gpu_with_stack = r.corr.gpu_with_stack;
+	res->samples = r.tl->nr_samples;
+	res->offcpu_spans = r.tl->nr_offcpu;
+	res->warnings = timeline__nr_warnings(r.tl);
+	if (err == -ENOMEM)
+		set_err(&r, "out of memory");
+out:
+	for (i = 0; i < tv.n; i++)
+		stack_agg__free(tv.v[i].agg);
+	free(tv.v);
+	report_release(&r);
+	return err;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * report.h - `gpuperf report`: from a recording directory to what a GPU
+ * engineer opens. Loads cpu.trace and every gpu-<pid>.trace, aligns clocks,
+ * joins GPU work to the CPU stacks that launched it, symbolizes, aggregates
+ * the views and writes the outputs (names fixed, see the README):
+ *
+ *   cpu.folded offcpu.folded gpu.folded profile.folded gpu_idle.folded
+ *   profile.svg (+ cpu.svg offcpu.svg gpu.svg when they have data)
+ *   trace.json[.gz]  profile.pb.gz  summary.json
+ *   thread-<tid>-<comm>.{folded,svg} with per_thread
+ */
+#ifndef GPUPERF_REPORT_H
+#define GPUPERF_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+enum report_format {
+	REPORT_FOLDED = 1u << 0,
+	REPORT_SVG = 1u << 1,
+	REPORT_CHROME = 1u << 2,
+	REPORT_PPROF = 1u << 3,
+	REPORT_JSON = 1u << 4,
+	REPORT_ALL = (1u << 5) - 1,
+};
+
+struct report_opts {
+	const char *dir;	    /* the recording */
+	const char *out_dir;	    /* where outputs go [dir] */
+	unsigned formats;	    /* enum report_format bits [REPORT_ALL] */
+	bool per_thread;	    /* thread-<tid>-<comm>.* as well */
+	bool gzip;		    /* trace.json.gz instead of trace.json */
+	const char *debuginfo_path; /* extra separate-debug-file directories */
+	FILE *text;		    /* the short text report [none] */
+	unsigned top;		    /* rows per table of the text report [10] */
+	const char *tool_version;   /* for summary.json ["unknown"] */
+};
+
+/* Counts the caller may print or check. */
+struct report_result {
+	size_t gpu_records, gpu_with_stack;
+	size_t samples, offcpu_spans;
+	size_t warnings;
+	size_t files_written;
+};
+
+/*
+ * Run the whole report. Returns 0 (outputs written; warnings about damaged
+ * input are in the text report and summary.json), or -errno with one line
+ * in errbuf: -ENOENT (DIR missing or holds no trace), -EIO (an output could
+ * not be written), -ENOMEM.
+ */
+int report__run(const struct report_opts *opts, struct report_result *res, char *errbuf,
+		size_t errlen);
+
+/* Parse a --format list ("folded,svg,chrome,pprof,json" or "all"); -EINVAL on an unknown word. */
+int report__parse_formats(const char *list, unsigned *formats);
+
+#endif /* GPUPERF_REPORT_H */

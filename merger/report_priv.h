@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * report_priv.h - the state one `gpuperf report` run shares between its
+ * parts: report.c (views and files), summary.c (summary.json and the text
+ * report) and gpu_idle.c (what the CPU did while the GPU had no work).
+ */
+#ifndef GPUPERF_REPORT_PRIV_H
+#define GPUPERF_REPORT_PRIV_H
+
+#include <stdint.h>
+
+#include "correlate.h"
+#include "report.h"
+#include "stack_agg.h"
+#include "symbolize.h"
+#include "timeline.h"
+
+/* The views: one aggregation each, frames root first, weights in ns. */
+enum report_view {
+	VIEW_CPU = 0, /* on-CPU samples */
+	VIEW_OFFCPU,  /* off-CPU spans */
+	VIEW_GPU,     /* kernels, memcpys, memsets under their launch stacks */
+	VIEW_PROFILE, /* all three */
+	VIEW_IDLE,    /* launching threads' stacks while the GPU had no work */
+	VIEW_COUNT
+};
+
+/* A growable frame list (root first). */
+struct frame_buf {
+	struct stack_frame *f;
+	const struct sym_frame **src; /* per frame: what symbolized it, NULL for markers */
+	size_t n, cap;
+};
+
+struct report {
+	const struct report_opts *opts;
+	struct timeline *tl;
+	struct correlation corr;
+	struct symbolizer *sym;
+	struct stack_agg *view[VIEW_COUNT];
+	char **proc_root; /* per tl->procs[i]: the root frame naming the process */
+	uint64_t duration_ns; /* of the recording */
+	uint64_t start_realtime_ns; /* wall-clock time of its first record, 0 unknown */
+	uint32_t freq_hz;     /* from record.json, 0 when unknown */
+	char *command_line_json; /* record.json's "command_line", printed JSON, or NULL */
+	struct frame_buf fb;
+	char *errbuf;
+	size_t errlen;
+};
+
+/* The root frame of a process: its comm, with " [pid]" when several share it. */
+const char *report__proc_root(struct report *r, uint32_t pid);
+
+/* Display name of an API call ("" when unknown) and of a GPU record's frame. */
+const char *report__api_name(struct report *r, const struct tl_api *a);
+/* "[gpu] demangled", "[memcpy HtoD]", "[memset]"; buf used when needed. */
+const char *report__gpu_frame(struct report *r, const struct tl_gpu *g, char *buf, size_t size);
+/* "HtoD", "DtoH", ... for a CUpti_ActivityMemcpyKind. */
+const char *report__memcpy_kind(unsigned kind);
+
+/*
+ * Append the symbolized frames of a recorded stack to fb, root first:
+ * user frames (outermost first; inline chains expanded), then kernel frames
+ * (kind `kernel_kind`). skip_user_leaf drops the innermost user frame (a
+ * launch probe's own entry address). Returns 0 or -ENOMEM.
+ */
+int report__stack_frames(struct report *r, uint32_t pid, const struct tl_stack *st,
+			 int skip_user_leaf, enum gp_frame_kind kernel_kind, struct frame_buf *fb);
+int frame_buf__push(struct frame_buf *fb, const char *name, enum gp_frame_kind kind);
+
+/*
+ * The user frames of a launch-site stack, root first, without the probed
+ * entry point and without the frames nvcc generates between the user's
+ * <<<>>> and the runtime (the kernel's host stub, __device_stub__*,
+ * __cudaLaunchKernel_helper, cudaLaunchKernel<T> wrappers): the innermost
+ * frame left is the user's function that launched, and its src gives the
+ * file:line of the launch. kernel: the demangled kernel name, or NULL.
+ */
+int report__launch_frames(struct report *r, const struct tl_launch *l, const char *kernel,
+			  struct frame_buf *fb);
+
+/* The launch frames of GPU record i (process root, stack, API): 0 or -ENOMEM. */
+int report__gpu_frames(struct report *r, size_t i, struct frame_buf *fb);
+
+/* gpu_idle.c: fill r->view[VIEW_IDLE]. 0 or -ENOMEM. */
+int gpu_idle__build(struct report *r);
+
+/* summary.c */
+int summary__write_json(struct report *r, const char *path);
+void summary__write_text(struct report *r, FILE *out);
+
+#endif /* GPUPERF_REPORT_PRIV_H */

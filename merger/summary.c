@@ -1,0 +1,811 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * summary.c - summary.json (docs/summary-json.md, schema 1.0) and the short
+ * text report printed at the end of `gpuperf report`.
+ *
+ * Both come from one pass of statistics (struct summary) so the two never
+ * disagree. Kernel percentiles come from a log-linear histogram (64 buckets
+ * per power of two: within 1.6% of the exact value, exact when every
+ * duration is equal), so memory stays a few KiB per distinct kernel however
+ * many launches there are.
+ */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gp_record.h"
+#include "gp_util.h"
+#include "report_priv.h"
+
+#define SUMMARY_SCHEMA "gpuperf-summary"
+#define SUMMARY_VERSION "1.0"
+#define HIST_SUB 64u
+#define HIST_BUCKETS (HIST_SUB * 60u)
+#define MAX_SITES 100
+#define MAX_MEMCPY_KINDS 16
+
+struct kstat {
+	uint32_t name; /* timeline string id */
+	uint64_t count, total, min, max;
+	uint32_t *hist;
+};
+
+struct site {
+	uint64_t key;	   /* hash of pid-independent identity: stack text + API */
+	char *stack;	   /* root-first user frames, ';'-joined */
+	const char *api;
+	const char *function;
+	char location[256];
+	uint64_t gpu_ns, launches;
+};
+
+struct dev_stat {
+	uint32_t id;
+	uint64_t busy, idle, overlap, kernel, memcpy, memset, first, last;
+};
+
+struct mstat {
+	uint64_t count, bytes, total;
+};
+
+struct pstat {
+	uint64_t on, off, gpu;
+};
+
+struct summary {
+	struct kstat *k;
+	size_t nr_k, cap_k;
+	uint32_t *k_slots; /* open addressing over k by name id: index + 1 */
+	size_t nslots;
+	struct site *sites;
+	size_t nr_sites, cap_sites;
+	struct dev_stat *dev;
+	size_t nr_dev;
+	struct mstat mc[MAX_MEMCPY_KINDS], ms;
+	struct pstat *proc; /* per tl->procs */
+	uint64_t busy, idle, overlap;
+	uint64_t on_cpu, off_cpu;
+	size_t gpu_records, with_api, with_stack;
+};
+
+static unsigned hist_bucket(uint64_t d)
+{
+	unsigned e;
+
+	if (d < HIST_SUB * 2)
+		return (unsigned)d;
+	e = 63u - (unsigned)__builtin_clzll(d) - 6u; /* d >> e is in [64, 128) */
+	return (unsigned)(HIST_SUB * (e + 1) + ((d >> e) - HIST_SUB));
+}
+
+static uint64_t hist_value(unsigned b)
+{
+	unsigned e;
+
+	if (b < HIST_SUB * 2)
+		return b;
+	e = b / HIST_SUB - 1;
+	return (uint64_t)(HIST_SUB + b % HIST_SUB) << e;
+}
+
+static uint64_t kstat_pct(const struct kstat *k, double pct)
+{
+	uint64_t want = (uint64_t)(pct * (double)k->count / 100.0 + 0.999999), seen = 0, v;
+	unsigned b;
+
+	if (!want)
+		want = 1;
+	for (b = 0; b < HIST_BUCKETS; b++) {
+		seen += k->hist[b];
+		if (seen >= want)
+			break;
+	}
+	v = hist_value(b < HIST_BUCKETS ? b : HIST_BUCKETS - 1);
+	return v < k->min ? k->min : v > k->max ? k->max : v;
+}
+
+static struct kstat *kstat_get(struct summary *s, uint32_t name)
+{
+	size_t i, mask;
+
+	if (s->nr_k * 2 >= s->nslots) {
+		size_t n = s->nslots ? s->nslots * 2 : 64, j;
+		uint32_t *slots = calloc(n, sizeof(*slots));
+
+		if (!slots)
+			return NULL;
+		for (j = 0; j < s->nr_k; j++) {
+			for (i = (s->k[j].name * 2654435761u) & (n - 1); slots[i]; i = (i + 1) & (n - 1))
+				;
+			slots[i] = (uint32_t)j + 1;
+		}
+		free(s->k_slots);
+		s->k_slots = slots;
+		s->nslots = n;
+	}
+	mask = s->nslots - 1;
+	for (i = (name * 2654435761u) & mask; s->k_slots[i]; i = (i + 1) & mask)
+		if (s->k[s->k_slots[i] - 1].name == name)
+			return &s->k[s->k_slots[i] - 1];
+	if (s->nr_k == s->cap_k) {
+		size_t ncap = s->cap_k ? s->cap_k * 2 : 32;
+		struct kstat *k = realloc(s->k, ncap * sizeof(*k));
+
+		if (!k)
+			return NULL;
+		s->k = k;
+		s->cap_k = ncap;
+	}
+	memset(&s->k[s->nr_k], 0, sizeof(s->k[0]));
+	s->k[s->nr_k].name = name;
+	s->k[s->nr_k].min = UINT64_MAX;
+	s->k[s->nr_k].hist = calloc(HIST_BUCKETS, sizeof(uint32_t));
+	if (!s->k[s->nr_k].hist)
+		return NULL;
+	s->k_slots[i] = (uint32_t)++s->nr_k;
+	return &s->k[s->nr_k - 1];
+}
+
+/*
+ * Device time with a min-heap of the ends of running activities: one pass
+ * over tl->gpu (sorted by start) per device, memory = the most activities
+ * running at once. device == UINT32_MAX: all devices together.
+ */
+struct sweep {
+	uint64_t *heap;
+	size_t n, cap;
+	uint64_t now, busy, overlap;
+};
+
+static void heap_push(struct sweep *w, uint64_t v)
+{
+	size_t i = w->n++;
+
+	while (i && w->heap[(i - 1) / 2] > v) {
+		w->heap[i] = w->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	w->heap[i] = v;
+}
+
+static uint64_t heap_pop(struct sweep *w)
+{
+	uint64_t top = w->heap[0], v = w->heap[--w->n];
+	size_t i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= w->n)
+			break;
+		if (c + 1 < w->n && w->heap[c + 1] < w->heap[c])
+			c++;
+		if (w->heap[c] >= v)
+			break;
+		w->heap[i] = w->heap[c];
+		i = c;
+	}
+	if (w->n)
+		w->heap[i] = v;
+	return top;
+}
+
+static void advance(struct sweep *w, uint64_t t)
+{
+	if (t > w->now) {
+		if (w->n >= 1)
+			w->busy += t - w->now;
+		if (w->n >= 2)
+			w->overlap += t - w->now;
+		w->now = t;
+	}
+}
+
+static int sweep_device(const struct timeline *tl, uint32_t device, struct dev_stat *d)
+{
+	struct sweep w = { 0 };
+	size_t i;
+	int first = 1;
+
+	for (i = 0; i < tl->nr_gpu; i++) {
+		const struct tl_gpu *g = &tl->gpu[i];
+
+		if (g->kind == TL_GPU_SYNC || g->end <= g->start ||
+		    (device != UINT32_MAX && g->device != device))
+			continue;
+		if (first) {
+			d->first = w.now = g->start;
+			first = 0;
+		}
+		while (w.n && w.heap[0] <= g->start) {
+			uint64_t e = w.heap[0];
+
+			advance(&w, e);
+			heap_pop(&w);
+		}
+		advance(&w, g->start);
+		if (w.n == w.cap) {
+			size_t ncap = w.cap ? w.cap * 2 : 16;
+			uint64_t *h = realloc(w.heap, ncap * sizeof(*h));
+
+			if (!h) {
+				free(w.heap);
+				return -ENOMEM;
+			}
+			w.heap = h;
+			w.cap = ncap;
+		}
+		heap_push(&w, g->end);
+		if (g->end > d->last)
+			d->last = g->end;
+	}
+	while (w.n) {
+		uint64_t e = w.heap[0];
+
+		advance(&w, e);
+		heap_pop(&w);
+	}
+	free(w.heap);
+	d->busy = w.busy;
+	d->overlap = w.overlap;
+	d->idle = d->last > d->first && d->last - d->first > w.busy ? d->last - d->first - w.busy : 0;
+	return 0;
+}
+
+static uint64_t fnv_mix(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+/* Launch sites: by the text of the user frames and the API, so every process of a run and
+ * every run of a binary agree on the key. */
+static int add_site(struct report *r, struct summary *s, size_t gi, uint64_t ns)
+{
+	int64_t li = r->corr.gpu_launch[gi], ai = r->corr.gpu_api[gi];
+	const struct tl_launch *l;
+	const struct tl_api *a;
+	const struct tl_gpu *g;
+	const char *kernel;
+	char *text = NULL;
+	size_t len = 0, i, cap = 0;
+	uint64_t key;
+
+	if (li < 0 || ai < 0)
+		return 0;
+	l = &r->tl->launch[li];
+	a = &r->tl->api[ai];
+	g = &r->tl->gpu[gi];
+	kernel = g->kind == TL_GPU_KERNEL ? symbolizer__demangle(r->sym, timeline__str(r->tl, g->name))
+					  : NULL;
+	r->fb.n = 0;
+	if (report__launch_frames(r, l, kernel, &r->fb))
+		return -ENOMEM;
+	for (i = 0; i < r->fb.n; i++) {
+		size_t n = strlen(r->fb.f[i].name);
+
+		if (len + n + 2 > cap) {
+			char *t;
+
+			cap = (len + n + 2) * 2;
+			t = realloc(text, cap);
+			if (!t) {
+				free(text);
+				return -ENOMEM;
+			}
+			text = t;
+		}
+		if (len)
+			text[len++] = ';';
+		memcpy(text + len, r->fb.f[i].name, n);
+		len += n;
+	}
+	if (!text && !(text = strdup("")))
+		return -ENOMEM;
+	text[len] = '\0';
+	key = fnv_mix(fnv_mix(1469598103934665603ull, text, len), report__api_name(r, a),
+		      strlen(report__api_name(r, a)));
+	for (i = 0; i < s->nr_sites; i++)
+		if (s->sites[i].key == key)
+			break;
+	if (i == s->nr_sites) {
+		struct site *st;
+
+		if (s->nr_sites == s->cap_sites) {
+			size_t ncap = s->cap_sites ? s->cap_sites * 2 : 32;
+			struct site *n = realloc(s->sites, ncap * sizeof(*n));
+
+			if (!n) {
+				free(text);
+				return -ENOMEM;
+			}
+			s->sites = n;
+			s->cap_sites = ncap;
+		}
+		st = &s->sites[s->nr_sites++];
+		memset(st, 0, sizeof(*st));
+		st->key = key;
+		st->stack = text;
+		text = NULL;
+		st->api = report__api_name(r, a);
+		st->function = r->fb.n ? r->fb.f[r->fb.n - 1].name : "[unknown]";
+		if (r->fb.n && r->fb.src[r->fb.n - 1] && r->fb.src[r->fb.n - 1]->file &&
+		    r->fb.src[r->fb.n - 1]->line) {
+			/* the launching function's line: where the launch is written */
+			const struct sym_frame *sf = r->fb.src[r->fb.n - 1];
+			const char *base = strrchr(sf->file, '/');
+
+			snprintf(st->location, sizeof(st->location), "%s:%u",
+				 base ? base + 1 : sf->file, sf->line);
+		}
+	}
+	free(text);
+	s->sites[i].gpu_ns += ns;
+	s->sites[i].launches++;
+	return 0;
+}
+
+/*
+ * Launch sites are grouped per launch-site record first (one per API call)
+ * only through their text, which costs a symbolization per GPU record; the
+ * cache makes that a hash lookup per frame.
+ */
+static int collect(struct report *r, struct summary *s)
+{
+	struct timeline *tl = r->tl;
+	size_t i, j;
+	int err = 0;
+
+	s->proc = calloc(tl->nr_procs ? tl->nr_procs : 1, sizeof(*s->proc));
+	if (!s->proc)
+		return -ENOMEM;
+	for (i = 0; i < tl->nr_samples; i++) {
+		const struct tl_proc *p = timeline__proc(tl, tl->samples[i].pid);
+
+		s->on_cpu += tl->samples[i].weight;
+		if (p)
+			s->proc[p - tl->procs].on += tl->samples[i].weight;
+	}
+	for (i = 0; i < tl->nr_offcpu; i++) {
+		const struct tl_proc *p = timeline__proc(tl, tl->offcpu[i].pid);
+		uint64_t d = tl->offcpu[i].end > tl->offcpu[i].start
+				     ? tl->offcpu[i].end - tl->offcpu[i].start
+				     : 0;
+
+		s->off_cpu += d;
+		if (p)
+			s->proc[p - tl->procs].off += d;
+	}
+	for (i = 0; i < tl->nr_gpu && !err; i++) {
+		const struct tl_gpu *g = &tl->gpu[i];
+		uint64_t d = g->end > g->start ? g->end - g->start : 0;
+		const struct tl_proc *p;
+
+		if (g->kind == TL_GPU_SYNC)
+			continue;
+		s->gpu_records++;
+		s->with_api += r->corr.gpu_api[i] >= 0;
+		s->with_stack += r->corr.gpu_launch[i] >= 0;
+		p = timeline__proc(tl, g->pid);
+		if (p)
+			s->proc[p - tl->procs].gpu += d;
+		if (g->kind == TL_GPU_KERNEL) {
+			struct kstat *k = kstat_get(s, g->name);
+
+			if (!k)
+				return -ENOMEM;
+			k->count++;
+			k->total += d;
+			k->min = d < k->min ? d : k->min;
+			k->max = d > k->max ? d : k->max;
+			k->hist[hist_bucket(d) < HIST_BUCKETS ? hist_bucket(d) : HIST_BUCKETS - 1]++;
+		} else if (g->kind == TL_GPU_MEMCPY) {
+			struct mstat *m = &s->mc[g->copy_kind < MAX_MEMCPY_KINDS ? g->copy_kind : 0];
+
+			m->count++;
+			m->bytes += g->bytes;
+			m->total += d;
+		} else {
+			s->ms.count++;
+			s->ms.bytes += g->bytes;
+			s->ms.total += d;
+		}
+		for (j = 0; j < s->nr_dev && s->dev[j].id != g->device; j++)
+			;
+		if (j == s->nr_dev) {
+			struct dev_stat *nd = realloc(s->dev, (s->nr_dev + 1) * sizeof(*nd));
+
+			if (!nd)
+				return -ENOMEM;
+			s->dev = nd;
+			memset(&s->dev[s->nr_dev], 0, sizeof(*nd));
+			s->dev[s->nr_dev++].id = g->device;
+		}
+		if (g->kind == TL_GPU_KERNEL)
+			s->dev[j].kernel += d;
+		else if (g->kind == TL_GPU_MEMCPY)
+			s->dev[j].memcpy += d;
+		else
+			s->dev[j].memset += d;
+		err = add_site(r, s, i, d);
+	}
+	for (j = 0; j < s->nr_dev && !err; j++) {
+		err = sweep_device(tl, s->dev[j].id, &s->dev[j]);
+		s->idle += s->dev[j].idle;
+		s->overlap += s->dev[j].overlap;
+	}
+	if (!err && s->nr_dev) {
+		struct dev_stat all = { 0 };
+
+		err = sweep_device(tl, UINT32_MAX, &all);
+		s->busy = all.busy;
+	}
+	return err;
+}
+
+static int cmp_kstat(const void *a, const void *b)
+{
+	const struct kstat *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+static int cmp_site(const void *a, const void *b)
+{
+	const struct site *x = a, *y = b;
+
+	if (x->gpu_ns != y->gpu_ns)
+		return x->gpu_ns < y->gpu_ns ? 1 : -1;
+	return strcmp(x->stack, y->stack);
+}
+
+static int cmp_dev(const void *a, const void *b)
+{
+	const struct dev_stat *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static void summary_release(struct summary *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_k; i++)
+		free(s->k[i].hist);
+	free(s->k);
+	free(s->k_slots);
+	for (i = 0; i < s->nr_sites; i++)
+		free(s->sites[i].stack);
+	free(s->sites);
+	free(s->dev);
+	free(s->proc);
+}
+
+static int summary_build(struct report *r, struct summary *s)
+{
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	err = collect(r, s);
+	if (err) {
+		summary_release(s);
+		return err;
+	}
+	gp_sort(s->k, s->nr_k, sizeof(*s->k), cmp_kstat);
+	gp_sort(s->sites, s->nr_sites, sizeof(*s->sites), cmp_site);
+	gp_sort(s->dev, s->nr_dev, sizeof(*s->dev), cmp_dev);
+	return 0;
+}
+
+/* cJSON numbers are doubles: exact for integers below 2^53 ns (104 days). */
+static void num(cJSON *o, const char *k, double v)
+{
+	cJSON_AddNumberToObject(o, k, v);
+}
+
+static cJSON *build_json(struct report *r, struct summary *s)
+{
+	struct timeline *tl = r->tl;
+	static const char *const drop_names[] = {
+		[GP_DROP_CUPTI] = "cupti",
+		[GP_DROP_INJECT_BUFFERS] = "inject_buffers",
+		[GP_DROP_RINGBUF_SAMPLE] = "ringbuf_sample",
+		[GP_DROP_RINGBUF_OFFCPU] = "ringbuf_offcpu",
+		[GP_DROP_RINGBUF_LAUNCH] = "ringbuf_launch",
+		[GP_DROP_RINGBUF_PROC] = "ringbuf_proc",
+		[GP_DROP_STACK] = "stack",
+		[GP_DROP_WRITER] = "writer",
+	};
+	cJSON *root = cJSON_CreateObject(), *o, *a, *e;
+	const struct tl_file *host = tl->nr_files ? &tl->files[0] : NULL;
+	size_t i;
+
+	if (!root)
+		return NULL;
+	cJSON_AddStringToObject(root, "schema", SUMMARY_SCHEMA);
+	cJSON_AddStringToObject(root, "schema_version", SUMMARY_VERSION);
+	o = cJSON_AddObjectToObject(root, "tool");
+	cJSON_AddStringToObject(o, "name", "gpuperf");
+	cJSON_AddStringToObject(o, "version", r->opts->tool_version ? r->opts->tool_version : "unknown");
+	a = r->command_line_json ? cJSON_Parse(r->command_line_json) : NULL;
+	cJSON_AddItemToObject(root, "command_line", a ? a : cJSON_CreateArray());
+	o = cJSON_AddObjectToObject(root, "host");
+	cJSON_AddStringToObject(o, "hostname", host ? host->hostname : "");
+	cJSON_AddStringToObject(o, "kernel", host ? host->kernel_release : "");
+	cJSON_AddStringToObject(o, "machine", host ? host->machine : "");
+
+	o = cJSON_AddObjectToObject(root, "time");
+	num(o, "start_ns", (double)tl->first_ts);
+	num(o, "end_ns", (double)tl->last_ts);
+	num(o, "wall_ns", (double)r->duration_ns);
+
+	a = cJSON_AddArrayToObject(root, "clock_alignment");
+	for (i = 0; i < tl->nr_files; i++) {
+		const struct tl_file *f = &tl->files[i];
+		const char *base = strrchr(f->path, '/');
+
+		if (f->producer != GP_PRODUCER_INJECT)
+			continue;
+		e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "file", base ? base + 1 : f->path);
+		num(e, "pid", f->pid);
+		cJSON_AddStringToObject(e, "method", clock_fit__method_name(f->fit.method));
+		num(e, "pairs", f->fit.pairs);
+		num(e, "residual_max_ns", (double)f->fit.residual_max);
+		cJSON_AddItemToArray(a, e);
+	}
+
+	o = cJSON_AddObjectToObject(root, "join");
+	num(o, "gpu_records", (double)s->gpu_records);
+	num(o, "with_api", (double)s->with_api);
+	num(o, "with_stack", (double)s->with_stack);
+	num(o, "rate", s->gpu_records ? (double)s->with_stack / (double)s->gpu_records : 1.0);
+
+	o = cJSON_AddObjectToObject(root, "drops");
+	for (i = 0; i < sizeof(drop_names) / sizeof(drop_names[0]); i++)
+		if (drop_names[i])
+			num(o, drop_names[i], (double)tl->dropped[i]);
+
+	o = cJSON_AddObjectToObject(root, "cpu");
+	num(o, "samples", (double)tl->nr_samples);
+	num(o, "on_cpu_ns", (double)s->on_cpu);
+	num(o, "off_cpu_ns", (double)s->off_cpu);
+	num(o, "off_cpu_spans", (double)tl->nr_offcpu);
+
+	o = cJSON_AddObjectToObject(root, "gpu");
+	num(o, "busy_ns", (double)s->busy);
+	num(o, "idle_ns", (double)s->idle);
+	num(o, "overlap_ns", (double)s->overlap);
+	a = cJSON_AddArrayToObject(o, "devices");
+	for (i = 0; i < s->nr_dev; i++) {
+		const struct dev_stat *d = &s->dev[i];
+		const struct tl_device *td = timeline__device(tl, d->id);
+		uint64_t span = d->last - d->first;
+
+		e = cJSON_CreateObject();
+		num(e, "id", d->id);
+		cJSON_AddStringToObject(e, "name", td ? timeline__str(tl, td->name) : "");
+		num(e, "busy_ns", (double)d->busy);
+		num(e, "idle_ns", (double)d->idle);
+		num(e, "overlap_ns", (double)d->overlap);
+		num(e, "busy_pct", span ? 100.0 * (double)d->busy / (double)span : 0.0);
+		num(e, "kernel_ns", (double)d->kernel);
+		num(e, "memcpy_ns", (double)d->memcpy);
+		num(e, "memset_ns", (double)d->memset);
+		cJSON_AddItemToArray(a, e);
+	}
+
+	a = cJSON_AddArrayToObject(root, "kernels");
+	for (i = 0; i < s->nr_k; i++) {
+		const struct kstat *k = &s->k[i];
+		const char *mangled = timeline__str(tl, k->name);
+
+		e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "name", symbolizer__demangle(r->sym, mangled));
+		cJSON_AddStringToObject(e, "mangled", mangled);
+		num(e, "count", (double)k->count);
+		num(e, "total_ns", (double)k->total);
+		num(e, "mean_ns", (double)(k->total / k->count));
+		num(e, "min_ns", (double)k->min);
+		num(e, "max_ns", (double)k->max);
+		num(e, "p50_ns", (double)kstat_pct(k, 50));
+		num(e, "p99_ns", (double)kstat_pct(k, 99));
+		cJSON_AddItemToArray(a, e);
+	}
+
+	a = cJSON_AddArrayToObject(root, "memcpy");
+	for (;;) {
+		/* by total time, descending: a selection over at most 16 kinds */
+		size_t best = MAX_MEMCPY_KINDS;
+
+		for (i = 0; i < MAX_MEMCPY_KINDS; i++) {
+			int taken = 0;
+			cJSON *it;
+
+			if (!s->mc[i].count)
+				continue;
+			cJSON_ArrayForEach(it, a)
+				taken |= !strcmp(cJSON_GetObjectItem(it, "kind")->valuestring,
+						 report__memcpy_kind((unsigned)i));
+			if (!taken && (best == MAX_MEMCPY_KINDS || s->mc[i].total > s->mc[best].total))
+				best = i;
+		}
+		if (best == MAX_MEMCPY_KINDS)
+			break;
+		e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "kind", report__memcpy_kind((unsigned)best));
+		num(e, "count", (double)s->mc[best].count);
+		num(e, "bytes", (double)s->mc[best].bytes);
+		num(e, "total_ns", (double)s->mc[best].total);
+		num(e, "bandwidth_gbps",
+		    s->mc[best].total ? (double)s->mc[best].bytes / (double)s->mc[best].total : 0.0);
+		cJSON_AddItemToArray(a, e);
+	}
+	o = cJSON_AddObjectToObject(root, "memset");
+	num(o, "count", (double)s->ms.count);
+	num(o, "bytes", (double)s->ms.bytes);
+	num(o, "total_ns", (double)s->ms.total);
+
+	a = cJSON_AddArrayToObject(root, "launch_sites");
+	for (i = 0; i < s->nr_sites && i < MAX_SITES; i++) {
+		e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "function", s->sites[i].function);
+		cJSON_AddStringToObject(e, "location", s->sites[i].location);
+		cJSON_AddStringToObject(e, "api", s->sites[i].api);
+		cJSON_AddStringToObject(e, "stack", s->sites[i].stack);
+		num(e, "gpu_ns", (double)s->sites[i].gpu_ns);
+		num(e, "launches", (double)s->sites[i].launches);
+		cJSON_AddItemToArray(a, e);
+	}
+
+	a = cJSON_AddArrayToObject(root, "processes");
+	for (i = 0; i < tl->nr_procs; i++) {
+		const struct tl_proc *p = &tl->procs[i];
+
+		e = cJSON_CreateObject();
+		num(e, "pid", p->pid);
+		num(e, "ppid", p->ppid);
+		cJSON_AddStringToObject(e, "comm", timeline__str(tl, p->comm));
+		cJSON_AddStringToObject(e, "exe", timeline__str(tl, p->exe));
+		if (p->exited)
+			num(e, "exit_status", p->exit_status);
+		else
+			cJSON_AddNullToObject(e, "exit_status");
+		num(e, "on_cpu_ns", (double)s->proc[i].on);
+		num(e, "off_cpu_ns", (double)s->proc[i].off);
+		num(e, "gpu_ns", (double)s->proc[i].gpu);
+		cJSON_AddItemToArray(a, e);
+	}
+
+	a = cJSON_AddArrayToObject(root, "warnings");
+	for (i = 0; i < timeline__nr_warnings(tl); i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(timeline__warning(tl, i)));
+	return root;
+}
+
+int summary__write_json(struct report *r, const char *path)
+{
+	struct summary s;
+	cJSON *root;
+	char *text;
+	FILE *f;
+	int err = summary_build(r, &s);
+
+	if (err)
+		return err;
+	root = build_json(r, &s);
+	summary_release(&s);
+	text = root ? cJSON_Print(root) : NULL;
+	cJSON_Delete(root);
+	if (!text)
+		return -ENOMEM;
+	f = fopen(path, "w");
+	if (!f) {
+		err = -errno;
+	} else {
+		if (fputs(text, f) == EOF || fputc('\n', f) == EOF)
+			err = -EIO;
+		if (fclose(f) && !err)
+			err = -EIO;
+	}
+	free(text);
+	return err;
+}
+
+static void fmt_ns(char *buf, size_t size, uint64_t ns)
+{
+	if (ns >= 10000000000ull)
+		snprintf(buf, size, "%.1f s", (double)ns / 1e9);
+	else if (ns >= 1000000000ull)
+		snprintf(buf, size, "%.2f s", (double)ns / 1e9);
+	else if (ns >= 1000000)
+		snprintf(buf, size, "%.2f ms", (double)ns / 1e6);
+	else if (ns >= 1000)
+		snprintf(buf, size, "%.2f us", (double)ns / 1e3);
+	else
+		snprintf(buf, size, "%llu ns", (unsigned long long)ns);
+}
+
+void summary__write_text(struct report *r, FILE *out)
+{
+	struct timeline *tl = r->tl;
+	struct summary s;
+	char b1[32], b2[32], b3[32];
+	uint64_t kernel_total = 0, drops = 0;
+	size_t i;
+
+	if (summary_build(r, &s)) {
+		fprintf(out, "gpuperf report: out of memory writing the text report\n");
+		return;
+	}
+	for (i = 0; i < s.nr_k; i++)
+		kernel_total += s.k[i].total;
+	fmt_ns(b1, sizeof(b1), r->duration_ns);
+	fprintf(out, "recording: %s wall, %zu process%s, %zu GPU record%s, %zu CPU sample%s, "
+		     "%zu off-CPU span%s\n",
+		b1, tl->nr_procs, tl->nr_procs == 1 ? "" : "es", s.gpu_records,
+		s.gpu_records == 1 ? "" : "s", tl->nr_samples, tl->nr_samples == 1 ? "" : "s",
+		tl->nr_offcpu, tl->nr_offcpu == 1 ? "" : "s");
+	for (i = 0; i < s.nr_dev; i++) {
+		const struct tl_device *td = timeline__device(tl, s.dev[i].id);
+		uint64_t span = s.dev[i].last - s.dev[i].first;
+
+		fmt_ns(b1, sizeof(b1), s.dev[i].busy);
+		fmt_ns(b2, sizeof(b2), s.dev[i].idle);
+		fprintf(out, "GPU %u%s%s%s: busy %s (%.1f%% of its active span), idle %s\n",
+			s.dev[i].id, td ? " (" : "", td ? timeline__str(tl, td->name) : "",
+			td ? ")" : "", b1, span ? 100.0 * (double)s.dev[i].busy / (double)span : 0.0, b2);
+	}
+	if (s.gpu_records)
+		fprintf(out, "launch stacks: %zu of %zu GPU records joined (%.1f%%)\n", s.with_stack,
+			s.gpu_records, 100.0 * (double)s.with_stack / (double)s.gpu_records);
+	if (s.nr_k) {
+		fprintf(out, "\ntop kernels by GPU time:\n  %10s %6s %10s  %s\n", "total", "%", "count",
+			"kernel");
+		for (i = 0; i < s.nr_k && i < r->opts->top; i++) {
+			fmt_ns(b1, sizeof(b1), s.k[i].total);
+			fprintf(out, "  %10s %5.1f%% %10llu  %s\n", b1,
+				kernel_total ? 100.0 * (double)s.k[i].total / (double)kernel_total : 0.0,
+				(unsigned long long)s.k[i].count,
+				symbolizer__demangle(r->sym, timeline__str(tl, s.k[i].name)));
+		}
+	}
+	if (s.nr_sites) {
+		fprintf(out, "\ntop launch sites by GPU time:\n");
+		for (i = 0; i < s.nr_sites && i < r->opts->top; i++) {
+			fmt_ns(b1, sizeof(b1), s.sites[i].gpu_ns);
+			fprintf(out, "  %10s %10llu  %s%s%s%s -> %s\n", b1,
+				(unsigned long long)s.sites[i].launches, s.sites[i].function,
+				s.sites[i].location[0] ? " (" : "", s.sites[i].location,
+				s.sites[i].location[0] ? ")" : "", s.sites[i].api);
+		}
+	}
+	if (tl->nr_samples || tl->nr_offcpu) {
+		fmt_ns(b1, sizeof(b1), s.on_cpu);
+		fmt_ns(b2, sizeof(b2), s.off_cpu);
+		fmt_ns(b3, sizeof(b3), stack_agg__total(r->view[VIEW_IDLE]));
+		fprintf(out, "\nCPU: on-CPU %s, off-CPU %s; launching threads while the GPU was idle: %s"
+			     " (gpu_idle.folded)\n", b1, b2, b3);
+	}
+	for (i = 0; i < sizeof(tl->dropped) / sizeof(tl->dropped[0]); i++)
+		drops += tl->dropped[i];
+	if (drops)
+		fprintf(out, "\nwarning: %llu records were lost while recording (see \"drops\" in "
+			     "summary.json)\n", (unsigned long long)drops);
+	for (i = 0; i < timeline__nr_warnings(tl) && i < 10; i++)
+		fprintf(out, "warning: %s\n", timeline__warning(tl, i));
+	if (timeline__nr_warnings(tl) > 10)
+		fprintf(out, "warning: ... and %zu more in summary.json\n",
+			timeline__nr_warnings(tl) - 10);
+	summary_release(&s);
+}

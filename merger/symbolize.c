@@ -1,0 +1,1250 @@
+// SPDX-License-Identifier: Apache-2.0
+/* symbolize.c - addresses of recorded stacks to names with elfutils, cached per address. */
+#include "symbolize.h"
+
+#include <elfutils/libdwfl.h>
+#include <elfutils/libdw.h>
+#include <dwarf.h>
+#include <gelf.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Layout:
+ * - An image is one module file, keyed by (path, build id) and shared by
+ *   every process that maps it. Its Dwfl is created on the first lookup
+ *   that lands in it and reports the file at its link-time addresses (bias
+ *   0), so one Dwfl serves every load base: a process address becomes a
+ *   file offset through the recorded mapping (addr - start + pgoff) and the
+ *   file offset becomes a link-time address through the file's PT_LOADs.
+ * - A process holds its mappings sorted and non-overlapping (a later
+ *   mapping cuts the ones it overlaps), its JIT map, and its parent.
+ * - Results are cached per (pid, address, return_addr, generation): any
+ *   change to a process's mappings, JIT map or parent moves its generation,
+ *   so a lookup after an exec or dlopen is resolved afresh instead of
+ *   returning what the old image said.
+ * - Every string (names, files, placeholders) is interned into arena
+ *   chunks; frame arrays live in the same arena. Nothing is freed before
+ *   symbolizer__free, which is what lets the API hand out bare pointers.
+ */
+
+/* libstdc++'s demangler; declared here because <cxxabi.h> is C++ only. */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+#define ARENA_CHUNK  (256u * 1024u)
+#define MAX_FRAMES   64 /* inline depth kept per address; deeper chains are cut */
+#define MAX_ANCESTRY 32 /* parent links followed (guards against cycles) */
+#define JIT_BACKSCAN 16 /* earlier JIT entries tried when the nearest does not cover */
+#define MAX_BUILD_ID 64
+
+/* ---- arena + interned strings ---------------------------------------- */
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, cap;
+	_Alignas(16) char data[];
+};
+
+struct str_ent {
+	const char *key;
+	const char *val; /* the interned string itself, or a demangled name */
+	uint64_t hash;
+};
+
+struct strmap {
+	struct str_ent *ents;
+	size_t cap, n;
+};
+
+/* ---- images, processes, cache ----------------------------------------- */
+
+enum image_state {
+	IMAGE_NEW,	/* not opened yet */
+	IMAGE_OK,	/* Dwfl ready */
+	IMAGE_MISSING,	/* cannot be opened or is not a usable ELF */
+	IMAGE_MISMATCH, /* build id differs from the recorded one: not trusted */
+};
+
+struct load_seg {
+	uint64_t offset, filesz, vaddr;
+};
+
+struct image {
+	struct image *next; /* hash chain */
+	uint64_t hash;
+	const char *path; /* interned */
+	const char *base; /* interned basename, for placeholders */
+	uint8_t build_id[MAX_BUILD_ID];
+	size_t build_id_size;
+	enum image_state state;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	struct load_seg *segs;
+	size_t nsegs;
+};
+
+struct mapping {
+	uint64_t start, end, pgoff;
+	struct image *img;
+};
+
+struct jit_sym {
+	uint64_t start, size;
+	const char *name;
+	size_t order; /* line number: later lines win among equal starts */
+};
+
+struct proc {
+	struct proc *next; /* hash chain */
+	uint32_t pid, ppid;
+	bool has_parent;
+	uint64_t gen;
+	struct mapping *maps;
+	size_t nmaps, maps_cap;
+	struct jit_sym *jit;
+	size_t njit;
+};
+
+struct ksym {
+	uint64_t addr;
+	const char *name;
+};
+
+#define CACHE_USED   1u
+#define CACHE_RET    2u
+#define CACHE_KERNEL 4u
+
+struct cache_ent {
+	uint64_t addr;
+	uint64_t gen;
+	uint32_t pid;
+	uint32_t flags;
+	uint32_t n;
+	const struct sym_frame *frames;
+};
+
+struct symbolizer {
+	struct symbolizer_opts opts;
+	char *debuginfo_path; /* elfutils' ':'-separated search list */
+	Dwfl_Callbacks callbacks;
+
+	struct arena_chunk *arena;
+	struct strmap strs;
+	struct strmap demangled;
+
+	struct image **img_tab;
+	size_t img_cap, nimg;
+
+	struct proc **proc_tab;
+	size_t proc_cap, nproc;
+	uint64_t gen;
+
+	struct ksym *ksyms;
+	size_t nksyms;
+	uint64_t kgen; /* moves with each kallsyms load */
+
+	struct cache_ent *cache;
+	size_t cache_cap, cache_n;
+
+	const char *unknown; /* "[unknown]" */
+	struct symbolizer_stats stats;
+};
+
+static uint64_t hash_bytes(const void *p, size_t n, uint64_t h)
+{
+	const unsigned char *b = p;
+
+	/* FNV-1a: short keys (paths, symbol names), no need for more. */
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return x;
+}
+
+static void *arena_alloc(struct symbolizer *s, size_t n)
+{
+	struct arena_chunk *c = s->arena;
+
+	n = (n + 15) & ~(size_t)15;
+	if (!c || c->cap - c->used < n) {
+		size_t cap = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+
+		c = malloc(sizeof(*c) + cap);
+		if (!c)
+			return NULL;
+		c->next = s->arena;
+		c->used = 0;
+		c->cap = cap;
+		s->arena = c;
+	}
+	c->used += n;
+	return c->data + c->used - n;
+}
+
+static int strmap_grow(struct strmap *m)
+{
+	size_t cap = m->cap ? m->cap * 2 : 1024;
+	struct str_ent *ents = calloc(cap, sizeof(*ents));
+
+	if (!ents)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->cap; i++) {
+		struct str_ent *e = &m->ents[i];
+		size_t j;
+
+		if (!e->key)
+			continue;
+		for (j = e->hash & (cap - 1); ents[j].key; j = (j + 1) & (cap - 1))
+			;
+		ents[j] = *e;
+	}
+	free(m->ents);
+	m->ents = ents;
+	m->cap = cap;
+	return 0;
+}
+
+/* The slot of key (len bytes), or the empty slot where it goes; NULL: no memory. */
+static struct str_ent *strmap_slot(struct strmap *m, const char *key, size_t len, uint64_t hash)
+{
+	size_t i;
+
+	if ((m->n + 1) * 2 > m->cap && strmap_grow(m))
+		return NULL;
+	for (i = hash & (m->cap - 1); m->ents[i].key; i = (i + 1) & (m->cap - 1)) {
+		struct str_ent *e = &m->ents[i];
+
+		if (e->hash == hash && !strncmp(e->key, key, len) && !e->key[len])
+			return e;
+	}
+	return &m->ents[i];
+}
+
+static const char *intern_len(struct symbolizer *s, const char *str, size_t len)
+{
+	uint64_t hash = hash_bytes(str, len, 0xcbf29ce484222325ull);
+	struct str_ent *e = strmap_slot(&s->strs, str, len, hash);
+	char *copy;
+
+	if (!e)
+		return NULL;
+	if (e->key)
+		return e->val;
+	copy = arena_alloc(s, len + 1);
+	if (!copy)
+		return NULL;
+	memcpy(copy, str, len);
+	copy[len] = '\0';
+	e->key = e->val = copy;
+	e->hash = hash;
+	s->strs.n++;
+	return copy;
+}
+
+static const char *intern(struct symbolizer *s, const char *str)
+{
+	return intern_len(s, str, strlen(str));
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* ---- demangling -------------------------------------------------------- */
+
+static bool is_mangled(const char *name)
+{
+	/* Itanium ABI (g++, clang++, nvcc's device names): _Z..., and the
+	 * ___Z... / __Z... spellings some tools print for block-scope names. */
+	return name[0] == '_' && name[1] == 'Z';
+}
+
+const char *symbolizer__demangle(struct symbolizer *s, const char *name)
+{
+	uint64_t hash;
+	struct str_ent *e;
+	const char *key, *out;
+	char *dem;
+	int status = 0;
+
+	if (!name)
+		return NULL;
+	if (!is_mangled(name))
+		return intern(s, name) ?: name;
+
+	hash = hash_bytes(name, strlen(name), 0xcbf29ce484222325ull);
+	e = strmap_slot(&s->demangled, name, strlen(name), hash);
+	if (!e)
+		return name;
+	if (e->key)
+		return e->val;
+
+	key = intern(s, name);
+	if (!key)
+		return name;
+	dem = __cxa_demangle(name, NULL, NULL, &status);
+	out = (dem && status == 0) ? intern(s, dem) : key;
+	free(dem);
+	if (!out)
+		out = key;
+	/* intern() may have grown s->strs, never s->demangled: e is still valid. */
+	e->key = key;
+	e->val = out;
+	e->hash = hash;
+	s->demangled.n++;
+	return out;
+}
+
+/* ---- life cycle -------------------------------------------------------- */
+
+struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
+{
+	struct symbolizer *s = calloc(1, sizeof(*s));
+	const char *extra;
+	size_t len;
+
+	if (!s)
+		goto nomem;
+	if (opts)
+		s->opts = *opts;
+	extra = s->opts.debuginfo_path;
+	s->opts.debuginfo_path = NULL; /* the caller's string is not kept */
+
+	/*
+	 * elfutils' list: an empty entry is the module's own directory, ".debug"
+	 * its subdirectory, absolute entries are searched for
+	 * .build-id/xx/rest.debug and DIR/<module dir>/<debuglink>. The
+	 * leading '-' skips the .gnu_debuglink CRC check: build ids are what
+	 * tell files apart here and the CRC would read every debug file whole.
+	 * The caller's directories come first so they can override the system's.
+	 */
+	len = strlen("-:.debug:/usr/lib/debug") + (extra ? strlen(extra) + 1 : 0) + 1;
+	s->debuginfo_path = malloc(len);
+	if (!s->debuginfo_path)
+		goto nomem;
+	if (extra && *extra)
+		snprintf(s->debuginfo_path, len, "-%s::.debug:/usr/lib/debug", extra);
+	else
+		snprintf(s->debuginfo_path, len, "-:.debug:/usr/lib/debug");
+
+	s->callbacks.find_elf = NULL; /* dwfl_report_elf names the file */
+	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->callbacks.section_address = dwfl_offline_section_address;
+	s->callbacks.debuginfo_path = &s->debuginfo_path;
+
+	s->unknown = intern(s, "[unknown]");
+	if (!s->unknown)
+		goto nomem;
+	return s;
+
+nomem:
+	symbolizer__free(s);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void symbolizer__free(struct symbolizer *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->img_cap; i++) {
+		struct image *img = s->img_tab[i];
+
+		while (img) {
+			struct image *next = img->next;
+
+			if (img->dwfl)
+				dwfl_end(img->dwfl);
+			free(img->segs);
+			free(img);
+			img = next;
+		}
+	}
+	free(s->img_tab);
+	for (size_t i = 0; i < s->proc_cap; i++) {
+		struct proc *p = s->proc_tab[i];
+
+		while (p) {
+			struct proc *next = p->next;
+
+			free(p->maps);
+			free(p->jit);
+			free(p);
+			p = next;
+		}
+	}
+	free(s->proc_tab);
+	free(s->ksyms);
+	free(s->cache);
+	free(s->strs.ents);
+	free(s->demangled.ents);
+	while (s->arena) {
+		struct arena_chunk *next = s->arena->next;
+
+		free(s->arena);
+		s->arena = next;
+	}
+	free(s->debuginfo_path);
+	free(s);
+}
+
+void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *st)
+{
+	*st = s->stats;
+}
+
+/* ---- processes --------------------------------------------------------- */
+
+static struct proc *proc_find(const struct symbolizer *s, uint32_t pid)
+{
+	struct proc *p;
+
+	if (!s->proc_cap)
+		return NULL;
+	for (p = s->proc_tab[mix64(pid) & (s->proc_cap - 1)]; p; p = p->next)
+		if (p->pid == pid)
+			return p;
+	return NULL;
+}
+
+static struct proc *proc_get(struct symbolizer *s, uint32_t pid)
+{
+	struct proc *p = proc_find(s, pid);
+	size_t b;
+
+	if (p)
+		return p;
+	if (s->nproc >= s->proc_cap) {
+		size_t cap = s->proc_cap ? s->proc_cap * 2 : 256;
+		struct proc **tab = calloc(cap, sizeof(*tab));
+
+		if (!tab)
+			return NULL;
+		for (size_t i = 0; i < s->proc_cap; i++) {
+			for (p = s->proc_tab[i]; p;) {
+				struct proc *next = p->next;
+
+				b = mix64(p->pid) & (cap - 1);
+				p->next = tab[b];
+				tab[b] = p;
+				p = next;
+			}
+		}
+		free(s->proc_tab);
+		s->proc_tab = tab;
+		s->proc_cap = cap;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	b = mix64(pid) & (s->proc_cap - 1);
+	p->next = s->proc_tab[b];
+	s->proc_tab[b] = p;
+	s->nproc++;
+	return p;
+}
+
+void symbolizer__set_parent(struct symbolizer *s, uint32_t pid, uint32_t ppid)
+{
+	struct proc *p;
+
+	if (pid == ppid)
+		return;
+	p = proc_get(s, pid);
+	if (!p)
+		return; /* out of memory: lookups in pid just lack the fallback */
+	p->ppid = ppid;
+	p->has_parent = true;
+	p->gen = ++s->gen;
+}
+
+static struct proc *proc_parent(const struct symbolizer *s, const struct proc *p)
+{
+	return p->has_parent ? proc_find(s, p->ppid) : NULL;
+}
+
+/* The newest generation along pid's ancestry: what its cached lookups depend on. */
+static uint64_t proc_gen(const struct symbolizer *s, const struct proc *p)
+{
+	uint64_t gen = 0;
+
+	for (int depth = 0; p && depth < MAX_ANCESTRY; depth++, p = proc_parent(s, p))
+		if (p->gen > gen)
+			gen = p->gen;
+	return gen;
+}
+
+/* ---- images ------------------------------------------------------------ */
+
+static uint64_t image_hash(const char *path, const uint8_t *bid, size_t bid_size)
+{
+	uint64_t h = hash_bytes(path, strlen(path) + 1, 0xcbf29ce484222325ull);
+
+	return hash_bytes(bid, bid_size, h);
+}
+
+static struct image *image_get(struct symbolizer *s, const char *path, const uint8_t *bid,
+			       size_t bid_size)
+{
+	uint64_t hash;
+	struct image *img;
+	size_t b;
+
+	if (bid_size > MAX_BUILD_ID)
+		bid_size = MAX_BUILD_ID;
+	if (!bid)
+		bid_size = 0;
+	hash = image_hash(path, bid, bid_size);
+	if (s->img_cap) {
+		for (img = s->img_tab[hash & (s->img_cap - 1)]; img; img = img->next)
+			if (img->hash == hash && img->build_id_size == bid_size &&
+			    !strcmp(img->path, path) && !memcmp(img->build_id, bid, bid_size))
+				return img;
+	}
+	if (s->nimg >= s->img_cap) {
+		size_t cap = s->img_cap ? s->img_cap * 2 : 64;
+		struct image **tab = calloc(cap, sizeof(*tab));
+
+		if (!tab)
+			return NULL;
+		for (size_t i = 0; i < s->img_cap; i++) {
+			for (img = s->img_tab[i]; img;) {
+				struct image *next = img->next;
+
+				b = img->hash & (cap - 1);
+				img->next = tab[b];
+				tab[b] = img;
+				img = next;
+			}
+		}
+		free(s->img_tab);
+		s->img_tab = tab;
+		s->img_cap = cap;
+	}
+	img = calloc(1, sizeof(*img));
+	if (!img)
+		return NULL;
+	img->hash = hash;
+	img->path = intern(s, path);
+	/* "[vdso]" and the like: "[vdso+0x..]", not "[[vdso]+0x..]". */
+	if (path[0] == '[' && path[strlen(path) - 1] == ']')
+		img->base = img->path ? intern_len(s, path + 1, strlen(path) - 2) : NULL;
+	else
+		img->base = img->path ? intern(s, basename_of(path)) : NULL;
+	if (!img->base) {
+		free(img);
+		return NULL;
+	}
+	if (bid_size)
+		memcpy(img->build_id, bid, bid_size);
+	img->build_id_size = bid_size;
+	b = hash & (s->img_cap - 1);
+	img->next = s->img_tab[b];
+	s->img_tab[b] = img;
+	s->nimg++;
+	return img;
+}
+
+static int image_read_segments(struct image *img, Elf *elf)
+{
+	size_t nph;
+
+	if (elf_getphdrnum(elf, &nph) || !nph)
+		return -ENOEXEC;
+	img->segs = calloc(nph, sizeof(*img->segs));
+	if (!img->segs)
+		return -ENOMEM;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr mem, *ph = gelf_getphdr(elf, (int)i, &mem);
+
+		if (!ph || ph->p_type != PT_LOAD)
+			continue;
+		img->segs[img->nsegs++] = (struct load_seg){
+			.offset = ph->p_offset, .filesz = ph->p_filesz, .vaddr = ph->p_vaddr};
+	}
+	return img->nsegs ? 0 : -ENOEXEC;
+}
+
+/* Open the file once, on the first lookup that needs it. */
+static void image_load(struct symbolizer *s, struct image *img)
+{
+	const unsigned char *bits;
+	GElf_Addr bid_vaddr, bias;
+	Elf *elf;
+	int n;
+
+	img->state = IMAGE_MISSING;
+	/* Pseudo paths ("[vdso]", "//anon", "") never were files to miss. */
+	if (img->path[0] != '/')
+		return;
+	img->dwfl = dwfl_begin(&s->callbacks);
+	if (!img->dwfl)
+		goto missing;
+	dwfl_report_begin(img->dwfl);
+	/* Base 0 + add_p_vaddr: the module sits at its link-time addresses,
+	 * whatever base any process loaded it at (see the layout note). */
+	img->mod = dwfl_report_elf(img->dwfl, img->base, img->path, -1, 0, true);
+	dwfl_report_end(img->dwfl, NULL, NULL);
+	if (!img->mod)
+		goto missing;
+	elf = dwfl_module_getelf(img->mod, &bias);
+	if (!elf || image_read_segments(img, elf))
+		goto missing;
+
+	if (img->build_id_size) {
+		n = dwfl_module_build_id(img->mod, &bits, &bid_vaddr);
+		if (n != (int)img->build_id_size || memcmp(bits, img->build_id, (size_t)n)) {
+			/* Rebuilt or replaced since the recording: its names
+			 * would be confidently wrong, so none are used. */
+			img->state = IMAGE_MISMATCH;
+			s->stats.build_id_mismatch++;
+			goto drop;
+		}
+	}
+	s->stats.images++;
+	img->state = IMAGE_OK;
+	return;
+
+missing:
+	s->stats.modules_missing++;
+drop:
+	if (img->dwfl)
+		dwfl_end(img->dwfl);
+	img->dwfl = NULL;
+	img->mod = NULL;
+}
+
+static bool image_vaddr(const struct image *img, uint64_t off, uint64_t *vaddr)
+{
+	for (size_t i = 0; i < img->nsegs; i++) {
+		const struct load_seg *sg = &img->segs[i];
+
+		if (off >= sg->offset && off - sg->offset < sg->filesz) {
+			*vaddr = sg->vaddr + (off - sg->offset);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* ---- DWARF ------------------------------------------------------------- */
+
+static const char *die_string(Dwarf_Die *die, unsigned int at)
+{
+	Dwarf_Attribute mem;
+
+	/* _integrate follows DW_AT_abstract_origin and DW_AT_specification:
+	 * an inlined instance names nothing itself. */
+	return dwarf_formstring(dwarf_attr_integrate(die, at, &mem));
+}
+
+static const char *die_name(struct symbolizer *s, Dwarf_Die *die)
+{
+	const char *name = die_string(die, DW_AT_linkage_name);
+
+	if (!name)
+		name = die_string(die, DW_AT_MIPS_linkage_name);
+	if (name)
+		return symbolizer__demangle(s, name);
+	name = die_string(die, DW_AT_name);
+	return name ? intern(s, name) : NULL;
+}
+
+/* The call site of an inlined instance: where the next outer frame is. */
+static void die_call_site(struct symbolizer *s, Dwarf_Die *die, const char **file, uint32_t *line)
+{
+	Dwarf_Attribute mem;
+	Dwarf_Word idx = 0, ln = 0;
+	Dwarf_Files *files;
+	Dwarf_Die cu;
+	size_t nfiles;
+	const char *f = NULL;
+
+	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &mem), &idx) == 0 &&
+	    dwarf_diecu(die, &cu, NULL, NULL) && dwarf_getsrcfiles(&cu, &files, &nfiles) == 0 &&
+	    idx < nfiles)
+		f = dwarf_filesrc(files, idx, NULL, NULL);
+	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &mem), &ln) != 0)
+		ln = 0;
+	*file = f ? intern(s, f) : NULL;
+	*line = ln <= UINT32_MAX ? (uint32_t)ln : 0;
+}
+
+/*
+ * Name vaddr of img into frames[] (innermost first); returns the count, 0
+ * when neither the symbol table nor DWARF knows the address.
+ */
+static size_t image_resolve(struct symbolizer *s, struct image *img, uint64_t vaddr,
+			    struct sym_frame *frames)
+{
+	const char *symname = NULL, *file = NULL;
+	uint32_t line = 0;
+	size_t n = 0;
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	GElf_Word shndx;
+	Elf *elf;
+	Dwarf_Addr bias;
+	Dwarf_Die *cudie, *scopes = NULL;
+	int nscopes = 0;
+	bool have_sub = false;
+
+	/* Local symbols are searched too: the static cudart's launch
+	 * functions are local, hidden symbols. */
+	symname = dwfl_module_addrinfo(img->mod, vaddr, &off, &sym, &shndx, &elf, &bias);
+	/* A zero-size symbol is only the nearest preceding label: trust it
+	 * for the name when DWARF has nothing better, below. */
+	if (symname && sym.st_size && off >= sym.st_size)
+		symname = NULL;
+	if (symname)
+		symname = symbolizer__demangle(s, symname);
+
+	if (!s->opts.no_dwarf) {
+		Dwfl_Line *l = dwfl_module_getsrc(img->mod, vaddr);
+		int ln = 0;
+
+		if (l) {
+			const char *f = dwfl_lineinfo(l, NULL, &ln, NULL, NULL, NULL);
+
+			file = f ? intern(s, f) : NULL;
+			line = ln > 0 ? (uint32_t)ln : 0;
+		}
+		cudie = dwfl_module_addrdie(img->mod, vaddr, &bias);
+		if (cudie)
+			nscopes = dwarf_getscopes(cudie, vaddr - bias, &scopes);
+	}
+
+	for (int i = 0; i < nscopes && n < MAX_FRAMES - 1; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_inlined_subroutine) {
+			frames[n++] = (struct sym_frame){
+				.name = die_name(s, &scopes[i]) ?: s->unknown,
+				.file = file,
+				.line = line,
+				.inlined = true,
+				.resolved = true,
+			};
+			die_call_site(s, &scopes[i], &file, &line);
+		} else if (tag == DW_TAG_subprogram) {
+			/* The symbol table's name wins for the real function:
+			 * it is what perf and nm show (".constprop.0" and all)
+			 * and it is the mangled, fully qualified one. */
+			frames[n++] = (struct sym_frame){
+				.name = symname ?: die_name(s, &scopes[i]) ?: s->unknown,
+				.file = file,
+				.line = line,
+				.resolved = true,
+			};
+			have_sub = true;
+			break;
+		}
+	}
+	free(scopes);
+
+	if (!have_sub) {
+		if (!symname) {
+			/* Inline frames without their function are still better
+			 * than nothing; a bare address is nothing. */
+			if (!n)
+				return 0;
+			symname = s->unknown;
+		}
+		frames[n++] = (struct sym_frame){
+			.name = symname, .file = file, .line = line, .resolved = true};
+	}
+	return n;
+}
+
+/* ---- modules and lookups ---------------------------------------------- */
+
+int symbolizer__add_module(struct symbolizer *s, uint32_t pid, const char *path, uint64_t start,
+			   uint64_t end, uint64_t pgoff, const uint8_t *build_id,
+			   size_t build_id_size)
+{
+	struct mapping nm, pieces[3];
+	struct image *img;
+	struct proc *p;
+	size_t lo, hi, i, j, np = 0;
+
+	if (!path || start >= end)
+		return -EINVAL;
+	p = proc_get(s, pid);
+	img = p ? image_get(s, path, build_id, build_id_size) : NULL;
+	if (!img)
+		return -ENOMEM;
+	nm = (struct mapping){.start = start, .end = end, .pgoff = pgoff, .img = img};
+	if (p->nmaps + 2 > p->maps_cap) {
+		size_t cap = p->maps_cap ? p->maps_cap * 2 : 16;
+		struct mapping *maps = realloc(p->maps, cap * sizeof(*maps));
+
+		if (!maps)
+			return -ENOMEM;
+		p->maps = maps;
+		p->maps_cap = cap;
+	}
+
+	/* [i, j): the mappings the new one overlaps; what sticks out of them
+	 * on either side stays (an mmap over part of a mapping splits it). */
+	lo = 0;
+	hi = p->nmaps;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->maps[mid].end <= start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	i = lo;
+	for (j = i; j < p->nmaps && p->maps[j].start < end; j++)
+		;
+	if (i < j && p->maps[i].start < start) {
+		pieces[np] = p->maps[i];
+		pieces[np++].end = start;
+	}
+	pieces[np++] = nm;
+	if (i < j && p->maps[j - 1].end > end) {
+		pieces[np] = p->maps[j - 1];
+		pieces[np].pgoff += end - pieces[np].start;
+		pieces[np++].start = end;
+	}
+	memmove(&p->maps[i + np], &p->maps[j], (p->nmaps - j) * sizeof(*p->maps));
+	memcpy(&p->maps[i], pieces, np * sizeof(*pieces));
+	p->nmaps = p->nmaps - (j - i) + np;
+	p->gen = ++s->gen;
+	return 0;
+}
+
+static const struct mapping *proc_mapping(const struct proc *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->nmaps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->maps[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < p->nmaps && p->maps[lo].start <= addr)
+		return &p->maps[lo];
+	return NULL;
+}
+
+static const struct jit_sym *proc_jit(const struct proc *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->njit;
+
+	/* The last entry starting at or below addr, then a few before it for
+	 * a region nested in (or overlapping) an earlier one. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->jit[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t k = 0; k < JIT_BACKSCAN && lo > 0; k++, lo--) {
+		const struct jit_sym *j = &p->jit[lo - 1];
+
+		if (addr - j->start < j->size)
+			return j;
+	}
+	return NULL;
+}
+
+static const struct sym_frame *frames_store(struct symbolizer *s, const struct sym_frame *f,
+					    size_t n)
+{
+	struct sym_frame *out = arena_alloc(s, n * sizeof(*out));
+
+	if (out)
+		memcpy(out, f, n * sizeof(*out));
+	return out;
+}
+
+static const char *placeholder(struct symbolizer *s, const char *mod, uint64_t off)
+{
+	char buf[PATH_MAX + 32];
+
+	snprintf(buf, sizeof(buf), "[%s+0x%" PRIx64 "]", mod, off);
+	return intern(s, buf);
+}
+
+static size_t resolve_user(struct symbolizer *s, struct proc *p, uint64_t addr, bool return_addr,
+			   struct sym_frame *frames)
+{
+	/* A return address is one past the call: the call is what ran. */
+	uint64_t look = return_addr && addr ? addr - 1 : addr;
+	const struct mapping *m = NULL;
+	const struct jit_sym *jit = NULL;
+	struct proc *q;
+	int depth;
+	size_t n;
+
+	/* A forked child's addresses are its parent's image until it maps
+	 * its own; walk up until some ancestor maps the address. */
+	for (q = p, depth = 0; q && !m && depth < MAX_ANCESTRY; depth++, q = proc_parent(s, q))
+		m = proc_mapping(q, look);
+	if (m) {
+		struct image *img = m->img;
+		uint64_t vaddr;
+
+		if (img->state == IMAGE_NEW)
+			image_load(s, img);
+		if (img->state == IMAGE_OK &&
+		    image_vaddr(img, look - m->start + m->pgoff, &vaddr)) {
+			n = image_resolve(s, img, vaddr, frames);
+			if (n)
+				return n;
+		}
+	}
+	/* JIT maps name what no module does (anonymous code, trampolines). */
+	for (q = p, depth = 0; q && !jit && depth < MAX_ANCESTRY; depth++, q = proc_parent(s, q))
+		jit = proc_jit(q, look);
+	if (jit) {
+		frames[0] = (struct sym_frame){.name = jit->name, .jit = true, .resolved = true};
+		return 1;
+	}
+	frames[0] = (struct sym_frame){.name = s->unknown};
+	if (m) {
+		/* The offset in the file, of the address as recorded, so it
+		 * can be fed to addr2line / objdump by hand. */
+		frames[0].name = placeholder(s, m->img->base, addr - m->start + m->pgoff);
+		if (!frames[0].name)
+			frames[0].name = s->unknown;
+	}
+	return 1;
+}
+
+static int cache_grow(struct symbolizer *s)
+{
+	size_t cap = s->cache_cap ? s->cache_cap * 2 : 4096;
+	struct cache_ent *tab = calloc(cap, sizeof(*tab));
+
+	if (!tab)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->cache_cap; i++) {
+		struct cache_ent *e = &s->cache[i];
+		size_t j;
+
+		if (!e->flags)
+			continue;
+		j = mix64(e->addr ^ mix64(((uint64_t)e->pid << 8 | e->flags) + e->gen));
+		for (j &= cap - 1; tab[j].flags; j = (j + 1) & (cap - 1))
+			;
+		tab[j] = *e;
+	}
+	free(s->cache);
+	s->cache = tab;
+	s->cache_cap = cap;
+	return 0;
+}
+
+/* The entry for the key, or the empty slot for it; NULL when the table cannot grow. */
+static struct cache_ent *cache_slot(struct symbolizer *s, uint32_t pid, uint64_t addr,
+				    uint32_t flags, uint64_t gen)
+{
+	size_t i;
+
+	if ((s->cache_n + 1) * 4 > s->cache_cap * 3 && cache_grow(s))
+		return NULL;
+	i = mix64(addr ^ mix64(((uint64_t)pid << 8 | flags) + gen)) & (s->cache_cap - 1);
+	for (; s->cache[i].flags; i = (i + 1) & (s->cache_cap - 1)) {
+		struct cache_ent *e = &s->cache[i];
+
+		if (e->addr == addr && e->pid == pid && e->flags == flags && e->gen == gen)
+			return e;
+	}
+	return &s->cache[i];
+}
+
+static size_t cache_fill(struct symbolizer *s, struct cache_ent *e, uint32_t pid, uint64_t addr,
+			 uint32_t flags, uint64_t gen, const struct sym_frame *f, size_t n,
+			 const struct sym_frame **frames)
+{
+	const struct sym_frame *stored = frames_store(s, f, n);
+
+	s->stats.distinct++;
+	if (!f[n - 1].resolved)
+		s->stats.unresolved++;
+	if (!stored) {
+		/* No memory left: answer with a placeholder that needs none. */
+		static const struct sym_frame oom = {.name = "[unknown]"};
+
+		*frames = &oom;
+		return 1;
+	}
+	if (e) {
+		*e = (struct cache_ent){.addr = addr,
+				       .gen = gen,
+				       .pid = pid,
+				       .flags = flags,
+				       .n = (uint32_t)n,
+				       .frames = stored};
+		s->cache_n++;
+	}
+	*frames = stored;
+	return n;
+}
+
+size_t symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool return_addr,
+			const struct sym_frame **frames)
+{
+	struct sym_frame buf[MAX_FRAMES];
+	uint32_t flags = CACHE_USED | (return_addr ? CACHE_RET : 0);
+	struct proc *p = proc_find(s, pid);
+	uint64_t gen = proc_gen(s, p);
+	struct cache_ent *e;
+	size_t n;
+
+	s->stats.lookups++;
+	e = cache_slot(s, pid, addr, flags, gen);
+	if (e && e->flags) {
+		*frames = e->frames;
+		return e->n;
+	}
+	n = resolve_user(s, p, addr, return_addr, buf);
+	/* image_load and interning never touch the cache: e is still the slot. */
+	return cache_fill(s, e, pid, addr, flags, gen, buf, n, frames);
+}
+
+/* ---- kernel ------------------------------------------------------------ */
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+int symbolizer__load_kallsyms(struct symbolizer *s, const char *path)
+{
+	FILE *f = fopen(path, "re");
+	struct ksym *syms = NULL;
+	size_t n = 0, cap = 0, linecap = 0;
+	char *line = NULL;
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	while (getline(&line, &linecap, f) > 0) {
+		char *p = line, *end, *name, *mod = NULL;
+		uint64_t addr;
+		char type;
+
+		addr = strtoull(p, &end, 16);
+		if (end == p || *end != ' ')
+			continue;
+		p = end + 1;
+		type = *p;
+		/* Text only: data symbols never hold an instruction pointer. */
+		if (!type || !strchr("tTwW", type) || p[1] != ' ')
+			continue;
+		/* kptr_restrict gives all-zero addresses: nothing can be named. */
+		if (!addr)
+			continue;
+		name = p + 2;
+		name[strcspn(name, "\r\n")] = '\0';
+		end = strpbrk(name, " \t");
+		if (end) {
+			*end = '\0';
+			mod = strchr(end + 1, '[');
+		}
+		if (!*name)
+			continue;
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 4096;
+			struct ksym *ns = realloc(syms, ncap * sizeof(*ns));
+
+			if (!ns) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			syms = ns;
+			cap = ncap;
+		}
+		if (mod) {
+			/* "name [mod]", as perf prints module symbols. */
+			char buf[512];
+
+			mod[strcspn(mod, "]")] = '\0';
+			snprintf(buf, sizeof(buf), "%s [%s]", name, mod + 1);
+			syms[n].name = intern(s, buf);
+		} else {
+			syms[n].name = intern(s, name);
+		}
+		if (!syms[n].name) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		syms[n++].addr = addr;
+	}
+	if (ferror(f)) {
+		err = -EIO;
+		goto cleanup;
+	}
+	if (!n) {
+		err = -ENODATA;
+		goto cleanup;
+	}
+	qsort(syms, n, sizeof(*syms), ksym_cmp);
+	free(s->ksyms);
+	s->ksyms = syms;
+	s->nksyms = n;
+	syms = NULL;
+	/* Earlier kernel lookups answered from the old table. */
+	s->kgen++;
+cleanup:
+	free(syms);
+	free(line);
+	fclose(f);
+	return err;
+}
+
+const struct sym_frame *symbolizer__kernel(struct symbolizer *s, uint64_t addr)
+{
+	struct sym_frame fr = {.name = NULL};
+	const struct sym_frame *out;
+	struct cache_ent *e;
+	size_t lo = 0, hi = s->nksyms;
+	uint64_t gen = s->kgen;
+
+	s->stats.lookups++;
+	e = cache_slot(s, 0, addr, CACHE_USED | CACHE_KERNEL, gen);
+	if (e && e->flags)
+		return e->frames;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->ksyms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo) {
+		fr.name = s->ksyms[lo - 1].name;
+		fr.resolved = true;
+	} else {
+		fr.name = placeholder(s, "kernel", addr) ?: s->unknown;
+	}
+	cache_fill(s, e, 0, addr, CACHE_USED | CACHE_KERNEL, gen, &fr, 1, &out);
+	return out;
+}
+
+/* ---- JIT maps ---------------------------------------------------------- */
+
+static int jit_cmp(const void *a, const void *b)
+{
+	const struct jit_sym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+int symbolizer__load_perf_map(struct symbolizer *s, uint32_t pid, const char *path)
+{
+	FILE *f = fopen(path, "re");
+	struct jit_sym *syms = NULL;
+	size_t n = 0, cap = 0, linecap = 0, order = 0;
+	char *line = NULL;
+	struct proc *p;
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	while (getline(&line, &linecap, f) > 0) {
+		char *q = line, *end;
+		uint64_t start, size;
+
+		order++;
+		/* "START SIZE name", hex with or without 0x; the name is the
+		 * rest of the line and may hold spaces (Python's do). */
+		start = strtoull(q, &end, 16);
+		if (end == q || *end != ' ')
+			continue;
+		q = end + 1;
+		size = strtoull(q, &end, 16);
+		if (end == q || *end != ' ' || !size)
+			continue;
+		q = end + 1;
+		q[strcspn(q, "\r\n")] = '\0';
+		if (!*q)
+			continue;
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 1024;
+			struct jit_sym *ns = realloc(syms, ncap * sizeof(*ns));
+
+			if (!ns) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			syms = ns;
+			cap = ncap;
+		}
+		syms[n] = (struct jit_sym){.start = start, .size = size, .order = order};
+		syms[n].name = symbolizer__demangle(s, q);
+		if (!syms[n].name) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		n++;
+	}
+	if (ferror(f)) {
+		err = -EIO;
+		goto cleanup;
+	}
+	if (n)
+		qsort(syms, n, sizeof(*syms), jit_cmp);
+	/* Among entries with the same start the last written wins: drop the
+	 * earlier ones so the binary search cannot land on a stale name. */
+	{
+		size_t w = 0;
+
+		for (size_t r = 0; r < n; r++) {
+			if (w && syms[w - 1].start == syms[r].start)
+				w--;
+			syms[w++] = syms[r];
+		}
+		n = w;
+	}
+	p = proc_get(s, pid);
+	if (!p) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	free(p->jit);
+	p->jit = syms;
+	p->njit = n;
+	p->gen = ++s->gen;
+	syms = NULL;
+cleanup:
+	free(syms);
+	free(line);
+	fclose(f);
+	return err;
+}

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""check_trace_json.py - check a trace.json (or .json.gz) the way Perfetto and chrome://tracing read it.
+
+usage: check_trace_json.py FILE [--count CAT=N]... [--dur NAME=US]... [--name NAME]...
+                               [--name-hex HEX]... [--flows N] [--ts NAME=US]...
+
+Always checked: the file is valid JSON (gzip'd or not) in the Trace Event
+Format object form; every ts/dur is printed with exactly three decimals;
+every flow v2 bind_id is on exactly one API slice with flow_out and at
+least one GPU slice with flow_in; every event's pid has a process_name and
+every track a thread_name; timestamps ascend per track and category; the
+complete ("X") slices of a track nest (no partial overlap); GPU processes
+sort after host processes.
+"""
+import argparse
+import collections
+import gzip
+import json
+import re
+import sys
+
+GPU_PID_BASE = 0x40000000
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def ns(v):
+    # The writer prints integer ns as µs with three decimals; read them back exactly.
+    return int(round(float(v) * 1000))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("file")
+    ap.add_argument("--count", action="append", default=[], help="CAT=N slices of category CAT")
+    ap.add_argument("--dur", action="append", default=[], help="NAME=US: every slice NAME lasts US")
+    ap.add_argument("--ts", action="append", default=[], help="NAME=US: first slice NAME starts at US")
+    ap.add_argument("--name", action="append", default=[], help="an event with this exact name exists")
+    ap.add_argument("--name-hex", action="append", default=[],
+                    help="as --name, the name given as hex of its UTF-8 bytes")
+    ap.add_argument("--flows", type=int, help="number of distinct flows")
+    a = ap.parse_args()
+
+    with open(a.file, "rb") as f:
+        raw = f.read()
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    text = raw.decode("utf-8")  # strict: the writer must never emit invalid UTF-8
+    doc = json.loads(text)
+
+    for m in re.finditer(r'"(ts|dur)":(-?[0-9.eE+]+)', text):
+        if not re.fullmatch(r"[0-9]+\.[0-9]{3}", m.group(2)):
+            fail("%s printed as %s, not with three decimals" % (m.group(1), m.group(2)))
+
+    if not isinstance(doc, dict) or doc.get("displayTimeUnit") != "ns":
+        fail("not an object with displayTimeUnit ns")
+    evs = doc.get("traceEvents")
+    if not isinstance(evs, list):
+        fail("no traceEvents array")
+
+    pnames, tnames, psort = {}, {}, {}
+    for e in evs:
+        if e.get("ph") != "M":
+            continue
+        if e["name"] == "process_name":
+            pnames[e["pid"]] = e["args"]["name"]
+        elif e["name"] == "thread_name":
+            tnames[(e["pid"], e["tid"])] = e["args"]["name"]
+        elif e["name"] == "process_sort_index":
+            psort[e["pid"]] = e["args"]["sort_index"]
+
+    outs, ins = collections.Counter(), collections.Counter()
+    last = {}
+    slices = collections.defaultdict(list)
+    counts = collections.Counter()
+    by_name = collections.defaultdict(list)
+    for e in evs:
+        ph = e.get("ph")
+        if ph == "M":
+            continue
+        for k in ("pid", "tid", "ts", "name"):
+            if k not in e:
+                fail("event without %s: %r" % (k, e))
+        if e["pid"] not in pnames:
+            fail("pid %d has no process_name" % e["pid"])
+        if (e["pid"], e["tid"]) not in tnames:
+            fail("track %d/%d has no thread_name" % (e["pid"], e["tid"]))
+        key = (e["pid"], e["tid"], e.get("cat"))
+        t = ns(e["ts"])
+        if key in last and t < last[key]:
+            fail("timestamps go back on track %r: %d after %d" % (key, t, last[key]))
+        last[key] = t
+        counts[e.get("cat")] += 1
+        by_name[e["name"]].append(e)
+        if ph == "X":
+            if "dur" not in e:
+                fail("X event without dur: %r" % e)
+            slices[(e["pid"], e["tid"])].append((t, t + ns(e["dur"]), e["name"]))
+        if "bind_id" in e:
+            if e.get("flow_out"):
+                if ph != "X" or e.get("cat") != "cuda_api":
+                    fail("flow_out not on an API slice: %r" % e)
+                outs[e["bind_id"]] += 1
+            if e.get("flow_in"):
+                if ph != "X" or not str(e.get("cat")).startswith("gpu_"):
+                    fail("flow_in not on a GPU slice: %r" % e)
+                ins[e["bind_id"]] += 1
+    for b, n in outs.items():
+        if n != 1:
+            fail("bind_id %r has %d flow_out ends" % (b, n))
+        if not ins[b]:
+            fail("bind_id %r has no flow_in end" % b)
+    for b in ins:
+        if b not in outs:
+            fail("bind_id %r has no flow_out end" % b)
+
+    # Complete events on one track must nest, or the viewers mis-draw them.
+    for track, sl in slices.items():
+        sl.sort(key=lambda s: (s[0], -s[1]))
+        stack = []
+        for s, e, name in sl:
+            while stack and stack[-1][1] <= s:
+                stack.pop()
+            if stack and e > stack[-1][1]:
+                fail("%r overlaps %r on track %r without nesting" % (name, stack[-1][2], track))
+            stack.append((s, e, name))
+
+    host = [psort[p] for p in pnames if p < GPU_PID_BASE and p in psort]
+    gpu = [psort[p] for p in pnames if p >= GPU_PID_BASE and p in psort]
+    if host and gpu and max(host) >= min(gpu):
+        fail("a GPU process sorts before a host process")
+
+    for c in a.count:
+        cat, n = c.split("=")
+        if counts[cat] != int(n):
+            fail("%d events of category %s, expected %s" % (counts[cat], cat, n))
+    for d in a.dur:
+        name, us = d.rsplit("=", 1)
+        if not by_name[name]:
+            fail("no event named %r" % name)
+        for e in by_name[name]:
+            if ns(e["dur"]) != ns(us):
+                fail("%r lasts %s us, expected %s" % (name, e["dur"], us))
+    for d in a.ts:
+        name, us = d.rsplit("=", 1)
+        if not by_name[name] or ns(by_name[name][0]["ts"]) != ns(us):
+            fail("%r does not start at %s us" % (name, us))
+    for name in a.name + [bytes.fromhex(h).decode("utf-8") for h in a.name_hex]:
+        if name not in by_name:
+            fail("no event named %r" % name)
+    if a.flows is not None and len(outs) != a.flows:
+        fail("%d flows, expected %d" % (len(outs), a.flows))
+    print("ok: %d events, %d flows, %d tracks" % (len(evs), len(outs), len(tnames)))
+
+
+if __name__ == "__main__":
+    main()

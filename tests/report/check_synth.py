@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""check_synth.py DIR STEPS SPP - what `gpuperf report` must say about gen_recording's data.
+
+Every number below follows from gen_recording.c's schedule; see the comment at its top.
+"""
+import json
+import sys
+
+d, steps, spp = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+SAMPLE = 10101
+orphans = steps // 100
+fails = []
+
+
+def folded(name):
+    out = {}
+    with open(f"{d}/{name}") as f:
+        for line in f:
+            stack, _, w = line.rstrip("\n").rpartition(" ")
+            out[stack] = out.get(stack, 0) + int(w)
+    return out
+
+
+def expect(what, got, want):
+    if got != want:
+        fails.append(f"{what}: got {got!r}, want {want!r}")
+
+
+M = "train;main_[j];train_step_[j]"
+gpu = folded("gpu.folded")
+expect("fwd_kernel under forward", gpu.get(f"{M};forward_[j];cudaLaunchKernel;[gpu] fwd_kernel(float*, int)"), steps * 200000)
+expect("bwd_kernel under backward", gpu.get(f"{M};backward_[j];cudaLaunchKernel;[gpu] void bwd_kernel<float>(float*, int)"), steps * 300000)
+expect("memcpy under backward", gpu.get(f"{M};backward_[j];cudaMemcpyAsync;[memcpy DtoH]"), steps * 50000)
+expect("memset without launch stack", gpu.get("train;[no launch stack];cudaMemsetAsync;[memset]"), steps * 10000)
+expect("kernel without API", gpu.get("train;[unknown API];[gpu] orphan()"), orphans * 5000 or None)
+expect("gpu.folded has nothing else", len(gpu), 4 + (1 if orphans else 0))
+
+off = folded("offcpu.folded")
+expect("off-CPU read with kernel stack",
+       off, {"train;loader_main_[j];load_batch_[j];read_[j];[off-cpu];do_syscall_64;vfs_read;schedule": steps * 400000})
+cpu = folded("cpu.folded")
+expect("on-CPU", cpu, {f"{M};compute_loss_[j]": steps * spp * SAMPLE,
+                       "train;loader_main_[j];load_batch_[j];read_[j]": steps * spp * SAMPLE})
+prof = folded("profile.folded")
+expect("profile = cpu + offcpu + gpu", sum(prof.values()), sum(cpu.values()) + sum(off.values()) + sum(gpu.values()))
+# While the GPU idles, the launching (main) thread computes the loss; the loader is not a
+# launcher. The orphan kernel covers the first main sample of every 100th step, and the
+# window ends with the last GPU activity, before the last step's samples.
+idle = folded("gpu_idle.folded")
+orphans_before_last = (steps - 1) // 100
+expect("gpu_idle", idle, {f"{M};compute_loss_[j]": ((steps - 1) * spp - orphans_before_last) * SAMPLE})
+
+s = json.load(open(f"{d}/summary.json"))
+expect("schema", (s["schema"], s["schema_version"]), ("gpuperf-summary", "1.0"))
+expect("join", (s["join"]["gpu_records"], s["join"]["with_api"], s["join"]["with_stack"]),
+       (4 * steps + orphans, 4 * steps, 3 * steps))
+k = {x["name"]: x for x in s["kernels"]}
+expect("fwd stats", (k["fwd_kernel(float*, int)"]["count"], k["fwd_kernel(float*, int)"]["total_ns"],
+                     k["fwd_kernel(float*, int)"]["p50_ns"], k["fwd_kernel(float*, int)"]["p99_ns"]),
+       (steps, steps * 200000, 200000, 200000))
+expect("kernel order", [x["name"] for x in s["kernels"]][:2],
+       ["void bwd_kernel<float>(float*, int)", "fwd_kernel(float*, int)"])
+expect("memcpy", [(x["kind"], x["count"], x["bytes"], x["total_ns"]) for x in s["memcpy"]],
+       [("DtoH", steps, steps << 20, steps * 50000)])
+expect("memset", (s["memset"]["count"], s["memset"]["total_ns"]), (steps, steps * 10000))
+sites = {(x["function"], x["api"]): x for x in s["launch_sites"]}
+expect("backward site", (sites[("backward", "cudaLaunchKernel")]["gpu_ns"],
+                         sites[("backward", "cudaLaunchKernel")]["stack"]),
+       (steps * 300000, "main;train_step;backward"))
+expect("sites", len(sites), 3)
+busy = steps * 560000 + orphans * 5000
+expect("gpu busy", s["gpu"]["busy_ns"], busy)
+dev = s["gpu"]["devices"][0]
+expect("device", (dev["name"], dev["busy_ns"], dev["kernel_ns"]), ("Synthetic GPU", busy, steps * 500000 + orphans * 5000))
+expect("cpu", (s["cpu"]["samples"], s["cpu"]["on_cpu_ns"], s["cpu"]["off_cpu_ns"]),
+       (2 * steps * spp, 2 * steps * spp * SAMPLE, steps * 400000))
+expect("process", [(p["pid"], p["comm"]) for p in s["processes"]], [(100, "train")])
+expect("clock", [(c["file"], c["method"]) for c in s["clock_alignment"]], [("gpu-100.trace", "identity")])
+
+if fails:
+    print("\n".join("FAIL: " + f for f in fails))
+    sys.exit(1)
+print(f"ok: synthetic recording of {steps} steps reported exactly")

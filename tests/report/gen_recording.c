@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * gen_recording - write a synthetic gpuperf recording directory whose every
+ * number is known: the input of the report's golden tests and of
+ * bench/report (10M kernels).
+ *
+ * usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP] [-k EVERY] [-c CHUNK_BYTES] DIR
+ *   -k K: CPU samples only in every K-th step (1)
+ *
+ * One process "train" (pid 100) with a main thread (100) and a loader
+ * thread (101). Each step (1 ms apart, starting at 1 s):
+ *   main:   forward() launches fwd_kernel (200 us) and backward() launches
+ *           bwd_kernel<float>(float*, int) (300 us), both via cudaLaunchKernel;
+ *           cudaMemcpyAsync DtoH of 1 MiB (50 us); a cudaMemsetAsync (10 us)
+ *           whose launch-site hit is missing (no launch stack);
+ *           on-CPU samples in compute_loss().
+ *   loader: off-CPU in read() -> vfs_read -> schedule for 400 us,
+ *           on-CPU samples in load_batch().
+ * Every 100th step has one kernel with no API record at all.
+ * Symbols come from DIR/perf-100.map (user) and DIR/kallsyms (kernel), so
+ * the outputs do not depend on any binary of the machine.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gp_record.h"
+#include "gp_writer.h"
+
+#define PID 100
+#define TID_MAIN 100
+#define TID_LOADER 101
+#define T0 1000000000ull
+#define STEP 1000000ull
+#define SAMPLE_NS 10101ull /* 99 kHz-ish: any weight works */
+
+/* perf-100.map: name -> [addr, addr + 0x100) */
+enum { F_MAIN, F_TRAIN_STEP, F_FORWARD, F_BACKWARD, F_LOAD_BATCH, F_LAUNCH, F_MEMCPY, F_READ,
+       F_LOSS, F_LOADER_MAIN, F_COUNT };
+static const char *const fname[F_COUNT] = {
+	"main", "train_step", "forward", "backward", "load_batch", "cudaLaunchKernel",
+	"cudaMemcpyAsync", "read", "compute_loss", "loader_main",
+};
+#define FADDR(f) (0x400000ull + 0x100ull * (f))
+#define RET(f) (FADDR(f) + 0x10) /* a return address inside f */
+
+static const char *const kname[] = { "schedule", "vfs_read", "ksys_read", "do_syscall_64" };
+#define KADDR(i) (0xffffffff81000000ull + 0x100ull * (i))
+
+static int write_maps(const char *dir)
+{
+	char path[4096];
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "%s/perf-%u.map", dir, PID);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	for (i = 0; i < F_COUNT; i++)
+		fprintf(f, "%llx 100 %s\n", (unsigned long long)FADDR(i), fname[i]);
+	if (fclose(f))
+		return -EIO;
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	for (i = 0; i < 4; i++)
+		fprintf(f, "%llx T %s\n", (unsigned long long)KADDR(i), kname[i]);
+	fprintf(f, "%llx T _etext\n", (unsigned long long)KADDR(4));
+	if (fclose(f))
+		return -EIO;
+	return 0;
+}
+
+static uint32_t chunk_size; /* 0: the writer's default */
+
+static struct gp_writer *open_trace(const char *dir, const char *name, uint16_t producer)
+{
+	struct gp_writer_opts o = { .producer = producer, .pid = PID, .truncate = 1,
+				    .chunk_size = chunk_size,
+				    .producer_version = "gpuperf synthetic" };
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return gp_writer__open(path, &o);
+}
+
+static void proc_thread(struct gp_writer *w)
+{
+	struct gp_rec_process *p = gp_writer__reserve(w, GP_REC_PROCESS, sizeof(*p));
+	struct gp_rec_thread *t;
+
+	p->ts = T0;
+	p->pid = PID;
+	p->ppid = 1;
+	p->event = GP_PROC_INFO;
+	p->comm_str = gp_writer__intern(w, "train");
+	p->exe_str = gp_writer__intern(w, "/opt/train/bin/train");
+	gp_writer__commit(w);
+	t = gp_writer__reserve(w, GP_REC_THREAD, sizeof(*t));
+	t->ts = T0;
+	t->pid = PID;
+	t->tid = TID_MAIN;
+	t->name_str = gp_writer__intern(w, "train");
+	gp_writer__commit(w);
+	t = gp_writer__reserve(w, GP_REC_THREAD, sizeof(*t));
+	t->ts = T0;
+	t->pid = PID;
+	t->tid = TID_LOADER;
+	t->name_str = gp_writer__intern(w, "loader");
+	gp_writer__commit(w);
+}
+
+/* A launch-site hit: probe entry, then return addresses into caller, ..., main. */
+static void hit(struct gp_writer *w, uint64_t ts, int probe, int caller)
+{
+	uint64_t ips[4] = { FADDR(probe), RET(caller), RET(F_TRAIN_STEP), RET(F_MAIN) };
+	struct gp_rec_launch_site *l = gp_writer__reserve(w, GP_REC_LAUNCH_SITE, sizeof(*l) + sizeof(ips));
+
+	l->ts = ts;
+	l->pid = PID;
+	l->tid = TID_MAIN;
+	l->probe_str = gp_writer__intern(w, fname[probe]);
+	l->nr_user = 4;
+	memcpy(l->ips, ips, sizeof(ips));
+	gp_writer__commit(w);
+}
+
+static void sample(struct gp_writer *w, uint64_t ts, uint32_t tid, int leaf, int mid)
+{
+	uint64_t ips[3] = { RET(leaf) - 8, RET(mid), RET(tid == TID_MAIN ? F_MAIN : F_LOADER_MAIN) };
+	struct gp_rec_cpu_sample *s = gp_writer__reserve(w, GP_REC_CPU_SAMPLE, sizeof(*s) + sizeof(ips));
+
+	s->ts = ts;
+	s->weight_ns = SAMPLE_NS;
+	s->pid = PID;
+	s->tid = tid;
+	s->cpu = tid & 1;
+	s->nr_user = 3;
+	memcpy(s->ips, ips, sizeof(ips));
+	gp_writer__commit(w);
+}
+
+static void offcpu(struct gp_writer *w, uint64_t start, uint64_t end)
+{
+	uint64_t ips[6] = { RET(F_READ), RET(F_LOAD_BATCH), RET(F_LOADER_MAIN),
+			    KADDR(0) + 0x20, KADDR(1) + 0x20, KADDR(3) + 0x20 };
+	struct gp_rec_offcpu *o = gp_writer__reserve(w, GP_REC_OFFCPU, sizeof(*o) + sizeof(ips));
+
+	o->start = start;
+	o->end = end;
+	o->pid = PID;
+	o->tid = TID_LOADER;
+	o->state = 1; /* TASK_INTERRUPTIBLE */
+	o->nr_user = 3;
+	o->nr_kernel = 3;
+	memcpy(o->ips, ips, sizeof(ips));
+	gp_writer__commit(w);
+}
+
+static void api(struct gp_writer *w, uint64_t start, uint64_t end, uint32_t corr, const char *name)
+{
+	struct gp_rec_api *a = gp_writer__reserve(w, GP_REC_API, sizeof(*a));
+
+	a->start = start;
+	a->end = end;
+	a->correlation_id = corr;
+	a->pid = PID;
+	a->tid = TID_MAIN;
+	a->domain = GP_API_RUNTIME;
+	a->name_str = gp_writer__intern(w, name);
+	gp_writer__commit(w);
+}
+
+static void kernel(struct gp_writer *w, uint64_t start, uint64_t dur, uint32_t corr, const char *name)
+{
+	struct gp_rec_kernel *k = gp_writer__reserve(w, GP_REC_KERNEL, sizeof(*k));
+
+	k->start = start;
+	k->end = start + dur;
+	k->correlation_id = corr;
+	k->pid = PID;
+	k->name_str = gp_writer__intern(w, name);
+	k->stream_id = 7;
+	k->grid[0] = k->grid[1] = k->grid[2] = 1;
+	k->block[0] = 256;
+	k->block[1] = k->block[2] = 1;
+	gp_writer__commit(w);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long steps = 10, spp = 4, every = 1, s, i;
+	struct gp_writer *cpu, *gpu;
+	struct gp_rec_device *d;
+	uint32_t corr = 1;
+	const char *dir;
+	int c;
+
+	while ((c = getopt(argc, argv, "n:s:c:k:")) != -1) {
+		if (c == 'c')
+			chunk_size = (uint32_t)strtoul(optarg, NULL, 10);
+		else if (c == 'k')
+			every = strtoul(optarg, NULL, 10);
+		else if (c == 'n')
+			steps = strtoul(optarg, NULL, 10);
+		else if (c == 's')
+			spp = strtoul(optarg, NULL, 10);
+		else
+			return 2;
+	}
+	if (optind != argc - 1 || !steps || spp > 40) {
+		fprintf(stderr, "usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP (<= 40)] [-k K] [-c CHUNK] DIR\n");
+		return 2;
+	}
+	dir = argv[optind];
+	if (write_maps(dir)) {
+		fprintf(stderr, "gen_recording: cannot write the symbol maps in '%s'\n", dir);
+		return 1;
+	}
+	cpu = open_trace(dir, "cpu.trace", GP_PRODUCER_CPU_AGENT);
+	gpu = open_trace(dir, "gpu-100.trace", GP_PRODUCER_INJECT);
+	if (!cpu || !gpu) {
+		fprintf(stderr, "gen_recording: cannot create the traces in '%s': %s\n", dir,
+			strerror(errno));
+		return 1;
+	}
+	proc_thread(cpu);
+	proc_thread(gpu);
+	d = gp_writer__reserve(gpu, GP_REC_DEVICE, sizeof(*d));
+	d->device_id = 0;
+	d->name_str = gp_writer__intern(gpu, "Synthetic GPU");
+	d->sm_count = 132;
+	gp_writer__commit(gpu);
+
+	for (s = 0; s < steps; s++) {
+		uint64_t t = T0 + s * STEP;
+		struct gp_rec_memcpy *m;
+		struct gp_rec_memset *ms;
+
+		/* forward: hit 1 us before the API call; kernel starts 10 us later */
+		hit(cpu, t + 9000, F_LAUNCH, F_FORWARD);
+		api(gpu, t + 10000, t + 15000, corr, "cudaLaunchKernel");
+		kernel(gpu, t + 20000, 200000, corr++, "_Z10fwd_kernelPfi");
+		/* backward, back to back with forward's kernel */
+		hit(cpu, t + 16000, F_LAUNCH, F_BACKWARD);
+		api(gpu, t + 16500, t + 19000, corr, "cudaLaunchKernel");
+		kernel(gpu, t + 220000, 300000, corr++, "_Z10bwd_kernelIfEvPT_i");
+		/* a copy back */
+		hit(cpu, t + 19500, F_MEMCPY, F_BACKWARD);
+		api(gpu, t + 20000, t + 21000, corr, "cudaMemcpyAsync");
+		m = gp_writer__reserve(gpu, GP_REC_MEMCPY, sizeof(*m));
+		m->start = t + 520000;
+		m->end = t + 570000;
+		m->bytes = 1 << 20;
+		m->correlation_id = corr++;
+		m->pid = PID;
+		m->stream_id = 7;
+		m->copy_kind = 2; /* DtoH */
+		gp_writer__commit(gpu);
+		/* a memset whose launch-site hit was lost */
+		api(gpu, t + 22000, t + 23000, corr, "cudaMemsetAsync");
+		ms = gp_writer__reserve(gpu, GP_REC_MEMSET, sizeof(*ms));
+		ms->start = t + 570000;
+		ms->end = t + 580000;
+		ms->bytes = 4096;
+		ms->correlation_id = corr++;
+		ms->pid = PID;
+		ms->stream_id = 7;
+		gp_writer__commit(gpu);
+		if (s % 100 == 99)
+			kernel(gpu, t + 600000, 5000, 0xfffffff0u, "_Z6orphanv"); /* no API record */
+
+		for (i = 0; i < spp && every && s % every == 0; i++) {
+			sample(cpu, t + 600000 + i * SAMPLE_NS, TID_MAIN, F_LOSS, F_TRAIN_STEP);
+			sample(cpu, t + 100000 + i * SAMPLE_NS, TID_LOADER, F_READ, F_LOAD_BATCH);
+		}
+		offcpu(cpu, t + 500000, t + 900000);
+	}
+	if (gp_writer__close(cpu) || gp_writer__close(gpu)) {
+		fprintf(stderr, "gen_recording: cannot write the traces: %s\n", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
