@@ -336,58 +336,219 @@ static int add_both(struct report *r, struct thread_views *tv, enum report_view 
 	return err == -EOVERFLOW ? 0 : err;
 }
 
-static int build_views(struct report *r, struct thread_views *tv)
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdull;
+}
+
+static uint64_t hash_stack(const struct timeline *tl, const struct tl_stack *st, uint64_t h)
+{
+	const uint64_t *ips = timeline__frames(tl, st);
+	size_t i, n = (size_t)st->nr_user + st->nr_kernel;
+
+	h = mix(h, ((uint64_t)st->nr_user << 16) | st->nr_kernel);
+	for (i = 0; i < n; i++)
+		h = mix(h, ips[i]);
+	return h;
+}
+
+static int same_stack(const struct timeline *tl, const struct tl_stack *a, const struct tl_stack *b)
+{
+	return a->nr_user == b->nr_user && a->nr_kernel == b->nr_kernel &&
+	       !memcmp(timeline__frames(tl, a), timeline__frames(tl, b),
+		       ((size_t)a->nr_user + a->nr_kernel) * sizeof(uint64_t));
+}
+
+/* What makes two GPU records draw the same frames. */
+static const struct tl_stack *gpu_stack(const struct report *r, size_t i)
+{
+	int64_t li = r->corr.gpu_launch[i];
+
+	return li >= 0 ? &r->tl->launch[li].stack : NULL;
+}
+
+static uint32_t gpu_api_name(const struct report *r, size_t i)
+{
+	int64_t ai = r->corr.gpu_api[i];
+
+	return ai >= 0 ? r->tl->api[ai].name + 1 : 0;
+}
+
+static uint32_t gpu_tid(const struct report *r, size_t i)
+{
+	int64_t ai = r->corr.gpu_api[i];
+
+	return ai >= 0 ? r->tl->api[ai].tid : 0;
+}
+
+static uint32_t gpu_frame_id(const struct tl_gpu *g)
+{
+	return g->kind == TL_GPU_KERNEL ? g->name : g->kind == TL_GPU_MEMCPY ? g->copy_kind : 0;
+}
+
+static int same_record(const struct report *r, enum report_view kind, size_t a, size_t b)
+{
+	const struct timeline *tl = r->tl;
+
+	switch (kind) {
+	case VIEW_CPU:
+		return tl->samples[a].pid == tl->samples[b].pid &&
+		       tl->samples[a].tid == tl->samples[b].tid &&
+		       same_stack(tl, &tl->samples[a].stack, &tl->samples[b].stack);
+	case VIEW_OFFCPU:
+		return tl->offcpu[a].pid == tl->offcpu[b].pid &&
+		       tl->offcpu[a].tid == tl->offcpu[b].tid &&
+		       same_stack(tl, &tl->offcpu[a].stack, &tl->offcpu[b].stack);
+	default: {
+		const struct tl_gpu *x = &tl->gpu[a], *y = &tl->gpu[b];
+		const struct tl_stack *sx = gpu_stack(r, a), *sy = gpu_stack(r, b);
+
+		if (x->pid != y->pid || x->kind != y->kind || gpu_frame_id(x) != gpu_frame_id(y) ||
+		    gpu_api_name(r, a) != gpu_api_name(r, b) || gpu_tid(r, a) != gpu_tid(r, b) ||
+		    !sx != !sy)
+			return 0;
+		/* the launch stacks of two processes only match when their pids do (above) */
+		return !sx || same_stack(tl, sx, sy);
+	}
+	}
+}
+
+static int groups_grow(struct rec_groups *gs)
+{
+	size_t n = gs->nslots ? gs->nslots * 2 : 1024, i, j;
+	uint32_t *slots = calloc(n, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (i = 0; i < gs->n; i++) {
+		for (j = gs->g[i].hash & (n - 1); slots[j]; j = (j + 1) & (n - 1))
+			;
+		slots[j] = (uint32_t)i + 1;
+	}
+	free(gs->slots);
+	gs->slots = slots;
+	gs->nslots = n;
+	return 0;
+}
+
+/* Add record `rec` of `kind` with `weight` to its group. */
+static int group_add(struct report *r, enum report_view kind, size_t rec, uint64_t hash,
+		     uint64_t weight)
+{
+	struct rec_groups *gs = &r->groups;
+	size_t j;
+
+	hash = mix(hash, kind);
+	if ((gs->n + 1) * 2 > gs->nslots && groups_grow(gs))
+		return -ENOMEM;
+	for (j = hash & (gs->nslots - 1); gs->slots[j]; j = (j + 1) & (gs->nslots - 1)) {
+		struct rec_group *g = &gs->g[gs->slots[j] - 1];
+
+		if (g->hash == hash && g->kind == kind && same_record(r, kind, g->rep, rec)) {
+			g->weight += weight;
+			g->count++;
+			return 0;
+		}
+	}
+	if (gs->n == gs->cap) {
+		size_t ncap = gs->cap ? gs->cap * 2 : 1024;
+		struct rec_group *ng = realloc(gs->g, ncap * sizeof(*ng));
+
+		if (!ng)
+			return -ENOMEM;
+		gs->g = ng;
+		gs->cap = ncap;
+	}
+	gs->g[gs->n] = (struct rec_group){ .hash = hash, .weight = weight, .count = 1,
+					   .rep = (uint32_t)rec, .kind = kind };
+	gs->slots[j] = (uint32_t)++gs->n;
+	return 0;
+}
+
+/* Group every sample, off-CPU span and GPU record by the frames it will draw. */
+static int group_records(struct report *r)
 {
 	struct timeline *tl = r->tl;
-	char gbuf[GP_STR_MAX_LEN + 32];
 	size_t i;
 	int err = 0;
 
 	for (i = 0; i < tl->nr_samples && !err; i++) {
 		const struct tl_sample *s = &tl->samples[i];
 
-		r->fb.n = 0;
-		err = frame_buf__push(&r->fb, report__proc_root(r, s->pid), GP_FRAME_CPU);
-		if (!err)
-			err = report__stack_frames(r, s->pid, &s->stack, 0, GP_FRAME_KERNEL_CPU, &r->fb);
-		if (!err)
-			err = add_both(r, tv, VIEW_CPU, s->pid, s->tid, s->weight);
+		err = group_add(r, VIEW_CPU, i,
+				hash_stack(tl, &s->stack, ((uint64_t)s->pid << 32) | s->tid), s->weight);
 	}
 	for (i = 0; i < tl->nr_offcpu && !err; i++) {
 		const struct tl_offcpu *o = &tl->offcpu[i];
-		struct tl_stack user = o->stack, kern = o->stack;
 
-		user.nr_kernel = 0;
-		r->fb.n = 0;
-		err = frame_buf__push(&r->fb, report__proc_root(r, o->pid), GP_FRAME_CPU);
-		if (!err)
-			err = report__stack_frames(r, o->pid, &user, 0, GP_FRAME_KIND_COUNT, &r->fb);
-		if (!err)
-			err = frame_buf__push(&r->fb, "[off-cpu]", GP_FRAME_OFFCPU);
-		if (!err) {
-			kern.nr_user = 0;
-			kern.off += o->stack.nr_user;
-			err = report__stack_frames(r, o->pid, &kern, 0, GP_FRAME_OFFCPU, &r->fb);
-		}
-		if (!err)
-			err = add_both(r, tv, VIEW_OFFCPU, o->pid, o->tid,
-				       o->end > o->start ? o->end - o->start : 0);
+		err = group_add(r, VIEW_OFFCPU, i,
+				hash_stack(tl, &o->stack, ((uint64_t)o->pid << 32) | o->tid),
+				o->end > o->start ? o->end - o->start : 0);
 	}
 	for (i = 0; i < tl->nr_gpu && !err; i++) {
 		const struct tl_gpu *g = &tl->gpu[i];
-		int64_t ai = r->corr.gpu_api[i];
-		uint32_t tid = ai >= 0 ? tl->api[ai].tid : 0;
+		const struct tl_stack *st = gpu_stack(r, i);
+		uint64_t h = mix(((uint64_t)g->pid << 32) | gpu_tid(r, i),
+				 ((uint64_t)g->kind << 40) ^ ((uint64_t)gpu_frame_id(g) << 8) ^
+					 ((uint64_t)gpu_api_name(r, i) << 20));
 
 		if (g->kind == TL_GPU_SYNC)
 			continue; /* waiting, not device work: in the timeline and off-CPU */
+		if (st)
+			h = hash_stack(tl, st, h);
+		err = group_add(r, VIEW_GPU, i, h, g->end > g->start ? g->end - g->start : 0);
+	}
+	return err;
+}
+
+static int build_views(struct report *r, struct thread_views *tv)
+{
+	struct timeline *tl = r->tl;
+	char gbuf[GP_STR_MAX_LEN + 32];
+	size_t k;
+	int err = group_records(r);
+
+	for (k = 0; k < r->groups.n && !err; k++) {
+		const struct rec_group *grp = &r->groups.g[k];
+		size_t i = grp->rep;
+
 		r->fb.n = 0;
-		err = report__gpu_frames(r, i, &r->fb);
-		if (!err)
-			err = frame_buf__push(&r->fb, report__gpu_frame(r, g, gbuf, sizeof(gbuf)),
-					      gpu_kind(g));
-		if (!err)
-			err = add_both(r, tv, VIEW_GPU, g->pid, tid,
-				       g->end > g->start ? g->end - g->start : 0);
+		if (grp->kind == VIEW_CPU) {
+			const struct tl_sample *s = &tl->samples[i];
+
+			err = frame_buf__push(&r->fb, report__proc_root(r, s->pid), GP_FRAME_CPU);
+			if (!err)
+				err = report__stack_frames(r, s->pid, &s->stack, 0, GP_FRAME_KERNEL_CPU,
+							   &r->fb);
+			if (!err)
+				err = add_both(r, tv, VIEW_CPU, s->pid, s->tid, grp->weight);
+		} else if (grp->kind == VIEW_OFFCPU) {
+			const struct tl_offcpu *o = &tl->offcpu[i];
+			struct tl_stack user = o->stack, kern = o->stack;
+
+			user.nr_kernel = 0;
+			kern.nr_user = 0;
+			kern.off += o->stack.nr_user;
+			err = frame_buf__push(&r->fb, report__proc_root(r, o->pid), GP_FRAME_CPU);
+			if (!err)
+				err = report__stack_frames(r, o->pid, &user, 0, GP_FRAME_KIND_COUNT, &r->fb);
+			if (!err)
+				err = frame_buf__push(&r->fb, "[off-cpu]", GP_FRAME_OFFCPU);
+			if (!err)
+				err = report__stack_frames(r, o->pid, &kern, 0, GP_FRAME_OFFCPU, &r->fb);
+			if (!err)
+				err = add_both(r, tv, VIEW_OFFCPU, o->pid, o->tid, grp->weight);
+		} else {
+			const struct tl_gpu *g = &tl->gpu[i];
+
+			err = report__gpu_frames(r, i, &r->fb);
+			if (!err)
+				err = frame_buf__push(&r->fb, report__gpu_frame(r, g, gbuf, sizeof(gbuf)),
+						      gpu_kind(g));
+			if (!err)
+				err = add_both(r, tv, VIEW_GPU, g->pid, gpu_tid(r, i), grp->weight);
+		}
 	}
 	return err;
 }
@@ -723,6 +884,9 @@ static void report_release(struct report *r)
 	free(r->proc_root);
 	free(r->fb.f);
 	free(r->fb.src);
+	free(r->groups.g);
+	summary__free_stats(r);
+	free(r->groups.slots);
 	free(r->command_line_json);
 	symbolizer__free(r->sym);
 	correlate__release(&r->corr);

@@ -32,6 +32,28 @@ struct frame_buf {
 	size_t n, cap;
 };
 
+/*
+ * Records with the same frames are aggregated once: a group is one distinct
+ * (kind, pid, tid, stack, API name, GPU frame), with the index of one of its
+ * records (rep), the sum of their weights and their count.
+ */
+struct report_stats;
+
+struct rec_group {
+	uint64_t hash;
+	uint64_t weight;
+	uint64_t count;
+	uint32_t rep;
+	uint32_t kind; /* enum report_view of the records: VIEW_CPU, VIEW_OFFCPU, VIEW_GPU */
+};
+
+struct rec_groups {
+	struct rec_group *g;
+	size_t n, cap;
+	uint32_t *slots; /* open addressing: group index + 1 */
+	size_t nslots;
+};
+
 struct report {
 	const struct report_opts *opts;
 	struct timeline *tl;
@@ -44,6 +66,8 @@ struct report {
 	uint32_t freq_hz;     /* from record.json, 0 when unknown */
 	char *command_line_json; /* record.json's "command_line", printed JSON, or NULL */
 	struct frame_buf fb;
+	struct rec_groups groups; /* every sample, span and GPU record, grouped */
+	struct report_stats *summary; /* summary.c's statistics, built on first use */
 	char *errbuf;
 	size_t errlen;
 };
@@ -88,5 +112,6 @@ int gpu_idle__build(struct report *r);
 /* summary.c */
 int summary__write_json(struct report *r, const char *path);
 void summary__write_text(struct report *r, FILE *out);
+void summary__free_stats(struct report *r);
 
 #endif /* GPUPERF_REPORT_PRIV_H */

@@ -3,7 +3,7 @@
  * summary.c - summary.json (docs/summary-json.md, schema 1.0) and the short
  * text report printed at the end of `gpuperf report`.
  *
- * Both come from one pass of statistics (struct summary) so the two never
+ * Both come from one pass of statistics (struct report_stats) so the two never
  * disagree. Kernel percentiles come from a log-linear histogram (64 buckets
  * per power of two: within 1.6% of the exact value, exact when every
  * duration is equal), so memory stays a few KiB per distinct kernel however
@@ -54,7 +54,7 @@ struct pstat {
 	uint64_t on, off, gpu;
 };
 
-struct summary {
+struct report_stats {
 	struct kstat *k;
 	size_t nr_k, cap_k;
 	uint32_t *k_slots; /* open addressing over k by name id: index + 1 */
@@ -106,7 +106,7 @@ static uint64_t kstat_pct(const struct kstat *k, double pct)
 	return v < k->min ? k->min : v > k->max ? k->max : v;
 }
 
-static struct kstat *kstat_get(struct summary *s, uint32_t name)
+static struct kstat *kstat_get(struct report_stats *s, uint32_t name)
 {
 	size_t i, mask;
 
@@ -268,7 +268,7 @@ static uint64_t fnv_mix(uint64_t h, const void *p, size_t n)
 
 /* Launch sites: by the text of the user frames and the API, so every process of a run and
  * every run of a binary agree on the key. */
-static int add_site(struct report *r, struct summary *s, size_t gi, uint64_t ns)
+static int add_site(struct report *r, struct report_stats *s, size_t gi, uint64_t ns, uint64_t count)
 {
 	int64_t li = r->corr.gpu_launch[gi], ai = r->corr.gpu_api[gi];
 	const struct tl_launch *l;
@@ -349,16 +349,11 @@ static int add_site(struct report *r, struct summary *s, size_t gi, uint64_t ns)
 	}
 	free(text);
 	s->sites[i].gpu_ns += ns;
-	s->sites[i].launches++;
+	s->sites[i].launches += count;
 	return 0;
 }
 
-/*
- * Launch sites are grouped per launch-site record first (one per API call)
- * only through their text, which costs a symbolization per GPU record; the
- * cache makes that a hash lookup per frame.
- */
-static int collect(struct report *r, struct summary *s)
+static int collect(struct report *r, struct report_stats *s)
 {
 	struct timeline *tl = r->tl;
 	size_t i, j;
@@ -435,8 +430,12 @@ static int collect(struct report *r, struct summary *s)
 			s->dev[j].memcpy += d;
 		else
 			s->dev[j].memset += d;
-		err = add_site(r, s, i, d);
 	}
+	/* launch sites: one symbolization per group of identical GPU records */
+	for (i = 0; i < r->groups.n && !err; i++)
+		if (r->groups.g[i].kind == VIEW_GPU)
+			err = add_site(r, s, r->groups.g[i].rep, r->groups.g[i].weight,
+				       r->groups.g[i].count);
 	for (j = 0; j < s->nr_dev && !err; j++) {
 		err = sweep_device(tl, s->dev[j].id, &s->dev[j]);
 		s->idle += s->dev[j].idle;
@@ -476,7 +475,7 @@ static int cmp_dev(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static void summary_release(struct summary *s)
+static void summary_release(struct report_stats *s)
 {
 	size_t i;
 
@@ -491,7 +490,7 @@ static void summary_release(struct summary *s)
 	free(s->proc);
 }
 
-static int summary_build(struct report *r, struct summary *s)
+static int summary_build(struct report *r, struct report_stats *s)
 {
 	int err;
 
@@ -513,7 +512,7 @@ static void num(cJSON *o, const char *k, double v)
 	cJSON_AddNumberToObject(o, k, v);
 }
 
-static cJSON *build_json(struct report *r, struct summary *s)
+static cJSON *build_json(struct report *r, struct report_stats *s)
 {
 	struct timeline *tl = r->tl;
 	static const char *const drop_names[] = {
@@ -693,18 +692,41 @@ static cJSON *build_json(struct report *r, struct summary *s)
 	return root;
 }
 
+/* The statistics, computed once per report for the JSON and the text. */
+static struct report_stats *summary_get(struct report *r)
+{
+	if (!r->summary) {
+		struct report_stats *s = malloc(sizeof(*s));
+
+		if (!s || summary_build(r, s)) {
+			free(s);
+			return NULL;
+		}
+		r->summary = s;
+	}
+	return r->summary;
+}
+
+void summary__free_stats(struct report *r)
+{
+	if (r->summary) {
+		summary_release(r->summary);
+		free(r->summary);
+		r->summary = NULL;
+	}
+}
+
 int summary__write_json(struct report *r, const char *path)
 {
-	struct summary s;
+	struct report_stats *s = summary_get(r);
 	cJSON *root;
 	char *text;
 	FILE *f;
-	int err = summary_build(r, &s);
+	int err = 0;
 
-	if (err)
-		return err;
-	root = build_json(r, &s);
-	summary_release(&s);
+	if (!s)
+		return -ENOMEM;
+	root = build_json(r, s);
 	text = root ? cJSON_Print(root) : NULL;
 	cJSON_Delete(root);
 	if (!text)
@@ -739,15 +761,16 @@ static void fmt_ns(char *buf, size_t size, uint64_t ns)
 void summary__write_text(struct report *r, FILE *out)
 {
 	struct timeline *tl = r->tl;
-	struct summary s;
+	struct report_stats *sp = summary_get(r), s;
 	char b1[32], b2[32], b3[32];
 	uint64_t kernel_total = 0, drops = 0;
 	size_t i;
 
-	if (summary_build(r, &s)) {
+	if (!sp) {
 		fprintf(out, "gpuperf report: out of memory writing the text report\n");
 		return;
 	}
+	s = *sp;
 	for (i = 0; i < s.nr_k; i++)
 		kernel_total += s.k[i].total;
 	fmt_ns(b1, sizeof(b1), r->duration_ns);
@@ -807,5 +830,4 @@ void summary__write_text(struct report *r, FILE *out)
 	if (timeline__nr_warnings(tl) > 10)
 		fprintf(out, "warning: ... and %zu more in summary.json\n",
 			timeline__nr_warnings(tl) - 10);
-	summary_release(&s);
 }
