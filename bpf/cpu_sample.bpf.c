@@ -2,6 +2,7 @@
 /* cpu_sample: perf-event sampler that sends user + kernel stacks of followed threads to a ring buffer. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "cpu_sample.h"
 
@@ -12,12 +13,18 @@
  * is proc_track's followed-process map shared via bpf_map__reuse_fd(); a
  * followed thread's stacks are read into a per-CPU scratch record and copied
  * to the ring buffer cut after the last frame, so a shallow stack costs
- * little ring space.
+ * little ring space. With filter_tids the thread's tid is looked up in
+ * cs_tids instead; kthreads keeps only user or only kernel threads
+ * (PF_KTHREAD). The CPUs sampled are the loader's choice of perf events.
  */
 
 const volatile __u8 filter_tgids = 1;
 const volatile __u8 want_user = 1;
 const volatile __u8 want_kernel = 1;
+const volatile __u8 filter_tids = 0;	/* cs_tids instead of cs_tgids */
+const volatile __u8 kthreads = CPU_SAMPLE_ALL_THREADS;
+
+#define PF_KTHREAD	0x00200000	/* include/linux/sched.h */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -25,6 +32,13 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } cs_tgids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);		/* loader: the number of tids */
+	__type(key, __u32);		/* tid */
+	__type(value, __u32);
+} cs_tids SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -57,15 +71,26 @@ SEC("perf_event")
 int cs_sample(struct bpf_perf_event_data *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32, zero = 0;
+	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0;
 	struct cpu_sample_event *e;
 	long nu = 0, nk = 0;
 	__u64 size;
 
 	if (tgid == 0)
 		return 0;	/* idle */
-	if (filter_tgids && !bpf_map_lookup_elem(&cs_tgids, &tgid))
+	if (filter_tids) {
+		if (!bpf_map_lookup_elem(&cs_tids, &tid))
+			return 0;
+	} else if (filter_tgids && !bpf_map_lookup_elem(&cs_tgids, &tgid)) {
 		return 0;
+	}
+	if (kthreads != CPU_SAMPLE_ALL_THREADS) {
+		struct task_struct *task = (void *)bpf_get_current_task();
+		bool kt = BPF_CORE_READ(task, flags) & PF_KTHREAD;
+
+		if (kt != (kthreads == CPU_SAMPLE_KERNEL_THREADS))
+			return 0;
+	}
 	e = bpf_map_lookup_elem(&cs_scratch, &zero);
 	if (!e)
 		return 0;

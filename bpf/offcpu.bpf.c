@@ -28,6 +28,16 @@
  *    without user stack, and a pending span still there when its thread
  *    switches out again is sent without user stack (OFFCPU_NO_USER_STACK).
  *  - sched_waking of a thread in oc_start records the waker.
+ *  - blocks shorter than min_block_ns are not lost from the totals: their
+ *    lengths are summed per thread (in the task storage, moved to the
+ *    oc_short hash whenever a thread's sum reaches min_block_ns or a long
+ *    block of it ends; under raw_tp straight into oc_short). The loader
+ *    reads oc_short at stop. What is still in the task storage then, less
+ *    than min_block_ns per thread, is not reported.
+ *  - which threads: followed tgids (oc_tgids) or, with filter_tids, the
+ *    tids in oc_tids; optionally only user or only kernel threads
+ *    (PF_KTHREAD of the task switching out) and only switch-outs on the
+ *    CPUs in cpu_mask. Blocks longer than max_block_ns are dropped.
  *
  * Per-thread state lives in task-local storage under tp_btf (freed with
  * the task); the raw_tp fallback, whose task pointers are untrusted, uses
@@ -40,6 +50,14 @@ const volatile __u8 want_user = 1;
 const volatile __u8 want_kernel = 1;
 const volatile __u8 use_btf = 1;
 const volatile __u64 min_block_ns = 1000000;
+const volatile __u64 max_block_ns = 0;		/* 0: no limit */
+const volatile __u8 filter_tids = 0;		/* oc_tids instead of oc_tgids */
+const volatile __u8 kthreads = OFFCPU_ALL_THREADS;
+const volatile __u8 filter_cpus = 0;		/* only switch-outs on CPUs in cpu_mask */
+const volatile __u64 cpu_mask[OFFCPU_MAX_CPUS / 64] = {};
+const volatile __u8 sum_short = 1;		/* sum blocks below min_block_ns in oc_short */
+
+#define PF_KTHREAD	0x00200000	/* include/linux/sched.h */
 
 struct start {
 	__u64 ts;
@@ -57,17 +75,34 @@ struct {
 } oc_tgids SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);		/* loader: the number of tids */
+	__type(key, __u32);		/* tid */
+	__type(value, __u32);
+} oc_tids SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 32768);
 	__type(key, __u32);		/* tid */
 	__type(value, struct start);
 } oc_start SEC(".maps");	/* raw_tp fallback only */
 
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);	/* loader: bpf_map__set_max_entries */
+	__type(key, __u32);		/* tid */
+	__type(value, struct offcpu_short);
+} oc_short SEC(".maps");
+
 /* tp_btf: the same per-thread state in task-local storage, without hashing */
 struct tstate {
 	struct start st;
 	__u32 valid;		/* st holds a switch-out not yet matched */
 	__u32 pending;		/* oc_pending has a span of this thread */
+	__u64 short_first;	/* short blocks not yet moved to oc_short */
+	__u64 short_ns;
+	__u64 short_n;
 };
 
 struct {
@@ -98,6 +133,64 @@ struct {
 
 __u64 lost_events = 0;
 __u64 stack_errors = 0;
+__u64 short_lost = 0;	/* oc_short full: short blocks of a thread not counted */
+
+/* Is a switch-out of this thread, on this CPU, one we trace? */
+static __always_inline bool followed(struct task_struct *task, __u32 tgid, __u32 tid)
+{
+	if (filter_tids) {
+		if (!bpf_map_lookup_elem(&oc_tids, &tid))
+			return false;
+	} else if (filter_tgids && !bpf_map_lookup_elem(&oc_tgids, &tgid)) {
+		return false;
+	}
+	if (kthreads != OFFCPU_ALL_THREADS) {
+		bool kt = BPF_CORE_READ(task, flags) & PF_KTHREAD;
+
+		if (kt != (kthreads == OFFCPU_KERNEL_THREADS))
+			return false;
+	}
+	if (filter_cpus) {
+		__u32 cpu = bpf_get_smp_processor_id();
+
+		if (cpu >= OFFCPU_MAX_CPUS || !((cpu_mask[cpu / 64] >> (cpu % 64)) & 1))
+			return false;
+	}
+	return true;
+}
+
+/* Add @n blocks of @ns in total, the first switched out at @first, to @tid's sum. */
+static __always_inline void short_add(__u32 pid, __u32 tid, __u64 first, __u64 ns, __u64 n)
+{
+	struct offcpu_short *v = bpf_map_lookup_elem(&oc_short, &tid), nv;
+
+	if (!v) {
+		nv.first_ns = first;
+		nv.total_ns = ns;
+		nv.count = n;
+		nv.pid = pid;
+		nv.tid = tid;
+		if (!bpf_map_update_elem(&oc_short, &tid, &nv, BPF_NOEXIST))
+			return;
+		v = bpf_map_lookup_elem(&oc_short, &tid); /* raced with another CPU */
+		if (!v) {
+			__sync_fetch_and_add(&short_lost, 1);
+			return;
+		}
+	}
+	__sync_fetch_and_add(&v->total_ns, ns);
+	__sync_fetch_and_add(&v->count, n);
+}
+
+/* Move what @t summed to oc_short. */
+static __always_inline void short_flush(struct tstate *t, __u32 pid, __u32 tid)
+{
+	if (!t->short_n)
+		return;
+	short_add(pid, tid, t->short_first, t->short_ns, t->short_n);
+	t->short_ns = 0;
+	t->short_n = 0;
+}
 
 static __always_inline __u64 rb_wakeup_flags(void)
 {
@@ -170,7 +263,7 @@ static __always_inline int handle_switch(struct task_struct *prev, struct task_s
 	if (ptid) {
 		__u32 ptgid = BPF_CORE_READ(prev, tgid);
 
-		if (!filter_tgids || bpf_map_lookup_elem(&oc_tgids, &ptgid)) {
+		if (followed(prev, ptgid, ptid)) {
 			st.ts = now;
 			st.state = prev_state;
 			st.cpu = bpf_get_smp_processor_id();
@@ -189,6 +282,12 @@ static __always_inline int handle_switch(struct task_struct *prev, struct task_s
 		return 0;
 	delta = now - s->ts;
 	if (delta < min_block_ns) {
+		if (sum_short)
+			short_add(BPF_CORE_READ(next, tgid), ntid, s->ts, delta, 1);
+		bpf_map_delete_elem(&oc_start, &ntid);
+		return 0;
+	}
+	if (max_block_ns && delta > max_block_ns) {
 		bpf_map_delete_elem(&oc_start, &ntid);
 		return 0;
 	}
@@ -223,8 +322,9 @@ static __always_inline int handle_switch_btf(struct task_struct *prev, struct ta
 	__u32 zero = 0, ptgid = prev->tgid, ntid;
 	struct offcpu_event *e;
 	struct tstate *t;
+	__u64 delta;
 
-	if (prev->pid && (!filter_tgids || bpf_map_lookup_elem(&oc_tgids, &ptgid))) {
+	if (prev->pid && followed(prev, ptgid, prev->pid)) {
 		t = bpf_task_storage_get(&oc_tstate, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (t) {
 			if (t->pending) {
@@ -246,7 +346,21 @@ static __always_inline int handle_switch_btf(struct task_struct *prev, struct ta
 	if (!t || !t->valid)
 		return 0;
 	t->valid = 0;
-	if (now - t->st.ts < min_block_ns)
+	delta = now - t->st.ts;
+	if (delta < min_block_ns) {
+		if (sum_short) {
+			if (!t->short_n)
+				t->short_first = t->st.ts;
+			t->short_ns += delta;
+			t->short_n++;
+			if (t->short_ns >= min_block_ns)
+				short_flush(t, next->tgid, next->pid);
+		}
+		return 0;
+	}
+	if (sum_short)
+		short_flush(t, next->tgid, next->pid);
+	if (max_block_ns && delta > max_block_ns)
 		return 0;
 	e = bpf_map_lookup_elem(&oc_scratch, &zero);
 	if (!e)

@@ -31,4 +31,27 @@ struct offcpu_event {
 _Static_assert(sizeof(struct offcpu_event) == 48 + 8 * GP_BPF_STACK_SLOTS,
 	       "offcpu_event layout changed");
 
+/* Highest CPU number the off-CPU CPU filter (rodata cpu_mask) can name, plus one. */
+#define OFFCPU_MAX_CPUS	1024
+
+/* offcpu filter on the thread kind (rodata kthreads) */
+#define OFFCPU_ALL_THREADS	0
+#define OFFCPU_USER_THREADS	1	/* not PF_KTHREAD */
+#define OFFCPU_KERNEL_THREADS	2	/* PF_KTHREAD only */
+
+/*
+ * The blocks of one thread shorter than min_block_us, summed in the kernel
+ * (map oc_short, key: tid) so that off-CPU totals do not miss them. Read by
+ * the loader at stop.
+ */
+struct offcpu_short {
+	__u64 first_ns;		/* switch-out of the first block counted */
+	__u64 total_ns;		/* sum of the blocks' lengths */
+	__u64 count;		/* blocks summed */
+	__u32 pid;
+	__u32 tid;
+};
+
+_Static_assert(sizeof(struct offcpu_short) == 32, "offcpu_short layout changed");
+
 #endif /* GPUPERF_BPF_OFFCPU_H */

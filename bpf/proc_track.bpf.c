@@ -20,6 +20,7 @@
  */
 
 const volatile __u8 filter_tgids = 0;
+const volatile __u8 thread_exits = 0;	/* report non-last threads' exits too */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -116,8 +117,17 @@ static __always_inline int handle_exit(struct task_struct *task)
 	 * the last thread of the process is leaving. (The tracepoint's own
 	 * group_dead argument only exists since 6.16.)
 	 */
-	if (BPF_CORE_READ(task, signal, live.counter) != 0)
+	if (BPF_CORE_READ(task, signal, live.counter) != 0) {
+		if (!thread_exits || !followed(tgid))
+			return 0;
+		e = event_reserve(PROC_TRACK_THREAD_EXIT, tgid);
+		if (!e)
+			return 0;
+		e->tid = BPF_CORE_READ(task, pid);
+		BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
+		bpf_ringbuf_submit(e, 0);
 		return 0;
+	}
 	if (!followed(tgid))
 		return 0;
 	if (filter_tgids)

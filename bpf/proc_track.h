@@ -15,16 +15,17 @@
 #define PROC_TRACK_FORK	1	/* pid = new process, ppid = the forking process */
 #define PROC_TRACK_EXEC	2	/* pid = process, tid = old tid (differs if a non-leader thread exec'd) */
 #define PROC_TRACK_EXIT	3	/* pid = process whose last thread exited */
+#define PROC_TRACK_THREAD_EXIT	4	/* tid = an exiting thread, not the process's last */
 
 /*
- * One record per ring-buffer sample. Process-level only: thread creation
- * and the exit of a non-last thread are not reported.
+ * One record per ring-buffer sample. Thread creation is not reported; the
+ * exit of a non-last thread only when the loader asks (THREAD_EXIT).
  */
 struct proc_track_event {
 	__u64 ts_ns;		/* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
 	__u32 type;		/* PROC_TRACK_* */
 	__u32 pid;		/* tgid the event is about */
-	__u32 tid;		/* FORK: child tid; EXEC: old tid; EXIT: last thread's tid */
+	__u32 tid;		/* FORK: child tid; EXEC: old tid; EXIT, THREAD_EXIT: exiting tid */
 	__u32 ppid;		/* FORK: tgid of the forking process; EXEC/EXIT: real parent's tgid */
 	__s32 exit_status;	/* EXIT: wait(2) status word (WIFEXITED etc. apply); else 0 */
 	__u32 flags;		/* reserved, 0 */

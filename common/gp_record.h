@@ -338,7 +338,16 @@ struct gp_rec_cpu_sample {
 };
 _Static_assert(sizeof(struct gp_rec_cpu_sample) == 40, "gp_rec_cpu_sample");
 
-/* GP_REC_OFFCPU: a thread switched out at `start` and back in at `end`. */
+/*
+ * GP_REC_OFFCPU: a thread switched out at `start` and back in at `end`.
+ *
+ * With GP_OFFCPU_AGGREGATE in hdr.flags it is instead the sum of a thread's
+ * blocks shorter than the agent's minimum block time: end - start is their
+ * total, start the switch-out of the first, pad their number; no stack, no
+ * waker, cpu = UINT32_MAX. Readers keep it out of timelines and count it in
+ * totals.
+ */
+#define GP_OFFCPU_AGGREGATE 0x1u
 struct gp_rec_offcpu {
 	struct gp_rec_hdr hdr;
 	uint64_t start;

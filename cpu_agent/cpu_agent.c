@@ -73,6 +73,7 @@ struct proc {
 	size_t nmods, mcap;
 	uint32_t *tids;	/* sorted */
 	size_t ntids, tcap;
+	bool active;	/* system_wide: named by an event since the last rescan */
 };
 
 struct bid_entry {
@@ -100,6 +101,8 @@ struct cpu_agent {
 	size_t nbids;
 	uint64_t next_rescan, next_clock;
 	struct cpu_agent_stats st;
+	uint32_t *tids;	/* opts.tids, sorted; NULL: every thread of the followed processes */
+	size_t ntids;
 	/* lost counts already written, per GP_DROP_* source */
 	uint64_t written_lost[GP_DROP_WRITER + 1];
 	int err; /* first write error */
@@ -276,14 +279,87 @@ static void write_thread(struct cpu_agent *a, uint64_t ts, uint32_t pid, uint32_
 	gp_writer__commit(a->w);
 }
 
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Is @tid one of opts.tids (always true without tids)? */
+static bool tid_followed(const struct cpu_agent *a, uint32_t tid)
+{
+	return !a->tids || bsearch(&tid, a->tids, a->ntids, sizeof(tid), cmp_u32);
+}
+
+/* Forget @tid of @p (it exited: a reused number is a new thread). */
+static void proc_del_tid(struct proc *p, uint32_t tid)
+{
+	uint32_t *t = p->ntids ? bsearch(&tid, p->tids, p->ntids, sizeof(tid), cmp_u32) : NULL;
+
+	if (!t)
+		return;
+	memmove(t, t + 1, (size_t)(p->tids + p->ntids - (t + 1)) * sizeof(*t));
+	p->ntids--;
+}
+
+static void scan_maps(struct cpu_agent *a, struct proc *p, uint64_t ts);
+
+/* The process record of a process seen now (ppid, comm and exe from /proc). */
+static void write_proc_info(struct cpu_agent *a, struct proc *p, uint64_t ts)
+{
+	char comm[32], exe[PATH_MAX], path[64], buf[512];
+	uint32_t ppid = 0;
+	char *s;
+
+	read_comm(p->pid, 0, comm, sizeof(comm));
+	read_exe(p->pid, exe, sizeof(exe));
+	snprintf(path, sizeof(path), "/proc/%d/stat", p->pid);
+	if (!read_small(path, buf, sizeof(buf)) && (s = strrchr(buf, ')')))
+		sscanf(s + 2, "%*c %u", &ppid);
+	write_process(a, ts, (uint32_t)p->pid, ppid, GP_PROC_INFO, 0, comm, exe);
+}
+
+/*
+ * The entry of the process an event names. system_wide: created (process
+ * record, mappings) the first time; one already gone is entered as exited
+ * so that it is not looked for again until it lingered out.
+ */
+static struct proc *proc_seen(struct cpu_agent *a, uint32_t pid, uint64_t ts)
+{
+	struct proc *p = proc_find(a, (pid_t)pid);
+	char path[64];
+
+	if (p || !a->opts.system_wide) {
+		if (p)
+			p->active = true;
+		return p;
+	}
+	p = proc_get(a, (pid_t)pid);
+	if (!p) {
+		a->st.procs_dropped++;
+		return NULL;
+	}
+	write_proc_info(a, p, ts);
+	snprintf(path, sizeof(path), "/proc/%d/maps", p->pid);
+	if (access(path, R_OK)) {
+		p->alive = false;
+		p->exit_ts = now_ns(CLOCK_MONOTONIC);
+		a->alive--;
+		return p;
+	}
+	scan_maps(a, p, ts);
+	return p;
+}
+
 /* A thread seen for the first time in an event: name it while it (probably) lives. */
 static void note_thread(struct cpu_agent *a, uint32_t pid, uint32_t tid, uint64_t ts)
 {
-	struct proc *p = proc_find(a, (pid_t)pid);
+	struct proc *p = proc_seen(a, pid, ts);
 	char comm[32];
 
 	/* no entry, or exited: the thread can no longer be named */
-	if (!p || !p->alive || !proc_add_tid(p, tid))
+	if (!p || !p->alive || !tid_followed(a, tid) || !proc_add_tid(p, tid))
 		return;
 	read_comm((pid_t)pid, (pid_t)tid, comm, sizeof(comm));
 	write_thread(a, ts, pid, tid, GP_PROC_INFO, comm);
@@ -341,6 +417,7 @@ static void collect_stats(struct cpu_agent *a)
 
 		offcpu_prog__stats(a->oc, &os);
 		a->st.lost_offcpu = os.lost_events;
+		a->st.lost_short = os.short_lost;
 		a->st.lost_stack += os.stack_errors;
 	}
 	if (a->cl) {
@@ -547,18 +624,36 @@ static void copy_jit_map(struct cpu_agent *a, uint32_t pid)
 	copy_file(src, dst);
 }
 
+static void write_thread_exit(struct cpu_agent *a, struct proc *p,
+			      const struct proc_track_event *ev, const char *comm)
+{
+	if (!tid_followed(a, ev->tid))
+		return;
+	write_thread(a, ev->ts_ns, ev->pid, ev->tid, GP_PROC_EXIT, comm);
+	a->st.threads_exited++;
+	if (p)
+		proc_del_tid(p, ev->tid);
+}
+
 static int on_proc_event(void *ctx, const struct proc_track_event *ev)
 {
 	struct cpu_agent *a = ctx;
 	struct proc *p;
 	char comm[PROC_TRACK_COMM_LEN + 1];
+	/* system_wide and tids: only processes already known (see cpu_agent.h) */
+	bool known_only = a->opts.system_wide || a->tids;
 
 	memcpy(comm, ev->comm, PROC_TRACK_COMM_LEN);
 	comm[PROC_TRACK_COMM_LEN] = '\0';
+	p = proc_find(a, (pid_t)ev->pid);
+	if (known_only && ev->type != PROC_TRACK_FORK && (!p || !p->alive))
+		return 0;
 	switch (ev->type) {
 	case PROC_TRACK_FORK: {
 		char exe[PATH_MAX];
 
+		if (known_only)
+			break; /* its threads are not followed / it is entered when seen */
 		read_exe((pid_t)ev->pid, exe, sizeof(exe));
 		write_process(a, ev->ts_ns, ev->pid, ev->ppid, GP_PROC_FORK, 0, comm, exe);
 		p = proc_get(a, (pid_t)ev->pid);
@@ -584,11 +679,15 @@ static int on_proc_event(void *ctx, const struct proc_track_event *ev)
 		}
 		break;
 	}
+	case PROC_TRACK_THREAD_EXIT:
+		if (p && p->alive)
+			write_thread_exit(a, p, ev, comm);
+		break;
 	case PROC_TRACK_EXIT:
+		write_thread_exit(a, p, ev, comm);
 		write_process(a, ev->ts_ns, ev->pid, ev->ppid, GP_PROC_EXIT, ev->exit_status, comm,
 			      NULL);
 		copy_jit_map(a, ev->pid);
-		p = proc_find(a, (pid_t)ev->pid);
 		if (p && p->alive) {
 			p->alive = false;
 			p->exit_ts = now_ns(CLOCK_MONOTONIC);
@@ -687,6 +786,8 @@ static int on_launch(void *ctx, const struct cuda_launch_event *ev)
 		}
 		return 0;
 	}
+	if (!tid_followed(a, ev->tid))
+		return 0;
 	if (launch_is_nested(a, ev)) {
 		a->st.launches_nested++;
 		return 0;
@@ -723,17 +824,87 @@ static int on_launch(void *ctx, const struct cuda_launch_event *ev)
 
 /* ---- lifecycle ------------------------------------------------------------ */
 
-static int check_opts(const struct cpu_agent_opts *o)
+/* Tgid of thread @tid (any thread, also a process's first), from /proc; -errno. */
+static int tgid_of(pid_t tid)
 {
+	char path[64], buf[2048], *t;
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	err = read_small(path, buf, sizeof(buf));
+	if (err)
+		return err == -ENOENT ? -ESRCH : err;
+	t = strstr(buf, "\nTgid:");
+	return t ? atoi(t + 6) : -ESRCH;
+}
+
+/*
+ * 0 or -errno; on an error that the generic sentence would not explain,
+ * @why gets the line for errbuf.
+ */
+static int check_opts(const struct cpu_agent_opts *o, char *why, size_t len)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	struct stat sb;
 
-	if (!o || !o->dir || !o->nr_pids || !o->pids)
+	if (!o || !o->dir)
 		return -EINVAL;
-	if (o->no_user_stack && o->no_kernel_stack)
+	if ((o->nr_pids && !o->pids) || (o->nr_tids && !o->tids) || (o->nr_cpus && !o->cpus))
 		return -EINVAL;
-	for (size_t i = 0; i < o->nr_pids; i++)
-		if (o->pids[i] <= 0)
+	if ((o->nr_pids > 0) + (o->nr_tids > 0) + o->system_wide != 1) {
+		snprintf(why, len, "%s",
+			 o->nr_pids || o->nr_tids || o->system_wide
+				 ? "pids, tids and system_wide exclude each other: give one"
+				 : "nothing to follow: give pids, tids or system_wide");
+		return -EINVAL;
+	}
+	if (o->no_user_stack && o->no_kernel_stack) {
+		snprintf(why, len, "no_user_stack and no_kernel_stack together leave no stack");
+		return -EINVAL;
+	}
+	if (o->user_threads_only && o->kernel_threads_only) {
+		snprintf(why, len, "user_threads_only and kernel_threads_only exclude each other");
+		return -EINVAL;
+	}
+	if (o->kernel_threads_only && !o->system_wide) {
+		snprintf(why, len, "kernel_threads_only needs system_wide: kernel threads belong "
+				   "to no followed process");
+		return -EINVAL;
+	}
+	if (o->max_block_us &&
+	    o->max_block_us < (o->min_block_us ? o->min_block_us : AGENT_DEF_MIN_BLOCK_US)) {
+		snprintf(why, len, "max_block_us (%u) is below min_block_us", o->max_block_us);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < o->nr_cpus; i++) {
+		if (o->cpus[i] < 0 || o->cpus[i] >= ncpu || o->cpus[i] >= OFFCPU_MAX_CPUS) {
+			snprintf(why, len, "bad CPU %d: this machine has CPUs 0-%ld", o->cpus[i],
+				 ncpu - 1);
 			return -EINVAL;
+		}
+	}
+	for (size_t i = 0; i < o->nr_pids; i++) {
+		int t = o->pids[i] > 0 ? tgid_of(o->pids[i]) : -EINVAL;
+
+		if (t == -ESRCH)
+			snprintf(why, len, "no process %d: %s", o->pids[i], cpu_agent__strerror(t));
+		else if (t > 0 && t != o->pids[i])
+			snprintf(why, len, "%d is a thread of process %d, not a process: pass it "
+					   "as a tid", o->pids[i], t);
+		if (t < 0)
+			return t;
+		if (t != o->pids[i])
+			return -EINVAL;
+	}
+	for (size_t i = 0; i < o->nr_tids; i++) {
+		int t = o->tids[i] > 0 ? tgid_of(o->tids[i]) : -EINVAL;
+
+		if (t == -ESRCH)
+			snprintf(why, len, "no thread %d: it does not exist (exited, or a wrong "
+					   "number)", o->tids[i]);
+		if (t < 0)
+			return t;
+	}
 	if (stat(o->dir, &sb))
 		return -errno;
 	if (!S_ISDIR(sb.st_mode))
@@ -762,13 +933,21 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 	struct proc_track_opts po = { 0 };
 	struct cpu_agent *a = NULL;
 	const char *what = "invalid agent options";
-	char path[PATH_MAX];
+	char path[PATH_MAX], why[256] = "";
+	pid_t *tgids = NULL;
+	size_t ntgids = 0;
 	int err, tfd;
 
-	err = check_opts(opts);
+	err = check_opts(opts, why, sizeof(why));
 	if (err) {
 		if (opts && opts->dir && (err == -ENOENT || err == -ENOTDIR))
 			what = "cannot use the output directory";
+		if (why[0] && opts->errbuf && opts->errlen) {
+			snprintf(opts->errbuf, opts->errlen, "%s", why);
+			cpu_agent__free(a);
+			errno = -err;
+			return NULL;
+		}
 		goto fail;
 	}
 	what = "out of memory";
@@ -780,6 +959,8 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 	a->epfd = -1;
 	a->opts = *opts;
 	a->opts.pids = NULL;
+	a->opts.tids = NULL; /* a->tids */
+	a->opts.cpus = NULL; /* copied by the programs */
 	if (!a->opts.max_procs)
 		a->opts.max_procs = AGENT_DEF_MAX_PROCS;
 	if (!a->opts.freq_hz)
@@ -798,9 +979,43 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 			goto fail;
 		}
 	}
+	if (opts->nr_tids) {
+		/* follow the threads' processes, for their records; sample only the threads */
+		a->tids = calloc(opts->nr_tids, sizeof(*a->tids));
+		tgids = calloc(opts->nr_tids, sizeof(*tgids));
+		if (!a->tids || !tgids) {
+			err = -ENOMEM;
+			goto fail;
+		}
+		for (size_t i = 0; i < opts->nr_tids; i++) {
+			int t = tgid_of(opts->tids[i]);
+			bool dup = false;
 
-	po.tgids = opts->pids;
-	po.nr_tgids = opts->nr_pids;
+			if (t < 0) {
+				err = t; /* exited since check_opts() */
+				snprintf(why, sizeof(why), "no thread %d", opts->tids[i]);
+				what = why;
+				goto fail;
+			}
+			a->tids[i] = (uint32_t)opts->tids[i];
+			for (size_t k = 0; k < ntgids && !dup; k++)
+				dup = tgids[k] == t;
+			if (!dup) {
+				tgids[ntgids++] = t;
+				if (!proc_get(a, t)) {
+					err = -ENOMEM;
+					goto fail;
+				}
+			}
+		}
+		a->ntids = opts->nr_tids;
+		qsort(a->tids, a->ntids, sizeof(*a->tids), cmp_u32);
+	}
+
+	po.all = opts->system_wide;
+	po.tgids = opts->nr_tids ? tgids : opts->pids;
+	po.nr_tgids = opts->nr_tids ? ntgids : opts->nr_pids;
+	po.thread_exits = true;
 	po.max_procs = a->opts.max_procs;
 	po.force_raw_tp = opts->force_raw_tp;
 	po.on_event = on_proc_event;
@@ -812,7 +1027,7 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 		goto fail;
 	}
 	a->st.tp_btf = proc_track_prog__uses_tp_btf(a->pt);
-	tfd = proc_track_prog__tgids_fd(a->pt);
+	tfd = opts->system_wide ? -1 : proc_track_prog__tgids_fd(a->pt);
 
 	if (opts->on_cpu) {
 		struct cpu_sample_opts so = {
@@ -821,6 +1036,12 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 			.no_kernel = opts->no_kernel_stack,
 			.tgids_fd = tfd,
 			.tgids_max = proc_track_prog__max_procs(a->pt),
+			.tids = opts->tids,
+			.nr_tids = opts->nr_tids,
+			.cpus = opts->cpus,
+			.nr_cpus = opts->nr_cpus,
+			.user_threads_only = opts->user_threads_only,
+			.kernel_threads_only = opts->kernel_threads_only,
 			.force_sw_clock = opts->force_sw_clock,
 			.on_event = on_sample,
 			.ctx = a,
@@ -836,10 +1057,17 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 	if (opts->off_cpu) {
 		struct offcpu_opts oo = {
 			.min_block_us = a->opts.min_block_us,
+			.max_block_us = opts->max_block_us,
 			.no_user = opts->no_user_stack,
 			.no_kernel = opts->no_kernel_stack,
 			.tgids_fd = tfd,
 			.tgids_max = proc_track_prog__max_procs(a->pt),
+			.tids = opts->tids,
+			.nr_tids = opts->nr_tids,
+			.cpus = opts->cpus,
+			.nr_cpus = opts->nr_cpus,
+			.user_threads_only = opts->user_threads_only,
+			.kernel_threads_only = opts->kernel_threads_only,
 			.force_raw_tp = opts->force_raw_tp,
 			.on_event = on_offcpu,
 			.ctx = a,
@@ -861,7 +1089,8 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 		struct cuda_launch_opts lo = {
 			.tgids_fd = tfd,
 			.tgids_max = proc_track_prog__max_procs(a->pt),
-			.no_stop_on_load = !opts->launch,
+			/* system-wide, stopping every process that loads a library is too much */
+			.no_stop_on_load = !opts->launch || opts->system_wide,
 			.on_event = on_launch,
 			.ctx = a,
 		};
@@ -897,10 +1126,12 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 		err = -errno;
 		goto fail;
 	}
+	free(tgids);
 	return a;
 
 fail:
 	set_error(opts, what, err);
+	free(tgids);
 	cpu_agent__free(a);
 	errno = -err;
 	return NULL;
@@ -948,16 +1179,8 @@ int cpu_agent__start(struct cpu_agent *a)
 	ts = now_ns(CLOCK_MONOTONIC);
 	for (size_t i = 0; i < a->nprocs; i++) {
 		struct proc *p = &a->procs[i];
-		char comm[32], exe[PATH_MAX], path[64], buf[512];
-		uint32_t ppid = 0;
-		char *s;
 
-		read_comm(p->pid, 0, comm, sizeof(comm));
-		read_exe(p->pid, exe, sizeof(exe));
-		snprintf(path, sizeof(path), "/proc/%d/stat", p->pid);
-		if (!read_small(path, buf, sizeof(buf)) && (s = strrchr(buf, ')')))
-			sscanf(s + 2, "%*c %u", &ppid);
-		write_process(a, ts, (uint32_t)p->pid, ppid, GP_PROC_INFO, 0, comm, exe);
+		write_proc_info(a, p, ts);
 		scan_maps(a, p, ts); /* attaches the launch uprobes of what is mapped now */
 		scan_threads(a, p, ts);
 	}
@@ -1005,7 +1228,10 @@ static void periodic(struct cpu_agent *a)
 			struct proc *p = &a->procs[i];
 
 			if (p->alive) {
-				scan_maps(a, p, now);
+				/* system-wide: only processes that were active */
+				if (p->active || !a->opts.system_wide)
+					scan_maps(a, p, now);
+				p->active = false;
 			} else if (now - p->exit_ts > AGENT_LINGER_NS) {
 				proc_drop(a, p); /* moves the last entry here */
 				continue;
@@ -1044,6 +1270,30 @@ int cpu_agent__poll(struct cpu_agent *a, int timeout_ms)
 size_t cpu_agent__alive(const struct cpu_agent *a)
 {
 	return a->alive;
+}
+
+/* One thread's short off-CPU blocks as one GP_OFFCPU_AGGREGATE record. */
+static int write_short(void *ctx, const struct offcpu_short *s)
+{
+	struct cpu_agent *a = ctx;
+	struct gp_rec_offcpu *r;
+
+	if (!s->count)
+		return 0;
+	r = gp_writer__reserve(a->w, GP_REC_OFFCPU, sizeof(*r));
+	if (!r)
+		return 0;
+	r->hdr.flags = GP_OFFCPU_AGGREGATE;
+	r->start = s->first_ns;
+	r->end = s->first_ns + s->total_ns;
+	r->pid = s->pid;
+	r->tid = s->tid;
+	r->cpu = UINT32_MAX;
+	r->pad = s->count > UINT32_MAX ? UINT32_MAX : (uint32_t)s->count;
+	gp_writer__commit(a->w);
+	a->st.offcpu_aggregates++;
+	a->st.offcpu_short += s->count;
+	return 0;
 }
 
 static int copy_file(const char *src, const char *dst)
@@ -1087,6 +1337,8 @@ int cpu_agent__stop(struct cpu_agent *a)
 		/* nothing new can arrive now: drain to empty */
 		while (consume_all(a) > 0)
 			;
+		if (a->oc)
+			offcpu_prog__for_each_short(a->oc, write_short, a);
 	}
 	write_all_dropped(a, true);
 	write_clock_pair(a);
@@ -1125,7 +1377,7 @@ const char *cpu_agent__strerror(int err)
 		return "no such file or directory (output directory, target process or "
 		       "uprobe target missing)";
 	case -ESRCH:
-		return "the target process does not exist";
+		return "the target process or thread does not exist";
 	case -EINVAL:
 		return "invalid agent options (or a sampling frequency above "
 		       "kernel.perf_event_max_sample_rate)";
@@ -1155,6 +1407,7 @@ void cpu_agent__free(struct cpu_agent *a)
 	while (a->nprocs)
 		proc_drop(a, &a->procs[a->nprocs - 1]);
 	free(a->procs);
+	free(a->tids);
 	free(a->dir);
 	free(a);
 }

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "gp_record.h" /* GP_OFFCPU_AGGREGATE */
+
 /*
  * One agent is driven by one thread (it calls __poll in a loop); nothing in
  * it is locked. It owns every BPF object, perf event and uprobe it creates
@@ -15,23 +17,52 @@
  */
 struct cpu_agent;
 
+
 struct cpu_agent_opts {
 	const char *dir;	/* existing directory; the agent creates DIR/cpu.trace (replacing it) */
+	/*
+	 * What to follow: exactly one of pids, tids and system_wide (else
+	 * EINVAL). A pid or tid that does not exist: ESRCH, and errbuf says
+	 * "no process N: ..." / "no thread N: ...".
+	 */
 	/* Processes to follow, with everything they fork from __start() on. */
 	const pid_t *pids;
 	size_t nr_pids;
 	/*
-	 * Only these threads (of any process; their processes are recorded for
-	 * symbolization). Exclusive with pids and system_wide.
+	 * Only these threads (of any process). Their processes get process,
+	 * thread and module records (for symbolization) and their exec/exit
+	 * records, but threads and processes they create are not followed, and
+	 * launch-site hits of other threads are dropped. A tid that exits is
+	 * not replaced (should the number be reused, the new thread is traced).
 	 */
 	const pid_t *tids;
 	size_t nr_tids;
-	/* Every process of the system (pids/tids must be empty). */
+	/*
+	 * Every process of the system: no filter in BPF. A process gets its
+	 * process record (INFO, ppid/comm/exe from /proc) and its mappings
+	 * when an event first names it; one that has exited by then gets a
+	 * record with what is known (an empty comm). At most max_procs at
+	 * once: events of further processes are written without them
+	 * (stats.procs_dropped). Mappings are rescanned only for processes
+	 * that had events since the last rescan. FORK records are not written;
+	 * EXEC/EXIT only for processes already seen. The launch uprobes do not
+	 * stop processes at library loads (only the 100 ms rescan attaches).
+	 * cpu_agent__alive() counts the live processes seen so far.
+	 */
 	bool system_wide;
-	/* Only samples and switches on these CPUs; NULL/0: all. */
+	/*
+	 * Only samples and switches on these CPUs (0 <= cpu < the configured
+	 * CPUs, else EINVAL): perf events are opened only there; an off-CPU
+	 * span is kept when the thread switched out on one of them. NULL/0: all.
+	 */
 	const int *cpus;
 	size_t nr_cpus;
-	/* Only user threads (not kthreads) / only kernel threads. */
+	/*
+	 * Only user threads (not PF_KTHREAD) / only kernel threads, checked on
+	 * the sampled / switching-out task. kernel_threads_only needs
+	 * system_wide (kernel threads belong to no followed process); the two
+	 * together are EINVAL.
+	 */
 	bool user_threads_only;
 	bool kernel_threads_only;
 
@@ -42,8 +73,15 @@ struct cpu_agent_opts {
 	bool force_sw_clock;	/* sample the CPU clock even where cycles work */
 
 	bool off_cpu;		/* sched_switch spans */
-	uint32_t min_block_us;	/* off-CPU spans shorter than this are not kept; 0: 1000 */
-	uint32_t max_block_us;	/* ... and longer than this; 0: no limit */
+	/*
+	 * Off-CPU spans shorter than this are not kept as spans, but summed per
+	 * thread in the kernel and written at stop as one GP_OFFCPU_AGGREGATE
+	 * record per thread (what a thread summed below min_block_us since its
+	 * last long span, under tp_btf, is not reported). 0: 1000.
+	 */
+	uint32_t min_block_us;
+	/* Spans longer than this are dropped (and not summed); 0: no limit; >= min_block_us. */
+	uint32_t max_block_us;
 
 	/*
 	 * Uprobes on CUDA launch/copy entry points. To attach to a libcudart
@@ -70,6 +108,11 @@ struct cpu_agent_opts {
 struct cpu_agent_stats {
 	uint64_t samples;	/* on-CPU samples written */
 	uint64_t offcpu_spans;	/* off-CPU spans written */
+	uint64_t offcpu_aggregates; /* GP_OFFCPU_AGGREGATE records written (threads) */
+	uint64_t offcpu_short;	/* short blocks summed in them */
+	uint64_t lost_short;	/* short blocks not summed (per-thread map full) */
+	uint64_t threads_exited; /* GP_REC_THREAD exit records written */
+	uint64_t procs_dropped;	/* system_wide: events of processes beyond max_procs */
 	uint64_t launches;	/* launch-site events written */
 	uint64_t launches_nested; /* hits dropped: called from inside libcudart/libcuda */
 	uint64_t loader_stops;	/* times a process was held in ld.so while new libraries were scanned */
@@ -88,7 +131,8 @@ struct cpu_agent_stats {
  * yet) and create DIR/cpu.trace. NULL with errno on failure:
  *   EPERM       not root / missing CAP_BPF + CAP_PERFMON
  *   EOPNOTSUPP  the kernel has no BTF
- *   EINVAL      bad options
+ *   EINVAL      bad options (errbuf names which)
+ *   ESRCH       a pid or tid does not exist
  *   ENOENT      DIR does not exist
  * Use cpu_agent__strerror() for a sentence naming the problem and the fix.
  */

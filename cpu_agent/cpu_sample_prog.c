@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
@@ -23,6 +24,8 @@ struct cpu_sample_prog {
 	struct perf_event_set *events;
 	struct bpf_link **links;
 	int nr_links;
+	int *cpus;
+	size_t nr_cpus;
 	uint32_t freq;
 	bool force_sw;
 	cpu_sample_event_fn on_event;
@@ -48,7 +51,9 @@ struct cpu_sample_prog *cpu_sample_prog__new(const struct cpu_sample_opts *opts)
 	uint32_t rb;
 	int err;
 
-	if (!opts || !opts->on_event || (opts->no_user && opts->no_kernel)) {
+	if (!opts || !opts->on_event || (opts->no_user && opts->no_kernel) ||
+	    (opts->user_threads_only && opts->kernel_threads_only) ||
+	    (opts->nr_tids && !opts->tids) || (opts->nr_cpus && !opts->cpus)) {
 		err = -EINVAL;
 		goto fail;
 	}
@@ -66,6 +71,15 @@ struct cpu_sample_prog *cpu_sample_prog__new(const struct cpu_sample_opts *opts)
 	p->force_sw = opts->force_sw_clock;
 	p->on_event = opts->on_event;
 	p->ctx = opts->ctx;
+	if (opts->nr_cpus) {
+		p->cpus = calloc(opts->nr_cpus, sizeof(*p->cpus));
+		if (!p->cpus) {
+			err = -ENOMEM;
+			goto fail;
+		}
+		memcpy(p->cpus, opts->cpus, opts->nr_cpus * sizeof(*p->cpus));
+		p->nr_cpus = opts->nr_cpus;
+	}
 
 	p->skel = skel = cpu_sample_bpf__open();
 	if (!skel) {
@@ -75,7 +89,13 @@ struct cpu_sample_prog *cpu_sample_prog__new(const struct cpu_sample_opts *opts)
 	skel->rodata->filter_tgids = opts->tgids_fd >= 0;
 	skel->rodata->want_user = !opts->no_user;
 	skel->rodata->want_kernel = !opts->no_kernel;
+	skel->rodata->filter_tids = opts->nr_tids > 0;
+	skel->rodata->kthreads = opts->user_threads_only     ? CPU_SAMPLE_USER_THREADS
+				 : opts->kernel_threads_only ? CPU_SAMPLE_KERNEL_THREADS
+							     : CPU_SAMPLE_ALL_THREADS;
 	err = bpf_map__set_max_entries(skel->maps.cs_events, rb);
+	if (!err && opts->nr_tids)
+		err = bpf_map__set_max_entries(skel->maps.cs_tids, (uint32_t)opts->nr_tids);
 	if (err)
 		goto fail;
 	err = tgid_filter__share(skel->maps.cs_tgids, opts->tgids_fd, opts->tgids_max);
@@ -84,6 +104,14 @@ struct cpu_sample_prog *cpu_sample_prog__new(const struct cpu_sample_opts *opts)
 	err = cpu_sample_bpf__load(skel);
 	if (err)
 		goto fail;
+	for (size_t i = 0; i < opts->nr_tids; i++) {
+		uint32_t tid = (uint32_t)opts->tids[i];
+
+		err = bpf_map__update_elem(skel->maps.cs_tids, &tid, sizeof(tid), &tid, sizeof(tid),
+					   BPF_ANY);
+		if (err)
+			goto fail;
+	}
 	p->rb = ring_buffer__new(bpf_map__fd(skel->maps.cs_events), cpu_sample_rb_event, p, NULL);
 	if (!p->rb) {
 		err = -errno;
@@ -99,7 +127,8 @@ fail:
 
 int cpu_sample_prog__attach(struct cpu_sample_prog *p)
 {
-	struct perf_event_set_opts eo = { .freq_hz = p->freq, .force_sw_clock = p->force_sw };
+	struct perf_event_set_opts eo = { .freq_hz = p->freq, .force_sw_clock = p->force_sw,
+					  .cpus = p->cpus, .nr_cpus = p->nr_cpus };
 	int err = 0, n;
 
 	if (p->events)
@@ -180,5 +209,6 @@ void cpu_sample_prog__free(struct cpu_sample_prog *p)
 	cpu_sample_prog__detach(p);
 	ring_buffer__free(p->rb);
 	cpu_sample_bpf__destroy(p->skel);
+	free(p->cpus);
 	free(p);
 }

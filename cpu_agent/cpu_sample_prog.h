@@ -4,7 +4,9 @@
 #define GPUPERF_CPU_AGENT_CPU_SAMPLE_PROG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct cpu_sample_prog;
 struct cpu_sample_event; /* bpf/cpu_sample.h */
@@ -26,6 +28,13 @@ struct cpu_sample_opts {
 	 */
 	int tgids_fd;
 	uint32_t tgids_max;
+	/* Only these threads (the tgid map is then not used); NULL/0: by tgid. */
+	const pid_t *tids;
+	size_t nr_tids;
+	const int *cpus;	/* perf events only on these CPUs; NULL/0: every online CPU */
+	size_t nr_cpus;
+	bool user_threads_only;	/* skip kernel threads (PF_KTHREAD) */
+	bool kernel_threads_only; /* skip user threads */
 	uint32_t ringbuf_bytes;	/* power of 2; 0: 4 MiB */
 	bool force_sw_clock;	/* see perf_event_set_opts */
 	cpu_sample_event_fn on_event; /* required */

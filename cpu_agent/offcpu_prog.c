@@ -14,6 +14,7 @@
 
 #define OFFCPU_DEF_MIN_BLOCK_US		1000
 #define OFFCPU_DEF_RINGBUF_BYTES	(4u * 1024 * 1024)
+#define OFFCPU_DEF_MAX_SHORT		16384
 
 struct offcpu_prog {
 	struct offcpu_bpf *skel;
@@ -49,8 +50,22 @@ static int load(struct offcpu_prog *p, const struct offcpu_opts *opts, bool tp_b
 	skel->rodata->want_kernel = !opts->no_kernel;
 	skel->rodata->use_btf = tp_btf;
 	skel->rodata->min_block_ns = (uint64_t)min_us * 1000;
+	skel->rodata->max_block_ns = (uint64_t)opts->max_block_us * 1000;
+	skel->rodata->sum_short = !opts->no_short_sum;
+	skel->rodata->filter_tids = opts->nr_tids > 0;
+	skel->rodata->kthreads = opts->user_threads_only     ? OFFCPU_USER_THREADS
+				 : opts->kernel_threads_only ? OFFCPU_KERNEL_THREADS
+							     : OFFCPU_ALL_THREADS;
+	skel->rodata->filter_cpus = opts->nr_cpus > 0;
+	for (size_t i = 0; i < opts->nr_cpus; i++)
+		skel->rodata->cpu_mask[opts->cpus[i] / 64] |= 1ull << (opts->cpus[i] % 64);
 	err = bpf_map__set_max_entries(skel->maps.oc_events, opts->ringbuf_bytes ?
 					       opts->ringbuf_bytes : OFFCPU_DEF_RINGBUF_BYTES);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.oc_short, opts->max_short ?
+						       opts->max_short : OFFCPU_DEF_MAX_SHORT);
+	if (!err && opts->nr_tids)
+		err = bpf_map__set_max_entries(skel->maps.oc_tids, (uint32_t)opts->nr_tids);
 	if (err)
 		return err;
 	err = tgid_filter__share(skel->maps.oc_tgids, opts->tgids_fd, opts->tgids_max);
@@ -67,7 +82,14 @@ static int load(struct offcpu_prog *p, const struct offcpu_opts *opts, bool tp_b
 		bpf_program__set_autoload(skel->progs.oc_sys_exit, false);
 		bpf_program__set_autoload(skel->progs.oc_sys_exit_raw, false);
 	}
-	return offcpu_bpf__load(skel);
+	err = offcpu_bpf__load(skel);
+	for (size_t i = 0; !err && i < opts->nr_tids; i++) {
+		uint32_t tid = (uint32_t)opts->tids[i];
+
+		err = bpf_map__update_elem(skel->maps.oc_tids, &tid, sizeof(tid), &tid, sizeof(tid),
+					   BPF_ANY);
+	}
+	return err;
 }
 
 struct offcpu_prog *offcpu_prog__new(const struct offcpu_opts *opts)
@@ -76,9 +98,17 @@ struct offcpu_prog *offcpu_prog__new(const struct offcpu_opts *opts)
 	uint32_t rb;
 	int err;
 
-	if (!opts || !opts->on_event || (opts->no_user && opts->no_kernel)) {
+	if (!opts || !opts->on_event || (opts->no_user && opts->no_kernel) ||
+	    (opts->user_threads_only && opts->kernel_threads_only) ||
+	    (opts->nr_tids && !opts->tids) || (opts->nr_cpus && !opts->cpus)) {
 		err = -EINVAL;
 		goto fail;
+	}
+	for (size_t i = 0; i < opts->nr_cpus; i++) {
+		if (opts->cpus[i] < 0 || opts->cpus[i] >= OFFCPU_MAX_CPUS) {
+			err = -EINVAL;
+			goto fail;
+		}
 	}
 	rb = opts->ringbuf_bytes;
 	if (rb & (rb - 1)) {
@@ -148,6 +178,27 @@ void offcpu_prog__stats(const struct offcpu_prog *p, struct offcpu_stats *st)
 {
 	st->lost_events = __atomic_load_n(&p->skel->bss->lost_events, __ATOMIC_RELAXED);
 	st->stack_errors = __atomic_load_n(&p->skel->bss->stack_errors, __ATOMIC_RELAXED);
+	st->short_lost = __atomic_load_n(&p->skel->bss->short_lost, __ATOMIC_RELAXED);
+}
+
+int offcpu_prog__for_each_short(struct offcpu_prog *p, offcpu_short_fn fn, void *ctx)
+{
+	const struct bpf_map *m = p->skel->maps.oc_short;
+	uint32_t key, next;
+	struct offcpu_short v;
+	const void *prev = NULL;
+	int err;
+
+	while (!bpf_map__get_next_key(m, prev, &next, sizeof(next))) {
+		key = next;
+		prev = &key;
+		if (bpf_map__lookup_elem(m, &key, sizeof(key), &v, sizeof(v), 0))
+			continue; /* deleted meanwhile */
+		err = fn(ctx, &v);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 void offcpu_prog__free(struct offcpu_prog *p)

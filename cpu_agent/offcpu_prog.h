@@ -4,20 +4,34 @@
 #define GPUPERF_CPU_AGENT_OFFCPU_PROG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct offcpu_prog;
 struct offcpu_event; /* bpf/offcpu.h */
+struct offcpu_short; /* bpf/offcpu.h */
 
 /* Called on the polling thread per span; @ev is valid only during the call. */
 typedef int (*offcpu_event_fn)(void *ctx, const struct offcpu_event *ev);
 
 struct offcpu_opts {
-	uint32_t min_block_us;	/* spans shorter than this are dropped in the kernel; 0: 1000 */
+	uint32_t min_block_us;	/* shorter spans are only summed per thread; 0: 1000 */
+	uint32_t max_block_us;	/* longer spans are dropped (not summed); 0: no limit */
+	bool no_short_sum;	/* do not sum the short spans (oc_short) */
 	bool no_user;
 	bool no_kernel;
 	int tgids_fd;		/* proc_track_prog__tgids_fd(); < 0: every thread of the machine */
 	uint32_t tgids_max;
+	/* Only these threads (the tgid map is then not used); NULL/0: by tgid. */
+	const pid_t *tids;
+	size_t nr_tids;
+	/* Only switch-outs on these CPUs (each < OFFCPU_MAX_CPUS); NULL/0: all. */
+	const int *cpus;
+	size_t nr_cpus;
+	bool user_threads_only;	/* skip kernel threads (PF_KTHREAD) */
+	bool kernel_threads_only; /* skip user threads */
+	uint32_t max_short;	/* threads whose short spans are summed; 0: 16384 */
 	uint32_t ringbuf_bytes;	/* power of 2; 0: 4 MiB */
 	bool force_raw_tp;
 	offcpu_event_fn on_event; /* required */
@@ -27,7 +41,11 @@ struct offcpu_opts {
 struct offcpu_stats {
 	uint64_t lost_events;	/* ring buffer full */
 	uint64_t stack_errors;
+	uint64_t short_lost;	/* short spans not summed: the per-thread map was full */
 };
+
+/* One thread's sum of short spans; return 0 to go on. */
+typedef int (*offcpu_short_fn)(void *ctx, const struct offcpu_short *s);
 
 struct offcpu_prog *offcpu_prog__new(const struct offcpu_opts *opts);
 int offcpu_prog__attach(struct offcpu_prog *p);
@@ -36,6 +54,11 @@ int offcpu_prog__consume(struct offcpu_prog *p);
 int offcpu_prog__epoll_fd(const struct offcpu_prog *p);
 bool offcpu_prog__uses_tp_btf(const struct offcpu_prog *p);
 void offcpu_prog__stats(const struct offcpu_prog *p, struct offcpu_stats *st);
+/*
+ * Call @fn for every thread's sum of spans shorter than min_block_us (read
+ * it after detaching, for final sums). 0 or the first error.
+ */
+int offcpu_prog__for_each_short(struct offcpu_prog *p, offcpu_short_fn fn, void *ctx);
 void offcpu_prog__free(struct offcpu_prog *p);
 
 #endif /* GPUPERF_CPU_AGENT_OFFCPU_PROG_H */

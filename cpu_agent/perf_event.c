@@ -114,6 +114,21 @@ struct perf_event_set *perf_event_set__open(const struct perf_event_set_opts *op
 		goto fail;
 	}
 	s->sw = opts->force_sw_clock;
+	if (opts->nr_cpus) {
+		/* keep only the CPUs asked for */
+		bool *want = calloc((size_t)ncpu, sizeof(*want));
+
+		if (!want) {
+			err = -ENOMEM;
+			goto fail;
+		}
+		for (size_t i = 0; i < opts->nr_cpus; i++)
+			if (opts->cpus[i] >= 0 && opts->cpus[i] < ncpu)
+				want[opts->cpus[i]] = true;
+		for (int cpu = 0; cpu < ncpu; cpu++)
+			mask[cpu] = mask[cpu] && want[cpu];
+		free(want);
+	}
 	for (int cpu = 0; cpu < ncpu; cpu++) {
 		int fd;
 

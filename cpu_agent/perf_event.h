@@ -4,6 +4,7 @@
 #define GPUPERF_CPU_AGENT_PERF_EVENT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct perf_event_set;
@@ -11,12 +12,15 @@ struct perf_event_set;
 struct perf_event_set_opts {
 	uint32_t freq_hz;	/* samples per second per CPU; required */
 	bool force_sw_clock;	/* skip the hardware cycles event (tests, VMs with a broken PMU) */
+	const int *cpus;	/* only these CPUs (those online among them); NULL/0: every CPU */
+	size_t nr_cpus;
 };
 
 /*
  * Open a disabled-until-attach sampling event on every online CPU: hardware
  * cycles in frequency mode, falling back to PERF_COUNT_SW_CPU_CLOCK when the
- * machine has no usable PMU (VMs, containers). Offline CPUs are skipped.
+ * machine has no usable PMU (VMs, containers). Offline CPUs are skipped, and
+ * with opts->cpus every CPU not in that list.
  * Returns NULL and sets errno: EPERM/EACCES without CAP_PERFMON (or with a
  * restrictive perf_event_paranoid), EINVAL for a zero frequency or one above
  * kernel.perf_event_max_sample_rate, ENODEV with no usable CPU.

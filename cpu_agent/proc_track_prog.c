@@ -143,6 +143,7 @@ struct proc_track_prog *proc_track_prog__new(const struct proc_track_opts *opts)
 		goto fail;
 	}
 	skel->rodata->filter_tgids = !opts->all;
+	skel->rodata->thread_exits = opts->thread_exits;
 	err = bpf_map__set_max_entries(skel->maps.ptrack_tgids,
 				       opts->max_procs ? opts->max_procs : PROC_TRACK_DEF_MAX_PROCS);
 	if (err)

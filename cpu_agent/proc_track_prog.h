@@ -36,6 +36,8 @@ struct proc_track_opts {
 	 * fallback). tp_btf is otherwise chosen whenever the kernel can load it.
 	 */
 	bool force_raw_tp;
+	/* Also report the exit of every thread that is not its process's last (THREAD_EXIT). */
+	bool thread_exits;
 	proc_track_event_fn on_event; /* required */
 	void *ctx;
 };

@@ -550,6 +550,19 @@ static int build_views(struct report *r, struct thread_views *tv)
 				err = add_both(r, tv, VIEW_GPU, g->pid, gpu_tid(r, i), grp->weight);
 		}
 	}
+	/* blocks under the minimum block time: summed per thread by the agent, no stack */
+	for (k = 0; k < tl->nr_offcpu_short && !err; k++) {
+		const struct tl_offcpu_short *a = &tl->offcpu_short[k];
+
+		r->fb.n = 0;
+		err = frame_buf__push(&r->fb, report__proc_root(r, a->pid), GP_FRAME_CPU);
+		if (!err)
+			err = frame_buf__push(&r->fb, "[off-cpu]", GP_FRAME_OFFCPU);
+		if (!err)
+			err = frame_buf__push(&r->fb, "[short blocks]", GP_FRAME_OFFCPU);
+		if (!err)
+			err = add_both(r, tv, VIEW_OFFCPU, a->pid, a->tid, a->total_ns);
+	}
 	return err;
 }
 

@@ -66,7 +66,7 @@ struct report_stats {
 	struct mstat mc[MAX_MEMCPY_KINDS], ms;
 	struct pstat *proc; /* per tl->procs */
 	uint64_t busy, idle, overlap;
-	uint64_t on_cpu, off_cpu;
+	uint64_t on_cpu, off_cpu, off_cpu_short;
 	size_t gpu_records, with_api, with_stack;
 };
 
@@ -379,6 +379,14 @@ static int collect(struct report *r, struct report_stats *s)
 		if (p)
 			s->proc[p - tl->procs].off += d;
 	}
+	for (i = 0; i < tl->nr_offcpu_short; i++) {
+		const struct tl_proc *p = timeline__proc(tl, tl->offcpu_short[i].pid);
+
+		s->off_cpu_short += tl->offcpu_short[i].total_ns;
+		if (p)
+			s->proc[p - tl->procs].off += tl->offcpu_short[i].total_ns;
+	}
+	s->off_cpu += s->off_cpu_short;
 	for (i = 0; i < tl->nr_gpu && !err; i++) {
 		const struct tl_gpu *g = &tl->gpu[i];
 		uint64_t d = g->end > g->start ? g->end - g->start : 0;
@@ -580,6 +588,7 @@ static cJSON *build_json(struct report *r, struct report_stats *s)
 	num(o, "on_cpu_ns", (double)s->on_cpu);
 	num(o, "off_cpu_ns", (double)s->off_cpu);
 	num(o, "off_cpu_spans", (double)tl->nr_offcpu);
+	num(o, "off_cpu_short_ns", (double)s->off_cpu_short);
 
 	o = cJSON_AddObjectToObject(root, "gpu");
 	num(o, "busy_ns", (double)s->busy);

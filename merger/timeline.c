@@ -31,7 +31,7 @@ struct idmap {
 struct tl_priv {
 	struct strtab st;
 	size_t cap_gpu, cap_api, cap_launch, cap_samples, cap_offcpu, cap_frames, cap_files;
-	size_t cap_procs, cap_threads, cap_modules, cap_devices;
+	size_t cap_procs, cap_threads, cap_modules, cap_devices, cap_offcpu_short;
 	char **warnings;
 	size_t nr_warnings;
 	char errbuf[512];
@@ -183,6 +183,7 @@ void timeline__free(struct timeline *tl)
 	free(tl->offcpu);
 	free(tl->frames);
 	free(tl->procs);
+	free(tl->offcpu_short);
 	free(tl->threads);
 	free(tl->modules);
 	free(tl->devices);
@@ -463,7 +464,22 @@ static int add_record(struct timeline *tl, struct idmap *ids, const struct gp_re
 	}
 	case GP_REC_OFFCPU: {
 		const struct gp_rec_offcpu *s = (const void *)rec;
-		struct tl_offcpu *o = PUSH(tl, offcpu, nr_offcpu, cap_offcpu);
+		struct tl_offcpu *o;
+
+		if (rec->flags & GP_OFFCPU_AGGREGATE) {
+			struct tl_offcpu_short *a = PUSH(tl, offcpu_short, nr_offcpu_short,
+							 cap_offcpu_short);
+
+			if (!a)
+				return -ENOMEM;
+			a->total_ns = s->end > s->start ? s->end - s->start : 0;
+			a->pid = s->pid;
+			a->tid = s->tid;
+			a->count = s->pad;
+			a->pad = 0;
+			return 0;
+		}
+		o = PUSH(tl, offcpu, nr_offcpu, cap_offcpu);
 
 		if (!o)
 			return -ENOMEM;

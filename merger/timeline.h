@@ -82,6 +82,14 @@ struct tl_offcpu {
 	struct tl_stack stack;
 };
 
+/* A thread's blocks shorter than the agent's minimum block time, summed (no stack). */
+struct tl_offcpu_short {
+	uint64_t total_ns;
+	uint32_t pid, tid;
+	uint32_t count;
+	uint32_t pad;
+};
+
 /* A process seen in any trace (merged by pid). */
 struct tl_proc {
 	uint64_t first_ts;  /* first record naming it (fork or info) */
@@ -144,6 +152,8 @@ struct timeline {
 	size_t nr_samples;
 	struct tl_offcpu *offcpu;
 	size_t nr_offcpu;
+	struct tl_offcpu_short *offcpu_short;
+	size_t nr_offcpu_short;
 	uint64_t *frames; /* stack pool */
 	size_t nr_frames;
 

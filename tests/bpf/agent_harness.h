@@ -119,6 +119,10 @@ struct harness_rec {
 	char probe[64];		/* launch: probe name */
 	uint32_t event;		/* process/thread event */
 	uint16_t nr_user, nr_kernel;
+	uint16_t flags;		/* hdr.flags */
+	uint32_t cpu;		/* sample, off-CPU */
+	uint32_t nr_spans;	/* off-CPU aggregate (GP_OFFCPU_AGGREGATE): pad */
+	char comm[32];		/* process, thread */
 	uint64_t ips[2 * GP_STACK_MAX_DEPTH + 2];
 	char path[256];		/* module */
 	uint64_t start, end, pgoff;
@@ -168,11 +172,12 @@ static inline int harness__load(const char *dir, struct harness_trace *t)
 		memset(x, 0, offsetof(struct harness_rec, ips));
 		x->path[0] = '\0';
 		x->type = h->type;
+		x->flags = h->flags;
 		switch (h->type) {
 		case GP_REC_CPU_SAMPLE: {
 			const struct gp_rec_cpu_sample *c = (const void *)h;
 
-			x->pid = c->pid, x->tid = c->tid, x->t0 = c->ts;
+			x->pid = c->pid, x->tid = c->tid, x->t0 = c->ts, x->cpu = c->cpu;
 			x->nr_user = c->nr_user, x->nr_kernel = c->nr_kernel;
 			memcpy(x->ips, c->ips, 8 * ((size_t)c->nr_user + c->nr_kernel));
 			break;
@@ -181,6 +186,7 @@ static inline int harness__load(const char *dir, struct harness_trace *t)
 			const struct gp_rec_offcpu *c = (const void *)h;
 
 			x->pid = c->pid, x->tid = c->tid, x->t0 = c->start, x->t1 = c->end;
+			x->cpu = c->cpu, x->nr_spans = c->pad;
 			x->nr_user = c->nr_user, x->nr_kernel = c->nr_kernel;
 			memcpy(x->ips, c->ips, 8 * ((size_t)c->nr_user + c->nr_kernel));
 			break;
@@ -198,13 +204,19 @@ static inline int harness__load(const char *dir, struct harness_trace *t)
 		case GP_REC_PROCESS: {
 			const struct gp_rec_process *c = (const void *)h;
 
+			const char *n = gp_reader__string(rd, c->comm_str);
+
 			x->pid = c->pid, x->tid = c->ppid, x->event = c->event, x->t0 = c->ts;
+			snprintf(x->comm, sizeof(x->comm), "%s", n ? n : "");
 			break;
 		}
 		case GP_REC_THREAD: {
 			const struct gp_rec_thread *c = (const void *)h;
 
+			const char *n = gp_reader__string(rd, c->name_str);
+
 			x->pid = c->pid, x->tid = c->tid, x->event = c->event, x->t0 = c->ts;
+			snprintf(x->comm, sizeof(x->comm), "%s", n ? n : "");
 			break;
 		}
 		case GP_REC_MODULE: {
