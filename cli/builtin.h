@@ -8,8 +8,12 @@
 #define GP_EXIT_DATA 1	/* bad or damaged input data */
 #define GP_EXIT_USAGE 2 /* bad command line */
 
+int cmd_diff(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+/* `gpuperf --cpu ARGS`: argv[0] is "--cpu"; record --cpu ARGS, then report the directory. */
+int cmd_record_report(int argc, char **argv);
 
 #endif /* GPUPERF_BUILTIN_H */

@@ -13,6 +13,10 @@
 #include "builtin.h"
 #include "gp_record.h"
 
+#if GPUPERF_HAVE_CPU_AGENT
+#include <bpf/libbpf.h>
+#endif
+
 #ifndef GPUPERF_VERSION
 #define GPUPERF_VERSION "0.0.0"
 #endif
@@ -27,8 +31,10 @@ static int cmd_help(int argc, char **argv);
 static int cmd_version(int argc, char **argv);
 
 static const struct cmd commands[] = {
+	{ "diff", cmd_diff, "compare two recordings; exit 1 on a performance regression (CI gate)" },
 	{ "dump", cmd_dump, "print the records of a trace file (gpu-<pid>.trace, cpu.trace)" },
 	{ "flamegraph", cmd_flamegraph, "render folded stacks as an interactive SVG flame graph" },
+	{ "record", cmd_record, "run a CUDA program and record its GPU (and, --cpu, CPU) side" },
 	{ "report", cmd_report, "write flame graphs, timeline, pprof and summary for a recording" },
 	{ "help", cmd_help, "show this help, or a command's help" },
 	{ "version", cmd_version, "show the version and what it was built with" },
@@ -48,7 +54,9 @@ static void usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(f, "usage: gpuperf <command> [<args>]\n\ncommands:\n");
+	fprintf(f, "usage: gpuperf <command> [<args>]\n"
+		   "       gpuperf --cpu [record options] PROGRAM [ARGS...]  (record --cpu + report)\n"
+		   "\ncommands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\n'gpuperf help <command>' shows a command's options.\n");
@@ -76,6 +84,18 @@ static int cmd_version(int argc, char **argv)
 {
 	printf("gpuperf %s (trace format %u.%u, zlib %s)\n", GPUPERF_VERSION, GP_FORMAT_MAJOR,
 	       GP_FORMAT_MINOR, zlibVersion());
+#ifdef GPUPERF_CUPTI_API_VERSION
+	printf("GPU side: built with CUPTI API version %d (CUDA %s)\n", GPUPERF_CUPTI_API_VERSION,
+	       GPUPERF_CUDA_VERSION);
+#else
+	printf("GPU side: built without CUDA: no injection library\n");
+#endif
+#if GPUPERF_HAVE_CPU_AGENT
+	printf("CPU side (--cpu): built with libbpf %d.%d (running %s)\n", LIBBPF_MAJOR_VERSION,
+	       LIBBPF_MINOR_VERSION, libbpf_version_string());
+#else
+	printf("CPU side (--cpu): not built (no eBPF agent in this build)\n");
+#endif
 	return GP_EXIT_OK;
 }
 
@@ -91,6 +111,8 @@ int main(int argc, char **argv)
 		return cmd_help(1, argv);
 	if (!strcmp(argv[1], "--version"))
 		return cmd_version(1, argv);
+	if (!strcmp(argv[1], "--cpu"))
+		return cmd_record_report(argc - 1, argv + 1);
 	c = find_cmd(argv[1]);
 	if (!c) {
 		fprintf(stderr, "gpuperf: '%s' is not a gpuperf command; see 'gpuperf help'\n", argv[1]);

@@ -3,6 +3,7 @@
 #include "flamegraph_svg.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -97,8 +98,11 @@ void flamegraph__format_weight(const struct flamegraph_opts *opts, unsigned long
 		snprintf(buf, size, "%.3f s", w / 1e9);
 }
 
+struct diff_state;
+
 struct svg_ctx {
 	FILE *out;
+	struct diff_state *diff; /* set for a differential flame graph */
 	struct flamegraph_opts o;
 	uint64_t total;
 	double scale;	     /* px per unit of weight */
@@ -108,12 +112,22 @@ struct svg_ctx {
 	int err;
 };
 
+static double diff_visit(struct svg_ctx *c, const struct stack_agg_node *n, double *base);
+static void diff_fill(struct svg_ctx *c, const struct stack_agg_node *n, double base, char *buf,
+		      size_t size);
+static int diff_title(struct svg_ctx *c, const struct stack_agg_node *n, double base);
+static int diff_legend(struct svg_ctx *c, double legend_y);
+static void diff_note_delta(struct svg_ctx *c, double delta);
+
 static int measure_enter(void *arg, const struct stack_agg_node *n)
 {
 	struct svg_ctx *c = arg;
+	double delta = c->diff ? diff_visit(c, n, NULL) : 0;
 
 	if (n->depth && (double)n->total * c->scale < c->o.min_width)
 		return 1;
+	if (c->diff && n->depth)
+		diff_note_delta(c, delta);
 	if (n->depth > c->max_depth)
 		c->max_depth = n->depth;
 	if (n->depth)
@@ -194,17 +208,29 @@ static int frame_enter(void *arg, const struct stack_agg_node *n)
 	double x = XPAD + (double)n->offset * c->scale, w = (double)n->total * c->scale;
 	double y = row_y(c, n->depth);
 	char color[32], weight[64];
+	double base = 0;
 	int err = 0;
 
+	if (c->diff)
+		diff_visit(c, n, &base);
 	if (n->depth && w < c->o.min_width)
 		return 1;
-	flamegraph__frame_color(kind, name, color, sizeof(color));
+	if (c->diff)
+		diff_fill(c, n, base, color, sizeof(color));
+	else
+		flamegraph__frame_color(kind, name, color, sizeof(color));
 	flamegraph__format_weight(&c->o, (unsigned long long)n->total, weight, sizeof(weight));
-	err = err ?: putf(c, "<g class=\"%s\" data-w=\"%llu\"><title>", gp_frame_kind__name(kind),
+	err = err ?: putf(c, "<g class=\"%s\" data-w=\"%llu\"", gp_frame_kind__name(kind),
 			  (unsigned long long)n->total);
+	if (c->diff)
+		err = err ?: putf(c, " data-b=\"%.0f\"", base);
+	err = err ?: put(c, "><title>");
 	err = err ?: esc(c, name);
-	err = err ?: putf(c, " (%s, %.2f%%)</title>", weight,
-			  c->total ? 100.0 * (double)n->total / (double)c->total : 0.0);
+	if (c->diff)
+		err = err ?: diff_title(c, n, base);
+	else
+		err = err ?: putf(c, " (%s, %.2f%%)</title>", weight,
+				  c->total ? 100.0 * (double)n->total / (double)c->total : 0.0);
 	err = err ?: putf(c,
 			  "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%u\" fill=\"%s\" "
 			  "rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%.1f\">",
@@ -279,7 +305,9 @@ static int write_header(struct svg_ctx *c)
 			  "<text id=\"fg-ic\" class=\"fg-button\" x=\"%d\" y=\"%.0f\">ic</text>\n",
 			  XPAD, title_y, width - XPAD - 26, title_y, width - XPAD - 14, title_y);
 	err = err ?: putf(c, "<g id=\"fg-legend\">");
-	for (k = 0, x = XPAD; k < GP_FRAME_KIND_COUNT; k++) {
+	if (c->diff)
+		err = err ?: diff_legend(c, legend_y);
+	for (k = 0, x = XPAD; !c->diff && k < GP_FRAME_KIND_COUNT; k++) {
 		char color[32];
 
 		if (!(c->kinds_seen & (1u << k)))
@@ -302,9 +330,20 @@ static int write_header(struct svg_ctx *c)
 	return err;
 }
 
+static int write_svg(struct svg_ctx *cp, struct stack_agg *agg, const struct flamegraph_opts *opts,
+		     FILE *out);
+
 int flamegraph__write_svg(struct stack_agg *agg, const struct flamegraph_opts *opts, FILE *out)
 {
 	struct svg_ctx c = { .out = out };
+
+	return write_svg(&c, agg, opts, out);
+}
+
+static int write_svg(struct svg_ctx *cp, struct stack_agg *agg, const struct flamegraph_opts *opts,
+		     FILE *out)
+{
+	struct svg_ctx c = *cp;
 	int err;
 
 	if (!agg || !out)
@@ -348,5 +387,229 @@ int flamegraph__write_svg(struct stack_agg *agg, const struct flamegraph_opts *o
 done:
 	if (!err && fflush(out))
 		err = -EIO;
+	return err;
+}
+
+/*
+ * The differential flame graph. The base tree is indexed once by (parent id,
+ * kind, name) in a hash table; walking the new tree, ids[depth] holds the
+ * base node matching the new node at that depth (NONE when the path is not
+ * in base), so each lookup is one probe sequence and no path strings are built.
+ */
+#define NONE UINT32_MAX
+
+struct base_node {
+	uint32_t parent;
+	enum gp_frame_kind kind;
+	char *name;
+	uint64_t total;
+};
+
+struct diff_state {
+	struct base_node *nodes;
+	size_t n_nodes, cap;
+	uint32_t *slots; /* node id + 1; 0 = empty */
+	size_t mask;
+	uint32_t *ids;	 /* by depth: base node id, or NONE */
+	size_t ids_cap;
+	double base_scale, new_scale, max_delta;
+};
+
+static size_t node_hash(uint32_t parent, enum gp_frame_kind kind, const char *name)
+{
+	return (size_t)(name_hash(name) ^ (parent * 0x9e3779b1u) ^ ((uint32_t)kind << 24));
+}
+
+static uint32_t diff_find(const struct diff_state *d, uint32_t parent, enum gp_frame_kind kind,
+			  const char *name)
+{
+	size_t i = node_hash(parent, kind, name) & d->mask;
+
+	for (; d->slots[i]; i = (i + 1) & d->mask) {
+		const struct base_node *b = &d->nodes[d->slots[i] - 1];
+
+		if (b->parent == parent && b->kind == kind && !strcmp(b->name, name))
+			return d->slots[i] - 1;
+	}
+	return NONE;
+}
+
+static int ids_reserve(struct diff_state *d, unsigned depth)
+{
+	size_t cap = d->ids_cap ? d->ids_cap * 2 : 64;
+	uint32_t *n;
+
+	if (depth < d->ids_cap)
+		return 0;
+	while (cap <= depth)
+		cap *= 2;
+	n = realloc(d->ids, cap * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	d->ids = n;
+	d->ids_cap = cap;
+	return 0;
+}
+
+static int index_enter(void *arg, const struct stack_agg_node *n)
+{
+	struct diff_state *d = arg;
+	uint32_t parent, id = (uint32_t)d->n_nodes;
+	struct base_node *b;
+	size_t i;
+
+	if (ids_reserve(d, n->depth) || d->n_nodes >= d->cap)
+		return -ENOMEM;
+	parent = n->depth ? d->ids[n->depth - 1] : NONE;
+	b = &d->nodes[id];
+	b->parent = parent;
+	b->kind = n->kind;
+	b->total = n->total;
+	b->name = strdup(n->name);
+	if (!b->name)
+		return -ENOMEM;
+	d->n_nodes++;
+	for (i = node_hash(parent, n->kind, n->name) & d->mask; d->slots[i]; i = (i + 1) & d->mask)
+		;
+	d->slots[i] = id + 1;
+	d->ids[n->depth] = id;
+	return 0;
+}
+
+static void diff_release(struct diff_state *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n_nodes; i++)
+		free(d->nodes[i].name);
+	free(d->nodes);
+	free(d->slots);
+	free(d->ids);
+}
+
+static int diff_index(struct diff_state *d, struct stack_agg *base)
+{
+	size_t want = stack_agg__node_count(base) + 1, slots = 16;
+
+	while (slots < 2 * want)
+		slots *= 2;
+	if (want >= NONE)
+		return -ENOMEM;
+	d->cap = want;
+	d->nodes = calloc(want, sizeof(*d->nodes));
+	d->slots = calloc(slots, sizeof(*d->slots));
+	d->mask = slots - 1;
+	if (!d->nodes || !d->slots)
+		return -ENOMEM;
+	return stack_agg__walk(base, index_enter, NULL, d);
+}
+
+/* Track the base node matching n; returns new - base (scaled), *base = scaled base weight. */
+static double diff_visit(struct svg_ctx *c, const struct stack_agg_node *n, double *base)
+{
+	struct diff_state *d = c->diff;
+	uint32_t id = NONE, parent;
+	double b = 0;
+
+	/* ids has room for new_agg's deepest stack (flamegraph__write_diff_svg). */
+	if (!n->depth)
+		id = d->n_nodes ? 0 : NONE;
+	else if ((parent = d->ids[n->depth - 1]) != NONE)
+		id = diff_find(d, parent, n->kind, n->name);
+	d->ids[n->depth] = id;
+	if (id != NONE)
+		b = (double)d->nodes[id].total * d->base_scale;
+	if (base)
+		*base = b;
+	return (double)n->total * d->new_scale - b;
+}
+
+static void diff_note_delta(struct svg_ctx *c, double delta)
+{
+	if (fabs(delta) > c->diff->max_delta)
+		c->diff->max_delta = fabs(delta);
+}
+
+void flamegraph__diff_color(double delta, double max_delta, char *buf, size_t size)
+{
+	unsigned r = 255, g = 255, b = 255;
+	double v = max_delta > 0 ? fabs(delta) / max_delta : 0;
+
+	/* flamegraph.pl's color_scale(): white, shading to red (grew) or blue (shrank). */
+	if (v > 1)
+		v = 1;
+	if (delta > 0)
+		g = b = (unsigned)(210 * (1 - v));
+	else if (delta < 0)
+		r = g = (unsigned)(210 * (1 - v));
+	snprintf(buf, size, "rgb(%u,%u,%u)", r, g, b);
+}
+
+static void diff_fill(struct svg_ctx *c, const struct stack_agg_node *n, double base, char *buf,
+		      size_t size)
+{
+	flamegraph__diff_color((double)n->total * c->diff->new_scale - base, c->diff->max_delta,
+			       buf, size);
+}
+
+static int diff_title(struct svg_ctx *c, const struct stack_agg_node *n, double base)
+{
+	double nw = (double)n->total * c->diff->new_scale, delta = nw - base;
+	char bs[64], ns[64], ds[64];
+
+	flamegraph__format_weight(&c->o, (unsigned long long)llround(base), bs, sizeof(bs));
+	flamegraph__format_weight(&c->o, (unsigned long long)llround(nw), ns, sizeof(ns));
+	flamegraph__format_weight(&c->o, (unsigned long long)llround(fabs(delta)), ds, sizeof(ds));
+	if (base <= 0)
+		return putf(c, " (base 0, new %s, delta +%s, new frame)</title>", ns, ds);
+	return putf(c, " (base %s, new %s, delta %s%s, %+.2f%%)</title>", bs, ns,
+		    delta < 0 ? "-" : "+", ds, 100.0 * delta / base);
+}
+
+static int diff_legend(struct svg_ctx *c, double legend_y)
+{
+	static const struct {
+		const char *cls, *label;
+		double delta;
+	} item[] = {
+		{ "slower", "slower than base", 1 },
+		{ "faster", "faster than base", -1 },
+		{ "same", "unchanged", 0 },
+	};
+	char color[32];
+	int err = 0, x = XPAD;
+	size_t i;
+
+	for (i = 0; i < sizeof(item) / sizeof(item[0]); i++) {
+		flamegraph__diff_color(item[i].delta, 1, color, sizeof(color));
+		err = err ?: putf(c,
+				  "<g class=\"%s\"><rect x=\"%d\" y=\"%.0f\" width=\"12\" height=\"12\" "
+				  "rx=\"2\" fill=\"%s\" stroke=\"#999\" stroke-width=\"0.5\"/><text "
+				  "x=\"%d\" y=\"%.0f\">%s</text></g>",
+				  item[i].cls, x, legend_y - 10, color, x + 16, legend_y,
+				  item[i].label);
+		x += 16 + (int)strlen(item[i].label) * 7 + 20;
+	}
+	return err ?: putf(c,
+			   "<text x=\"%d\" y=\"%.0f\">width: new profile; frames only in base are "
+			   "not drawn</text>",
+			   x, legend_y);
+}
+
+int flamegraph__write_diff_svg(struct stack_agg *base_agg, struct stack_agg *new_agg,
+			       const struct flamegraph_opts *opts, double base_scale,
+			       double new_scale, FILE *out)
+{
+	struct diff_state d = { .base_scale = base_scale > 0 ? base_scale : 1,
+				.new_scale = new_scale > 0 ? new_scale : 1 };
+	struct svg_ctx c = { .out = out, .diff = &d };
+	int err;
+
+	if (!base_agg || !new_agg || !out)
+		return -EINVAL;
+	err = diff_index(&d, base_agg);
+	err = err ?: ids_reserve(&d, stack_agg__max_depth(new_agg) + 1);
+	err = err ?: write_svg(&c, new_agg, opts, out);
+	diff_release(&d);
 	return err;
 }

@@ -37,6 +37,27 @@ struct flamegraph_opts {
  */
 int flamegraph__write_svg(struct stack_agg *agg, const struct flamegraph_opts *opts, FILE *out);
 
+/*
+ * A differential flame graph, as FlameGraph's difffolded.pl | flamegraph.pl
+ * draws it: the frames and widths are new_agg's; each frame is filled by the
+ * change of its total from base_agg to new_agg, red when it grew (slower),
+ * blue when it shrank (faster), white when equal, the shade scaled by the
+ * largest change of any drawn frame. Frames only in base_agg are not drawn
+ * (their width in the new profile is 0): their loss shows as blue on their
+ * parents. Weights shown are multiplied by base_scale / new_scale (e.g. 1/runs
+ * to show a mean of several runs; 0 means 1); the layout and the search's
+ * "Matched" use new_agg's own weights. Every frame's <title> is
+ * "name (base B, new N, delta D, P%)" and its <g> carries data-b (the scaled
+ * base weight). Otherwise as flamegraph__write_svg(); the legend shows the
+ * color scale instead of the frame kinds (class names still give the kind).
+ */
+int flamegraph__write_diff_svg(struct stack_agg *base_agg, struct stack_agg *new_agg,
+			       const struct flamegraph_opts *opts, double base_scale,
+			       double new_scale, FILE *out);
+
+/* The fill of a frame that changed by delta when the largest change is max_delta. */
+void flamegraph__diff_color(double delta, double max_delta, char *buf, size_t size);
+
 /* The fill color the renderer uses for a frame (for tests): "rgb(r,g,b)". */
 void flamegraph__frame_color(enum gp_frame_kind kind, const char *name, char *buf, size_t size);
 
