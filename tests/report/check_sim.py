@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""check_sim.py DIR TRUTH.jsonl SRC_DIR [KERNEL=FUNCTION ...]
+
+`gpuperf record --cpu` + `gpuperf report` of a sample on the CUDA simulator, checked
+against the simulator's own log of what it ran (GPUPERF_SIM_LOG):
+- every GPU record is joined to its launch stack (join rate 1.0);
+- every kernel's count and total device time in summary.json, and its weight in
+  gpu.folded, equal the simulated ones exactly; memcpy bytes and time per kind too;
+- each KERNEL sits right under FUNCTION (the function that launched it) and the API
+  frame in every gpu.folded stack;
+- every launch site's file:line is a line of the sample that makes that call.
+"""
+import json
+import os
+import sys
+
+d, truth_path, src = sys.argv[1], sys.argv[2], sys.argv[3]
+expect_fn = dict(a.split("=", 1) for a in sys.argv[4:])
+fails = []
+truth = [json.loads(l) for l in open(truth_path) if l.strip()]
+s = json.load(open(f"{d}/summary.json"))
+
+if s["join"]["rate"] != 1:
+    fails.append(f"join: {s['join']}")
+
+# kernels: count and total time, by mangled name
+want = {}
+for r in truth:
+    if r["type"] == "kernel":
+        c, t = want.get(r["name"], (0, 0))
+        want[r["name"]] = (c + 1, t + r["end"] - r["start"])
+got = {k["mangled"]: (k["count"], k["total_ns"]) for k in s["kernels"]}
+if got != want:
+    fails.append(f"kernels: summary {got} != simulated {want}")
+demangled = {k["mangled"]: k["name"] for k in s["kernels"]}
+
+# memcpys by kind
+want_mc = {}
+for r in truth:
+    if r["type"] == "memcpy":
+        c, b, t = want_mc.get(r["copy"], (0, 0, 0))
+        want_mc[r["copy"]] = (c + 1, b + r["bytes"], t + r["end"] - r["start"])
+got_mc = {m["kind"]: (m["count"], m["bytes"], m["total_ns"]) for m in s["memcpy"]}
+if got_mc != want_mc:
+    fails.append(f"memcpy: summary {got_mc} != simulated {want_mc}")
+
+# gpu.folded: weights per kernel, and the launching function under each
+per_kernel = {}
+for line in open(f"{d}/gpu.folded"):
+    stack, _, w = line.rstrip("\n").rpartition(" ")
+    frames = stack.split(";")
+    leaf = frames[-1]
+    if "[no launch stack]" in frames or "[unknown API]" in frames:
+        fails.append(f"unjoined stack in gpu.folded: {stack[:200]}")
+    if not leaf.startswith("[gpu] "):
+        continue
+    name = leaf[len("[gpu] "):]
+    per_kernel[name] = per_kernel.get(name, 0) + int(w)
+    for k, fn in expect_fn.items():
+        if k in name and not frames[-3].startswith(fn):
+            fails.append(f"{name} launched from {frames[-3]!r}, want {fn}(...)")
+for mangled, (_, total) in want.items():
+    if per_kernel.get(demangled.get(mangled, "?"), 0) != total:
+        fails.append(f"gpu.folded weight of {mangled}: {per_kernel.get(demangled.get(mangled, '?'))} != {total}")
+for k in expect_fn:
+    if not any(k in n for n in per_kernel):
+        fails.append(f"no kernel named {k} in gpu.folded")
+
+# launch sites point at the line that makes the call
+for site in s["launch_sites"]:
+    if not site["location"]:
+        fails.append(f"launch site without file:line: {site['function']}")
+        continue
+    f, _, line = site["location"].rpartition(":")
+    path = os.path.join(src, f)
+    if not os.path.exists(path):
+        continue  # a header or another file: nothing to check against
+    text = open(path).read().split("\n")[int(line) - 1]
+    api = site["api"].lstrip("_")
+    token = "<<<" if api == "cudaLaunchKernel" else api.split("_v")[0]
+    if token not in text:
+        fails.append(f"{site['location']} ({site['api']}) is not a call: {text.strip()!r}")
+
+if fails:
+    print("\n".join("FAIL: " + f for f in fails))
+    sys.exit(1)
+print(f"ok: {len(want)} kernels, {sum(c for c, _ in want.values())} launches, "
+      f"{len(s['launch_sites'])} launch sites exact")

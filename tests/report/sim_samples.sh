@@ -1,0 +1,54 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# sim_samples.sh - `gpuperf record --cpu` + `gpuperf report` on each sample, on the CUDA
+# simulator, checked exactly against the simulator's log (check_sim.py).
+# usage: sim_samples.sh GPUPERF SAMPLES_BIN_DIR SAMPLES_SRC_DIR PYTHON
+# env: LD_LIBRARY_PATH (the simulator), GPUPERF_REQUIRE_BPF=1 to fail instead of skip.
+set -u
+GPUPERF=$1
+BIN=$2
+SRC=$3
+PYTHON=$4
+HERE=$(cd "$(dirname "$0")" && pwd)
+if [ "$(id -u)" -ne 0 ]; then
+	[ "${GPUPERF_REQUIRE_BPF:-}" = 1 ] && { echo "FAIL: needs root for eBPF (GPUPERF_REQUIRE_BPF=1)"; exit 1; }
+	echo "SKIP: needs root for eBPF"; exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+# sample NAME ARGS -- KERNEL=FUNCTION...
+sample() {
+	name=$1
+	shift
+	args=
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do args="$args $1"; shift; done
+	[ $# -gt 0 ] && shift
+	d=$tmp/$name
+	# shellcheck disable=SC2086
+	if ! GPUPERF_SIM_LOG=$tmp/$name.jsonl "$GPUPERF" record --cpu -q -o "$d" -- "$BIN/${name}_shared" $args \
+		>"$tmp/$name.out" 2>&1; then
+		echo "FAIL: $name: record failed:"; sed 's/^/  /' "$tmp/$name.out" | tail -5; fail=1; return
+	fi
+	if ! "$GPUPERF" report -q "$d" 2>"$tmp/$name.err"; then
+		echo "FAIL: $name: report failed:"; sed 's/^/  /' "$tmp/$name.err" | tail -5; fail=1; return
+	fi
+	if out=$(env -u LD_PRELOAD "$PYTHON" "$HERE/check_sim.py" "$d" "$tmp/$name.jsonl" "$SRC" "$@"); then
+		echo "ok: $name: $out"
+	else
+		echo "FAIL: $name:"; echo "$out" | sed 's/^/  /' | head -20; fail=1
+	fi
+}
+
+sample vector_add -- vector_add_kernel=launch_vector_add
+sample train_step -- sgd_kernel=launch_sgd gemm_tn_kernel=launch_gemm_weight_grad \
+	gemm_nt_kernel=launch_gemm_input_grad bias_grad_kernel=launch_bias_grad \
+	relu_grad_kernel=launch_relu_grad mse_grad_kernel=launch_mse_grad \
+	reduce_sum_kernel=launch_reduce_sum bias_act_kernel=launch_bias_act gemm_nn_kernel=launch_gemm
+sample multi_stream 8 -- 'scale_kernel=launch_scale(' 'offset_kernel=launch_offset('
+sample memcpy_bench
+sample driver_api -- saxpy=launch_saxpy_
+sample cuda_graph -- _kernel=replay_graph
+sample launch_loop 2000 -- 'tick=launch_tick('
+exit $fail
