@@ -481,7 +481,11 @@ static int group_records(struct report *r)
 	}
 	for (i = 0; i < tl->nr_offcpu && !err; i++) {
 		const struct tl_offcpu *o = &tl->offcpu[i];
+		const struct tl_thread *t = timeline__thread(tl, o->pid, o->tid);
 
+		/* the injection library's writer thread waiting for buffers: not the program's time */
+		if (t && !strcmp(timeline__str(tl, t->name), "gpuperf-writer"))
+			continue;
 		err = group_add(r, VIEW_OFFCPU, i,
 				hash_stack(tl, &o->stack, ((uint64_t)o->pid << 32) | o->tid),
 				o->end > o->start ? o->end - o->start : 0);
