@@ -191,15 +191,12 @@ int gpu_idle__build(struct report *r)
 		if (g == p->nr_gaps || p->gaps[g].start > s->ts)
 			continue;
 		r->fb.n = 0;
-		err = frame_buf__push(&r->fb, report__proc_root(r, s->pid), GP_FRAME_CPU);
-		if (!err)
-			err = report__stack_frames(r, s->pid, &s->stack, 0, GP_FRAME_KERNEL_CPU, &r->fb);
+		err = report__sample_frames(r, s, &r->fb);
 		if (!err)
 			err = stack_agg__add(agg, r->fb.f, r->fb.n, s->weight);
 	}
 	for (i = 0; i < tl->nr_offcpu && !err && n; i++) {
 		const struct tl_offcpu *o = &tl->offcpu[i];
-		struct tl_stack user = o->stack, kern = o->stack;
 		uint64_t w = 0;
 		size_t g;
 
@@ -214,17 +211,8 @@ int gpu_idle__build(struct report *r)
 		}
 		if (!w)
 			continue;
-		user.nr_kernel = 0;
-		kern.nr_user = 0;
-		kern.off += o->stack.nr_user;
 		r->fb.n = 0;
-		err = frame_buf__push(&r->fb, report__proc_root(r, o->pid), GP_FRAME_CPU);
-		if (!err)
-			err = report__stack_frames(r, o->pid, &user, 0, GP_FRAME_KIND_COUNT, &r->fb);
-		if (!err)
-			err = frame_buf__push(&r->fb, "[off-cpu]", GP_FRAME_OFFCPU);
-		if (!err)
-			err = report__stack_frames(r, o->pid, &kern, 0, GP_FRAME_OFFCPU, &r->fb);
+		err = report__offcpu_frames(r, o, &r->fb);
 		if (!err)
 			err = stack_agg__add(agg, r->fb.f, r->fb.n, w);
 	}

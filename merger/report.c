@@ -225,6 +225,31 @@ int report__stack_frames(struct report *r, uint32_t pid, const struct tl_stack *
 	return 0;
 }
 
+int report__sample_frames(struct report *r, const struct tl_sample *s, struct frame_buf *fb)
+{
+	int err = frame_buf__push(fb, report__proc_root(r, s->pid), GP_FRAME_CPU);
+
+	return err ? err : report__stack_frames(r, s->pid, &s->stack, 0, GP_FRAME_KERNEL_CPU, fb);
+}
+
+int report__offcpu_frames(struct report *r, const struct tl_offcpu *o, struct frame_buf *fb)
+{
+	struct tl_stack user = o->stack, kern = o->stack;
+	int err;
+
+	user.nr_kernel = 0;
+	kern.nr_user = 0;
+	kern.off += o->stack.nr_user;
+	err = frame_buf__push(fb, report__proc_root(r, o->pid), GP_FRAME_CPU);
+	if (!err)
+		err = report__stack_frames(r, o->pid, &user, 0, GP_FRAME_KIND_COUNT, fb);
+	if (!err)
+		err = frame_buf__push(fb, "[off-cpu]", GP_FRAME_OFFCPU);
+	if (!err)
+		err = report__stack_frames(r, o->pid, &kern, 0, GP_FRAME_OFFCPU, fb);
+	return err;
+}
+
 static int starts_with(const char *s, const char *prefix)
 {
 	return !strncmp(s, prefix, strlen(prefix));
@@ -521,26 +546,13 @@ static int build_views(struct report *r, struct thread_views *tv)
 		if (grp->kind == VIEW_CPU) {
 			const struct tl_sample *s = &tl->samples[i];
 
-			err = frame_buf__push(&r->fb, report__proc_root(r, s->pid), GP_FRAME_CPU);
-			if (!err)
-				err = report__stack_frames(r, s->pid, &s->stack, 0, GP_FRAME_KERNEL_CPU,
-							   &r->fb);
+			err = report__sample_frames(r, s, &r->fb);
 			if (!err)
 				err = add_both(r, tv, VIEW_CPU, s->pid, s->tid, grp->weight);
 		} else if (grp->kind == VIEW_OFFCPU) {
 			const struct tl_offcpu *o = &tl->offcpu[i];
-			struct tl_stack user = o->stack, kern = o->stack;
 
-			user.nr_kernel = 0;
-			kern.nr_user = 0;
-			kern.off += o->stack.nr_user;
-			err = frame_buf__push(&r->fb, report__proc_root(r, o->pid), GP_FRAME_CPU);
-			if (!err)
-				err = report__stack_frames(r, o->pid, &user, 0, GP_FRAME_KIND_COUNT, &r->fb);
-			if (!err)
-				err = frame_buf__push(&r->fb, "[off-cpu]", GP_FRAME_OFFCPU);
-			if (!err)
-				err = report__stack_frames(r, o->pid, &kern, 0, GP_FRAME_OFFCPU, &r->fb);
+			err = report__offcpu_frames(r, o, &r->fb);
 			if (!err)
 				err = add_both(r, tv, VIEW_OFFCPU, o->pid, o->tid, grp->weight);
 		} else {

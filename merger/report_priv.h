@@ -103,6 +103,10 @@ int frame_buf__push(struct frame_buf *fb, const char *name, enum gp_frame_kind k
 int report__launch_frames(struct report *r, const struct tl_launch *l, const char *kernel,
 			  struct frame_buf *fb);
 
+/* All frames of an on-CPU sample / an off-CPU span, process root first: 0 or -ENOMEM. */
+int report__sample_frames(struct report *r, const struct tl_sample *s, struct frame_buf *fb);
+int report__offcpu_frames(struct report *r, const struct tl_offcpu *o, struct frame_buf *fb);
+
 /* The launch frames of GPU record i (process root, stack, API): 0 or -ENOMEM. */
 int report__gpu_frames(struct report *r, size_t i, struct frame_buf *fb);
 
