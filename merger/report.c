@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "analysis.h"
 #include "chrome_trace.h"
 #include "flamegraph_svg.h"
 #include "folded.h"
@@ -896,6 +897,12 @@ static int write_outputs(struct report *r, struct report_result *res)
 		err = summary__write_json(r, path);
 		if (err)
 			set_err(r, "cannot write '%s': %s", path, strerror(-err));
+		res->files_written += !err;
+	}
+	if (!err && (fmt & REPORT_JSON)) {
+		err = analysis__write_text(r, "analysis.txt");
+		if (err)
+			set_err(r, "cannot write '%s/analysis.txt': %s", r->opts->out_dir, strerror(-err));
 		res->files_written += !err;
 	}
 	return err;

@@ -7,7 +7,7 @@
  *
  *   cpu.folded offcpu.folded gpu.folded profile.folded gpu_idle.folded
  *   profile.svg (+ cpu.svg offcpu.svg gpu.svg when they have data)
- *   trace.json[.gz]  profile.pb.gz  summary.json
+ *   trace.json[.gz]  profile.pb.gz  summary.json  analysis.txt
  *   thread-<tid>-<comm>.{folded,svg} with per_thread
  */
 #ifndef GPUPERF_REPORT_H

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * summary.c - summary.json (docs/summary-json.md, schema 1.0) and the short
+ * summary.c - summary.json (docs/summary-json.md, schema 1.1) and the short
  * text report printed at the end of `gpuperf report`.
  *
  * Both come from one pass of statistics (struct report_stats) so the two never
@@ -15,12 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "gp_record.h"
 #include "gp_util.h"
 #include "report_priv.h"
 
 #define SUMMARY_SCHEMA "gpuperf-summary"
-#define SUMMARY_VERSION "1.0"
+#define SUMMARY_VERSION "1.1"
 #define HIST_SUB 64u
 #define HIST_BUCKETS (HIST_SUB * 60u)
 #define MAX_SITES 100
@@ -695,6 +696,8 @@ static cJSON *build_json(struct report *r, struct report_stats *s)
 		cJSON_AddItemToArray(a, e);
 	}
 
+	analysis__add_json(r, root); /* "threads", and "coverage" per process */
+
 	a = cJSON_AddArrayToObject(root, "warnings");
 	for (i = 0; i < timeline__nr_warnings(tl); i++)
 		cJSON_AddItemToArray(a, cJSON_CreateString(timeline__warning(tl, i)));
@@ -828,6 +831,7 @@ void summary__write_text(struct report *r, FILE *out)
 		fmt_ns(b3, sizeof(b3), stack_agg__total(r->view[VIEW_IDLE]));
 		fprintf(out, "\nCPU: on-CPU %s, off-CPU %s; launching threads while the GPU was idle: %s"
 			     " (gpu_idle.folded)\n", b1, b2, b3);
+		analysis__write_brief(r, out);
 	}
 	for (i = 0; i < sizeof(tl->dropped) / sizeof(tl->dropped[0]); i++)
 		drops += tl->dropped[i];

@@ -52,7 +52,7 @@ orphans_before_last = (steps - 1) // 100
 expect("gpu_idle", idle, {f"{M};compute_loss_[j]": ((steps - 1) * spp - orphans_before_last) * SAMPLE})
 
 s = json.load(open(f"{d}/summary.json"))
-expect("schema", (s["schema"], s["schema_version"]), ("gpuperf-summary", "1.0"))
+expect("schema", (s["schema"], s["schema_version"]), ("gpuperf-summary", "1.1"))
 expect("join", (s["join"]["gpu_records"], s["join"]["with_api"], s["join"]["with_stack"]),
        (4 * steps + orphans, 4 * steps, 3 * steps))
 k = {x["name"]: x for x in s["kernels"]}

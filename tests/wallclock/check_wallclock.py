@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Check `gpuperf report --per-thread` of a wallprog recording (wallclock.sh).
+
+usage: check_wallclock.py DIR PID SPINNER SLEEPER LOCKER READER POLLER
+Prints one "ok"/"FAIL" line per check; exit status 1 when any failed.
+"""
+import json
+import os
+import sys
+
+d = sys.argv[1]
+pid, spinner, sleeper, locker, reader, poller = (int(x) for x in sys.argv[2:8])
+fails = 0
+
+
+def check(cond, what):
+    global fails
+    print(("ok   [wallclock]: " if cond else "FAIL [wallclock]: ") + what)
+    if not cond:
+        fails += 1
+
+
+def folded(path):
+    """(frames, weight) of each line; frames without flamegraph.pl's _[k] annotations."""
+    out = []
+    for line in open(path):
+        stack, _, w = line.rstrip("\n").rpartition(" ")
+        frames = [f[:-4] if f[-4:-3] == "_" and f.endswith("]") else f for f in stack.split(";")]
+        out.append((frames, int(w)))
+    return out
+
+
+summary = json.load(open(os.path.join(d, "summary.json")))
+rec = json.load(open(os.path.join(d, "record.json")))
+window = rec["end_monotonic_ns"] - rec["start_monotonic_ns"]
+threads = {t["tid"]: t for t in summary["threads"] if t["pid"] == pid}
+names = {spinner: "spinner", sleeper: "sleeper", locker: "locker", reader: "reader",
+         poller: "poller"}
+
+check(summary["schema_version"] == "1.1", "summary.json schema_version 1.1")
+
+# every thread has its files
+for tid, name in names.items():
+    for ext in ("folded", "svg"):
+        f = os.path.join(d, "thread-%d-%s.%s" % (tid, name, ext))
+        check(os.path.isfile(f) and os.path.getsize(f) > 0, "thread-%d-%s.%s exists" % (tid, name, ext))
+
+# hot_spin: >= 90% of the spinner's on-CPU time, and of the process's
+spin = [(f, w) for f, w in folded(os.path.join(d, "thread-%d-spinner.folded" % spinner))
+        if "[off-cpu]" not in f]
+on = sum(w for _, w in spin)
+hot = sum(w for f, w in spin if "hot_spin" in f)
+check(on > 0 and hot >= 0.9 * on, "hot_spin holds %.1f%% of the spinner's on-CPU time"
+      % (100.0 * hot / on if on else 0))
+cpu = folded(os.path.join(d, "cpu.folded"))
+on_all = sum(w for _, w in cpu)
+hot_all = sum(w for f, w in cpu if "hot_spin" in f)
+check(on_all > 0 and hot_all >= 0.9 * on_all, "hot_spin holds %.1f%% of the process's on-CPU time"
+      % (100.0 * hot_all / on_all if on_all else 0))
+
+# the sleeper: its time under sleepy_wait ... nanosleep is the recording's length, within 5%
+sl = folded(os.path.join(d, "thread-%d-sleeper.folded" % sleeper))
+asleep = sum(w for f, w in sl if "sleepy_wait" in f and "[off-cpu]" in f
+             and any("nanosleep" in x for x in f[f.index("[off-cpu]"):]))
+check(abs(asleep - window) <= 0.05 * window,
+      "sleeper: %.3f s under sleepy_wait;...;nanosleep, recording %.3f s (%.1f%%)"
+      % (asleep / 1e9, window / 1e9, 100.0 * asleep / window))
+
+# classes, in summary.json and analysis.txt
+want = {spinner: "cpu-bound", sleeper: "sleeping", locker: "lock-wait", reader: "io-blocked",
+        poller: "idle"}
+text = open(os.path.join(d, "analysis.txt")).read()
+rows = {}
+for line in text.splitlines():
+    p = line.split()
+    if len(p) > 10 and p[0] == str(pid) and p[1].isdigit():
+        rows[int(p[1])] = line
+for tid, cls in want.items():
+    t = threads.get(tid)
+    check(t is not None and t["class"] == cls, "summary.json: %s is %s (%s)"
+          % (names[tid], cls, t["class"] if t else "missing"))
+    check(tid in rows and (" %s " % cls) in rows[tid], "analysis.txt: %s is %s" % (names[tid], cls))
+    if t:
+        check(t["name"] == names[tid], "summary.json: thread %d is named %s" % (tid, t["name"]))
+        # a block in progress at either end of the recording is not recorded: the poller's
+        # 200 ms waits may lose up to 400 ms, the others' 10-20 ms blocks up to 40 ms
+        low = 0.75 if tid == poller else 0.9
+        check(low <= t["coverage"] <= 1.1, "summary.json: %s coverage %.3f" % (names[tid], t["coverage"]))
+        check(abs(t["on_cpu_ns"] + t["off_cpu_ns"] - t["coverage"] * t["lifetime_ns"]) < 1e6,
+              "summary.json: %s coverage = (on + off) / lifetime" % names[tid])
+reasons = {sleeper: "sleep", locker: "locks", reader: "io", poller: "poll"}
+for tid, cat in reasons.items():
+    t = threads.get(tid, {})
+    check(t.get("top_reason_category") == cat and t.get("top_reason"),
+          "summary.json: %s blocked mostly in %s (%s)" % (names[tid], cat, t.get("top_reason")))
+
+# per process coverage, and the coverage lines of analysis.txt
+procs = [p for p in summary["processes"] if p["pid"] == pid]
+check(len(procs) == 1 and 0.9 <= procs[0].get("coverage", 0) <= 1.1,
+      "summary.json: process coverage %s" % (procs[0].get("coverage") if procs else None))
+check("coverage" in text and "above 100%" in text and "below 100%" in text,
+      "analysis.txt explains coverage")
+check("top on-CPU stacks" in text and "hot_spin" in text.split("top on-CPU stacks")[1],
+      "analysis.txt: hot_spin among the top on-CPU stacks")
+check("top off-CPU stacks" in text and "sleepy_wait" in text.split("top off-CPU stacks")[1],
+      "analysis.txt: sleepy_wait among the top off-CPU stacks")
+sys.exit(1 if fails else 0)

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Wall-clock analysis for real (root, eBPF): attach to wallprog (threads that
+# spin, sleep, wait on a futex, read a pipe, poll) with -p, report per thread
+# and check the times, classes and files (check_wallclock.py); -t of one
+# thread; a pid that does not exist. Environment: tests/e2e/record_lib.sh,
+# plus GP_WALLPROG (the test program) and GP_PYTHON.
+set -u
+. "$(dirname "$0")/../e2e/record_lib.sh"
+need_bpf
+here=$(cd "$(dirname "$0")" && pwd)
+py=${GP_PYTHON:-python3}
+
+"$GP_WALLPROG" 30 >ids.txt &
+prog=$!
+trap 'kill "$prog" 2>/dev/null; wait "$prog" 2>/dev/null' EXIT
+for _ in $(seq 50); do
+	[ -s ids.txt ] && break
+	sleep 0.1
+done
+read -r pid spinner sleeper locker reader poller <ids.txt || { echo "FAIL [$name]: wallprog did not start"; exit 1; }
+
+# --- -p PID: every thread
+"$GP" record -q -p "$pid" -d 2 -o all 2>err.txt
+expect_status 0 $? "record -p $pid -d 2"
+"$GP" report -q --per-thread all >report.txt 2>&1
+expect_status 0 $? "report --per-thread"
+"$py" "$here/check_wallclock.py" all "$pid" "$spinner" "$sleeper" "$locker" "$reader" "$poller" ||
+	fails=$((fails + 1))
+
+# --- -t TID: the sleeper only
+"$GP" record -q -t "$sleeper" -d 1 -o one 2>err.txt
+expect_status 0 $? "record -t $sleeper -d 1"
+"$GP" report -q --per-thread one >report.txt 2>&1
+expect_status 0 $? "report -t recording"
+tids=$(json one/summary.json '" ".join(str(t["tid"]) for t in d["threads"])')
+[ "$tids" = "$sleeper" ] && ok "-t: only the sleeper in summary.json" ||
+	fail "-t: threads in summary.json: '$tids', expected '$sleeper'"
+cls=$(json one/summary.json 'd["threads"][0]["class"] if d["threads"] else ""')
+[ "$cls" = sleeping ] && ok "-t: the sleeper is sleeping" || fail "-t: class '$cls'"
+files=$(cd one && ls thread-*.folded 2>/dev/null | tr '\n' ' ')
+[ "$files" = "thread-$sleeper-sleeper.folded " ] && ok "-t: one per-thread file" ||
+	fail "-t: per-thread files '$files'"
+grep -q "^ *$pid  *$sleeper  *sleeper .*sleeping" one/analysis.txt &&
+	[ "$(grep -c "^ *$pid  *[0-9][0-9]*  " one/analysis.txt)" = 1 ] &&
+	ok "-t: analysis.txt has the sleeper's line only" || fail "-t: analysis.txt: $(cat one/analysis.txt)"
+
+# --- a pid that does not exist: a clear message before anything starts, exit 1, no DIR
+nopid=4194000
+while [ -e "/proc/$nopid" ]; do nopid=$((nopid - 1)); done
+"$GP" record -q -p "$nopid" -d 1 -o nopid 2>err.txt
+st=$?
+[ "$st" = 1 ] || fail "no such pid: exit status $st, expected 1"
+grep -q "no process $nopid" err.txt || fail "no such pid: message: $(cat err.txt)"
+[ ! -e nopid ] || fail "no such pid: DIR was created"
+[ "$st" = 1 ] && [ ! -e nopid ] && ok "no such pid: refused with '$(tail -1 err.txt)'"
+
+finish
