@@ -14,15 +14,18 @@
 /*
  * Output goes through our own buffer and leaves in large gzwrite()s: the
  * document is millions of small pieces, and gzwrite() per piece costs more
- * than the formatting.
+ * than the formatting. Numbers are formatted by hand (no printf in the
+ * per-event path): every event is a handful of literals and integers.
  */
-#define JW_BUF 16384
+#define JW_BUF (1u << 20)
+#define JW_NUM 32 /* room any number or fixed-width piece needs */
 
 struct jw {
 	gzFile gz;
 	size_t len;
 	int err;
-	char buf[JW_BUF];
+	unsigned long flushes; /* a piece of buf is still whole if this did not move */
+	char *buf;	       /* JW_BUF bytes */
 };
 
 static void jw_flush(struct jw *w)
@@ -30,9 +33,18 @@ static void jw_flush(struct jw *w)
 	if (w->len && !w->err && gzwrite(w->gz, w->buf, (unsigned)w->len) != (int)w->len)
 		w->err = -EIO;
 	w->len = 0;
+	w->flushes++;
 }
 
-static void jw_put(struct jw *w, const char *s, size_t n)
+/* Room for n more bytes (n <= JW_BUF): where to write them. */
+static inline char *jw_room(struct jw *w, size_t n)
+{
+	if (JW_BUF - w->len < n)
+		jw_flush(w);
+	return w->buf + w->len;
+}
+
+static void jw_put_long(struct jw *w, const char *s, size_t n)
 {
 	while (n) {
 		size_t room = JW_BUF - w->len, k = n < room ? n : room;
@@ -46,34 +58,134 @@ static void jw_put(struct jw *w, const char *s, size_t n)
 	}
 }
 
+static inline void jw_put(struct jw *w, const char *s, size_t n)
+{
+	if (n > JW_BUF - w->len) {
+		jw_put_long(w, s, n);
+		return;
+	}
+	memcpy(w->buf + w->len, s, n);
+	w->len += n;
+}
+
+/* A string literal: its length is known at compile time. */
+#define jw_lit(w, s) jw_put((w), "" s, sizeof(s) - 1)
+
 static void jw_puts(struct jw *w, const char *s)
 {
 	jw_put(w, s, strlen(s));
 }
 
-static void jw_u64(struct jw *w, uint64_t v)
-{
-	char tmp[24];
-	int n = snprintf(tmp, sizeof(tmp), "%" PRIu64, v);
+static const char digits2[201] = "00010203040506070809"
+				 "10111213141516171819"
+				 "20212223242526272829"
+				 "30313233343536373839"
+				 "40414243444546474849"
+				 "50515253545556575859"
+				 "60616263646566676869"
+				 "70717273747576777879"
+				 "80818283848586878889"
+				 "90919293949596979899";
 
-	jw_put(w, tmp, (size_t)n);
+/* Decimal digits of v. */
+static inline unsigned dec_len(uint64_t v)
+{
+	static const uint64_t pow10[20] = {
+		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+		100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+		10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+		100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
+	};
+	unsigned t;
+
+	if (v < 10)
+		return 1;
+	t = ((64 - (unsigned)__builtin_clzll(v)) * 1233) >> 12; /* log10(2) ~ 1233 / 4096 */
+	return t + 1 - (v < pow10[t]);
 }
 
-static void jw_i64(struct jw *w, int64_t v)
+/* v in decimal at p (at most 20 bytes); returns the end. */
+static inline char *fmt_u64(char *p, uint64_t v)
 {
-	char tmp[24];
-	int n = snprintf(tmp, sizeof(tmp), "%" PRId64, v);
+	char *e = p + dec_len(v), *q = e;
+	uint32_t x;
 
-	jw_put(w, tmp, (size_t)n);
+	/* Eight digits at a time in 32-bit arithmetic, then pairs. */
+	while (v >= 100000000ull) {
+		uint32_t lo = (uint32_t)(v % 100000000ull);
+		int k;
+
+		v /= 100000000ull;
+		for (k = 0; k < 4; k++) {
+			q -= 2;
+			memcpy(q, digits2 + 2 * (lo % 100), 2);
+			lo /= 100;
+		}
+	}
+	x = (uint32_t)v;
+	while (x >= 100) {
+		q -= 2;
+		memcpy(q, digits2 + 2 * (x % 100), 2);
+		x /= 100;
+	}
+	if (x >= 10) {
+		q -= 2;
+		memcpy(q, digits2 + 2 * x, 2);
+	} else {
+		*--q = (char)('0' + x);
+	}
+	return e;
+}
+
+static inline void jw_u64(struct jw *w, uint64_t v)
+{
+	char *p = jw_room(w, JW_NUM);
+
+	w->len = (size_t)(fmt_u64(p, v) - w->buf);
+}
+
+static inline char *fmt_i64(char *p, int64_t v)
+{
+	if (v >= 0)
+		return fmt_u64(p, (uint64_t)v);
+	*p++ = '-';
+	return fmt_u64(p, (uint64_t)-(v + 1) + 1);
 }
 
 /* ns as µs with exactly three decimals: integer math, so no rounding drift at any magnitude. */
-static void jw_us(struct jw *w, uint64_t ns)
+static inline char *fmt_us(char *p, uint64_t ns)
 {
-	char tmp[32];
-	int n = snprintf(tmp, sizeof(tmp), "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
+	unsigned f = (unsigned)(ns % 1000);
 
-	jw_put(w, tmp, (size_t)n);
+	p = fmt_u64(p, ns / 1000);
+	p[0] = '.';
+	p[1] = (char)('0' + f / 100);
+	memcpy(p + 2, digits2 + 2 * (f % 100), 2);
+	return p + 4;
+}
+
+static inline void jw_i64(struct jw *w, int64_t v)
+{
+	w->len = (size_t)(fmt_i64(jw_room(w, JW_NUM), v) - w->buf);
+}
+
+static inline void jw_us(struct jw *w, uint64_t ns)
+{
+	w->len = (size_t)(fmt_us(jw_room(w, JW_NUM), ns) - w->buf);
+}
+
+/*
+ * The hot event writers format straight into the buffer through a local
+ * cursor (a store through w->buf could alias w->len, so the jw_* calls
+ * reload and store it every time): jw_room() enough for the fixed-size
+ * fields, fill them with the p_* helpers, jw_done().
+ */
+#define P_ROOM 512 /* more than any run of fixed-size fields between two strings */
+#define p_lit(p, s) ((p) = (char *)memcpy((p), "" s, sizeof(s) - 1) + sizeof(s) - 1)
+
+static inline void jw_done(struct jw *w, const char *p)
+{
+	w->len = (size_t)(p - w->buf);
 }
 
 /* Length of the valid UTF-8 sequence at s (RFC 3629: no overlongs, no surrogates), 0 if none. */
@@ -100,23 +212,29 @@ static size_t utf8_len(const unsigned char *s)
 	return 0;
 }
 
+/* 1 for the bytes a JSON string can hold as they are (printable ASCII but '"' and '\\'). */
+static const unsigned char plain[256] = {
+	[0x20] = 1, [0x21] = 1, [0x23 ... 0x5b] = 1, [0x5d ... 0x7e] = 1, [0x7f] = 1,
+};
+
 /* A JSON string: `prefix` (a literal of ours, written as is) then str escaped. */
 static void jw_str_prefixed(struct jw *w, const char *prefix, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)(str ? str : "");
 	const unsigned char *run = s;
 
-	jw_put(w, "\"", 1);
-	jw_puts(w, prefix);
-	while (*s) {
+	jw_lit(w, "\"");
+	if (*prefix)
+		jw_puts(w, prefix);
+	for (;;) {
 		const char *esc = NULL;
 		char tmp[8];
 		size_t n;
 
-		if (*s >= 0x20 && *s < 0x80 && *s != '"' && *s != '\\') {
+		while (plain[*s])
 			s++;
-			continue;
-		}
+		if (!*s)
+			break;
 		if (*s >= 0x80) {
 			/* The continuation-byte checks stop at the NUL, so no overread. */
 			n = utf8_len(s);
@@ -149,7 +267,7 @@ static void jw_str_prefixed(struct jw *w, const char *prefix, const char *str)
 		run = s;
 	}
 	jw_put(w, (const char *)run, (size_t)(s - run));
-	jw_put(w, "\"", 1);
+	jw_lit(w, "\"");
 }
 
 static void jw_str(struct jw *w, const char *str)
@@ -164,15 +282,19 @@ int chrome_trace__write_string(gzFile out, const char *s)
 
 	if (!out)
 		return -EINVAL;
-	w = malloc(sizeof(*w));
+	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
+	w->buf = malloc(JW_BUF);
+	if (!w->buf) {
+		free(w);
+		return -ENOMEM;
+	}
 	w->gz = out;
-	w->len = 0;
-	w->err = 0;
 	jw_str(w, s);
 	jw_flush(w);
 	err = w->err;
+	free(w->buf);
 	free(w);
 	return err;
 }
@@ -229,6 +351,22 @@ static int keyset_add(struct keyset *ks, uint64_t key)
 	return 1;
 }
 
+/*
+ * Escaped JSON strings by timeline string id, quotes included: kernel and
+ * API names repeat millions of times, so each is named (demangled) and
+ * escaped once.
+ */
+struct esc_ent {
+	char *s; /* NULL: not known yet */
+	uint32_t len;
+	uint32_t extra; /* kernel names: 1 when the "mangled" field follows */
+};
+
+struct esc_cache {
+	struct esc_ent *v;
+	size_t cap;
+};
+
 struct ct {
 	struct jw w;
 	const struct timeline *tl;
@@ -237,35 +375,104 @@ struct ct {
 	int first;
 	int err;
 	struct keyset procs, threads;
+	uint64_t last_host, last_gpu; /* the track the previous event announced, or UINT64_MAX */
+	struct esc_cache strs;	      /* timeline strings as they are */
+	struct esc_cache knames;      /* kernel names as shown (demangled) */
 };
 
-/* Start one event object: the separator, then the fields every event has. */
-static void ev_begin(struct ct *ct, const char *ph, const char *cat, uint32_t pid, uint32_t tid)
+/* The cache entry of id, NULL without memory (then nothing is cached). */
+static struct esc_ent *esc_slot(struct esc_cache *c, uint32_t id)
 {
-	struct jw *w = &ct->w;
+	if (id >= c->cap) {
+		size_t ncap = c->cap ? c->cap : 64;
+		struct esc_ent *n;
 
-	jw_puts(w, ct->first ? "\n{\"ph\":\"" : ",\n{\"ph\":\"");
-	ct->first = 0;
-	jw_puts(w, ph);
-	if (cat) {
-		jw_puts(w, "\",\"cat\":\"");
-		jw_puts(w, cat);
+		while (ncap <= id)
+			ncap *= 2;
+		n = realloc(c->v, ncap * sizeof(*n));
+		if (!n)
+			return NULL;
+		memset(n + c->cap, 0, (ncap - c->cap) * sizeof(*n));
+		c->v = n;
+		c->cap = ncap;
 	}
-	jw_puts(w, "\",\"pid\":");
-	jw_u64(w, pid);
-	jw_puts(w, ",\"tid\":");
-	jw_u64(w, tid);
+	return &c->v[id];
 }
+
+static void esc_free(struct esc_cache *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->cap; i++)
+		free(c->v[i].s);
+	free(c->v);
+}
+
+/* Write str escaped; keep the escaped form in e (when given and it fits whole in the buffer). */
+static void jw_str_keep(struct jw *w, const char *str, struct esc_ent *e, uint32_t extra)
+{
+	size_t at = w->len;
+	unsigned long flushes = w->flushes;
+
+	jw_str(w, str);
+	if (e && flushes == w->flushes && w->len - at < UINT32_MAX) {
+		e->s = malloc(w->len - at);
+		if (e->s) {
+			memcpy(e->s, w->buf + at, w->len - at);
+			e->len = (uint32_t)(w->len - at);
+			e->extra = extra;
+		}
+	}
+}
+
+/* Timeline string id escaped, from the cache when there. */
+static void jw_tlstr(struct ct *ct, uint32_t id)
+{
+	struct esc_ent *e = esc_slot(&ct->strs, id);
+
+	if (e && e->s)
+		jw_put(&ct->w, e->s, e->len);
+	else
+		jw_str_keep(&ct->w, timeline__str(ct->tl, id), e, 0);
+}
+
+/*
+ * Start one event object: the separator, then the fields every event has.
+ * head: the "ph" value and, when the event has one, its category, as
+ * ev_head() spells them.
+ */
+static inline char *ev_begin_p(struct ct *ct, const char *head, size_t head_len, uint32_t pid,
+				uint32_t tid)
+{
+	char *p = jw_room(&ct->w, P_ROOM);
+
+	if (ct->first)
+		p_lit(p, "\n{\"ph\":\"");
+	else
+		p_lit(p, ",\n{\"ph\":\"");
+	ct->first = 0;
+	memcpy(p, head, head_len);
+	p += head_len;
+	p_lit(p, "\",\"pid\":");
+	p = fmt_u64(p, pid);
+	p_lit(p, ",\"tid\":");
+	return fmt_u64(p, tid);
+}
+
+#define ev_head(ph, cat) ph "\",\"cat\":\"" cat
+/* The cursor variant leaves P_ROOM - 100 bytes of room to go on with before jw_done(). */
+#define ev_begin_p(ct, head, pid, tid) ev_begin_p((ct), "" head, sizeof(head) - 1, (pid), (tid))
+#define ev_begin(ct, head, pid, tid) jw_done(&(ct)->w, ev_begin_p((ct), head, (pid), (tid)))
 
 static void ev_ts(struct ct *ct, uint64_t t)
 {
-	jw_puts(&ct->w, ",\"ts\":");
+	jw_lit(&ct->w, ",\"ts\":");
 	jw_us(&ct->w, t >= ct->base ? t - ct->base : 0);
 }
 
 static void ev_dur(struct ct *ct, uint64_t start, uint64_t end)
 {
-	jw_puts(&ct->w, ",\"dur\":");
+	jw_lit(&ct->w, ",\"dur\":");
 	jw_us(&ct->w, end > start ? end - start : 0);
 }
 
@@ -275,19 +482,19 @@ static void meta(struct ct *ct, const char *what, uint32_t pid, uint32_t tid, co
 	struct jw *w = &ct->w;
 	char key[32];
 
-	ev_begin(ct, "M", NULL, pid, tid);
-	jw_puts(w, ",\"name\":\"");
+	ev_begin(ct, "M", pid, tid);
+	jw_lit(w, ",\"name\":\"");
 	jw_puts(w, what);
-	jw_puts(w, "_name\",\"args\":{\"name\":");
+	jw_lit(w, "_name\",\"args\":{\"name\":");
 	jw_str(w, name);
-	jw_puts(w, "}}");
+	jw_lit(w, "}}");
 	snprintf(key, sizeof(key), "%s_sort_index", what);
-	ev_begin(ct, "M", NULL, pid, tid);
-	jw_puts(w, ",\"name\":\"");
+	ev_begin(ct, "M", pid, tid);
+	jw_lit(w, ",\"name\":\"");
 	jw_puts(w, key);
-	jw_puts(w, "\",\"args\":{\"sort_index\":");
+	jw_lit(w, "\",\"args\":{\"sort_index\":");
 	jw_i64(w, sort_index);
-	jw_puts(w, "}}");
+	jw_lit(w, "}}");
 }
 
 /* Announce a host process and thread the first time one of their events is written. */
@@ -298,6 +505,9 @@ static void host_track(struct ct *ct, uint32_t pid, uint32_t tid)
 	char tmp[64];
 	int r;
 
+	if (ct->last_host == ((uint64_t)pid << 32 | tid) && ct->last_host != UINT64_MAX)
+		return;
+	ct->last_host = (uint64_t)pid << 32 | tid;
 	r = keyset_add(&ct->procs, pid);
 	if (r < 0)
 		ct->err = r;
@@ -331,6 +541,9 @@ static void gpu_track(struct ct *ct, uint32_t device, uint32_t stream)
 	char tmp[320];
 	int r;
 
+	if (ct->last_gpu == ((uint64_t)device << 32 | stream) && ct->last_gpu != UINT64_MAX)
+		return;
+	ct->last_gpu = (uint64_t)device << 32 | stream;
 	r = keyset_add(&ct->procs, pid);
 	if (r < 0)
 		ct->err = r;
@@ -427,27 +640,42 @@ static void write_api(struct ct *ct, size_t i, const uint64_t *flows)
 	const struct tl_api *a = &ct->tl->api[i];
 	struct jw *w = &ct->w;
 	const char *name = timeline__str(ct->tl, a->name);
+	uint64_t base = ct->base;
+	char *p;
 
 	host_track(ct, a->pid, a->tid);
-	ev_begin(ct, "X", "cuda_api", a->pid, a->tid);
-	jw_puts(w, ",\"name\":");
-	jw_str(w, *name ? name : "[unknown API]");
-	ev_ts(ct, a->start);
-	ev_dur(ct, a->start, a->end);
+	p = ev_begin_p(ct, ev_head("X", "cuda_api"), a->pid, a->tid);
+	p_lit(p, ",\"name\":");
+	jw_done(w, p);
+	if (*name)
+		jw_tlstr(ct, a->name);
+	else
+		jw_lit(w, "\"[unknown API]\"");
+	p = jw_room(w, P_ROOM);
+	p_lit(p, ",\"ts\":");
+	p = fmt_us(p, a->start >= base ? a->start - base : 0);
+	p_lit(p, ",\"dur\":");
+	p = fmt_us(p, a->end > a->start ? a->end - a->start : 0);
 	if (flows[i / 64] >> (i % 64) & 1) {
 		/* bind_id: the API record's index + 1, unique across processes (correlation ids are
 		 * not). */
-		jw_puts(w, ",\"bind_id\":");
-		jw_u64(w, (uint64_t)i + 1);
-		jw_puts(w, ",\"flow_out\":true");
+		p_lit(p, ",\"bind_id\":");
+		p = fmt_u64(p, (uint64_t)i + 1);
+		p_lit(p, ",\"flow_out\":true");
 	}
-	jw_puts(w, ",\"args\":{\"api\":");
-	jw_str(w, name);
-	jw_puts(w, ",\"correlation_id\":");
-	jw_u64(w, a->corr);
-	jw_puts(w, ",\"return\":");
-	jw_i64(w, a->ret);
-	jw_puts(w, a->domain == 2 ? ",\"domain\":\"driver\"}}" : ",\"domain\":\"runtime\"}}");
+	p_lit(p, ",\"args\":{\"api\":");
+	jw_done(w, p);
+	jw_tlstr(ct, a->name);
+	p = jw_room(w, P_ROOM);
+	p_lit(p, ",\"correlation_id\":");
+	p = fmt_u64(p, a->corr);
+	p_lit(p, ",\"return\":");
+	p = fmt_i64(p, a->ret);
+	if (a->domain == 2)
+		p_lit(p, ",\"domain\":\"driver\"}}");
+	else
+		p_lit(p, ",\"domain\":\"runtime\"}}");
+	jw_done(w, p);
 }
 
 static void write_sample(struct ct *ct, const struct tl_sample *s)
@@ -458,15 +686,15 @@ static void write_sample(struct ct *ct, const struct tl_sample *s)
 	host_track(ct, s->pid, s->tid);
 	/* An instant, not a slice: a sample is a point, and a slice of the
 	 * period's width would overlap API slices and break their nesting. */
-	ev_begin(ct, "i", "cpu_sample", s->pid, s->tid);
-	jw_puts(w, ",\"s\":\"t\",\"name\":");
+	ev_begin(ct, ev_head("i", "cpu_sample"), s->pid, s->tid);
+	jw_lit(w, ",\"s\":\"t\",\"name\":");
 	jw_str(w, leaf_name(ct, s->pid, &s->stack, tmp, sizeof(tmp)));
 	ev_ts(ct, s->ts);
-	jw_puts(w, ",\"args\":{\"weight_ns\":");
+	jw_lit(w, ",\"args\":{\"weight_ns\":");
 	jw_u64(w, s->weight);
-	jw_puts(w, ",\"cpu\":");
+	jw_lit(w, ",\"cpu\":");
 	jw_u64(w, s->cpu);
-	jw_puts(w, "}}");
+	jw_lit(w, "}}");
 }
 
 static void write_offcpu(struct ct *ct, const struct tl_offcpu *o)
@@ -476,19 +704,19 @@ static void write_offcpu(struct ct *ct, const struct tl_offcpu *o)
 	char tmp[32];
 
 	host_track(ct, o->pid, o->tid);
-	ev_begin(ct, "X", "off_cpu", o->pid, o->tid);
+	ev_begin(ct, ev_head("X", "off_cpu"), o->pid, o->tid);
 	leaf = leaf_name(ct, o->pid, &o->stack, tmp, sizeof(tmp));
-	jw_puts(w, ",\"name\":");
+	jw_lit(w, ",\"name\":");
 	jw_str_prefixed(w, "[off-cpu] ", leaf);
 	ev_ts(ct, o->start);
 	ev_dur(ct, o->start, o->end);
-	jw_puts(w, ",\"args\":{\"state\":\"");
+	jw_lit(w, ",\"args\":{\"state\":\"");
 	jw_puts(w, task_state(o->state));
-	jw_puts(w, "\",\"task_state\":");
+	jw_lit(w, "\",\"task_state\":");
 	jw_u64(w, o->state);
-	jw_puts(w, ",\"cpu\":");
+	jw_lit(w, ",\"cpu\":");
 	jw_u64(w, o->cpu);
-	jw_puts(w, "}}");
+	jw_lit(w, "}}");
 }
 
 static void write_gpu(struct ct *ct, size_t i, const struct correlation *c)
@@ -497,77 +725,101 @@ static void write_gpu(struct ct *ct, size_t i, const struct correlation *c)
 	const struct chrome_trace_names *nm = ct->nm;
 	uint32_t pid = CHROME_TRACE_GPU_PID_BASE + g->device;
 	struct jw *w = &ct->w;
-	const char *mangled = timeline__str(ct->tl, g->name), *name = NULL, *cat;
-	uint64_t dur = g->end > g->start ? g->end - g->start : 0;
-	char tmp[48];
+	struct esc_ent *kn = NULL;
+	const char *mangled = NULL, *name = NULL;
+	uint64_t dur = g->end > g->start ? g->end - g->start : 0, base = ct->base;
+	int64_t api = c->gpu_api[i];
+	int with_mangled = 0;
+	char tmp[48], *p;
 
 	switch (g->kind) {
 	case TL_GPU_KERNEL:
-		cat = "gpu_kernel";
+		gpu_track(ct, g->device, g->stream);
+		p = ev_begin_p(ct, ev_head("X", "gpu_kernel"), pid, g->stream);
+		p_lit(p, ",\"name\":");
+		jw_done(w, p);
+		kn = esc_slot(&ct->knames, g->name);
+		if (kn && kn->s) {
+			jw_put(w, kn->s, kn->len);
+			with_mangled = (int)kn->extra;
+			break;
+		}
+		mangled = timeline__str(ct->tl, g->name);
 		if (nm && nm->kernel_name && *mangled)
 			name = nm->kernel_name(nm->ctx, mangled);
 		if (!name)
 			name = *mangled ? mangled : "[unknown kernel]";
+		with_mangled = name != mangled && *mangled;
+		jw_str_keep(w, name, kn, (uint32_t)with_mangled);
 		break;
 	case TL_GPU_MEMCPY:
-		cat = "gpu_memcpy";
+		gpu_track(ct, g->device, g->stream);
+		ev_begin(ct, ev_head("X", "gpu_memcpy"), pid, g->stream);
+		jw_lit(w, ",\"name\":");
 		snprintf(tmp, sizeof(tmp), "[memcpy %s]", memcpy_kind(g->copy_kind));
-		name = tmp;
+		jw_str(w, tmp);
 		break;
 	case TL_GPU_MEMSET:
-		cat = "gpu_memset";
-		name = "[memset]";
+		gpu_track(ct, g->device, g->stream);
+		p = ev_begin_p(ct, ev_head("X", "gpu_memset"), pid, g->stream);
+		p_lit(p, ",\"name\":\"[memset]\"");
+		jw_done(w, p);
 		break;
 	default:
 		return;
 	}
-	gpu_track(ct, g->device, g->stream);
-	ev_begin(ct, "X", cat, pid, g->stream);
-	jw_puts(w, ",\"name\":");
-	jw_str(w, name);
-	ev_ts(ct, g->start);
-	ev_dur(ct, g->start, g->end);
-	if (c->gpu_api[i] >= 0 && (size_t)c->gpu_api[i] < ct->tl->nr_api) {
-		jw_puts(w, ",\"bind_id\":");
-		jw_u64(w, (uint64_t)c->gpu_api[i] + 1);
-		jw_puts(w, ",\"flow_in\":true");
+	p = jw_room(w, P_ROOM);
+	p_lit(p, ",\"ts\":");
+	p = fmt_us(p, g->start >= base ? g->start - base : 0);
+	p_lit(p, ",\"dur\":");
+	p = fmt_us(p, dur);
+	if (api >= 0 && (size_t)api < ct->tl->nr_api) {
+		p_lit(p, ",\"bind_id\":");
+		p = fmt_u64(p, (uint64_t)api + 1);
+		p_lit(p, ",\"flow_in\":true");
 	}
-	jw_puts(w, ",\"args\":{\"kind\":\"");
-	jw_puts(w, g->kind == TL_GPU_KERNEL   ? "kernel"
-		   : g->kind == TL_GPU_MEMCPY ? "memcpy"
-					      : "memset");
-	jw_puts(w, "\"");
-	if (g->kind == TL_GPU_KERNEL && name != mangled && *mangled) {
-		jw_puts(w, ",\"mangled\":");
-		jw_str(w, mangled);
-	}
-	if (g->kind == TL_GPU_MEMCPY) {
-		jw_puts(w, ",\"copy_kind\":\"");
-		jw_puts(w, memcpy_kind(g->copy_kind));
-		jw_puts(w, "\"");
-	}
-	if (g->kind != TL_GPU_KERNEL) {
-		jw_puts(w, ",\"bytes\":");
-		jw_u64(w, g->bytes);
+	if (g->kind == TL_GPU_KERNEL) {
+		p_lit(p, ",\"args\":{\"kind\":\"kernel\"");
+		if (with_mangled) {
+			p_lit(p, ",\"mangled\":");
+			jw_done(w, p);
+			jw_tlstr(ct, g->name);
+			p = jw_room(w, P_ROOM);
+		}
+	} else {
+		if (g->kind == TL_GPU_MEMCPY) {
+			const char *k = memcpy_kind(g->copy_kind);
+			size_t kl = strlen(k); /* a short name of ours */
+
+			p_lit(p, ",\"args\":{\"kind\":\"memcpy\",\"copy_kind\":\"");
+			memcpy(p, k, kl);
+			p += kl;
+			p_lit(p, "\"");
+		} else {
+			p_lit(p, ",\"args\":{\"kind\":\"memset\"");
+		}
+		p_lit(p, ",\"bytes\":");
+		p = fmt_u64(p, g->bytes);
 		if (dur) {
 			/* bytes per ns is GB/s; milli-GB/s in 128 bits cannot overflow. */
 			unsigned __int128 m = (unsigned __int128)g->bytes * 1000 / dur;
 
-			jw_puts(w, ",\"bandwidth_GBps\":");
-			jw_us(w, m > UINT64_MAX ? UINT64_MAX : (uint64_t)m);
+			p_lit(p, ",\"bandwidth_GBps\":");
+			p = fmt_us(p, m > UINT64_MAX ? UINT64_MAX : (uint64_t)m);
 		}
 	}
-	jw_puts(w, ",\"correlation_id\":");
-	jw_u64(w, g->corr);
-	jw_puts(w, ",\"device\":");
-	jw_u64(w, g->device);
-	jw_puts(w, ",\"stream\":");
-	jw_u64(w, g->stream);
+	p_lit(p, ",\"correlation_id\":");
+	p = fmt_u64(p, g->corr);
+	p_lit(p, ",\"device\":");
+	p = fmt_u64(p, g->device);
+	p_lit(p, ",\"stream\":");
+	p = fmt_u64(p, g->stream);
 	if (g->graph_id) {
-		jw_puts(w, ",\"graph_id\":");
-		jw_u64(w, g->graph_id);
+		p_lit(p, ",\"graph_id\":");
+		p = fmt_u64(p, g->graph_id);
 	}
-	jw_puts(w, "}}");
+	p_lit(p, "}}");
+	jw_done(w, p);
 }
 
 int chrome_trace__write(const struct timeline *tl, const struct correlation *c,
@@ -594,6 +846,12 @@ int chrome_trace__write(const struct timeline *tl, const struct correlation *c,
 			flows[a / 64] |= 1ULL << (a % 64);
 	}
 	ct->w.gz = out;
+	ct->w.buf = malloc(JW_BUF);
+	if (!ct->w.buf) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	ct->last_host = ct->last_gpu = UINT64_MAX;
 	ct->tl = tl;
 	ct->nm = names;
 	ct->base = earliest(tl);
@@ -613,7 +871,7 @@ int chrome_trace__write(const struct timeline *tl, const struct correlation *c,
 	}
 	for (i = 0; i < tl->nr_gpu && !ct->err; i++)
 		write_gpu(ct, i, c);
-	jw_puts(&ct->w, "\n]}\n");
+	jw_lit(&ct->w, "\n]}\n");
 	jw_flush(&ct->w);
 	/* Push zlib's own buffer out too, so that a full disk shows here, not only at gzclose(). */
 	if (!ct->w.err && gzflush(out, Z_SYNC_FLUSH) != Z_OK)
@@ -623,6 +881,9 @@ cleanup:
 	if (ct) {
 		free(ct->procs.slots);
 		free(ct->threads.slots);
+		esc_free(&ct->strs);
+		esc_free(&ct->knames);
+		free(ct->w.buf);
 	}
 	free(ct);
 	free(flows);

@@ -7,10 +7,26 @@
 #include "correlate.h"
 #include "timeline.h"
 
-/* (pid, correlation id) -> api index, open addressing. */
+/*
+ * (pid, correlation id) -> api index. CUPTI hands out correlation ids
+ * counting up from 1 per process, so per pid they are nearly dense: then a
+ * plain array indexed by id - min (4 bytes per id, and lookups in time
+ * order walk it in order). A pid whose ids are sparse (a buggy or foreign
+ * producer) goes to one open-addressing table instead.
+ */
+struct pid_ids {
+	uint32_t pid;
+	uint32_t min;	/* smallest correlation id of the pid */
+	uint32_t span;	/* max - min + 1 ids in dense, 0: the pid is in the hash table */
+	int32_t *dense; /* by id - min: api index or -1 */
+};
+
 struct corr_map {
+	struct pid_ids *pids; /* by pid, as tl->api is sorted */
+	size_t nr_pids;
+	size_t last; /* the pid looked up last: GPU records come in runs of one pid */
 	uint64_t *keys; /* pid << 32 | corr, + 1 so that 0 means empty */
-	int64_t *vals;
+	int32_t *vals;
 	size_t cap;
 };
 
@@ -24,45 +40,137 @@ static size_t slot_of(uint64_t key, size_t cap)
 	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
 }
 
-static int corr_map_build(struct corr_map *m, const struct timeline *tl)
+static void corr_map_free(struct corr_map *m)
 {
 	size_t i;
 
-	for (m->cap = 64; m->cap < tl->nr_api * 2; m->cap *= 2)
+	for (i = 0; i < m->nr_pids; i++)
+		free(m->pids[i].dense);
+	free(m->pids);
+	free(m->keys);
+	free(m->vals);
+}
+
+/* The hash table side: one api record of a sparse pid. */
+static void corr_map_hash(struct corr_map *m, uint32_t pid, uint32_t corr, size_t i)
+{
+	uint64_t key = key_of(pid, corr);
+	size_t j;
+
+	for (j = slot_of(key, m->cap); m->keys[j] && m->keys[j] != key; j = (j + 1) & (m->cap - 1))
+		;
+	if (!m->keys[j]) { /* the first record wins if a buggy producer repeats an id */
+		m->keys[j] = key;
+		m->vals[j] = (int32_t)i;
+	}
+}
+
+/*
+ * Size the map: one pass over tl->api (sorted by pid first, so one run per
+ * pid) for each pid's id range. The records go in while bind_launches()
+ * walks tl->api anyway (corr_map_put()); at 10M calls every pass over the
+ * array is a few hundred MB of memory traffic.
+ */
+static int corr_map_build(struct corr_map *m, const struct timeline *tl)
+{
+	size_t i, lo, cap = 0, nr_hashed = 0;
+
+	for (lo = 0; lo < tl->nr_api; lo = i) {
+		uint32_t pid = tl->api[lo].pid, min = tl->api[lo].corr, max = min;
+		struct pid_ids *p;
+
+		for (i = lo; i < tl->nr_api && tl->api[i].pid == pid; i++) {
+			uint32_t c = tl->api[i].corr;
+
+			min = c < min ? c : min;
+			max = c > max ? c : max;
+		}
+		if (m->nr_pids == cap) {
+			size_t ncap = cap ? 2 * cap : 16;
+			struct pid_ids *n = realloc(m->pids, ncap * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			m->pids = n;
+			cap = ncap;
+		}
+		p = &m->pids[m->nr_pids++];
+		memset(p, 0, sizeof(*p));
+		p->pid = pid;
+		p->min = min;
+		/* Dense when the table is at most 4 slots per call (or small anyway). */
+		if ((uint64_t)max - min + 1 > 4 * (uint64_t)(i - lo) + 4096 || max - min == UINT32_MAX) {
+			nr_hashed += i - lo;
+			continue;
+		}
+		p->span = max - min + 1;
+		p->dense = malloc((size_t)p->span * sizeof(*p->dense));
+		if (!p->dense)
+			return -ENOMEM;
+		memset(p->dense, 0xff, (size_t)p->span * sizeof(*p->dense));
+	}
+	if (!nr_hashed)
+		return 0;
+	for (m->cap = 64; m->cap < nr_hashed * 2; m->cap *= 2)
 		;
 	m->keys = calloc(m->cap, sizeof(*m->keys));
 	m->vals = malloc(m->cap * sizeof(*m->vals));
 	if (!m->keys || !m->vals)
 		return -ENOMEM;
-	for (i = 0; i < tl->nr_api; i++) {
-		uint64_t k = key_of(tl->api[i].pid, tl->api[i].corr);
-		size_t j;
-
-		for (j = slot_of(k, m->cap); m->keys[j] && m->keys[j] != k; j = (j + 1) & (m->cap - 1))
-			;
-		if (!m->keys[j]) { /* the first record wins if a buggy producer repeats an id */
-			m->keys[j] = k;
-			m->vals[j] = (int64_t)i;
-		}
-	}
 	return 0;
 }
 
-static int64_t corr_map_get(const struct corr_map *m, uint32_t pid, uint32_t corr)
+/* Enter tl->api[i], in order of i: `p` is its pid's entry. */
+static inline void corr_map_put(struct corr_map *m, struct pid_ids *p, uint32_t corr, size_t i)
 {
-	uint64_t k = key_of(pid, corr);
+	if (p->dense) {
+		int32_t *v = &p->dense[corr - p->min];
+
+		if (*v < 0) /* the first record wins if a buggy producer repeats an id */
+			*v = (int32_t)i;
+	} else {
+		corr_map_hash(m, p->pid, corr, i);
+	}
+}
+
+static int32_t corr_map_get(struct corr_map *m, uint32_t pid, uint32_t corr)
+{
+	const struct pid_ids *p;
+	uint64_t k;
 	size_t j;
 
+	if (!m->nr_pids)
+		return -1;
+	if (m->pids[m->last].pid != pid) {
+		size_t lo = 0, hi = m->nr_pids;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (m->pids[mid].pid < pid)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == m->nr_pids || m->pids[lo].pid != pid)
+			return -1;
+		m->last = lo;
+	}
+	p = &m->pids[m->last];
+	if (p->dense)
+		return corr - p->min < p->span ? p->dense[corr - p->min] : -1;
+	k = key_of(pid, corr);
 	for (j = slot_of(k, m->cap); m->keys[j]; j = (j + 1) & (m->cap - 1))
 		if (m->keys[j] == k)
 			return m->vals[j];
 	return -1;
 }
 
-/* First launch hit at or after (pid, tid, ts) in the sorted launch array. */
-static size_t launch_lower_bound(const struct timeline *tl, uint32_t pid, uint32_t tid, uint64_t ts)
+/* First launch hit at or after (pid, tid, ts) in tl->launch[lo, nr_launch). */
+static size_t launch_lower_bound(const struct timeline *tl, size_t lo, uint32_t pid, uint32_t tid,
+				 uint64_t ts)
 {
-	size_t lo = 0, hi = tl->nr_launch;
+	size_t hi = tl->nr_launch;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -77,65 +185,93 @@ static size_t launch_lower_bound(const struct timeline *tl, uint32_t pid, uint32
 	return lo;
 }
 
-/* Bind each outermost API call to the earliest hit in its window. */
-static void bind_launches(const struct timeline *tl, int64_t *api_launch)
+/*
+ * Bind each outermost API call to the earliest hit in its window. Within a
+ * thread the windows' lower ends only grow (an outermost call that starts
+ * later also ends later, else it would be nested), so each search starts
+ * where the thread's previous one ended.
+ */
+static void bind_launches(const struct timeline *tl, int32_t *api_launch, struct corr_map *m)
 {
-	size_t i, outer = 0;
-	uint64_t window_lo = 0;
+	size_t i, outer = 0, from = 0;
+	uint64_t window_lo = 0, prev_lo = 0;
+	struct pid_ids *p = m->pids;
 
 	for (i = 0; i < tl->nr_api; i++) {
 		const struct tl_api *a = &tl->api[i];
 		size_t j;
 
+		if (a->pid != p->pid)
+			p++; /* the next run: corr_map_build() made one entry per run */
+		corr_map_put(m, p, a->corr, i);
 		api_launch[i] = -1;
 		if (a->nested) {
 			api_launch[i] = api_launch[outer];
 			continue;
 		}
-		if (i == 0 || a->pid != tl->api[outer].pid || a->tid != tl->api[outer].tid)
+		if (i == 0 || a->pid != tl->api[outer].pid || a->tid != tl->api[outer].tid) {
 			window_lo = 0; /* first call of this thread */
-		else
+			from = 0;
+		} else {
 			window_lo = tl->api[outer].end + 1;
+			if (window_lo < prev_lo) /* an end of UINT64_MAX wrapped */
+				from = 0;
+		}
+		prev_lo = window_lo;
 		outer = i;
-		j = launch_lower_bound(tl, a->pid, a->tid, window_lo);
+		/* A short linear probe first: the next hit is usually right there. */
+		for (j = from; j < tl->nr_launch && j < from + 8; j++) {
+			const struct tl_launch *l = &tl->launch[j];
+
+			if (l->pid != a->pid ? l->pid > a->pid
+			    : l->tid != a->tid ? l->tid > a->tid
+					       : l->ts >= window_lo)
+				break;
+		}
+		if (j == from + 8)
+			j = launch_lower_bound(tl, j, a->pid, a->tid, window_lo);
+		from = j;
 		if (j < tl->nr_launch && tl->launch[j].pid == a->pid && tl->launch[j].tid == a->tid &&
 		    tl->launch[j].ts <= a->end)
-			api_launch[i] = (int64_t)j;
+			api_launch[i] = (int32_t)j;
 	}
 }
 
 int correlate__run(const struct timeline *tl, struct correlation *c)
 {
 	struct corr_map m = { 0 };
-	size_t i;
+	size_t i, with_api = 0, with_stack = 0;
 	int err;
 
 	memset(c, 0, sizeof(*c));
+	if (tl->nr_api > INT32_MAX || tl->nr_launch > INT32_MAX)
+		return -EOVERFLOW;
 	c->nr_gpu = tl->nr_gpu;
-	c->gpu_api = malloc((tl->nr_gpu + 1) * sizeof(int64_t));
-	c->gpu_launch = malloc((tl->nr_gpu + 1) * sizeof(int64_t));
-	c->api_launch = malloc((tl->nr_api + 1) * sizeof(int64_t));
+	c->gpu_api = malloc((tl->nr_gpu + 1) * sizeof(*c->gpu_api));
+	c->gpu_launch = malloc((tl->nr_gpu + 1) * sizeof(*c->gpu_launch));
+	c->api_launch = malloc((tl->nr_api + 1) * sizeof(*c->api_launch));
 	err = -ENOMEM;
 	if (!c->gpu_api || !c->gpu_launch || !c->api_launch)
 		goto fail;
 	err = corr_map_build(&m, tl);
 	if (err)
 		goto fail;
-	bind_launches(tl, c->api_launch);
+	bind_launches(tl, c->api_launch, &m);
 	for (i = 0; i < tl->nr_gpu; i++) {
-		int64_t a = corr_map_get(&m, tl->gpu[i].pid, tl->gpu[i].corr);
+		int32_t a = corr_map_get(&m, tl->gpu[i].pid, tl->gpu[i].corr);
+		int32_t l = a >= 0 ? c->api_launch[a] : -1;
 
 		c->gpu_api[i] = a;
-		c->gpu_launch[i] = a >= 0 ? c->api_launch[a] : -1;
-		c->gpu_with_api += a >= 0;
-		c->gpu_with_stack += c->gpu_launch[i] >= 0;
+		c->gpu_launch[i] = l;
+		with_api += a >= 0;
+		with_stack += l >= 0;
 	}
-	free(m.keys);
-	free(m.vals);
+	c->gpu_with_api = with_api;
+	c->gpu_with_stack = with_stack;
+	corr_map_free(&m);
 	return 0;
 fail:
-	free(m.keys);
-	free(m.vals);
+	corr_map_free(&m);
 	correlate__release(c);
 	return err;
 }

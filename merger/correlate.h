@@ -26,16 +26,20 @@
 
 struct timeline;
 
+/*
+ * Indices are 32-bit (12 bytes per GPU record, 4 per API call): a timeline
+ * of more than INT32_MAX API calls or launch hits is refused (-EOVERFLOW).
+ */
 struct correlation {
-	int64_t *gpu_api;    /* per tl->gpu[i]: index into tl->api, or -1 */
-	int64_t *gpu_launch; /* per tl->gpu[i]: index into tl->launch, or -1 */
-	int64_t *api_launch; /* per tl->api[i]: index into tl->launch, or -1 */
+	int32_t *gpu_api;    /* per tl->gpu[i]: index into tl->api, or -1 */
+	int32_t *gpu_launch; /* per tl->gpu[i]: index into tl->launch, or -1 */
+	int32_t *api_launch; /* per tl->api[i]: index into tl->launch, or -1 */
 	size_t nr_gpu;
 	size_t gpu_with_api;   /* GPU records joined to an API record */
 	size_t gpu_with_stack; /* ... and through it to a launch stack */
 };
 
-/* Needs timeline__finish() first. 0 or -ENOMEM. */
+/* Needs timeline__finish() first. 0, -ENOMEM or -EOVERFLOW. */
 int correlate__run(const struct timeline *tl, struct correlation *c);
 void correlate__release(struct correlation *c);
 

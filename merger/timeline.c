@@ -22,6 +22,13 @@ struct strtab {
 	uint32_t nslots;
 };
 
+/* One distinct stack of the frame pool. */
+struct stk_ent {
+	uint32_t off;  /* into tl->frames */
+	uint32_t n;    /* frames; 0: free slot */
+	uint64_t hash;
+};
+
 /* Per-file string id -> timeline string id. */
 struct idmap {
 	uint32_t *keys, *vals;
@@ -32,6 +39,10 @@ struct tl_priv {
 	struct strtab st;
 	size_t cap_gpu, cap_api, cap_launch, cap_samples, cap_offcpu, cap_frames, cap_files;
 	size_t cap_procs, cap_threads, cap_modules, cap_devices, cap_offcpu_short;
+	/* Stacks already in the frame pool (launch sites and samples repeat):
+	 * open addressing on the frames' hash, entries index stk. */
+	struct stk_ent *stk;
+	size_t stk_cap, stk_nr;
 	char **warnings;
 	size_t nr_warnings;
 	char errbuf[512];
@@ -171,6 +182,7 @@ void timeline__free(struct timeline *tl)
 		for (i = 0; i < tl->priv->nr_warnings; i++)
 			free(tl->priv->warnings[i]);
 		free(tl->priv->warnings);
+		free(tl->priv->stk);
 		free(tl->priv);
 	}
 	for (i = 0; i < tl->nr_files; i++)
@@ -254,17 +266,71 @@ static int idmap_put(struct idmap *m, uint32_t key, uint32_t val)
 	return 0;
 }
 
+static uint64_t hash_frames(const uint64_t *ips, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h ^= ips[i];
+		h *= 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	return h;
+}
+
+/* Double the table of distinct stacks; -ENOMEM. */
+static int stk_grow(struct tl_priv *p)
+{
+	size_t ncap = p->stk_cap ? 2 * p->stk_cap : 1024, i, j;
+	struct stk_ent *n = calloc(ncap, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	for (i = 0; i < p->stk_cap; i++) {
+		if (!p->stk[i].n)
+			continue;
+		for (j = p->stk[i].hash & (ncap - 1); n[j].n; j = (j + 1) & (ncap - 1))
+			;
+		n[j] = p->stk[i];
+	}
+	free(p->stk);
+	p->stk = n;
+	p->stk_cap = ncap;
+	return 0;
+}
+
+/*
+ * Store a stack in the frame pool, once: a stack seen before (the same
+ * frames) points at the frames already there. The split into user and
+ * kernel frames is kept in st, so only the frames have to match.
+ */
 static int add_stack(struct timeline *tl, struct tl_stack *st, const uint64_t *ips, uint16_t nu, uint16_t nk)
 {
-	size_t n = (size_t)nu + nk;
+	struct tl_priv *p = tl->priv;
+	size_t n = (size_t)nu + nk, j;
+	uint64_t h;
 
 	st->off = (uint32_t)tl->nr_frames;
 	st->nr_user = nu;
 	st->nr_kernel = nk;
 	if (!n)
 		return 0; /* an empty stack needs no pool (which may not exist yet) */
-	if (tl->nr_frames + n > tl->priv->cap_frames) {
-		size_t ncap = tl->priv->cap_frames ? tl->priv->cap_frames : 4096;
+	if (2 * (p->stk_nr + 1) > p->stk_cap && stk_grow(p))
+		return -ENOMEM;
+	h = hash_frames(ips, n);
+	for (j = h & (p->stk_cap - 1); p->stk[j].n; j = (j + 1) & (p->stk_cap - 1)) {
+		const struct stk_ent *e = &p->stk[j];
+
+		if (e->hash == h && e->n == n && !memcmp(tl->frames + e->off, ips, n * sizeof(*ips))) {
+			st->off = e->off;
+			return 0;
+		}
+	}
+	if (tl->nr_frames + n > UINT32_MAX)
+		return -ENOMEM; /* tl_stack.off is 32-bit */
+	if (tl->nr_frames + n > p->cap_frames) {
+		size_t ncap = p->cap_frames ? p->cap_frames : 4096;
 		uint64_t *f;
 
 		while (ncap < tl->nr_frames + n)
@@ -273,9 +339,13 @@ static int add_stack(struct timeline *tl, struct tl_stack *st, const uint64_t *i
 		if (!f)
 			return -ENOMEM;
 		tl->frames = f;
-		tl->priv->cap_frames = ncap;
+		p->cap_frames = ncap;
 	}
 	memcpy(tl->frames + tl->nr_frames, ips, n * sizeof(*ips));
+	p->stk[j].off = (uint32_t)tl->nr_frames;
+	p->stk[j].n = (uint32_t)n;
+	p->stk[j].hash = h;
+	p->stk_nr++;
 	tl->nr_frames += n;
 	return 0;
 }
@@ -694,6 +764,46 @@ static int cmp_u64(uint64_t a, uint64_t b)
 	return a < b ? -1 : a > b;
 }
 
+/*
+ * A stable sort for arrays that are nearly in order already (each trace is
+ * written about in time order; several files, CUPTI's per-buffer order and
+ * clock alignment displace some records a little). An array in order is
+ * only checked; one with a few records out of place is insertion-sorted in
+ * place, without the n-element scratch copy a merge sort needs. Past a
+ * budget of element moves (really unordered input) the rest goes to
+ * gp_sort(): insertion sort keeps equal elements in their order, so the
+ * result is the one a stable gp_sort() (glibc's merge sort) gives alone.
+ */
+static void sort_nearly(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	char *b = base, tmp[128];
+	size_t i, moves = 0, budget = 4 * n + 4096;
+
+	if (n < 2)
+		return;
+	if (size > sizeof(tmp)) {
+		gp_sort(base, n, size, cmp);
+		return;
+	}
+	for (i = 1; i < n; i++) {
+		char *x = b + i * size;
+		size_t j = i - 1;
+
+		if (cmp(b + j * size, x) <= 0)
+			continue;
+		while (j > 0 && cmp(b + (j - 1) * size, x) > 0)
+			j--;
+		moves += i - j;
+		if (moves > budget) {
+			gp_sort(base, n, size, cmp);
+			return;
+		}
+		memcpy(tmp, x, size);
+		memmove(b + (j + 1) * size, b + j * size, (i - j) * size);
+		memcpy(b + j * size, tmp, size);
+	}
+}
+
 static int cmp_api(const void *a, const void *b)
 {
 	const struct tl_api *x = a, *y = b;
@@ -752,7 +862,8 @@ static int cmp_thread(const void *a, const void *b)
 		return cmp_u64(x->pid, y->pid);
 	if (x->tid != y->tid)
 		return cmp_u64(x->tid, y->tid);
-	return cmp_u64(x->exit_ts, y->exit_ts); /* the sighting before the exit */
+	/* in time order, the exit last: the latest name (after an exec) wins */
+	return cmp_u64(x->exit_ts ? x->exit_ts : x->first_ts, y->exit_ts ? y->exit_ts : y->first_ts);
 }
 
 static int cmp_module(const void *a, const void *b)
@@ -820,7 +931,7 @@ static void merge_threads(struct timeline *tl)
 				o->exit_ts = e->exit_ts;
 			if (e->first_ts && (!o->first_ts || e->first_ts < o->first_ts))
 				o->first_ts = e->first_ts;
-			if (e->name && !o->name)
+			if (e->name)
 				o->name = e->name;
 			continue;
 		}
@@ -873,6 +984,11 @@ void timeline__finish(struct timeline *tl)
 {
 	size_t i, outer = 0;
 
+	/* Loading is over: the table that deduplicates stacks is not needed any more. */
+	free(tl->priv->stk);
+	tl->priv->stk = NULL;
+	tl->priv->stk_cap = tl->priv->stk_nr = 0;
+
 	merge_procs(tl);
 	merge_threads(tl);
 	gp_sort(tl->modules, tl->nr_modules, sizeof(*tl->modules), cmp_module);
@@ -887,11 +1003,11 @@ void timeline__finish(struct timeline *tl)
 		tl->nr_devices = n;
 	}
 
-	gp_sort(tl->api, tl->nr_api, sizeof(*tl->api), cmp_api);
-	gp_sort(tl->launch, tl->nr_launch, sizeof(*tl->launch), cmp_launch);
-	gp_sort(tl->gpu, tl->nr_gpu, sizeof(*tl->gpu), cmp_gpu);
-	gp_sort(tl->samples, tl->nr_samples, sizeof(*tl->samples), cmp_sample);
-	gp_sort(tl->offcpu, tl->nr_offcpu, sizeof(*tl->offcpu), cmp_offcpu);
+	sort_nearly(tl->api, tl->nr_api, sizeof(*tl->api), cmp_api);
+	sort_nearly(tl->launch, tl->nr_launch, sizeof(*tl->launch), cmp_launch);
+	sort_nearly(tl->gpu, tl->nr_gpu, sizeof(*tl->gpu), cmp_gpu);
+	sort_nearly(tl->samples, tl->nr_samples, sizeof(*tl->samples), cmp_sample);
+	sort_nearly(tl->offcpu, tl->nr_offcpu, sizeof(*tl->offcpu), cmp_offcpu);
 
 	/* A call inside the span of the thread's enclosing call is nested
 	 * (the driver call a runtime call makes). */

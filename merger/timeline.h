@@ -11,7 +11,8 @@
  * clock_align (see there) before their records are stored.
  *
  * Memory: GPU activities are stored compactly (struct tl_gpu, 56 bytes);
- * stacks are kept once per record in one frame pool.
+ * stacks are kept in one frame pool, each distinct stack once (records with
+ * the same frames share them: struct tl_stack offsets may repeat).
  *
  * Not thread-safe; one owner.
  */

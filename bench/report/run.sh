@@ -1,0 +1,126 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# run.sh - time and peak RSS of `gpuperf report` on a synthetic recording
+# (default: 10M GPU records, 1M CPU samples), against the cost of just
+# reading the same traces, and per output format.
+#
+# usage: bench/report/run.sh BUILD_DIR [--steps N] [--samples S] [--every K]
+#                            [--reps R] [--dir DIR] [--keep] [--no-formats]
+# --steps N     gen_recording steps: 4 GPU records (+4 API calls, 3 launch-site
+#               hits, 1 off-CPU span) each [2500000 = 10M GPU records]
+# --samples S   CPU samples per thread (2 threads) every K-th step [1]
+# --every K     [5]: 2 * S * N / K samples = 1M at the defaults
+# --reps R      timed runs of each command, best wall time kept [1]
+# --dir DIR     where the recording goes (reused when it is already there)
+#               [a temporary directory, removed at exit unless --keep]
+# --no-formats  time only -f all, not each format on its own
+# Outputs go to a temporary directory and are removed after each run.
+# Goals (issue): >= 5M GPU records/s end to end, peak RSS <= 100 B/GPU record.
+set -eu
+
+BUILD=${1:?usage: run.sh BUILD_DIR [--steps N] [--samples S] [--every K] [--reps R] [--dir DIR] [--keep]}
+shift
+STEPS=2500000
+SAMPLES=1
+EVERY=5
+REPS=1
+DIR=
+KEEP=0
+FORMATS=1
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--steps) STEPS=$2; shift 2 ;;
+	--samples) SAMPLES=$2; shift 2 ;;
+	--every) EVERY=$2; shift 2 ;;
+	--reps) REPS=$2; shift 2 ;;
+	--dir) DIR=$2; shift 2 ;;
+	--keep) KEEP=1; shift ;;
+	--no-formats) FORMATS=0; shift ;;
+	*) echo "run.sh: unknown argument '$1'" >&2; exit 2 ;;
+	esac
+done
+GPUPERF=$BUILD/cli/gpuperf
+GEN=$BUILD/tests/report/gen_recording
+TIME=/usr/bin/time
+[ -x "$TIME" ] || { echo "run.sh: needs GNU time (apt-get install time)" >&2; exit 77; }
+[ -x "$GEN" ] || { echo "run.sh: no $GEN (configure with tests on and build gen_recording)" >&2; exit 77; }
+TMP=$(mktemp -d)
+OWN_DIR=0
+if [ -z "$DIR" ]; then
+	DIR=$TMP/rec
+	OWN_DIR=1
+fi
+cleanup() {
+	if [ "$OWN_DIR" = 1 ] && [ "$KEEP" = 1 ]; then
+		rm -rf "$TMP/out" "$TMP/t" "$TMP/stats"
+		echo "recording kept in $DIR"
+	else
+		rm -rf "$TMP"
+	fi
+}
+trap cleanup EXIT
+
+if [ ! -f "$DIR/cpu.trace" ]; then
+	mkdir -p "$DIR"
+	"$TIME" -f "%e" -o "$TMP/t" "$GEN" -n "$STEPS" -s "$SAMPLES" -k "$EVERY" "$DIR"
+	echo "generated in $(cat "$TMP/t") s: $DIR"
+fi
+TRACES=$(ls "$DIR"/cpu.trace "$DIR"/gpu-*.trace)
+# Count what the recording holds (it may come from --dir, made with other options).
+"$GPUPERF" dump --stats $TRACES >"$TMP/stats"
+NGPU=$(awk '$1 == "kernel" || $1 == "memcpy" || $1 == "memset" { n += $2 } END { print n + 0 }' "$TMP/stats")
+NSAMP=$(awk '$1 == "cpu_sample" { n += $2 } END { print n + 0 }' "$TMP/stats")
+NAPI=$(awk '$1 == "api" { n += $2 } END { print n + 0 }' "$TMP/stats")
+[ "$NGPU" -gt 0 ] || { echo "run.sh: no GPU records in $DIR" >&2; exit 1; }
+echo "recording: $NGPU GPU records, $NAPI API calls, $NSAMP CPU samples, $(du -cb $TRACES | tail -1 | cut -f1) bytes of traces"
+
+# best_of CMD...: run REPS times, print "best_wall_s user_s sys_s max_rss_kib".
+best_of() {
+	best=""
+	rss=0
+	r=0
+	while [ "$r" -lt "$REPS" ]; do
+		rm -rf "$TMP/out"
+		mkdir -p "$TMP/out"
+		"$TIME" -f "%e %U %S %M" -o "$TMP/t" "$@" >/dev/null
+		w=$(cut -d' ' -f1 "$TMP/t")
+		if [ -z "$best" ] || awk -v a="$w" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+			best=$w
+			u=$(cut -d' ' -f2 "$TMP/t")
+			s=$(cut -d' ' -f3 "$TMP/t")
+		fi
+		m=$(cut -d' ' -f4 "$TMP/t")
+		[ "$m" -gt "$rss" ] && rss=$m
+		r=$((r + 1))
+	done
+	echo "$best $u $s $rss"
+}
+
+# line LABEL "wall user sys rss": one row; ratios against the read-only baseline.
+line() {
+	set -- "$1" $2
+	awk -v l="$1" -v w="$2" -v u="$3" -v s="$4" -v m="$5" -v n="$NGPU" -v bw="$BASE_WALL" \
+		'BEGIN { printf "%-26s wall %7.2fs (user %6.2f sys %5.2f)  x%5.1f of read  %6.2fM GPU rec/s  RSS %8d KiB  %6.1f B/GPU rec\n",
+			l, w, u, s, (bw > 0 ? w / bw : 0), (w > 0 ? n / w / 1e6 : 0), m, m * 1024 / n }'
+}
+
+# Baseline: decoding every record of the traces and nothing else.
+BASE_WALL=0
+base=$(best_of "$GPUPERF" dump --stats $TRACES)
+BASE_WALL=$(echo "$base" | cut -d' ' -f1)
+line "dump --stats (read only)" "$base"
+
+all=$(best_of "$GPUPERF" report -q -o "$TMP/out" "$DIR")
+line "report -f all" "$all"
+if [ "$FORMATS" = 1 ]; then
+	for f in folded svg json chrome pprof folded,svg,json; do
+		res=$(best_of "$GPUPERF" report -q -f "$f" -o "$TMP/out" "$DIR")
+		line "report -f $f" "$res"
+	done
+fi
+rm -rf "$TMP/out"
+set -- $all
+awk -v w="$1" -v m="$4" -v n="$NGPU" 'BEGIN {
+	r = w > 0 ? n / w / 1e6 : 0; b = m * 1024 / n;
+	printf "goal: >= 5M GPU records/s: %.2fM (%s); <= 100 B/GPU record: %.1f (%s)\n",
+		r, (r >= 5 ? "met" : "not met"), b, (b <= 100 ? "met" : "not met") }'
