@@ -772,20 +772,6 @@ static double ratio(uint64_t num, uint64_t den)
 	return den ? (double)num / (double)den : 0.0;
 }
 
-static void fmt_ns(char *buf, size_t size, uint64_t ns)
-{
-	if (ns >= 10000000000ull)
-		snprintf(buf, size, "%.1f s", (double)ns / 1e9);
-	else if (ns >= 1000000000ull)
-		snprintf(buf, size, "%.2f s", (double)ns / 1e9);
-	else if (ns >= 1000000)
-		snprintf(buf, size, "%.2f ms", (double)ns / 1e6);
-	else if (ns >= 1000)
-		snprintf(buf, size, "%.2f us", (double)ns / 1e3);
-	else
-		snprintf(buf, size, "%llu ns", (unsigned long long)ns);
-}
-
 /* Per process: the sums over its threads (a->t is sorted by pid). */
 struct an_proc {
 	uint32_t pid;
@@ -824,7 +810,7 @@ static void write_text(struct report *r, struct analysis *a, FILE *out)
 	size_t i, k;
 	struct an_proc p;
 
-	fmt_ns(b1, sizeof(b1), r->duration_ns);
+	report__fmt_ns(b1, sizeof(b1), r->duration_ns);
 	fprintf(out, "gpuperf wall-clock analysis: %s recorded, %zu process%s, %zu thread%s\n\n",
 		b1, tl->nr_procs, tl->nr_procs == 1 ? "" : "es", a->nr_t, a->nr_t == 1 ? "" : "s");
 	fprintf(
@@ -866,9 +852,9 @@ static void write_text(struct report *r, struct analysis *a, FILE *out)
 	for (i = 0; next_proc(a, &i, &p);) {
 		const struct tl_proc *tp = timeline__proc(tl, p.pid);
 
-		fmt_ns(b1, sizeof(b1), p.on);
-		fmt_ns(b2, sizeof(b2), p.off);
-		fmt_ns(b3, sizeof(b3), p.on + p.off);
+		report__fmt_ns(b1, sizeof(b1), p.on);
+		report__fmt_ns(b2, sizeof(b2), p.off);
+		report__fmt_ns(b3, sizeof(b3), p.on + p.off);
 		fprintf(out, "  %8u  %-16s %7zu %10s %10s %10s %8.1f%%\n", p.pid,
 			tp ? report__proc_root(r, p.pid) : "?", p.threads, b1, b2, b3,
 			100.0 * ratio(p.on + p.off, p.lifetime));
@@ -879,10 +865,10 @@ static void write_text(struct report *r, struct analysis *a, FILE *out)
 	for (i = 0; i < a->nr_t; i++) {
 		const struct an_thread *t = &a->t[i];
 
-		fmt_ns(b1, sizeof(b1), t->on);
-		fmt_ns(b2, sizeof(b2), t->off);
-		fmt_ns(b3, sizeof(b3), t->on + t->off);
-		fmt_ns(b4, sizeof(b4), t->lifetime);
+		report__fmt_ns(b1, sizeof(b1), t->on);
+		report__fmt_ns(b2, sizeof(b2), t->off);
+		report__fmt_ns(b3, sizeof(b3), t->on + t->off);
+		report__fmt_ns(b4, sizeof(b4), t->lifetime);
 		fprintf(out, "  %8u %8u  %-16s %10s %10s %10s %10s %8.1f%%  %-10s  %s%s%s%s\n",
 			t->pid, t->tid, thread_name(r, t->pid, t->tid), b1, b2, b3, b4,
 			100.0 * ratio(t->on + t->off, t->lifetime), cls_names[t->cls],
@@ -890,12 +876,12 @@ static void write_text(struct report *r, struct analysis *a, FILE *out)
 			t->top_fn ? cat_names[t->top_cat] : "", t->top_fn ? ")" : "");
 	}
 
-	fmt_ns(b1, sizeof(b1), a->off_total);
+	report__fmt_ns(b1, sizeof(b1), a->off_total);
 	fprintf(out, "\nblocking reasons by category (of %s off-CPU):\n", b1);
 	for (k = 0; k < CAT_COUNT; k++) {
 		if (!a->cat_total[k])
 			continue;
-		fmt_ns(b1, sizeof(b1), a->cat_total[k]);
+		report__fmt_ns(b1, sizeof(b1), a->cat_total[k]);
 		fprintf(out, "  %-10s %10s %5.1f%% %9llu  %s\n", cat_names[k], b1,
 			100.0 * ratio(a->cat_total[k], a->off_total),
 			(unsigned long long)a->cat_count[k], cat_help[k]);
@@ -906,7 +892,7 @@ static void write_text(struct report *r, struct analysis *a, FILE *out)
 	for (i = 0; i < a->total.n && i < 2 * r->opts->top; i++) {
 		const struct an_reason *e = &a->total.v[i];
 
-		fmt_ns(b1, sizeof(b1), e->ns);
+		report__fmt_ns(b1, sizeof(b1), e->ns);
 		fprintf(out, "  %10s %5.1f%% %9llu  %-10s %s\n", b1,
 			100.0 * ratio(e->ns, a->off_total), (unsigned long long)e->count,
 			cat_names[e->cat], e->fn);
@@ -917,7 +903,7 @@ static void write_text(struct report *r, struct analysis *a, FILE *out)
 		fprintf(out, "\ntop %s stacks (root first, leaf last):\n",
 			k ? "off-CPU" : "on-CPU");
 		for (i = 0; i < a->top[k].n && i < TOP_STACKS; i++) {
-			fmt_ns(b1, sizeof(b1), a->top[k].v[i].ns);
+			report__fmt_ns(b1, sizeof(b1), a->top[k].v[i].ns);
 			fprintf(out, "  %10s %5.1f%%  %s\n", b1,
 				100.0 * ratio(a->top[k].v[i].ns, total), a->top[k].v[i].text);
 		}

@@ -251,6 +251,20 @@ int report__offcpu_frames(struct report *r, const struct tl_offcpu *o, struct fr
 	return err;
 }
 
+void report__fmt_ns(char *buf, size_t size, uint64_t ns)
+{
+	if (ns >= 10000000000ull)
+		snprintf(buf, size, "%.1f s", (double)ns / 1e9);
+	else if (ns >= 1000000000ull)
+		snprintf(buf, size, "%.2f s", (double)ns / 1e9);
+	else if (ns >= 1000000)
+		snprintf(buf, size, "%.2f ms", (double)ns / 1e6);
+	else if (ns >= 1000)
+		snprintf(buf, size, "%.2f us", (double)ns / 1e3);
+	else
+		snprintf(buf, size, "%llu ns", (unsigned long long)ns);
+}
+
 static int starts_with(const char *s, const char *prefix)
 {
 	return !strncmp(s, prefix, strlen(prefix));

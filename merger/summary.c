@@ -756,20 +756,6 @@ int summary__write_json(struct report *r, const char *path)
 	return err;
 }
 
-static void fmt_ns(char *buf, size_t size, uint64_t ns)
-{
-	if (ns >= 10000000000ull)
-		snprintf(buf, size, "%.1f s", (double)ns / 1e9);
-	else if (ns >= 1000000000ull)
-		snprintf(buf, size, "%.2f s", (double)ns / 1e9);
-	else if (ns >= 1000000)
-		snprintf(buf, size, "%.2f ms", (double)ns / 1e6);
-	else if (ns >= 1000)
-		snprintf(buf, size, "%.2f us", (double)ns / 1e3);
-	else
-		snprintf(buf, size, "%llu ns", (unsigned long long)ns);
-}
-
 void summary__write_text(struct report *r, FILE *out)
 {
 	struct timeline *tl = r->tl;
@@ -785,7 +771,7 @@ void summary__write_text(struct report *r, FILE *out)
 	s = *sp;
 	for (i = 0; i < s.nr_k; i++)
 		kernel_total += s.k[i].total;
-	fmt_ns(b1, sizeof(b1), r->duration_ns);
+	report__fmt_ns(b1, sizeof(b1), r->duration_ns);
 	fprintf(out, "recording: %s wall, %zu process%s, %zu GPU record%s, %zu CPU sample%s, "
 		     "%zu off-CPU span%s\n",
 		b1, tl->nr_procs, tl->nr_procs == 1 ? "" : "es", s.gpu_records,
@@ -795,8 +781,8 @@ void summary__write_text(struct report *r, FILE *out)
 		const struct tl_device *td = timeline__device(tl, s.dev[i].id);
 		uint64_t span = s.dev[i].last - s.dev[i].first;
 
-		fmt_ns(b1, sizeof(b1), s.dev[i].busy);
-		fmt_ns(b2, sizeof(b2), s.dev[i].idle);
+		report__fmt_ns(b1, sizeof(b1), s.dev[i].busy);
+		report__fmt_ns(b2, sizeof(b2), s.dev[i].idle);
 		fprintf(out, "GPU %u%s%s%s: busy %s (%.1f%% of its active span), idle %s\n",
 			s.dev[i].id, td ? " (" : "", td ? timeline__str(tl, td->name) : "",
 			td ? ")" : "", b1, span ? 100.0 * (double)s.dev[i].busy / (double)span : 0.0, b2);
@@ -808,7 +794,7 @@ void summary__write_text(struct report *r, FILE *out)
 		fprintf(out, "\ntop kernels by GPU time:\n  %10s %6s %10s  %s\n", "total", "%", "count",
 			"kernel");
 		for (i = 0; i < s.nr_k && i < r->opts->top; i++) {
-			fmt_ns(b1, sizeof(b1), s.k[i].total);
+			report__fmt_ns(b1, sizeof(b1), s.k[i].total);
 			fprintf(out, "  %10s %5.1f%% %10llu  %s\n", b1,
 				kernel_total ? 100.0 * (double)s.k[i].total / (double)kernel_total : 0.0,
 				(unsigned long long)s.k[i].count,
@@ -818,7 +804,7 @@ void summary__write_text(struct report *r, FILE *out)
 	if (s.nr_sites) {
 		fprintf(out, "\ntop launch sites by GPU time:\n");
 		for (i = 0; i < s.nr_sites && i < r->opts->top; i++) {
-			fmt_ns(b1, sizeof(b1), s.sites[i].gpu_ns);
+			report__fmt_ns(b1, sizeof(b1), s.sites[i].gpu_ns);
 			fprintf(out, "  %10s %10llu  %s%s%s%s -> %s\n", b1,
 				(unsigned long long)s.sites[i].launches, s.sites[i].function,
 				s.sites[i].location[0] ? " (" : "", s.sites[i].location,
@@ -826,9 +812,9 @@ void summary__write_text(struct report *r, FILE *out)
 		}
 	}
 	if (tl->nr_samples || tl->nr_offcpu) {
-		fmt_ns(b1, sizeof(b1), s.on_cpu);
-		fmt_ns(b2, sizeof(b2), s.off_cpu);
-		fmt_ns(b3, sizeof(b3), stack_agg__total(r->view[VIEW_IDLE]));
+		report__fmt_ns(b1, sizeof(b1), s.on_cpu);
+		report__fmt_ns(b2, sizeof(b2), s.off_cpu);
+		report__fmt_ns(b3, sizeof(b3), stack_agg__total(r->view[VIEW_IDLE]));
 		fprintf(out, "\nCPU: on-CPU %s, off-CPU %s; launching threads while the GPU was idle: %s"
 			     " (gpu_idle.folded)\n", b1, b2, b3);
 		analysis__write_brief(r, out);
