@@ -112,7 +112,7 @@ const char *report__memcpy_kind(unsigned kind)
 		"unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP",
 	};
 
-	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "unknown";
+	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : names[0];
 }
 
 const char *report__api_name(struct report *r, const struct tl_api *a)
@@ -382,22 +382,21 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h * 0xff51afd7ed558ccdull;
 }
 
-static uint64_t hash_stack(const struct timeline *tl, const struct tl_stack *st, uint64_t h)
+/*
+ * The timeline stores each distinct stack once (timeline.h), so two
+ * non-empty stacks with the same frames have the same pool offset; the
+ * user/kernel split is kept per record and compared too.
+ */
+static uint64_t hash_stack(const struct tl_stack *st, uint64_t h)
 {
-	const uint64_t *ips = timeline__frames(tl, st);
-	size_t i, n = (size_t)st->nr_user + st->nr_kernel;
-
 	h = mix(h, ((uint64_t)st->nr_user << 16) | st->nr_kernel);
-	for (i = 0; i < n; i++)
-		h = mix(h, ips[i]);
-	return h;
+	return st->nr_user + st->nr_kernel ? mix(h, st->off) : h;
 }
 
-static int same_stack(const struct timeline *tl, const struct tl_stack *a, const struct tl_stack *b)
+static int same_stack(const struct tl_stack *a, const struct tl_stack *b)
 {
 	return a->nr_user == b->nr_user && a->nr_kernel == b->nr_kernel &&
-	       !memcmp(timeline__frames(tl, a), timeline__frames(tl, b),
-		       ((size_t)a->nr_user + a->nr_kernel) * sizeof(uint64_t));
+	       (!(a->nr_user + a->nr_kernel) || a->off == b->off);
 }
 
 /* What makes two GPU records draw the same frames. */
@@ -435,11 +434,11 @@ static int same_record(const struct report *r, enum report_view kind, size_t a, 
 	case VIEW_CPU:
 		return tl->samples[a].pid == tl->samples[b].pid &&
 		       tl->samples[a].tid == tl->samples[b].tid &&
-		       same_stack(tl, &tl->samples[a].stack, &tl->samples[b].stack);
+		       same_stack(&tl->samples[a].stack, &tl->samples[b].stack);
 	case VIEW_OFFCPU:
 		return tl->offcpu[a].pid == tl->offcpu[b].pid &&
 		       tl->offcpu[a].tid == tl->offcpu[b].tid &&
-		       same_stack(tl, &tl->offcpu[a].stack, &tl->offcpu[b].stack);
+		       same_stack(&tl->offcpu[a].stack, &tl->offcpu[b].stack);
 	default: {
 		const struct tl_gpu *x = &tl->gpu[a], *y = &tl->gpu[b];
 		const struct tl_stack *sx = gpu_stack(r, a), *sy = gpu_stack(r, b);
@@ -449,7 +448,7 @@ static int same_record(const struct report *r, enum report_view kind, size_t a, 
 		    !sx != !sy)
 			return 0;
 		/* the launch stacks of two processes only match when their pids do (above) */
-		return !sx || same_stack(tl, sx, sy);
+		return !sx || same_stack(sx, sy);
 	}
 	}
 }
@@ -517,7 +516,7 @@ static int group_records(struct report *r)
 		const struct tl_sample *s = &tl->samples[i];
 
 		err = group_add(r, VIEW_CPU, i,
-				hash_stack(tl, &s->stack, ((uint64_t)s->pid << 32) | s->tid), s->weight);
+				hash_stack(&s->stack, ((uint64_t)s->pid << 32) | s->tid), s->weight);
 	}
 	for (i = 0; i < tl->nr_offcpu && !err; i++) {
 		const struct tl_offcpu *o = &tl->offcpu[i];
@@ -527,7 +526,7 @@ static int group_records(struct report *r)
 		if (t && !strcmp(timeline__str(tl, t->name), "gpuperf-writer"))
 			continue;
 		err = group_add(r, VIEW_OFFCPU, i,
-				hash_stack(tl, &o->stack, ((uint64_t)o->pid << 32) | o->tid),
+				hash_stack(&o->stack, ((uint64_t)o->pid << 32) | o->tid),
 				o->end > o->start ? o->end - o->start : 0);
 	}
 	for (i = 0; i < tl->nr_gpu && !err; i++) {
@@ -540,7 +539,7 @@ static int group_records(struct report *r)
 		if (g->kind == TL_GPU_SYNC)
 			continue; /* waiting, not device work: in the timeline and off-CPU */
 		if (st)
-			h = hash_stack(tl, st, h);
+			h = hash_stack(st, h);
 		err = group_add(r, VIEW_GPU, i, h, g->end > g->start ? g->end - g->start : 0);
 	}
 	return err;

@@ -11,8 +11,9 @@
  * clock_align (see there) before their records are stored.
  *
  * Memory: GPU activities are stored compactly (struct tl_gpu, 56 bytes);
- * stacks are kept in one frame pool, each distinct stack once (records with
- * the same frames share them: struct tl_stack offsets may repeat).
+ * stacks are kept in one frame pool, each distinct stack once: two records
+ * with the same non-empty frames have the same struct tl_stack offset, so
+ * comparing offsets compares stacks.
  *
  * Not thread-safe; one owner.
  */
