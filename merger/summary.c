@@ -34,8 +34,7 @@ struct kstat {
 };
 
 struct site {
-	uint64_t key;	   /* hash of pid-independent identity: stack text + API */
-	char *stack;	   /* root-first user frames, ';'-joined */
+	char *stack;	   /* root-first user frames, ';'-joined: with api, the identity */
 	const char *api;
 	const char *function;
 	char location[256];
@@ -255,20 +254,8 @@ static int sweep_device(const struct timeline *tl, uint32_t device, struct dev_s
 	return 0;
 }
 
-static uint64_t fnv_mix(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		h ^= b[i];
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
 /* Launch sites: by the text of the user frames and the API, so every process of a run and
- * every run of a binary agree on the key. */
+ * every run of a binary agree on the identity. */
 static int add_site(struct report *r, struct report_stats *s, size_t gi, uint64_t ns, uint64_t count)
 {
 	int64_t li = r->corr.gpu_launch[gi], ai = r->corr.gpu_api[gi];
@@ -278,7 +265,6 @@ static int add_site(struct report *r, struct report_stats *s, size_t gi, uint64_
 	const char *kernel;
 	char *text = NULL;
 	size_t len = 0, i, cap = 0;
-	uint64_t key;
 
 	if (li < 0 || ai < 0)
 		return 0;
@@ -312,10 +298,8 @@ static int add_site(struct report *r, struct report_stats *s, size_t gi, uint64_
 	if (!text && !(text = strdup("")))
 		return -ENOMEM;
 	text[len] = '\0';
-	key = fnv_mix(fnv_mix(1469598103934665603ull, text, len), report__api_name(r, a),
-		      strlen(report__api_name(r, a)));
 	for (i = 0; i < s->nr_sites; i++)
-		if (s->sites[i].key == key)
+		if (!strcmp(s->sites[i].stack, text) && !strcmp(s->sites[i].api, report__api_name(r, a)))
 			break;
 	if (i == s->nr_sites) {
 		struct site *st;
@@ -333,7 +317,6 @@ static int add_site(struct report *r, struct report_stats *s, size_t gi, uint64_
 		}
 		st = &s->sites[s->nr_sites++];
 		memset(st, 0, sizeof(*st));
-		st->key = key;
 		st->stack = text;
 		text = NULL;
 		st->api = report__api_name(r, a);
@@ -412,7 +395,9 @@ static int collect(struct report *r, struct report_stats *s)
 			k->max = d > k->max ? d : k->max;
 			k->hist[hist_bucket(d) < HIST_BUCKETS ? hist_bucket(d) : HIST_BUCKETS - 1]++;
 		} else if (g->kind == TL_GPU_MEMCPY) {
-			struct mstat *m = &s->mc[g->copy_kind < MAX_MEMCPY_KINDS ? g->copy_kind : 0];
+			/* kinds without a name of their own all count as "unknown" (0) */
+			struct mstat *m = &s->mc[report__memcpy_kind(g->copy_kind) !=
+							 report__memcpy_kind(0) ? g->copy_kind : 0];
 
 			m->count++;
 			m->bytes += g->bytes;
@@ -521,6 +506,21 @@ static void num(cJSON *o, const char *k, double v)
 	cJSON_AddNumberToObject(o, k, v);
 }
 
+/* memcpy kinds by total time, descending, then by kind */
+struct kind_total {
+	unsigned kind;
+	uint64_t total;
+};
+
+static int cmp_kind_total(const void *a, const void *b)
+{
+	const struct kind_total *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	return x->kind < y->kind ? -1 : x->kind > y->kind;
+}
+
 static cJSON *build_json(struct report *r, struct report_stats *s)
 {
 	struct timeline *tl = r->tl;
@@ -536,7 +536,8 @@ static cJSON *build_json(struct report *r, struct report_stats *s)
 	};
 	cJSON *root = cJSON_CreateObject(), *o, *a, *e;
 	const struct tl_file *host = tl->nr_files ? &tl->files[0] : NULL;
-	size_t i;
+	struct kind_total kinds[MAX_MEMCPY_KINDS];
+	size_t i, n;
 
 	if (!root)
 		return NULL;
@@ -633,31 +634,20 @@ static cJSON *build_json(struct report *r, struct report_stats *s)
 	}
 
 	a = cJSON_AddArrayToObject(root, "memcpy");
-	for (;;) {
-		/* by total time, descending: a selection over at most 16 kinds */
-		size_t best = MAX_MEMCPY_KINDS;
+	n = 0;
+	for (i = 0; i < MAX_MEMCPY_KINDS; i++)
+		if (s->mc[i].count)
+			kinds[n++] = (struct kind_total){ (unsigned)i, s->mc[i].total };
+	gp_sort(kinds, n, sizeof(kinds[0]), cmp_kind_total);
+	for (i = 0; i < n; i++) {
+		const struct mstat *m = &s->mc[kinds[i].kind];
 
-		for (i = 0; i < MAX_MEMCPY_KINDS; i++) {
-			int taken = 0;
-			cJSON *it;
-
-			if (!s->mc[i].count)
-				continue;
-			cJSON_ArrayForEach(it, a)
-				taken |= !strcmp(cJSON_GetObjectItem(it, "kind")->valuestring,
-						 report__memcpy_kind((unsigned)i));
-			if (!taken && (best == MAX_MEMCPY_KINDS || s->mc[i].total > s->mc[best].total))
-				best = i;
-		}
-		if (best == MAX_MEMCPY_KINDS)
-			break;
 		e = cJSON_CreateObject();
-		cJSON_AddStringToObject(e, "kind", report__memcpy_kind((unsigned)best));
-		num(e, "count", (double)s->mc[best].count);
-		num(e, "bytes", (double)s->mc[best].bytes);
-		num(e, "total_ns", (double)s->mc[best].total);
-		num(e, "bandwidth_gbps",
-		    s->mc[best].total ? (double)s->mc[best].bytes / (double)s->mc[best].total : 0.0);
+		cJSON_AddStringToObject(e, "kind", report__memcpy_kind(kinds[i].kind));
+		num(e, "count", (double)m->count);
+		num(e, "bytes", (double)m->bytes);
+		num(e, "total_ns", (double)m->total);
+		num(e, "bandwidth_gbps", m->total ? (double)m->bytes / (double)m->total : 0.0);
 		cJSON_AddItemToArray(a, e);
 	}
 	o = cJSON_AddObjectToObject(root, "memset");
