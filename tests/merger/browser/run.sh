@@ -9,25 +9,7 @@ GPUPERF=$1
 FOLDED=$2
 SHOT=${3:-}
 
-missing() {
-	if [ "${GPUPERF_REQUIRE_BROWSER:-0}" = 1 ]; then
-		echo "FAIL: $1 (GPUPERF_REQUIRE_BROWSER=1)"
-		exit 1
-	fi
-	echo "SKIP: $1"
-	exit 77
-}
-command -v node >/dev/null 2>&1 || missing "node not found (apt-get install nodejs)"
-CHROMIUM=${CHROMIUM:-}
-if [ -z "$CHROMIUM" ]; then
-	for c in chromium chromium-browser google-chrome; do
-		if command -v "$c" >/dev/null 2>&1; then
-			CHROMIUM=$(command -v "$c")
-			break
-		fi
-	done
-fi
-[ -n "$CHROMIUM" ] || missing "chromium not found (apt-get install chromium)"
+. "$HERE/find_browser.sh"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
