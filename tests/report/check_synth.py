@@ -40,7 +40,9 @@ off = folded("offcpu.folded")
 expect("off-CPU read with kernel stack",
        off, {"train;loader_main_[j];load_batch_[j];read_[j];[off-cpu];do_syscall_64;vfs_read;schedule": steps * 400000})
 cpu = folded("cpu.folded")
-expect("on-CPU", cpu, {f"{M};compute_loss_[j]": steps * spp * SAMPLE,
+odd = steps // 2  # main samples forward() on odd steps, compute_loss() on even ones
+expect("on-CPU", cpu, {f"{M};compute_loss_[j]": (steps - odd) * spp * SAMPLE,
+                       f"{M};forward_[j]": odd * spp * SAMPLE,
                        "train;loader_main_[j];load_batch_[j];read_[j]": steps * spp * SAMPLE})
 prof = folded("profile.folded")
 expect("profile = cpu + offcpu + gpu", sum(prof.values()), sum(cpu.values()) + sum(off.values()) + sum(gpu.values()))
@@ -48,8 +50,13 @@ expect("profile = cpu + offcpu + gpu", sum(prof.values()), sum(cpu.values()) + s
 # launcher. The orphan kernel covers the first main sample of every 100th step, and the
 # window ends with the last GPU activity, before the last step's samples.
 idle = folded("gpu_idle.folded")
-orphans_before_last = (steps - 1) // 100
-expect("gpu_idle", idle, {f"{M};compute_loss_[j]": ((steps - 1) * spp - orphans_before_last) * SAMPLE})
+want_idle = {}
+for st in range(steps - 1):
+    leaf = f"{M};forward_[j]" if st % 2 else f"{M};compute_loss_[j]"
+    n = spp - (1 if st % 100 == 99 else 0)
+    if n:
+        want_idle[leaf] = want_idle.get(leaf, 0) + n * SAMPLE
+expect("gpu_idle", idle, want_idle)
 
 s = json.load(open(f"{d}/summary.json"))
 expect("schema", (s["schema"], s["schema_version"]), ("gpuperf-summary", "1.1"))

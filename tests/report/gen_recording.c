@@ -13,7 +13,7 @@
  *           bwd_kernel<float>(float*, int) (300 us), both via cudaLaunchKernel;
  *           cudaMemcpyAsync DtoH of 1 MiB (50 us); a cudaMemsetAsync (10 us)
  *           whose launch-site hit is missing (no launch stack);
- *           on-CPU samples in compute_loss().
+ *           on-CPU samples in compute_loss() (in forward() on odd steps).
  *   loader: off-CPU in read() -> vfs_read -> schedule for 400 us,
  *           on-CPU samples in load_batch().
  * Every 100th step has one kernel with no API record at all.
@@ -275,7 +275,9 @@ int main(int argc, char **argv)
 			kernel(gpu, t + 600000, 5000, 0xfffffff0u, "_Z6orphanv"); /* no API record */
 
 		for (i = 0; i < spp && every && s % every == 0; i++) {
-			sample(cpu, t + 600000 + i * SAMPLE_NS, TID_MAIN, F_LOSS, F_TRAIN_STEP);
+			/* odd steps sample forward(): two stacks that differ only in their frames */
+			sample(cpu, t + 600000 + i * SAMPLE_NS, TID_MAIN, s % 2 ? F_FORWARD : F_LOSS,
+			       F_TRAIN_STEP);
 			sample(cpu, t + 100000 + i * SAMPLE_NS, TID_LOADER, F_READ, F_LOAD_BATCH);
 		}
 		offcpu(cpu, t + 500000, t + 900000);
