@@ -5,11 +5,20 @@
  * Loaded through CUDA_INJECTION64_PATH like libgpuperf_inject.so. It does
  * what any CUPTI activity client must (SYSTEM thread ids, buffer callbacks,
  * the same kinds, a final flush) and nothing else: no timestamp callback,
- * no API filtering, no parsing, no file. bench_inject compares against it.
+ * no parsing, no file. bench_inject compares against it.
+ *
+ * It asks CUPTI for the same API records as gpuperf (the recorded-API list
+ * of api_filter.h, through cuptiActivityEnableRuntimeApi/DriverApi): a
+ * floor that also took a record for every cudaGetLastError would make
+ * CUPTI stage a third more records per launch, and gpuperf would look
+ * cheaper than nothing.
  */
 #include <cupti.h>
 
 #include <stdlib.h>
+
+#include "api_filter.h"
+#include "gp_record.h"
 
 #define BUF_SIZE (1u << 20)
 
@@ -48,6 +57,12 @@ int InitializeInjection(void)
 		return 1;
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		cuptiActivityEnable(kinds[i]);
+	for (i = 1; i < api_filter__cbid_limit(GP_API_RUNTIME); i++)
+		cuptiActivityEnableRuntimeApi((CUpti_CallbackId)i,
+					      (uint8_t)api_filter__wanted(GP_API_RUNTIME, (uint32_t)i));
+	for (i = 1; i < api_filter__cbid_limit(GP_API_DRIVER); i++)
+		cuptiActivityEnableDriverApi((CUpti_CallbackId)i,
+					     (uint8_t)api_filter__wanted(GP_API_DRIVER, (uint32_t)i));
 	atexit(at_exit);
 	return 1;
 }

@@ -540,32 +540,49 @@ static int pend_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Takes the complete records (all, if forced) off the staging list. Lock held. */
+/*
+ * Takes the complete records (all, if forced) off the staging list. Called
+ * with the lock held and returns with it held, but walks the list without
+ * it: the application's threads stage a record per API call and GPU
+ * operation, and must not wait while the worker walks a long backlog.
+ */
 static size_t take_ready(struct pend ***out, uint64_t now, bool forced)
 {
-	struct pend **pp = &C.head, *p, **arr = NULL;
+	struct pend *p, *next, *list = C.head, *keep = NULL, **keep_tail = &keep, **arr = NULL;
 	size_t n = 0, cap = 0;
 
-	while ((p = *pp)) {
+	C.head = NULL;
+	C.tailp = NULL;
+	pthread_mutex_unlock(&C.lock);
+	for (p = list; p; p = next) {
+		next = p->next;
 		if (!forced && p->ready > now) {
-			pp = &p->next;
+			*keep_tail = p;
+			keep_tail = &p->next;
 			continue;
 		}
 		if (n == cap) {
 			struct pend **na = realloc(arr, (cap * 2 + 64) * sizeof(*na));
 
-			if (!na)
-				break;
+			if (!na) {
+				*keep_tail = p; /* keep the rest for the next pass */
+				keep_tail = &p->next;
+				continue;
+			}
 			arr = na;
 			cap = cap * 2 + 64;
 		}
-		*pp = p->next;
 		arr[n++] = p;
 	}
-	/* Find the list's last link again (the loop may have stopped early). */
-	while (*pp)
-		pp = &(*pp)->next;
-	C.tailp = pp;
+	*keep_tail = NULL;
+	pthread_mutex_lock(&C.lock);
+	/* Put what is not complete back in front of what was staged meanwhile. */
+	if (keep) {
+		*keep_tail = C.head;
+		if (!C.tailp)
+			C.tailp = keep_tail;
+		C.head = keep;
+	}
 	*out = arr;
 	return n;
 }
