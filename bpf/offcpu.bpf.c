@@ -32,8 +32,13 @@
  *    lengths are summed per thread (in the task storage, moved to the
  *    oc_short hash whenever a thread's sum reaches min_block_ns or a long
  *    block of it ends; under raw_tp straight into oc_short). The loader
- *    reads oc_short at stop. What is still in the task storage then, less
- *    than min_block_ns per thread, is not reported.
+ *    reads oc_short at stop, after oc_open has sent what is still in the
+ *    task storage.
+ *  - blocks in progress at the ends of the recording: the task iterator
+ *    oc_seed (run once after attaching to running processes) gives the
+ *    threads switched out then a switch-out time of "now"; oc_open (run
+ *    once at stop, after detaching) writes the blocks still in progress as
+ *    spans cut at stop, so a thread blocked throughout is covered too.
  *  - which threads: followed tgids (oc_tgids) or, with filter_tids, the
  *    tids in oc_tids; optionally only user or only kernel threads
  *    (PF_KTHREAD of the task switching out) and only switch-outs on the
@@ -135,8 +140,8 @@ __u64 lost_events = 0;
 __u64 stack_errors = 0;
 __u64 short_lost = 0;	/* oc_short full: short blocks of a thread not counted */
 
-/* Is a switch-out of this thread, on this CPU, one we trace? */
-static __always_inline bool followed(struct task_struct *task, __u32 tgid, __u32 tid)
+/* Is a switch-out of this thread, on @cpu, one we trace? */
+static __always_inline bool followed(struct task_struct *task, __u32 tgid, __u32 tid, __u32 cpu)
 {
 	if (filter_tids) {
 		if (!bpf_map_lookup_elem(&oc_tids, &tid))
@@ -151,8 +156,6 @@ static __always_inline bool followed(struct task_struct *task, __u32 tgid, __u32
 			return false;
 	}
 	if (filter_cpus) {
-		__u32 cpu = bpf_get_smp_processor_id();
-
 		if (cpu >= OFFCPU_MAX_CPUS || !((cpu_mask[cpu / 64] >> (cpu % 64)) & 1))
 			return false;
 	}
@@ -263,7 +266,7 @@ static __always_inline int handle_switch(struct task_struct *prev, struct task_s
 	if (ptid) {
 		__u32 ptgid = BPF_CORE_READ(prev, tgid);
 
-		if (followed(prev, ptgid, ptid)) {
+		if (followed(prev, ptgid, ptid, bpf_get_smp_processor_id())) {
 			st.ts = now;
 			st.state = prev_state;
 			st.cpu = bpf_get_smp_processor_id();
@@ -324,7 +327,7 @@ static __always_inline int handle_switch_btf(struct task_struct *prev, struct ta
 	struct tstate *t;
 	__u64 delta;
 
-	if (prev->pid && followed(prev, ptgid, prev->pid)) {
+	if (prev->pid && followed(prev, ptgid, prev->pid, bpf_get_smp_processor_id())) {
 		t = bpf_task_storage_get(&oc_tstate, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (t) {
 			if (t->pending) {
@@ -497,6 +500,200 @@ SEC("raw_tp/sys_exit")
 int BPF_PROG(oc_sys_exit_raw, struct pt_regs *regs, long ret)
 {
 	return handle_sys_exit(ctx);
+}
+
+/* ---- task iterators: blocks in progress when the recording starts and stops ---- */
+
+/* bpf_ktime_get_ns() when the switch programs were detached; set before oc_open runs */
+__u64 open_end_ns = 0;
+
+static __always_inline __u32 task_cpu(struct task_struct *task)
+{
+	return BPF_CORE_READ(task, thread_info.cpu);
+}
+
+/*
+ * Run once right after attaching, for attaching to processes that are
+ * already running: a followed thread that is switched out now (blocked or
+ * waiting for a CPU) gets its switch-out state as if it had switched out
+ * now, so its switch-in (or oc_open at stop) writes the span from the start
+ * of the recording. Threads the switch program has met already are left
+ * alone, so running it twice changes nothing.
+ */
+SEC("iter/task")
+int oc_seed(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct start st = {};
+	struct tstate *t;
+	__u32 tid;
+
+	if (!task || !task->pid || task->on_cpu)
+		return 0;
+	tid = task->pid;
+	if (!followed(task, task->tgid, tid, task_cpu(task)))
+		return 0;
+	st.ts = bpf_ktime_get_ns();
+	st.state = task->__state;
+	st.cpu = task_cpu(task);
+	if (!use_btf) {
+		bpf_map_update_elem(&oc_start, &tid, &st, BPF_NOEXIST);
+		return 0;
+	}
+	if (bpf_task_storage_get(&oc_tstate, task, 0, 0))
+		return 0;
+	t = bpf_task_storage_get(&oc_tstate, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (t && !t->valid) {
+		t->st = st;
+		t->valid = 1;
+	}
+	return 0;
+}
+
+/*
+ * The user stack of a task that is not current, from the user registers it
+ * entered the kernel with: the frame-pointer walk perf does, reading the
+ * task's memory (sleepable). 0 frames for a kernel thread.
+ */
+static __always_inline long task_user_stack(struct task_struct *task, __u64 *ips)
+{
+	struct pt_regs *regs;
+	__u64 bp, fr[2];
+	long n = 0;
+	int i;
+
+	if (BPF_CORE_READ(task, flags) & PF_KTHREAD)
+		return 0;
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	if (!regs)
+		return 0;
+	ips[n++] = BPF_CORE_READ(regs, ip);
+	bp = BPF_CORE_READ(regs, bp);
+	for (i = 1; i < GP_BPF_STACK_DEPTH; i++) {
+		if (!bp || (bp & 7) || bpf_copy_from_user_task(fr, sizeof(fr), (void *)bp, task, 0))
+			break;
+		if (!fr[1])
+			break;
+		ips[i] = fr[1];
+		n = i + 1;
+		if (fr[0] <= bp)
+			break;
+		bp = fr[0];
+	}
+	return n;
+}
+
+static __always_inline void seq_emit(struct seq_file *seq, struct offcpu_event *e)
+{
+	__u64 n = (__u64)e->nr_user + e->nr_kernel, size = 48 + 8 * n;
+
+	if (size > sizeof(*e))
+		size = sizeof(*e);
+	bpf_seq_write(seq, e, size);
+}
+
+/*
+ * Run once at stop, after the switch programs are detached: the blocks still
+ * in progress then (switch-out recorded, no switch-in), as spans ending at
+ * open_end_ns with both stacks (OFFCPU_OPEN); spans still waiting for their
+ * thread's sys_exit, without user stack; and what each thread summed in its
+ * task storage below min_block_ns (OFFCPU_SHORT_SUM). Written to the
+ * iterator's seq_file, not the ring buffer: thousands of threads cannot
+ * overflow it. It changes no state: the iterator may show a task twice when
+ * its output did not fit the buffer.
+ */
+SEC("iter.s/task")
+int oc_open(struct bpf_iter__task *ctx)
+{
+	struct seq_file *seq = ctx->meta->seq;
+	struct task_struct *task = ctx->task;
+	struct offcpu_event *e, *p;
+	struct start st = {}, *s;
+	__u32 tid, zero = 0;
+	__u64 end, delta;
+	bool valid = false;
+	long nu = 0, nk = 0;
+
+	if (!task || !task->pid)
+		return 0;
+	tid = task->pid;
+	e = bpf_map_lookup_elem(&oc_scratch, &zero);
+	if (!e)
+		return 0;
+	end = open_end_ns ? open_end_ns : bpf_ktime_get_ns();
+	if (use_btf) {
+		struct tstate *t = bpf_task_storage_get(&oc_tstate, task, 0, 0);
+
+		if (!t)
+			return 0;
+		if (t->short_n && sum_short) {
+			__builtin_memset(e, 0, 48);
+			e->start_ns = t->short_first;
+			e->end_ns = t->short_first + t->short_ns;
+			e->pid = task->tgid;
+			e->tid = tid;
+			e->state = t->short_n > 0xffffffffull ? 0xffffffffu : (__u32)t->short_n;
+			e->flags = OFFCPU_SHORT_SUM;
+			seq_emit(seq, e);
+		}
+		valid = t->valid;
+		st = t->st;
+	} else {
+		s = bpf_map_lookup_elem(&oc_start, &tid);
+		if (s) {
+			valid = true;
+			st = *s;
+		}
+	}
+	if (want_user) {
+		p = bpf_map_lookup_elem(&oc_pending, &tid);
+		if (p && !bpf_probe_read_kernel(e, sizeof(*e), p)) {
+			e->nr_user = 0;
+			e->flags |= OFFCPU_NO_USER_STACK;
+			seq_emit(seq, e);
+		}
+	}
+	if (!valid || end <= st.ts)
+		return 0;
+	delta = end - st.ts;
+	if (max_block_ns && delta > max_block_ns)
+		return 0;
+	if (delta < min_block_ns) {
+		if (sum_short) {
+			__builtin_memset(e, 0, 48);
+			e->start_ns = st.ts;
+			e->end_ns = end;
+			e->pid = task->tgid;
+			e->tid = tid;
+			e->state = 1;
+			e->flags = OFFCPU_SHORT_SUM;
+			seq_emit(seq, e);
+		}
+		return 0;
+	}
+	e->start_ns = st.ts;
+	e->end_ns = end;
+	e->pid = task->tgid;
+	e->tid = tid;
+	e->waker_pid = st.waker_pid;
+	e->waker_tid = st.waker_tid;
+	e->cpu = st.cpu;
+	e->state = st.state;
+	e->flags = OFFCPU_OPEN;
+	if (want_user)
+		nu = task_user_stack(task, e->ips);
+	else
+		e->flags |= OFFCPU_NO_USER_STACK;
+	if (nu < 0 || nu > GP_BPF_STACK_DEPTH)
+		nu = 0;
+	if (want_kernel) {
+		nk = bpf_get_task_stack(task, &e->ips[nu], GP_BPF_STACK_DEPTH * 8, 0);
+		nk = nk < 0 ? 0 : (long)((__u64)nk / 8);
+	}
+	e->nr_user = nu;
+	e->nr_kernel = nk;
+	seq_emit(seq, e);
+	return 0;
 }
 
 char LICENSE[] SEC("license") = "GPL";

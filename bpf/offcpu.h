@@ -8,6 +8,13 @@
 /* offcpu_event.flags */
 #define OFFCPU_NO_USER_STACK	0x1	/* no user stack (preempted, or not wanted) */
 #define OFFCPU_USER_ERR		0x2	/* the user stack could not be read */
+#define OFFCPU_OPEN		0x4	/* still blocked at stop: end_ns is when tracing stopped */
+/*
+ * Only from the oc_open iterator: not a span but blocks of one thread shorter
+ * than min_block_us, not yet in oc_short: start_ns is the first one's
+ * switch-out, end_ns - start_ns their sum, state their number. No stack.
+ */
+#define OFFCPU_SHORT_SUM	0x8
 
 /*
  * A followed thread was switched out at start_ns and back in at end_ns,

@@ -860,6 +860,8 @@ static int agent_start(struct record *r, pid_t child)
 		ao.nr_pids = o->nr_pids;
 		ao.tids = o->tids;
 		ao.nr_tids = o->nr_tids;
+		/* threads blocked when we attach are covered from then on */
+		ao.attach_running = true;
 	}
 	ao.system_wide = o->system_wide;
 	ao.cpus = o->cpus;
@@ -1316,6 +1318,7 @@ static int record_json(struct record *r, const struct cpu_agent_stats *st)
 #define STAT(name) add_u64(ag, #name, st->name)
 			STAT(samples);
 			STAT(offcpu_spans);
+			STAT(offcpu_open);
 			STAT(launches);
 			STAT(launches_nested);
 			STAT(loader_stops);

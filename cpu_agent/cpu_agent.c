@@ -746,6 +746,8 @@ static int on_offcpu(void *ctx, const struct offcpu_event *ev)
 	memcpy(r->ips, ev->ips, 8 * n);
 	gp_writer__commit(a->w);
 	a->st.offcpu_spans++;
+	if (ev->flags & OFFCPU_OPEN)
+		a->st.offcpu_open++;
 	return 0;
 }
 
@@ -1163,6 +1165,9 @@ int cpu_agent__start(struct cpu_agent *a)
 	if (!err && a->oc) {
 		what = "cannot attach the off-CPU tracer";
 		err = offcpu_prog__attach(a->oc);
+		/* threads blocked now: their blocks count from now (best effort) */
+		if (!err && a->opts.attach_running && !a->opts.system_wide)
+			offcpu_prog__seed(a->oc);
 	}
 	if (!err && a->cs) {
 		what = "cannot open the sampling perf events";
@@ -1326,6 +1331,7 @@ static int copy_file(const char *src, const char *dst)
 
 int cpu_agent__stop(struct cpu_agent *a)
 {
+	uint64_t end = now_ns(CLOCK_MONOTONIC);
 	char path[PATH_MAX];
 	int err;
 
@@ -1337,8 +1343,11 @@ int cpu_agent__stop(struct cpu_agent *a)
 		/* nothing new can arrive now: drain to empty */
 		while (consume_all(a) > 0)
 			;
-		if (a->oc)
+		if (a->oc) {
+			/* blocks in progress end here, so a wall-clock profile covers the window */
+			offcpu_prog__for_each_open(a->oc, end, on_offcpu, write_short, a);
 			offcpu_prog__for_each_short(a->oc, write_short, a);
+		}
 	}
 	write_all_dropped(a, true);
 	write_clock_pair(a);

@@ -75,9 +75,8 @@ struct cpu_agent_opts {
 	bool off_cpu;		/* sched_switch spans */
 	/*
 	 * Off-CPU spans shorter than this are not kept as spans, but summed per
-	 * thread in the kernel and written at stop as one GP_OFFCPU_AGGREGATE
-	 * record per thread (what a thread summed below min_block_us since its
-	 * last long span, under tp_btf, is not reported). 0: 1000.
+	 * thread in the kernel and written at stop as GP_OFFCPU_AGGREGATE
+	 * records (usually one per thread; add them up). 0: 1000.
 	 */
 	uint32_t min_block_us;
 	/* Spans longer than this are dropped (and not summed); 0: no limit; >= min_block_us. */
@@ -91,6 +90,15 @@ struct cpu_agent_opts {
 	 * keep polling while the target runs.
 	 */
 	bool launch;
+
+	/*
+	 * The pids/tids already run (attaching, not a start held at a barrier):
+	 * a followed thread that is switched out at __start() gets an off-CPU
+	 * span from __start() to its switch-in, so a thread blocked for the
+	 * whole recording is covered too. Not with system_wide (every idle
+	 * thread of the machine would get one).
+	 */
+	bool attach_running;
 
 	uint32_t max_procs;	/* followed processes at once; 0: 8192 */
 	bool force_raw_tp;	/* raw_tp instead of tp_btf (tests of the fallback) */
@@ -108,6 +116,7 @@ struct cpu_agent_opts {
 struct cpu_agent_stats {
 	uint64_t samples;	/* on-CPU samples written */
 	uint64_t offcpu_spans;	/* off-CPU spans written */
+	uint64_t offcpu_open;	/* of them: blocks still in progress at stop, cut there */
 	uint64_t offcpu_aggregates; /* GP_OFFCPU_AGGREGATE records written (threads) */
 	uint64_t offcpu_short;	/* short blocks summed in them */
 	uint64_t lost_short;	/* short blocks not summed (per-thread map full) */
@@ -156,8 +165,9 @@ int cpu_agent__poll(struct cpu_agent *a, int timeout_ms);
 size_t cpu_agent__alive(const struct cpu_agent *a);
 
 /*
- * Detach, drain every ring buffer, write the final counts and close the
- * trace. Idempotent. Returns 0 or the first write error.
+ * Detach, drain every ring buffer, write the blocks still in progress as
+ * off-CPU spans ending now (with their stacks), the final counts, and close
+ * the trace. Idempotent. Returns 0 or the first write error.
  */
 int cpu_agent__stop(struct cpu_agent *a);
 

@@ -6,7 +6,10 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "offcpu.h"
@@ -20,6 +23,7 @@ struct offcpu_prog {
 	struct offcpu_bpf *skel;
 	struct ring_buffer *rb;
 	bool tp_btf;
+	bool iters;	/* the task iterators loaded (oc_seed, oc_open) */
 	offcpu_event_fn on_event;
 	void *ctx;
 };
@@ -35,8 +39,8 @@ static int offcpu_rb_event(void *ctx, void *data, size_t size)
 	return p->on_event(p->ctx, ev);
 }
 
-/* Open and load with tp_btf or raw_tp programs; 0 or -errno. */
-static int load(struct offcpu_prog *p, const struct offcpu_opts *opts, bool tp_btf)
+/* Open and load with tp_btf or raw_tp programs, with or without the task iterators; 0 or -errno. */
+static int load(struct offcpu_prog *p, const struct offcpu_opts *opts, bool tp_btf, bool iters)
 {
 	struct offcpu_bpf *skel;
 	uint32_t min_us = opts->min_block_us ? opts->min_block_us : OFFCPU_DEF_MIN_BLOCK_US;
@@ -77,6 +81,11 @@ static int load(struct offcpu_prog *p, const struct offcpu_opts *opts, bool tp_b
 	bpf_program__set_autoload(skel->progs.oc_switch_raw, !tp_btf);
 	bpf_program__set_autoload(skel->progs.oc_waking_raw, !tp_btf);
 	bpf_program__set_autoload(skel->progs.oc_sys_exit_raw, !tp_btf);
+	/* run on demand (bpf_iter_create), never attached by the skeleton */
+	bpf_program__set_autoload(skel->progs.oc_seed, iters);
+	bpf_program__set_autoload(skel->progs.oc_open, iters);
+	bpf_program__set_autoattach(skel->progs.oc_seed, false);
+	bpf_program__set_autoattach(skel->progs.oc_open, false);
 	/* the sys_exit program only completes pending spans' user stacks */
 	if (opts->no_user) {
 		bpf_program__set_autoload(skel->progs.oc_sys_exit, false);
@@ -122,13 +131,19 @@ struct offcpu_prog *offcpu_prog__new(const struct offcpu_opts *opts)
 	}
 	p->on_event = opts->on_event;
 	p->ctx = opts->ctx;
-	p->tp_btf = !opts->force_raw_tp;
-	err = load(p, opts, p->tp_btf);
-	if (err && err != -EPERM && p->tp_btf) {
-		/* no BTF for these tracepoints (or no tp_btf at all): the raw_tp twins */
-		offcpu_bpf__destroy(p->skel);
-		p->tp_btf = false;
-		err = load(p, opts, false);
+	/*
+	 * Without BTF for these tracepoints (or no tp_btf at all): the raw_tp
+	 * twins; without task iterators (or a verifier that rejects the
+	 * sleepable one): no spans for blocks in progress at start and stop.
+	 */
+	err = -EINVAL;
+	for (int i = opts->force_raw_tp ? 2 : 0; i < 4 && err && err != -EPERM; i++) {
+		if (p->skel)
+			offcpu_bpf__destroy(p->skel);
+		p->skel = NULL;
+		p->tp_btf = i < 2;
+		p->iters = !(i & 1);
+		err = load(p, opts, p->tp_btf, p->iters);
 	}
 	if (err)
 		goto fail;
@@ -199,6 +214,110 @@ int offcpu_prog__for_each_short(struct offcpu_prog *p, offcpu_short_fn fn, void 
 			return err;
 	}
 	return 0;
+}
+
+/* Run task iterator @prog to the end; its output in *@out (malloc'ed), *@len bytes. */
+static int run_iter(const struct bpf_program *prog, char **out, size_t *len)
+{
+	struct bpf_link *link;
+	size_t cap = 0, n = 0;
+	char *buf = NULL;
+	int fd, err = 0;
+	ssize_t got;
+
+	link = bpf_program__attach_iter(prog, NULL);
+	if (!link)
+		return -errno;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	for (;;) {
+		if (cap - n < 65536) {
+			char *nb = realloc(buf, cap ? 2 * cap : 262144);
+
+			if (!nb) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap = cap ? 2 * cap : 262144;
+		}
+		got = read(fd, buf + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			err = -errno;
+			break;
+		}
+		if (!got)
+			break;
+		n += (size_t)got;
+	}
+	close(fd);
+out:
+	bpf_link__destroy(link);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+int offcpu_prog__seed(struct offcpu_prog *p)
+{
+	char *buf = NULL;
+	size_t len;
+	int err;
+
+	if (!p->iters)
+		return -EOPNOTSUPP;
+	err = run_iter(p->skel->progs.oc_seed, &buf, &len);
+	free(buf);
+	return err;
+}
+
+int offcpu_prog__for_each_open(struct offcpu_prog *p, uint64_t end_ns, offcpu_event_fn on_span,
+			       offcpu_short_fn on_short, void *ctx)
+{
+	const size_t head = offsetof(struct offcpu_event, ips);
+	size_t len = 0, off = 0;
+	char *buf = NULL;
+	int err;
+
+	if (!p->iters)
+		return -EOPNOTSUPP;
+	p->skel->bss->open_end_ns = end_ns;
+	err = run_iter(p->skel->progs.oc_open, &buf, &len);
+	while (!err && len - off >= head) {
+		struct offcpu_event ev;
+		size_t size;
+
+		memcpy(&ev, buf + off, head);
+		size = head + 8 * ((size_t)ev.nr_user + ev.nr_kernel);
+		if (size > sizeof(ev) || size > len - off) {
+			err = -EPROTO;
+			break;
+		}
+		memcpy(&ev, buf + off, size);
+		off += size;
+		if (ev.flags & OFFCPU_SHORT_SUM) {
+			struct offcpu_short s = { .first_ns = ev.start_ns,
+						  .total_ns = ev.end_ns - ev.start_ns,
+						  .count = ev.state,
+						  .pid = ev.pid,
+						  .tid = ev.tid };
+
+			err = on_short ? on_short(ctx, &s) : 0;
+		} else {
+			err = on_span(ctx, &ev);
+		}
+	}
+	free(buf);
+	return err;
 }
 
 void offcpu_prog__free(struct offcpu_prog *p)

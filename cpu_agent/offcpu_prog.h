@@ -59,6 +59,25 @@ void offcpu_prog__stats(const struct offcpu_prog *p, struct offcpu_stats *st);
  * it after detaching, for final sums). 0 or the first error.
  */
 int offcpu_prog__for_each_short(struct offcpu_prog *p, offcpu_short_fn fn, void *ctx);
+/*
+ * Right after __attach, when following processes that already run: each
+ * followed thread that is switched out now (blocked, or runnable but not
+ * running) is treated as if it had switched out now, so the span of that
+ * block, from now on, is written when it switches in (or by
+ * __for_each_open). 0, or -EOPNOTSUPP without task iterators.
+ */
+int offcpu_prog__seed(struct offcpu_prog *p);
+/*
+ * After __detach: the blocks still in progress, as spans ending at @end_ns
+ * (bpf_ktime_get_ns() when the switch programs were detached) with the
+ * blocked thread's user and kernel stacks and OFFCPU_OPEN in flags; spans
+ * still waiting for their user stack, without it; and each thread's blocks
+ * below min_block_us that were not yet in the per-thread map, to @on_short
+ * (optional). 0, the first callback error, or -EOPNOTSUPP without task
+ * iterators.
+ */
+int offcpu_prog__for_each_open(struct offcpu_prog *p, uint64_t end_ns, offcpu_event_fn on_span,
+			       offcpu_short_fn on_short, void *ctx);
 void offcpu_prog__free(struct offcpu_prog *p);
 
 #endif /* GPUPERF_CPU_AGENT_OFFCPU_PROG_H */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Wall-clock analysis for real (root, eBPF): attach to wallprog (threads that
-# spin, sleep, wait on a futex, read a pipe, poll) with -p, report per thread
+# spin, sleep, wait on a futex, read a pipe, poll, stay blocked) with -p, report per thread
 # and check the times, classes and files (check_wallclock.py); -t of one
 # thread; a pid that does not exist. Environment: tests/e2e/record_lib.sh,
 # plus GP_WALLPROG (the test program) and GP_PYTHON.
@@ -18,14 +18,15 @@ for _ in $(seq 50); do
 	[ -s ids.txt ] && break
 	sleep 0.1
 done
-read -r pid spinner sleeper locker reader poller <ids.txt || { echo "FAIL [$name]: wallprog did not start"; exit 1; }
+read -r pid spinner sleeper locker reader poller stuck <ids.txt || { echo "FAIL [$name]: wallprog did not start"; exit 1; }
 
 # --- -p PID: every thread
 "$GP" record -q -p "$pid" -d 2 -o all 2>err.txt
 expect_status 0 $? "record -p $pid -d 2"
 "$GP" report -q --per-thread all >report.txt 2>&1
 expect_status 0 $? "report --per-thread"
-"$py" "$here/check_wallclock.py" all "$pid" "$spinner" "$sleeper" "$locker" "$reader" "$poller" ||
+"$py" "$here/check_wallclock.py" all "$pid" "$spinner" "$sleeper" "$locker" "$reader" "$poller" \
+	"$stuck" ||
 	fails=$((fails + 1))
 
 # --- -t TID: the sleeper only

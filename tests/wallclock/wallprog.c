@@ -7,6 +7,8 @@
  *   locker   waits on a futex in lock_wait(), woken / 10 ms -> lock-wait
  *   reader   reads a pipe in io_wait(), fed a byte / 10 ms  -> io-blocked
  *   poller   epoll_wait on nothing, 200 ms timeouts         -> idle
+ *   stuck    reads a pipe nobody writes in stuck_wait(): blocked from
+ *            before any recording to after it                 -> io-blocked
  *   feeder   wakes the locker and feeds the reader (nanosleep between)
  *
  * The blocking system calls are issued right in the named functions (no libc
@@ -47,10 +49,11 @@ static inline __attribute__((always_inline)) long sys4(long n, long a, long b, l
 #endif
 
 static int pipefd[2];
+static int stuckfd[2];
 static atomic_uint futex_word;
 static int epfd;
 static atomic_int ready;
-static pid_t tids[5];
+static pid_t tids[6];
 static volatile unsigned long sink;
 
 static __attribute__((noinline)) void hot_spin(void)
@@ -87,6 +90,13 @@ static __attribute__((noinline)) void poll_wait(void)
 	struct epoll_event ev;
 
 	sys4(SYS_epoll_wait, epfd, (long)&ev, 1, 200);
+}
+
+static __attribute__((noinline)) void stuck_wait(void)
+{
+	char c;
+
+	sys4(SYS_read, stuckfd[0], (long)&c, 1, 0);
 }
 
 static void start(int i, const char *name)
@@ -144,6 +154,15 @@ static void *poller(void *arg)
 	return NULL;
 }
 
+static void *stuck(void *arg)
+{
+	(void)arg;
+	start(5, "stuck");
+	for (;;)
+		stuck_wait();
+	return NULL;
+}
+
 static void *feeder(void *arg)
 {
 	struct timespec ts = {0, 10 * 1000 * 1000};
@@ -162,20 +181,21 @@ static void *feeder(void *arg)
 
 int main(int argc, char **argv)
 {
-	void *(*fn[])(void *) = {spinner, sleeper, locker, reader, poller, feeder};
+	void *(*fn[])(void *) = {spinner, sleeper, locker, reader, poller, stuck, feeder};
 	double secs = argc > 1 ? atof(argv[1]) : 10;
 	struct timespec end, now, nap = {0, 50 * 1000 * 1000};
 	pthread_t th;
 	size_t i;
 
-	if (pipe(pipefd) || (epfd = epoll_create1(0)) < 0)
+	if (pipe(pipefd) || pipe(stuckfd) || (epfd = epoll_create1(0)) < 0)
 		return 1;
 	for (i = 0; i < sizeof(fn) / sizeof(fn[0]); i++)
 		if (pthread_create(&th, NULL, fn[i], NULL))
 			return 1;
-	while (atomic_load(&ready) < 5)
+	while (atomic_load(&ready) < 6)
 		nanosleep(&nap, NULL);
-	printf("%d %d %d %d %d %d\n", (int)getpid(), tids[0], tids[1], tids[2], tids[3], tids[4]);
+	printf("%d %d %d %d %d %d %d\n", (int)getpid(), tids[0], tids[1], tids[2], tids[3], tids[4],
+	       tids[5]);
 	fflush(stdout);
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	end.tv_sec += (time_t)secs;
