@@ -23,6 +23,8 @@ const volatile __u8 want_user = 1;
 const volatile __u8 want_kernel = 1;
 const volatile __u8 filter_tids = 0;	/* cs_tids instead of cs_tgids */
 const volatile __u8 kthreads = CPU_SAMPLE_ALL_THREADS;
+/* without a tgid filter: processes not sampled (the recorder itself); 0: none */
+const volatile __u32 exclude_tgid[2] = {};
 
 #define PF_KTHREAD	0x00200000	/* include/linux/sched.h */
 
@@ -81,7 +83,10 @@ int cs_sample(struct bpf_perf_event_data *ctx)
 	if (filter_tids) {
 		if (!bpf_map_lookup_elem(&cs_tids, &tid))
 			return 0;
-	} else if (filter_tgids && !bpf_map_lookup_elem(&cs_tgids, &tgid)) {
+	} else if (filter_tgids) {
+		if (!bpf_map_lookup_elem(&cs_tgids, &tgid))
+			return 0;
+	} else if (tgid == exclude_tgid[0] || tgid == exclude_tgid[1]) {
 		return 0;
 	}
 	if (kthreads != CPU_SAMPLE_ALL_THREADS) {

@@ -61,6 +61,8 @@ const volatile __u8 kthreads = OFFCPU_ALL_THREADS;
 const volatile __u8 filter_cpus = 0;		/* only switch-outs on CPUs in cpu_mask */
 const volatile __u64 cpu_mask[OFFCPU_MAX_CPUS / 64] = {};
 const volatile __u8 sum_short = 1;		/* sum blocks below min_block_ns in oc_short */
+/* without a tgid filter: processes not traced (the recorder itself); 0: none */
+const volatile __u32 exclude_tgid[2] = {};
 
 #define PF_KTHREAD	0x00200000	/* include/linux/sched.h */
 
@@ -146,7 +148,10 @@ static __always_inline bool followed(struct task_struct *task, __u32 tgid, __u32
 	if (filter_tids) {
 		if (!bpf_map_lookup_elem(&oc_tids, &tid))
 			return false;
-	} else if (filter_tgids && !bpf_map_lookup_elem(&oc_tgids, &tgid)) {
+	} else if (filter_tgids) {
+		if (!bpf_map_lookup_elem(&oc_tgids, &tgid))
+			return false;
+	} else if (tgid == exclude_tgid[0] || tgid == exclude_tgid[1]) {
 		return false;
 	}
 	if (kthreads != OFFCPU_ALL_THREADS) {

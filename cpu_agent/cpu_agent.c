@@ -936,7 +936,7 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 	struct cpu_agent *a = NULL;
 	const char *what = "invalid agent options";
 	char path[PATH_MAX], why[256] = "";
-	pid_t *tgids = NULL;
+	pid_t *tgids = NULL, ex[2];
 	size_t ntgids = 0;
 	int err, tfd;
 
@@ -1030,6 +1030,9 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 	}
 	a->st.tp_btf = proc_track_prog__uses_tp_btf(a->pt);
 	tfd = opts->system_wide ? -1 : proc_track_prog__tgids_fd(a->pt);
+	/* system-wide, the recorder would otherwise profile its own draining */
+	ex[0] = opts->system_wide && !opts->include_self ? getpid() : 0;
+	ex[1] = opts->system_wide ? opts->exclude_pid : 0;
 
 	if (opts->on_cpu) {
 		struct cpu_sample_opts so = {
@@ -1038,6 +1041,7 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 			.no_kernel = opts->no_kernel_stack,
 			.tgids_fd = tfd,
 			.tgids_max = proc_track_prog__max_procs(a->pt),
+			.exclude_tgid = { ex[0], ex[1] },
 			.tids = opts->tids,
 			.nr_tids = opts->nr_tids,
 			.cpus = opts->cpus,
@@ -1064,6 +1068,7 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 			.no_kernel = opts->no_kernel_stack,
 			.tgids_fd = tfd,
 			.tgids_max = proc_track_prog__max_procs(a->pt),
+			.exclude_tgid = { ex[0], ex[1] },
 			.tids = opts->tids,
 			.nr_tids = opts->nr_tids,
 			.cpus = opts->cpus,

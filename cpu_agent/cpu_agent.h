@@ -47,9 +47,13 @@ struct cpu_agent_opts {
 	 * that had events since the last rescan. FORK records are not written;
 	 * EXEC/EXIT only for processes already seen. The launch uprobes do not
 	 * stop processes at library loads (only the 100 ms rescan attaches).
-	 * cpu_agent__alive() counts the live processes seen so far.
+	 * cpu_agent__alive() counts the live processes seen so far. The
+	 * calling process (the recorder) is left out, in the BPF filters,
+	 * unless include_self; so is exclude_pid (a helper process), if set.
 	 */
 	bool system_wide;
+	bool include_self;
+	pid_t exclude_pid;
 	/*
 	 * Only samples and switches on these CPUs (0 <= cpu < the configured
 	 * CPUs, else EINVAL): perf events are opened only there; an off-CPU

@@ -87,6 +87,8 @@ struct cpu_sample_prog *cpu_sample_prog__new(const struct cpu_sample_opts *opts)
 		goto fail;
 	}
 	skel->rodata->filter_tgids = opts->tgids_fd >= 0;
+	skel->rodata->exclude_tgid[0] = (uint32_t)opts->exclude_tgid[0];
+	skel->rodata->exclude_tgid[1] = (uint32_t)opts->exclude_tgid[1];
 	skel->rodata->want_user = !opts->no_user;
 	skel->rodata->want_kernel = !opts->no_kernel;
 	skel->rodata->filter_tids = opts->nr_tids > 0;

@@ -28,6 +28,8 @@ struct cpu_sample_opts {
 	 */
 	int tgids_fd;
 	uint32_t tgids_max;
+	/* With tgids_fd < 0: processes not sampled (the recorder itself); 0: none. */
+	pid_t exclude_tgid[2];
 	/* Only these threads (the tgid map is then not used); NULL/0: by tgid. */
 	const pid_t *tids;
 	size_t nr_tids;

@@ -50,6 +50,8 @@ static int load(struct offcpu_prog *p, const struct offcpu_opts *opts, bool tp_b
 	if (!skel)
 		return -errno;
 	skel->rodata->filter_tgids = opts->tgids_fd >= 0;
+	skel->rodata->exclude_tgid[0] = (uint32_t)opts->exclude_tgid[0];
+	skel->rodata->exclude_tgid[1] = (uint32_t)opts->exclude_tgid[1];
 	skel->rodata->want_user = !opts->no_user;
 	skel->rodata->want_kernel = !opts->no_kernel;
 	skel->rodata->use_btf = tp_btf;

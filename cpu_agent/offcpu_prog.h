@@ -23,6 +23,7 @@ struct offcpu_opts {
 	bool no_kernel;
 	int tgids_fd;		/* proc_track_prog__tgids_fd(); < 0: every thread of the machine */
 	uint32_t tgids_max;
+	pid_t exclude_tgid[2];	/* with tgids_fd < 0: processes not traced (the recorder); 0: none */
 	/* Only these threads (the tgid map is then not used); NULL/0: by tgid. */
 	const pid_t *tids;
 	size_t nr_tids;

@@ -46,6 +46,23 @@ grep -q "^ *$pid  *$sleeper  *sleeper .*sleeping" one/analysis.txt &&
 	[ "$(grep -c "^ *$pid  *[0-9][0-9]*  " one/analysis.txt)" = 1 ] &&
 	ok "-t: analysis.txt has the sleeper's line only" || fail "-t: analysis.txt: $(cat one/analysis.txt)"
 
+# --- -a: system-wide for 1 s: wallprog by its names, gpuperf itself left out
+"$GP" record -q -a -d 1 -o sys 2>err.txt &
+gp=$!
+wait "$gp"
+expect_status 0 $? "record -a -d 1"
+"$GP" report -q sys >report.txt 2>&1
+expect_status 0 $? "report of the -a recording"
+comm=$(json sys/summary.json '" ".join(p["comm"] for p in d["processes"] if p["pid"] == '"$pid"')')
+[ "$comm" = wallprog ] && ok "-a: process $pid is there as wallprog" ||
+	fail "-a: process $pid: '$comm'"
+tname=$(json sys/summary.json '" ".join(t["name"] for t in d["threads"] if t["tid"] == '"$spinner"')')
+[ "$tname" = spinner ] && ok "-a: its thread $spinner is there as spinner" ||
+	fail "-a: thread $spinner: '$tname'"
+self=$(json sys/summary.json 'sum(1 for p in d["processes"] if p["pid"] == '"$gp"' or p["comm"] == "gpuperf")')
+[ "$self" = 0 ] && ok "-a: gpuperf's own process ($gp) is left out" ||
+	fail "-a: gpuperf's own process ($gp) was recorded"
+
 # --- a pid that does not exist: a clear message before anything starts, exit 1, no DIR
 nopid=4194000
 while [ -e "/proc/$nopid" ]; do nopid=$((nopid - 1)); done
