@@ -9,7 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-int act_buf__init(struct act_buf *p, size_t size, unsigned count, int wake_fd)
+int act_buf__init(struct act_buf *p, size_t size, unsigned count, unsigned keep, int wake_fd)
 {
 	unsigned i;
 	int err;
@@ -20,9 +20,11 @@ int act_buf__init(struct act_buf *p, size_t size, unsigned count, int wake_fd)
 	p->wake_fd = wake_fd;
 	p->size = size;
 	p->count = count;
+	p->keep = keep < count ? keep : count;
 	p->free = calloc(count, sizeof(*p->free));
 	p->done = calloc(count, sizeof(*p->done));
-	if (!p->free || !p->done) {
+	p->resident = calloc(count, 1);
+	if (!p->free || !p->done || !p->resident) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -43,6 +45,7 @@ int act_buf__init(struct act_buf *p, size_t size, unsigned count, int wake_fd)
 fail:
 	free(p->free);
 	free(p->done);
+	free(p->resident);
 	memset(p, 0, sizeof(*p));
 	return err;
 }
@@ -55,6 +58,7 @@ void act_buf__release(struct act_buf *p)
 		munmap(p->mem, p->size * p->count);
 	free(p->free);
 	free(p->done);
+	free(p->resident);
 	pthread_mutex_destroy(&p->lock);
 	memset(p, 0, sizeof(*p));
 }
@@ -64,8 +68,10 @@ void act_buf__requested(struct act_buf *p, uint8_t **buffer, size_t *size, size_
 	uint8_t *b = NULL;
 
 	pthread_mutex_lock(&p->lock);
-	if (p->nfree)
+	if (p->nfree) {
 		b = p->free[--p->nfree];
+		p->resident[(size_t)(b - p->mem) / p->size] = 1;
+	}
 	pthread_mutex_unlock(&p->lock);
 	*buffer = b;
 	*size = b ? p->size : 0;
@@ -112,9 +118,37 @@ int act_buf__take(struct act_buf *p, struct act_buf_done *out)
 
 void act_buf__put(struct act_buf *p, uint8_t *buffer)
 {
+	uint8_t *victim = NULL;
+	unsigned i;
+
 	pthread_mutex_lock(&p->lock);
 	if (p->nfree < p->count)
 		p->free[p->nfree++] = buffer;
+	/*
+	 * The buffer that just fell out of the resident window is taken off the
+	 * stack while its pages are released, so CUPTI cannot be handed it
+	 * half-way through.
+	 */
+	if (p->nfree > p->keep) {
+		i = p->nfree - 1 - p->keep;
+		if (p->resident[(size_t)(p->free[i] - p->mem) / p->size]) {
+			victim = p->free[i];
+			memmove(&p->free[i], &p->free[i + 1], (p->nfree - 1 - i) * sizeof(*p->free));
+			p->nfree--;
+		}
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (!victim)
+		return;
+	/* On failure the pages just stay resident: still bounded by count * size. */
+	i = madvise(victim, p->size, MADV_DONTNEED) == 0;
+	pthread_mutex_lock(&p->lock);
+	if (i)
+		p->resident[(size_t)(victim - p->mem) / p->size] = 0;
+	/* Back at the bottom: the last to be reused. */
+	memmove(&p->free[1], &p->free[0], p->nfree * sizeof(*p->free));
+	p->free[0] = victim;
+	p->nfree++;
 	pthread_mutex_unlock(&p->lock);
 }
 

@@ -9,6 +9,13 @@
  * resident once CUPTI has written to them; free buffers are reused LIFO, so
  * a program that CUPTI keeps up with touches one or two).
  *
+ * `count` is sized for bursts (CUPTI hands over a backlog at once, or the
+ * writer is descheduled for a while): declining a buffer loses records. So
+ * that a burst does not leave its memory resident for the rest of the run,
+ * the writer gives back to the kernel (MADV_DONTNEED) each buffer that falls
+ * below the `keep` most recently freed ones: in steady state at most
+ * `keep` free buffers stay resident.
+ *
  * Threads: requested()/completed() run on CUPTI's threads, take()/put() on
  * the writer thread. They share one mutex, held for a few instructions and
  * never across a CUPTI call, so neither side can deadlock the other. When
@@ -36,6 +43,8 @@ struct act_buf {
 	unsigned count;
 	uint8_t **free;		 /* stack of free buffers */
 	unsigned nfree;
+	unsigned keep;		 /* free buffers at the top of the stack kept resident */
+	uint8_t *resident;	 /* per buffer: written since its pages were last released */
 	struct act_buf_done *done; /* ring of completed buffers */
 	unsigned head, ndone;
 	int wake_fd;		 /* eventfd written when a buffer completes; -1: none */
@@ -43,8 +52,8 @@ struct act_buf {
 	atomic_uint_fast64_t completed_total;
 };
 
-/* 0 or -errno. `size` must be a multiple of 8. */
-int act_buf__init(struct act_buf *p, size_t size, unsigned count, int wake_fd);
+/* 0 or -errno. `size` must be a multiple of 8; keep <= count (see above). */
+int act_buf__init(struct act_buf *p, size_t size, unsigned count, unsigned keep, int wake_fd);
 /* Unmap everything. The pool must no longer be registered with CUPTI. */
 void act_buf__release(struct act_buf *p);
 
@@ -55,7 +64,10 @@ void act_buf__completed(struct act_buf *p, uint8_t *buffer, size_t valid, uint32
 
 /* Writer side: the oldest completed buffer (1) or none (0). */
 int act_buf__take(struct act_buf *p, struct act_buf_done *out);
-/* Writer side: give a buffer back once its records are converted. */
+/*
+ * Writer side: give a buffer back once its records are converted; may
+ * release the pages of an older free buffer (a syscall, outside the lock).
+ */
 void act_buf__put(struct act_buf *p, uint8_t *buffer);
 /* Declined requests since the previous call. */
 uint64_t act_buf__take_declined(struct act_buf *p);

@@ -57,6 +57,9 @@
 #include "inject_log.h"
 #include "trace_thread.h"
 
+/* Free CUPTI buffers kept resident after a burst (act_buf.h). */
+#define RESIDENT_FREE_BUFFERS 4u
+
 #define EXPORT __attribute__((visibility("default")))
 #define SIGNAL_WAIT_MS 3000u
 #define RESET_WAIT_MS 2000u
@@ -236,7 +239,7 @@ static void init_once(void)
 	G.topts.flush_ms = G.cfg.flush_ms;
 	G.topts.zlevel = G.cfg.zlevel;
 	G.topts.clock_id = clock_id;
-	err = act_buf__init(&G.pool, G.cfg.buffer_size, G.cfg.buffer_count, -1);
+	err = act_buf__init(&G.pool, G.cfg.buffer_size, G.cfg.buffer_count, RESIDENT_FREE_BUFFERS, -1);
 	if (err) {
 		inj_err("cannot reserve %u activity buffers of %u bytes: %s; running untraced",
 			G.cfg.buffer_count, G.cfg.buffer_size, strerror(-err));

@@ -15,7 +15,12 @@
 #define DEF_BUFFER_SIZE (1u << 20)
 #define MIN_BUFFER_SIZE (16u << 10)
 #define MAX_BUFFER_SIZE (256u << 20)
-#define DEF_BUFFER_COUNT 8u
+/*
+ * Room for bursts: CUPTI may hand over a backlog at once, and a declined
+ * buffer loses records. Only pages CUPTI writes become resident, and all but
+ * a few free buffers are given back after a burst (act_buf.h).
+ */
+#define DEF_BUFFER_COUNT 64u
 #define MAX_BUFFER_COUNT 1024u
 #define DEF_FLUSH_MS 1000u
 #define MIN_FLUSH_MS 10u

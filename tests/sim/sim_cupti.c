@@ -38,6 +38,12 @@
 
 #define ALIGN8(x) (((x) + 7) & ~(size_t)7)
 #define DEFAULT_WAKE_MS 100
+/*
+ * The worker also wakes once this many records are staged, so a launch-bound
+ * program does not pile up a period's worth of records in the simulator:
+ * real CUPTI writes records into the client's buffers as work completes.
+ */
+#define STAGED_WAKE 4096
 #define MAX_DROP_KEYS 256
 
 union rec {
@@ -95,6 +101,7 @@ static struct cupti {
 	struct pend *head;
 	struct pend **tailp;	/* link to append at; NULL: &head (O(1) staging) */
 	uint64_t seq;
+	size_t nstaged;		/* staged since the worker last took the list */
 	/* worker */
 	pthread_t worker;
 	bool worker_running, stop;
@@ -166,6 +173,8 @@ static void stage(struct pend *p)
 	p->next = NULL;
 	*pp = p;
 	C.tailp = &p->next;
+	if (++C.nstaged == STAGED_WAKE)
+		pthread_cond_signal(&C.wake);
 	pthread_mutex_unlock(&C.lock);
 }
 
@@ -553,6 +562,7 @@ static size_t take_ready(struct pend ***out, uint64_t now, bool forced)
 
 	C.head = NULL;
 	C.tailp = NULL;
+	C.nstaged = 0;
 	pthread_mutex_unlock(&C.lock);
 	for (p = list; p; p = next) {
 		next = p->next;

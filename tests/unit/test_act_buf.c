@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: Apache-2.0
+/* The injection library's CUPTI buffer pool: bounded, FIFO hand-over, pages given back after a burst. */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "act_buf.h"
+
+#define SIZE (64u << 10)
+#define COUNT 8u
+#define KEEP 2u
+
+/* Buffers of the pool whose first page is resident. */
+static unsigned resident_buffers(const struct act_buf *p)
+{
+	unsigned i, n = 0;
+	unsigned char vec;
+
+	for (i = 0; i < p->count; i++) {
+		assert_int_equal(mincore(p->mem + (size_t)i * p->size, 1, &vec), 0);
+		n += vec & 1;
+	}
+	return n;
+}
+
+static uint8_t *request(struct act_buf *p)
+{
+	uint8_t *b;
+	size_t size, max;
+
+	act_buf__requested(p, &b, &size, &max);
+	if (b) {
+		assert_int_equal(size, SIZE);
+		memset(b, 0xab, size); /* what CUPTI does: write records */
+	}
+	return b;
+}
+
+/* A burst uses every buffer; once the writer gives them back only KEEP stay resident. */
+static void test_burst_memory_given_back(void **state)
+{
+	struct act_buf p;
+	uint8_t *bufs[COUNT];
+	struct act_buf_done d;
+	unsigned i;
+
+	(void)state;
+	assert_int_equal(act_buf__init(&p, SIZE, COUNT, KEEP, -1), 0);
+	assert_int_equal(resident_buffers(&p), 0);
+	for (i = 0; i < COUNT; i++) {
+		bufs[i] = request(&p);
+		assert_non_null(bufs[i]);
+	}
+	/* The pool is bounded: the next request is declined and counted. */
+	assert_null(request(&p));
+	assert_int_equal(act_buf__take_declined(&p), 1);
+	assert_int_equal(resident_buffers(&p), COUNT);
+
+	for (i = 0; i < COUNT; i++)
+		act_buf__completed(&p, bufs[i], 100 + i, 0);
+	for (i = 0; i < COUNT; i++) {
+		assert_int_equal(act_buf__take(&p, &d), 1);
+		/* Completed buffers reach the writer in the order CUPTI completed them. */
+		assert_ptr_equal(d.buf, bufs[i]);
+		assert_int_equal(d.valid, 100 + i);
+		act_buf__put(&p, d.buf);
+	}
+	assert_int_equal(act_buf__take(&p, &d), 0);
+	assert_int_equal(p.nfree, COUNT);
+	assert_int_equal(resident_buffers(&p), KEEP);
+
+	/* Every buffer can be handed out again, and each exactly once. */
+	for (i = 0; i < COUNT; i++) {
+		unsigned j;
+
+		bufs[i] = request(&p);
+		assert_non_null(bufs[i]);
+		for (j = 0; j < i; j++)
+			assert_ptr_not_equal(bufs[i], bufs[j]);
+	}
+	assert_null(request(&p));
+	act_buf__release(&p);
+}
+
+/* Steady state: a writer that keeps up reuses the same resident buffers, releasing nothing. */
+static void test_steady_state_reuses(void **state)
+{
+	struct act_buf p;
+	struct act_buf_done d;
+	uint8_t *first, *b;
+	unsigned i;
+
+	(void)state;
+	assert_int_equal(act_buf__init(&p, SIZE, COUNT, KEEP, -1), 0);
+	first = request(&p);
+	act_buf__completed(&p, first, 1, 0);
+	assert_int_equal(act_buf__take(&p, &d), 1);
+	act_buf__put(&p, d.buf);
+	for (i = 0; i < 100; i++) {
+		b = request(&p);
+		assert_ptr_equal(b, first);
+		act_buf__completed(&p, b, 1, 0);
+		assert_int_equal(act_buf__take(&p, &d), 1);
+		act_buf__put(&p, d.buf);
+	}
+	assert_int_equal(resident_buffers(&p), 1);
+	assert_int_equal(act_buf__take_declined(&p), 0);
+	act_buf__release(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_burst_memory_given_back),
+		cmocka_unit_test(test_steady_state_reuses),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
