@@ -5,7 +5,8 @@
 # usage: bench/cpu/run.sh BUILD_DIR [REPS]
 # Needs: root, the agent built (BUILD_DIR/bench/cpu/{cpu_spin,pingpong,cpu_agent_run}),
 # bpftool; optionally perf (Debian: linux-perf), offcputime (libbpf-tools),
-# profile-bpfcc (bpfcc-tools + kernel headers).
+# profile-bpfcc (bpfcc-tools + kernel headers: the running kernel's, or else
+# Debian's linux-headers-*-amd64, see bcc_headers.sh).
 #
 # Two measures, because this machine is shared:
 # - the workload's own CPU time (fastest of REPS runs). Without
@@ -92,13 +93,20 @@ else
 	echo "perf: not installed (Debian: linux-perf)"
 fi
 if command -v profile-bpfcc >/dev/null 2>&1; then
+	if [ -z "${BCC_KERNEL_SOURCE:-}" ] &&
+		kdir=$(sh "$(dirname "$0")/bcc_headers.sh" "$TMP/kernel-headers"); then
+		export BCC_KERNEL_SOURCE="$kdir"
+	fi
 	for hz in 99 999 9999; do
 		profile-bpfcc -F $hz -f 60 > /dev/null 2>"$TMP/bcc.err" &
 		bcc=$!
 		sleep 10 # bcc compiles its program at start
 		if kill -0 $bcc 2>/dev/null; then
+			snap_start
 			t=$(fastest $SPIN)
+			snap_stop
 			row "profile-bpfcc -F $hz (system-wide)" "$t" "$base"
+			bpf_cost '^do_perf_event'
 			kill -INT $bcc 2>/dev/null || true
 		else
 			echo "profile-bpfcc: cannot run here: $(grep -m1 -i 'error\|exception' "$TMP/bcc.err")"
