@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 
 // The samples exist to be profiled: every named host function must keep its
 // own frame so the launch shows up under the function that made it.
@@ -78,6 +79,15 @@ static inline double sample_now_ms(void)
 {
 	using clk = std::chrono::steady_clock;
 	return std::chrono::duration<double, std::milli>(clk::now().time_since_epoch()).count();
+}
+
+/* CPU time of the calling thread: what launching cost this thread, whatever other threads did. */
+static inline double sample_thread_cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 #endif

@@ -35,6 +35,7 @@ static const char *const mode_names[] = { "uninstrumented", "reference CUPTI cli
 
 struct run {
 	double ms;
+	double thread_ms; /* CPU time of the launching thread during the loop */
 	double cpu_ms; /* user + system time of the whole process, all threads */
 	long rss_kb;
 };
@@ -126,6 +127,8 @@ static int run_once(const char *exe, const char *launches, const char *kernel_ns
 		return -1;
 	}
 	out->ms = strtod(p + 11, NULL);
+	p = strstr(buf, "thread_cpu_ms=");
+	out->thread_ms = p ? strtod(p + 14, NULL) : 0;
 	out->rss_kb = ru.ru_maxrss;
 	out->cpu_ms = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
 		      (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
@@ -138,7 +141,8 @@ int main(int argc, char **argv)
 	const char *launches = "1000000", *dir = ".", *kernel_ns = "100";
 	int reps = 3, opt, r, m;
 	double ms[NMODES][64], med_ms[NMODES], cpu[NMODES][64], med_cpu[NMODES], n;
-	double d_ms[64], d_cpu[64]; /* ours - reference, per round */
+	double d_ms[64], d_cpu[64], d_thr[64]; /* ours - reference, per round */
+	double thr[NMODES][64], med_thr[NMODES];
 	long rss[NMODES][64], med_rss[NMODES];
 	long long trace_bytes = 0;
 
@@ -168,6 +172,7 @@ int main(int argc, char **argv)
 			if (run_once(exe, launches, kernel_ns, lib, ldpath, dir, &one))
 				return 1;
 			ms[m][r] = one.ms;
+			thr[m][r] = one.thread_ms;
 			cpu[m][r] = one.cpu_ms;
 			rss[m][r] = one.rss_kb;
 			if (m == OURS)
@@ -175,23 +180,27 @@ int main(int argc, char **argv)
 		}
 		d_ms[r] = ms[OURS][r] - ms[REF][r];
 		d_cpu[r] = cpu[OURS][r] - cpu[REF][r];
+		d_thr[r] = thr[OURS][r] - thr[REF][r];
 	}
+	qsort(d_thr, (size_t)reps, sizeof(double), cmp_double);
 	qsort(d_ms, (size_t)reps, sizeof(double), cmp_double);
 	qsort(d_cpu, (size_t)reps, sizeof(double), cmp_double);
 	for (m = 0; m < NMODES; m++) {
 		qsort(ms[m], (size_t)reps, sizeof(double), cmp_double);
 		qsort(rss[m], (size_t)reps, sizeof(long), cmp_long);
 		qsort(cpu[m], (size_t)reps, sizeof(double), cmp_double);
+		qsort(thr[m], (size_t)reps, sizeof(double), cmp_double);
+		med_thr[m] = thr[m][reps / 2];
 		med_cpu[m] = cpu[m][reps / 2];
 		med_ms[m] = ms[m][reps / 2];
 		med_rss[m] = rss[m][reps / 2];
 	}
-	printf("| run (%s launches, median of %d) | ns/launch (loop time) | CPU ns/launch (all threads) | peak RSS (MiB) |\n",
+	printf("| run (%s launches, median of %d) | ns/launch (loop time) | launching thread's CPU ns/launch | CPU ns/launch (all threads) | peak RSS (MiB) |\n",
 	       launches, reps);
-	printf("|---|---:|---:|---:|\n");
+	printf("|---|---:|---:|---:|---:|\n");
 	for (m = 0; m < NMODES; m++)
-		printf("| %s | %.0f | %.0f | %.1f |\n", mode_names[m], med_ms[m] * 1e6 / n,
-		       med_cpu[m] * 1e6 / n, med_rss[m] / 1024.0);
+		printf("| %s | %.0f | %.0f | %.0f | %.1f |\n", mode_names[m], med_ms[m] * 1e6 / n,
+		       med_thr[m] * 1e6 / n, med_cpu[m] * 1e6 / n, med_rss[m] / 1024.0);
 	printf("\nloop time of each run, sorted (ms):");
 	for (m = 0; m < NMODES; m++) {
 		printf(" %s:", m == PLAIN ? "plain" : m == REF ? "ref" : "ours");
@@ -200,9 +209,11 @@ int main(int argc, char **argv)
 	}
 	printf("\n");
 	printf("\nadded by gpuperf over the reference client (median of per-round differences, "
-	       "range): %.0f ns/launch (%.0f to %.0f), %.0f CPU ns/launch (%.0f to %.0f), "
+	       "range): %.0f ns/launch (%.0f to %.0f) of loop time, %.0f ns/launch (%.0f to %.0f) "
+	       "of the launching thread's CPU, %.0f CPU ns/launch of all threads (%.0f to %.0f), "
 	       "%+.1f MiB RSS\n",
 	       d_ms[reps / 2] * 1e6 / n, d_ms[0] * 1e6 / n, d_ms[reps - 1] * 1e6 / n,
+	       d_thr[reps / 2] * 1e6 / n, d_thr[0] * 1e6 / n, d_thr[reps - 1] * 1e6 / n,
 	       d_cpu[reps / 2] * 1e6 / n, d_cpu[0] * 1e6 / n, d_cpu[reps - 1] * 1e6 / n,
 	       (med_rss[OURS] - med_rss[REF]) / 1024.0);
 	printf("added over uninstrumented: %.0f ns/launch, %+.1f MiB RSS; trace %.1f MiB "
