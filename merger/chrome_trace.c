@@ -359,7 +359,6 @@ static int keyset_add(struct keyset *ks, uint64_t key)
 struct esc_ent {
 	char *s; /* NULL: not known yet */
 	uint32_t len;
-	uint32_t extra; /* kernel names: 1 when the "mangled" field follows */
 };
 
 struct esc_cache {
@@ -409,7 +408,7 @@ static void esc_free(struct esc_cache *c)
 }
 
 /* Write str escaped; keep the escaped form in e (when given and it fits whole in the buffer). */
-static void jw_str_keep(struct jw *w, const char *str, struct esc_ent *e, uint32_t extra)
+static void jw_str_keep(struct jw *w, const char *str, struct esc_ent *e)
 {
 	size_t at = w->len;
 	unsigned long flushes = w->flushes;
@@ -420,7 +419,6 @@ static void jw_str_keep(struct jw *w, const char *str, struct esc_ent *e, uint32
 		if (e->s) {
 			memcpy(e->s, w->buf + at, w->len - at);
 			e->len = (uint32_t)(w->len - at);
-			e->extra = extra;
 		}
 	}
 }
@@ -433,7 +431,7 @@ static void jw_tlstr(struct ct *ct, uint32_t id)
 	if (e && e->s)
 		jw_put(&ct->w, e->s, e->len);
 	else
-		jw_str_keep(&ct->w, timeline__str(ct->tl, id), e, 0);
+		jw_str_keep(&ct->w, timeline__str(ct->tl, id), e);
 }
 
 /*
@@ -635,20 +633,30 @@ static uint64_t earliest(const struct timeline *tl)
 	return t == UINT64_MAX ? 0 : t;
 }
 
+/*
+ * Events carry what a viewer needs and nothing it already has: the track
+ * (pid/tid) says the thread, GPU and stream, the category the kind of work,
+ * the name the API call, kernel or copy direction. args keep the
+ * correlation id (the key CUPTI and Nsight use), a non-zero return value,
+ * byte counts, bandwidth and graph ids: at 10M launches every byte of an
+ * event is 20 MB of trace.json.
+ */
 static void write_api(struct ct *ct, size_t i, const uint64_t *flows)
 {
-	const struct tl_api *a = &ct->tl->api[i];
+	const struct timeline *tl = ct->tl;
+	const struct tl_api *a = &tl->api[i];
 	struct jw *w = &ct->w;
-	const char *name = timeline__str(ct->tl, a->name);
+	uint32_t name = timeline__api_name(tl, a);
 	uint64_t base = ct->base;
 	char *p;
 
-	host_track(ct, a->pid, a->tid);
-	p = ev_begin_p(ct, ev_head("X", "cuda_api"), a->pid, a->tid);
+	host_track(ct, timeline__api_pid(tl, a), timeline__api_tid(tl, a));
+	p = ev_begin_p(ct, ev_head("X", "cuda_api"), timeline__api_pid(tl, a),
+		       timeline__api_tid(tl, a));
 	p_lit(p, ",\"name\":");
 	jw_done(w, p);
-	if (*name)
-		jw_tlstr(ct, a->name);
+	if (name)
+		jw_tlstr(ct, name);
 	else
 		jw_lit(w, "\"[unknown API]\"");
 	p = jw_room(w, P_ROOM);
@@ -663,18 +671,13 @@ static void write_api(struct ct *ct, size_t i, const uint64_t *flows)
 		p = fmt_u64(p, (uint64_t)i + 1);
 		p_lit(p, ",\"flow_out\":true");
 	}
-	p_lit(p, ",\"args\":{\"api\":");
-	jw_done(w, p);
-	jw_tlstr(ct, a->name);
-	p = jw_room(w, P_ROOM);
-	p_lit(p, ",\"correlation_id\":");
+	p_lit(p, ",\"args\":{\"correlation_id\":");
 	p = fmt_u64(p, a->corr);
-	p_lit(p, ",\"return\":");
-	p = fmt_i64(p, a->ret);
-	if (a->domain == 2)
-		p_lit(p, ",\"domain\":\"driver\"}}");
-	else
-		p_lit(p, ",\"domain\":\"runtime\"}}");
+	if (a->ret) {
+		p_lit(p, ",\"return\":");
+		p = fmt_i64(p, a->ret);
+	}
+	p_lit(p, "}}");
 	jw_done(w, p);
 }
 
@@ -690,9 +693,8 @@ static void write_sample(struct ct *ct, const struct tl_sample *s)
 	jw_lit(w, ",\"s\":\"t\",\"name\":");
 	jw_str(w, leaf_name(ct, s->pid, &s->stack, tmp, sizeof(tmp)));
 	ev_ts(ct, s->ts);
-	jw_lit(w, ",\"args\":{\"weight_ns\":");
-	jw_u64(w, s->weight);
-	jw_lit(w, ",\"cpu\":");
+	/* the weight is the sampling period, the same for every sample: summary.json has it */
+	jw_lit(w, ",\"args\":{\"cpu\":");
 	jw_u64(w, s->cpu);
 	jw_lit(w, "}}");
 }
@@ -712,56 +714,75 @@ static void write_offcpu(struct ct *ct, const struct tl_offcpu *o)
 	ev_dur(ct, o->start, o->end);
 	jw_lit(w, ",\"args\":{\"state\":\"");
 	jw_puts(w, task_state(o->state));
-	jw_lit(w, "\",\"task_state\":");
-	jw_u64(w, o->state);
+	jw_lit(w, "\"");
+	if (!strcmp(task_state(o->state), "?")) {
+		/* a state ps(1) has no letter for: the kernel's bits */
+		jw_lit(w, ",\"task_state\":");
+		jw_u64(w, o->state);
+	}
 	jw_lit(w, ",\"cpu\":");
 	jw_u64(w, o->cpu);
 	jw_lit(w, "}}");
 }
 
-static void write_gpu(struct ct *ct, size_t i, const struct correlation *c)
+/* The next key of an event's args: opens the object before the first. */
+static inline char *arg_key(char *p, unsigned *nargs, const char *key)
 {
-	const struct tl_gpu *g = &ct->tl->gpu[i];
+	size_t n = strlen(key); /* a short literal of ours */
+
+	if ((*nargs)++)
+		p_lit(p, ",\"");
+	else
+		p_lit(p, ",\"args\":{\"");
+	memcpy(p, key, n);
+	p += n;
+	p_lit(p, "\":");
+	return p;
+}
+
+static void write_gpu(struct ct *ct, size_t i)
+{
+	const struct timeline *tl = ct->tl;
+	const struct tl_gpu *g = &tl->gpu[i];
 	const struct chrome_trace_names *nm = ct->nm;
-	uint32_t pid = CHROME_TRACE_GPU_PID_BASE + g->device;
+	uint32_t pid = CHROME_TRACE_GPU_PID_BASE + timeline__gpu_device(tl, g);
+	uint32_t stream = timeline__gpu_stream(tl, g), graph = timeline__gpu_graph(tl, g);
 	struct jw *w = &ct->w;
 	struct esc_ent *kn = NULL;
 	const char *mangled = NULL, *name = NULL;
 	uint64_t dur = g->end > g->start ? g->end - g->start : 0, base = ct->base;
-	int64_t api = c->gpu_api[i];
-	int with_mangled = 0;
+	int64_t api = timeline__gpu_api(tl, g);
+	unsigned nargs = 0;
 	char tmp[48], *p;
 
 	switch (g->kind) {
 	case TL_GPU_KERNEL:
-		gpu_track(ct, g->device, g->stream);
-		p = ev_begin_p(ct, ev_head("X", "gpu_kernel"), pid, g->stream);
+		gpu_track(ct, timeline__gpu_device(tl, g), stream);
+		p = ev_begin_p(ct, ev_head("X", "gpu_kernel"), pid, stream);
 		p_lit(p, ",\"name\":");
 		jw_done(w, p);
 		kn = esc_slot(&ct->knames, g->name);
 		if (kn && kn->s) {
 			jw_put(w, kn->s, kn->len);
-			with_mangled = (int)kn->extra;
 			break;
 		}
-		mangled = timeline__str(ct->tl, g->name);
+		mangled = timeline__str(tl, g->name);
 		if (nm && nm->kernel_name && *mangled)
 			name = nm->kernel_name(nm->ctx, mangled);
 		if (!name)
 			name = *mangled ? mangled : "[unknown kernel]";
-		with_mangled = name != mangled && *mangled;
-		jw_str_keep(w, name, kn, (uint32_t)with_mangled);
+		jw_str_keep(w, name, kn);
 		break;
 	case TL_GPU_MEMCPY:
-		gpu_track(ct, g->device, g->stream);
-		ev_begin(ct, ev_head("X", "gpu_memcpy"), pid, g->stream);
+		gpu_track(ct, timeline__gpu_device(tl, g), stream);
+		ev_begin(ct, ev_head("X", "gpu_memcpy"), pid, stream);
 		jw_lit(w, ",\"name\":");
 		snprintf(tmp, sizeof(tmp), "[memcpy %s]", memcpy_kind(g->copy_kind));
 		jw_str(w, tmp);
 		break;
 	case TL_GPU_MEMSET:
-		gpu_track(ct, g->device, g->stream);
-		p = ev_begin_p(ct, ev_head("X", "gpu_memset"), pid, g->stream);
+		gpu_track(ct, timeline__gpu_device(tl, g), stream);
+		p = ev_begin_p(ct, ev_head("X", "gpu_memset"), pid, stream);
 		p_lit(p, ",\"name\":\"[memset]\"");
 		jw_done(w, p);
 		break;
@@ -773,52 +794,37 @@ static void write_gpu(struct ct *ct, size_t i, const struct correlation *c)
 	p = fmt_us(p, g->start >= base ? g->start - base : 0);
 	p_lit(p, ",\"dur\":");
 	p = fmt_us(p, dur);
-	if (api >= 0 && (size_t)api < ct->tl->nr_api) {
+	if (api >= 0 && (size_t)api < tl->nr_api) {
 		p_lit(p, ",\"bind_id\":");
 		p = fmt_u64(p, (uint64_t)api + 1);
 		p_lit(p, ",\"flow_in\":true");
 	}
-	if (g->kind == TL_GPU_KERNEL) {
-		p_lit(p, ",\"args\":{\"kind\":\"kernel\"");
-		if (with_mangled) {
-			p_lit(p, ",\"mangled\":");
-			jw_done(w, p);
-			jw_tlstr(ct, g->name);
-			p = jw_room(w, P_ROOM);
-		}
-	} else {
-		if (g->kind == TL_GPU_MEMCPY) {
-			const char *k = memcpy_kind(g->copy_kind);
-			size_t kl = strlen(k); /* a short name of ours */
+	/* args, when there are any; a joined record's correlation id is on the API slice its
+	 * arrow comes from */
+	if (api < 0) {
+		p = arg_key(p, &nargs, "correlation_id");
+		p = fmt_u64(p, timeline__gpu_corr(tl, g));
+	}
+	if (g->kind != TL_GPU_KERNEL) {
+		uint64_t bytes = timeline__gpu_bytes(tl, g);
 
-			p_lit(p, ",\"args\":{\"kind\":\"memcpy\",\"copy_kind\":\"");
-			memcpy(p, k, kl);
-			p += kl;
-			p_lit(p, "\"");
-		} else {
-			p_lit(p, ",\"args\":{\"kind\":\"memset\"");
-		}
-		p_lit(p, ",\"bytes\":");
-		p = fmt_u64(p, g->bytes);
-		if (dur) {
+		p = arg_key(p, &nargs, "bytes");
+		p = fmt_u64(p, bytes);
+		if (dur && g->kind == TL_GPU_MEMCPY) {
 			/* bytes per ns is GB/s; milli-GB/s in 128 bits cannot overflow. */
-			unsigned __int128 m = (unsigned __int128)g->bytes * 1000 / dur;
+			unsigned __int128 m = (unsigned __int128)bytes * 1000 / dur;
 
-			p_lit(p, ",\"bandwidth_GBps\":");
+			p = arg_key(p, &nargs, "bandwidth_GBps");
 			p = fmt_us(p, m > UINT64_MAX ? UINT64_MAX : (uint64_t)m);
 		}
 	}
-	p_lit(p, ",\"correlation_id\":");
-	p = fmt_u64(p, g->corr);
-	p_lit(p, ",\"device\":");
-	p = fmt_u64(p, g->device);
-	p_lit(p, ",\"stream\":");
-	p = fmt_u64(p, g->stream);
-	if (g->graph_id) {
-		p_lit(p, ",\"graph_id\":");
-		p = fmt_u64(p, g->graph_id);
+	if (graph) {
+		p = arg_key(p, &nargs, "graph_id");
+		p = fmt_u64(p, graph);
 	}
-	p_lit(p, "}}");
+	if (nargs)
+		p_lit(p, "}");
+	p_lit(p, "}");
 	jw_done(w, p);
 }
 
@@ -830,7 +836,7 @@ int chrome_trace__write(const struct timeline *tl, const struct correlation *c,
 	size_t i, s, o;
 	int err = 0;
 
-	if (!tl || !c || !out || c->nr_gpu != tl->nr_gpu || (tl->nr_gpu && !c->gpu_api))
+	if (!tl || !c || !out || c->nr_gpu != tl->nr_gpu)
 		return -EINVAL;
 	ct = calloc(1, sizeof(*ct));
 	/* One bit per API call: does any GPU work join to it (then it starts a flow)? */
@@ -840,7 +846,7 @@ int chrome_trace__write(const struct timeline *tl, const struct correlation *c,
 		goto cleanup;
 	}
 	for (i = 0; i < tl->nr_gpu; i++) {
-		int64_t a = c->gpu_api[i];
+		int64_t a = timeline__gpu_api(tl, &tl->gpu[i]);
 
 		if (tl->gpu[i].kind != TL_GPU_SYNC && a >= 0 && (size_t)a < tl->nr_api)
 			flows[a / 64] |= 1ULL << (a % 64);
@@ -870,7 +876,7 @@ int chrome_trace__write(const struct timeline *tl, const struct correlation *c,
 			write_offcpu(ct, &tl->offcpu[o++]);
 	}
 	for (i = 0; i < tl->nr_gpu && !ct->err; i++)
-		write_gpu(ct, i, c);
+		write_gpu(ct, i);
 	jw_lit(&ct->w, "\n]}\n");
 	jw_flush(&ct->w);
 	/* Push zlib's own buffer out too, so that a full disk shows here, not only at gzclose(). */

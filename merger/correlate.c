@@ -76,10 +76,10 @@ static int corr_map_build(struct corr_map *m, const struct timeline *tl)
 	size_t i, lo, cap = 0, nr_hashed = 0;
 
 	for (lo = 0; lo < tl->nr_api; lo = i) {
-		uint32_t pid = tl->api[lo].pid, min = tl->api[lo].corr, max = min;
+		uint32_t pid = timeline__api_pid(tl, &tl->api[lo]), min = tl->api[lo].corr, max = min;
 		struct pid_ids *p;
 
-		for (i = lo; i < tl->nr_api && tl->api[i].pid == pid; i++) {
+		for (i = lo; i < tl->nr_api && timeline__api_pid(tl, &tl->api[i]) == pid; i++) {
 			uint32_t c = tl->api[i].corr;
 
 			min = c < min ? c : min;
@@ -166,16 +166,19 @@ static int32_t corr_map_get(struct corr_map *m, uint32_t pid, uint32_t corr)
 	return -1;
 }
 
-/* First launch hit at or after (pid, tid, ts) in tl->launch[lo, nr_launch). */
-static size_t launch_lower_bound(const struct timeline *tl, size_t lo, uint32_t pid, uint32_t tid,
-				 uint64_t ts)
+/*
+ * First launch hit at or after (thread, ts) in tl->launch[lo, nr_launch).
+ * Thread indices are in (pid, tid) order (timeline__finish()), so both
+ * arrays are sorted by them.
+ */
+static size_t launch_lower_bound(const struct timeline *tl, size_t lo, uint32_t thr, uint64_t ts)
 {
 	size_t hi = tl->nr_launch;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		const struct tl_launch *l = &tl->launch[mid];
-		int less = l->pid != pid ? l->pid < pid : l->tid != tid ? l->tid < tid : l->ts < ts;
+		int less = l->thr != thr ? l->thr < thr : l->ts < ts;
 
 		if (less)
 			lo = mid + 1;
@@ -191,25 +194,25 @@ static size_t launch_lower_bound(const struct timeline *tl, size_t lo, uint32_t 
  * later also ends later, else it would be nested), so each search starts
  * where the thread's previous one ended.
  */
-static void bind_launches(const struct timeline *tl, int32_t *api_launch, struct corr_map *m)
+static void bind_launches(struct timeline *tl, struct corr_map *m)
 {
 	size_t i, outer = 0, from = 0;
 	uint64_t window_lo = 0, prev_lo = 0;
 	struct pid_ids *p = m->pids;
 
 	for (i = 0; i < tl->nr_api; i++) {
-		const struct tl_api *a = &tl->api[i];
+		struct tl_api *a = &tl->api[i];
 		size_t j;
 
-		if (a->pid != p->pid)
+		if (timeline__api_pid(tl, a) != p->pid)
 			p++; /* the next run: corr_map_build() made one entry per run */
 		corr_map_put(m, p, a->corr, i);
-		api_launch[i] = -1;
+		a->launch = -1;
 		if (a->nested) {
-			api_launch[i] = api_launch[outer];
+			a->launch = tl->api[outer].launch;
 			continue;
 		}
-		if (i == 0 || a->pid != tl->api[outer].pid || a->tid != tl->api[outer].tid) {
+		if (i == 0 || a->thr != tl->api[outer].thr) {
 			window_lo = 0; /* first call of this thread */
 			from = 0;
 		} else {
@@ -223,21 +226,18 @@ static void bind_launches(const struct timeline *tl, int32_t *api_launch, struct
 		for (j = from; j < tl->nr_launch && j < from + 8; j++) {
 			const struct tl_launch *l = &tl->launch[j];
 
-			if (l->pid != a->pid ? l->pid > a->pid
-			    : l->tid != a->tid ? l->tid > a->tid
-					       : l->ts >= window_lo)
+			if (l->thr != a->thr ? l->thr > a->thr : l->ts >= window_lo)
 				break;
 		}
 		if (j == from + 8)
-			j = launch_lower_bound(tl, j, a->pid, a->tid, window_lo);
+			j = launch_lower_bound(tl, j, a->thr, window_lo);
 		from = j;
-		if (j < tl->nr_launch && tl->launch[j].pid == a->pid && tl->launch[j].tid == a->tid &&
-		    tl->launch[j].ts <= a->end)
-			api_launch[i] = (int32_t)j;
+		if (j < tl->nr_launch && tl->launch[j].thr == a->thr && tl->launch[j].ts <= a->end)
+			a->launch = (int32_t)j;
 	}
 }
 
-int correlate__run(const struct timeline *tl, struct correlation *c)
+int correlate__run(struct timeline *tl, struct correlation *c)
 {
 	struct corr_map m = { 0 };
 	size_t i, with_api = 0, with_stack = 0;
@@ -246,40 +246,37 @@ int correlate__run(const struct timeline *tl, struct correlation *c)
 	memset(c, 0, sizeof(*c));
 	if (tl->nr_api > INT32_MAX || tl->nr_launch > INT32_MAX)
 		return -EOVERFLOW;
-	c->nr_gpu = tl->nr_gpu;
-	c->gpu_api = malloc((tl->nr_gpu + 1) * sizeof(*c->gpu_api));
-	c->gpu_launch = malloc((tl->nr_gpu + 1) * sizeof(*c->gpu_launch));
-	c->api_launch = malloc((tl->nr_api + 1) * sizeof(*c->api_launch));
-	err = -ENOMEM;
-	if (!c->gpu_api || !c->gpu_launch || !c->api_launch)
-		goto fail;
+	/* A second run starts from the correlation ids again. */
+	for (i = 0; i < tl->nr_gpu; i++) {
+		struct tl_gpu *g = &tl->gpu[i];
+
+		g->corr = timeline__gpu_corr(tl, g);
+		g->flags &= (uint8_t)~TL_GPU_JOINED;
+	}
 	err = corr_map_build(&m, tl);
 	if (err)
-		goto fail;
-	bind_launches(tl, c->api_launch, &m);
+		goto out;
+	bind_launches(tl, &m);
 	for (i = 0; i < tl->nr_gpu; i++) {
-		int32_t a = corr_map_get(&m, tl->gpu[i].pid, tl->gpu[i].corr);
-		int32_t l = a >= 0 ? c->api_launch[a] : -1;
+		struct tl_gpu *g = &tl->gpu[i];
+		int32_t a = corr_map_get(&m, timeline__gpu_pid(tl, g), g->corr);
 
-		c->gpu_api[i] = a;
-		c->gpu_launch[i] = l;
-		with_api += a >= 0;
-		with_stack += l >= 0;
+		if (a < 0)
+			continue;
+		g->corr = (uint32_t)a;
+		g->flags |= TL_GPU_JOINED;
+		with_api++;
+		with_stack += tl->api[a].launch >= 0;
 	}
+	c->nr_gpu = tl->nr_gpu;
 	c->gpu_with_api = with_api;
 	c->gpu_with_stack = with_stack;
+out:
 	corr_map_free(&m);
-	return 0;
-fail:
-	corr_map_free(&m);
-	correlate__release(c);
 	return err;
 }
 
 void correlate__release(struct correlation *c)
 {
-	free(c->gpu_api);
-	free(c->gpu_launch);
-	free(c->api_launch);
 	memset(c, 0, sizeof(*c));
 }

@@ -27,20 +27,21 @@
 struct timeline;
 
 /*
- * Indices are 32-bit (12 bytes per GPU record, 4 per API call): a timeline
- * of more than INT32_MAX API calls or launch hits is refused (-EOVERFLOW).
+ * The join is stored in the timeline itself, so it costs no memory per
+ * record: each tl_api's `launch` (its launch-site hit) and each joined
+ * tl_gpu's `corr`, which becomes the index of its API call (TL_GPU_JOINED;
+ * read through timeline__gpu_api(), _gpu_corr(), _gpu_launch()). What is
+ * left here are the counts. Indices are 32-bit: a timeline of more than
+ * INT32_MAX API calls or launch hits is refused (-EOVERFLOW).
  */
 struct correlation {
-	int32_t *gpu_api;    /* per tl->gpu[i]: index into tl->api, or -1 */
-	int32_t *gpu_launch; /* per tl->gpu[i]: index into tl->launch, or -1 */
-	int32_t *api_launch; /* per tl->api[i]: index into tl->launch, or -1 */
 	size_t nr_gpu;
 	size_t gpu_with_api;   /* GPU records joined to an API record */
 	size_t gpu_with_stack; /* ... and through it to a launch stack */
 };
 
-/* Needs timeline__finish() first. 0, -ENOMEM or -EOVERFLOW. */
-int correlate__run(const struct timeline *tl, struct correlation *c);
+/* Needs timeline__finish() first; may be run again. 0, -ENOMEM or -EOVERFLOW. */
+int correlate__run(struct timeline *tl, struct correlation *c);
 void correlate__release(struct correlation *c);
 
 #endif /* GPUPERF_CORRELATE_H */

@@ -106,7 +106,7 @@ static int find_gaps(struct report *r, struct proc_idle **out, size_t *nout)
 
 		if (g->kind == TL_GPU_SYNC || g->end <= g->start)
 			continue;
-		p = find(v, n, g->pid);
+		p = find(v, n, timeline__gpu_pid(tl, g));
 		if (!p) {
 			struct proc_idle *nv = realloc(v, (n + 1) * sizeof(*nv));
 
@@ -115,7 +115,7 @@ static int find_gaps(struct report *r, struct proc_idle **out, size_t *nout)
 			v = nv;
 			p = &v[n++];
 			memset(p, 0, sizeof(*p));
-			p->pid = g->pid;
+			p->pid = timeline__gpu_pid(tl, g);
 			p->window_start = g->start;
 			p->first_busy = g->start;
 			p->busy_end = g->start;
@@ -129,16 +129,18 @@ static int find_gaps(struct report *r, struct proc_idle **out, size_t *nout)
 	for (i = 0; i < tl->nr_api; i++) {
 		const struct tl_api *a = &tl->api[i];
 
-		p = find(v, n, a->pid);
+		uint32_t tid = timeline__api_tid(tl, a);
+
+		p = find(v, n, timeline__api_pid(tl, a));
 		if (!p)
 			continue;
-		if (!p->nr_tids || p->tids[p->nr_tids - 1] != a->tid) {
+		if (!p->nr_tids || p->tids[p->nr_tids - 1] != tid) {
 			uint32_t *t = realloc(p->tids, (p->nr_tids + 1) * sizeof(*t));
 
 			if (!t)
 				goto nomem;
 			p->tids = t;
-			p->tids[p->nr_tids++] = a->tid;
+			p->tids[p->nr_tids++] = tid;
 		}
 		if (a->start && a->start < p->window_start)
 			p->window_start = a->start;

@@ -117,7 +117,7 @@ const char *report__memcpy_kind(unsigned kind)
 
 const char *report__api_name(struct report *r, const struct tl_api *a)
 {
-	const char *n = a ? timeline__str(r->tl, a->name) : "";
+	const char *n = a ? timeline__str(r->tl, timeline__api_name(r->tl, a)) : "";
 
 	return *n ? n : "[unknown API]";
 }
@@ -294,7 +294,8 @@ int report__launch_frames(struct report *r, const struct tl_launch *l, const cha
 {
 	size_t base = fb->n;
 
-	if (report__stack_frames(r, l->pid, &l->stack, 1, GP_FRAME_KIND_COUNT, fb))
+	if (report__stack_frames(r, timeline__launch_pid(r->tl, l), timeline__launch_stack(r->tl, l), 1,
+				 GP_FRAME_KIND_COUNT, fb))
 		return -ENOMEM;
 	while (fb->n > base + 1 && is_launch_machinery(&fb->f[fb->n - 1], fb->src[fb->n - 1], kernel))
 		fb->n--;
@@ -304,10 +305,10 @@ int report__launch_frames(struct report *r, const struct tl_launch *l, const cha
 int report__gpu_frames(struct report *r, size_t i, struct frame_buf *fb)
 {
 	const struct tl_gpu *g = &r->tl->gpu[i];
-	int64_t ai = r->corr.gpu_api[i], li = r->corr.gpu_launch[i];
+	int64_t ai = timeline__gpu_api(r->tl, g), li = timeline__gpu_launch(r->tl, g);
 	const struct tl_api *a = ai >= 0 ? &r->tl->api[ai] : NULL;
 
-	if (frame_buf__push(fb, report__proc_root(r, g->pid), GP_FRAME_CPU))
+	if (frame_buf__push(fb, report__proc_root(r, timeline__gpu_pid(r->tl, g)), GP_FRAME_CPU))
 		return -ENOMEM;
 	if (li >= 0) {
 		const char *kernel = g->kind == TL_GPU_KERNEL
@@ -402,23 +403,23 @@ static int same_stack(const struct tl_stack *a, const struct tl_stack *b)
 /* What makes two GPU records draw the same frames. */
 static const struct tl_stack *gpu_stack(const struct report *r, size_t i)
 {
-	int64_t li = r->corr.gpu_launch[i];
+	int64_t li = timeline__gpu_launch(r->tl, &r->tl->gpu[i]);
 
-	return li >= 0 ? &r->tl->launch[li].stack : NULL;
+	return li >= 0 ? timeline__launch_stack(r->tl, &r->tl->launch[li]) : NULL;
 }
 
 static uint32_t gpu_api_name(const struct report *r, size_t i)
 {
-	int64_t ai = r->corr.gpu_api[i];
+	int64_t ai = timeline__gpu_api(r->tl, &r->tl->gpu[i]);
 
-	return ai >= 0 ? r->tl->api[ai].name + 1 : 0;
+	return ai >= 0 ? (uint32_t)r->tl->api[ai].name + 1 : 0;
 }
 
 static uint32_t gpu_tid(const struct report *r, size_t i)
 {
-	int64_t ai = r->corr.gpu_api[i];
+	int64_t ai = timeline__gpu_api(r->tl, &r->tl->gpu[i]);
 
-	return ai >= 0 ? r->tl->api[ai].tid : 0;
+	return ai >= 0 ? timeline__api_tid(r->tl, &r->tl->api[ai]) : 0;
 }
 
 static uint32_t gpu_frame_id(const struct tl_gpu *g)
@@ -443,7 +444,7 @@ static int same_record(const struct report *r, enum report_view kind, size_t a, 
 		const struct tl_gpu *x = &tl->gpu[a], *y = &tl->gpu[b];
 		const struct tl_stack *sx = gpu_stack(r, a), *sy = gpu_stack(r, b);
 
-		if (x->pid != y->pid || x->kind != y->kind || gpu_frame_id(x) != gpu_frame_id(y) ||
+		if (timeline__gpu_pid(tl, x) != timeline__gpu_pid(tl, y) || x->kind != y->kind || gpu_frame_id(x) != gpu_frame_id(y) ||
 		    gpu_api_name(r, a) != gpu_api_name(r, b) || gpu_tid(r, a) != gpu_tid(r, b) ||
 		    !sx != !sy)
 			return 0;
@@ -532,7 +533,7 @@ static int group_records(struct report *r)
 	for (i = 0; i < tl->nr_gpu && !err; i++) {
 		const struct tl_gpu *g = &tl->gpu[i];
 		const struct tl_stack *st = gpu_stack(r, i);
-		uint64_t h = mix(((uint64_t)g->pid << 32) | gpu_tid(r, i),
+		uint64_t h = mix(((uint64_t)timeline__gpu_pid(tl, g) << 32) | gpu_tid(r, i),
 				 ((uint64_t)g->kind << 40) ^ ((uint64_t)gpu_frame_id(g) << 8) ^
 					 ((uint64_t)gpu_api_name(r, i) << 20));
 
@@ -577,7 +578,8 @@ static int build_views(struct report *r, struct thread_views *tv)
 				err = frame_buf__push(&r->fb, report__gpu_frame(r, g, gbuf, sizeof(gbuf)),
 						      gpu_kind(g));
 			if (!err)
-				err = add_both(r, tv, VIEW_GPU, g->pid, gpu_tid(r, i), grp->weight);
+				err = add_both(r, tv, VIEW_GPU, timeline__gpu_pid(tl, g), gpu_tid(r, i),
+					       grp->weight);
 		}
 	}
 	/* blocks under the minimum block time: summed per thread by the agent, no stack */

@@ -213,7 +213,7 @@ static int sweep_device(const struct timeline *tl, uint32_t device, struct dev_s
 		const struct tl_gpu *g = &tl->gpu[i];
 
 		if (g->kind == TL_GPU_SYNC || g->end <= g->start ||
-		    (device != UINT32_MAX && g->device != device))
+		    (device != UINT32_MAX && timeline__gpu_device(tl, g) != device))
 			continue;
 		if (first) {
 			d->first = w.now = g->start;
@@ -258,7 +258,8 @@ static int sweep_device(const struct timeline *tl, uint32_t device, struct dev_s
  * every run of a binary agree on the identity. */
 static int add_site(struct report *r, struct report_stats *s, size_t gi, uint64_t ns, uint64_t count)
 {
-	int64_t li = r->corr.gpu_launch[gi], ai = r->corr.gpu_api[gi];
+	int64_t li = timeline__gpu_launch(r->tl, &r->tl->gpu[gi]);
+	int64_t ai = timeline__gpu_api(r->tl, &r->tl->gpu[gi]);
 	const struct tl_launch *l;
 	const struct tl_api *a;
 	const struct tl_gpu *g;
@@ -379,9 +380,9 @@ static int collect(struct report *r, struct report_stats *s)
 		if (g->kind == TL_GPU_SYNC)
 			continue;
 		s->gpu_records++;
-		s->with_api += r->corr.gpu_api[i] >= 0;
-		s->with_stack += r->corr.gpu_launch[i] >= 0;
-		p = timeline__proc(tl, g->pid);
+		s->with_api += timeline__gpu_api(tl, g) >= 0;
+		s->with_stack += timeline__gpu_launch(tl, g) >= 0;
+		p = timeline__proc(tl, timeline__gpu_pid(tl, g));
 		if (p)
 			s->proc[p - tl->procs].gpu += d;
 		if (g->kind == TL_GPU_KERNEL) {
@@ -400,14 +401,14 @@ static int collect(struct report *r, struct report_stats *s)
 							 report__memcpy_kind(0) ? g->copy_kind : 0];
 
 			m->count++;
-			m->bytes += g->bytes;
+			m->bytes += timeline__gpu_bytes(tl, g);
 			m->total += d;
 		} else {
 			s->ms.count++;
-			s->ms.bytes += g->bytes;
+			s->ms.bytes += timeline__gpu_bytes(tl, g);
 			s->ms.total += d;
 		}
-		for (j = 0; j < s->nr_dev && s->dev[j].id != g->device; j++)
+		for (j = 0; j < s->nr_dev && s->dev[j].id != timeline__gpu_device(tl, g); j++)
 			;
 		if (j == s->nr_dev) {
 			struct dev_stat *nd = realloc(s->dev, (s->nr_dev + 1) * sizeof(*nd));
@@ -416,7 +417,7 @@ static int collect(struct report *r, struct report_stats *s)
 				return -ENOMEM;
 			s->dev = nd;
 			memset(&s->dev[s->nr_dev], 0, sizeof(*nd));
-			s->dev[s->nr_dev++].id = g->device;
+			s->dev[s->nr_dev++].id = timeline__gpu_device(tl, g);
 		}
 		if (g->kind == TL_GPU_KERNEL)
 			s->dev[j].kernel += d;

@@ -35,10 +35,28 @@ struct idmap {
 	uint32_t cap, nr;
 };
 
+/*
+ * A 64-bit key -> table index map for the small tables (open addressing;
+ * vals hold index + 1, 0 marks a free slot).
+ */
+struct u64map {
+	uint64_t *keys;
+	uint32_t *vals;
+	size_t cap, nr;
+};
+
 struct tl_priv {
 	struct strtab st;
 	size_t cap_gpu, cap_api, cap_launch, cap_samples, cap_offcpu, cap_frames, cap_files;
 	size_t cap_procs, cap_threads, cap_modules, cap_devices, cap_offcpu_short;
+	size_t cap_lanes, cap_gpu_bytes, cap_tids, cap_api_names, cap_launch_stacks;
+	/* What the small tables hold, while loading (freed by timeline__finish()). */
+	struct u64map tid_map, bytes_map, lstack_map, api_name_map;
+	uint32_t *lane_slots; /* lane index + 1, by hash of its fields */
+	size_t lane_slots_cap;
+	uint64_t last_tid_key; /* one-entry cache: records come in runs of one thread */
+	uint32_t last_tid;
+	uint32_t last_lane;
 	/* Stacks already in the frame pool (launch sites and samples repeat):
 	 * open addressing on the frames' hash, entries index stk. */
 	struct stk_ent *stk;
@@ -141,6 +159,25 @@ const char *timeline__warning(const struct timeline *tl, size_t i)
 	return i < tl->priv->nr_warnings ? tl->priv->warnings[i] : NULL;
 }
 
+static void u64map_free(struct u64map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+static void free_maps(struct tl_priv *p)
+{
+	u64map_free(&p->tid_map);
+	u64map_free(&p->bytes_map);
+	u64map_free(&p->lstack_map);
+	u64map_free(&p->api_name_map);
+	free(p->lane_slots);
+	p->lane_slots = NULL;
+	p->lane_slots_cap = 0;
+	p->last_tid_key = UINT64_MAX;
+}
+
 struct timeline *timeline__new(void)
 {
 	struct timeline *tl = calloc(1, sizeof(*tl));
@@ -161,6 +198,7 @@ struct timeline *timeline__new(void)
 	if (strtab_grow_slots(&tl->priv->st))
 		goto fail;
 	tl->first_ts = UINT64_MAX;
+	tl->priv->last_tid_key = UINT64_MAX;
 	return tl;
 fail:
 	timeline__free(tl);
@@ -183,6 +221,7 @@ void timeline__free(struct timeline *tl)
 			free(tl->priv->warnings[i]);
 		free(tl->priv->warnings);
 		free(tl->priv->stk);
+		free_maps(tl->priv);
 		free(tl->priv);
 	}
 	for (i = 0; i < tl->nr_files; i++)
@@ -199,6 +238,11 @@ void timeline__free(struct timeline *tl)
 	free(tl->threads);
 	free(tl->modules);
 	free(tl->devices);
+	free(tl->lanes);
+	free(tl->gpu_bytes);
+	free(tl->tids);
+	free(tl->api_names);
+	free(tl->launch_stacks);
 	free(tl);
 }
 
@@ -219,6 +263,194 @@ static void *push(void **arr, size_t *nr, size_t *cap, size_t elem)
 
 #define PUSH(tl, field, nrf, capf) \
 	((__typeof__((tl)->field))push((void **)&(tl)->field, &(tl)->nrf, &(tl)->priv->capf, sizeof(*(tl)->field)))
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return x;
+}
+
+/* Index + 1 of key, or 0; *slot: where it is or would go. */
+static uint32_t u64map_find(const struct u64map *m, uint64_t key, size_t *slot)
+{
+	size_t j;
+
+	for (j = mix64(key) & (m->cap - 1); m->vals[j]; j = (j + 1) & (m->cap - 1))
+		if (m->keys[j] == key)
+			break;
+	*slot = j;
+	return m->vals[j];
+}
+
+/* Room for one more key: 0 or -ENOMEM. */
+static int u64map_reserve(struct u64map *m)
+{
+	struct u64map n = { 0 };
+	size_t i, j;
+
+	if (2 * (m->nr + 1) <= m->cap)
+		return 0;
+	n.cap = m->cap ? 2 * m->cap : 256;
+	n.keys = malloc(n.cap * sizeof(*n.keys));
+	n.vals = calloc(n.cap, sizeof(*n.vals));
+	if (!n.keys || !n.vals) {
+		u64map_free(&n);
+		return -ENOMEM;
+	}
+	for (i = 0; i < m->cap; i++) {
+		if (!m->vals[i])
+			continue;
+		u64map_find(&n, m->keys[i], &j);
+		n.keys[j] = m->keys[i];
+		n.vals[j] = m->vals[i];
+	}
+	n.nr = m->nr;
+	u64map_free(m);
+	*m = n;
+	return 0;
+}
+
+/*
+ * The index of key in a table of `elem`-byte entries (*arr, *nr, *cap),
+ * adding the entry `val` when the key is new. UINT32_MAX on ENOMEM.
+ */
+static uint32_t table_index(struct u64map *m, uint64_t key, void **arr, size_t *nr, size_t *cap,
+			    const void *val, size_t elem)
+{
+	uint32_t v;
+	size_t j;
+	void *e;
+
+	if (u64map_reserve(m))
+		return UINT32_MAX;
+	v = u64map_find(m, key, &j);
+	if (v)
+		return v - 1;
+	if (*nr >= UINT32_MAX - 1)
+		return UINT32_MAX;
+	e = push(arr, nr, cap, elem);
+	if (!e)
+		return UINT32_MAX;
+	memcpy(e, val, elem);
+	m->keys[j] = key;
+	m->vals[j] = (uint32_t)*nr;
+	m->nr++;
+	return (uint32_t)(*nr - 1);
+}
+
+uint32_t timeline__tid_index(struct timeline *tl, uint32_t pid, uint32_t tid)
+{
+	struct tl_priv *p = tl->priv;
+	uint64_t key = (uint64_t)pid << 32 | tid;
+	struct tl_tid t = { pid, tid };
+	uint32_t i;
+
+	if (key == p->last_tid_key)
+		return p->last_tid;
+	i = table_index(&p->tid_map, key, (void **)&tl->tids, &tl->nr_tids, &p->cap_tids, &t,
+			sizeof(t));
+	if (i != UINT32_MAX && i >= (1u << 29))
+		i = UINT32_MAX; /* tl_api.thr is 29 bits */
+	if (i != UINT32_MAX) {
+		p->last_tid_key = key;
+		p->last_tid = i;
+	}
+	return i;
+}
+
+uint32_t timeline__bytes_index(struct timeline *tl, uint64_t bytes)
+{
+	struct tl_priv *p = tl->priv;
+
+	return table_index(&p->bytes_map, bytes, (void **)&tl->gpu_bytes, &tl->nr_gpu_bytes,
+			   &p->cap_gpu_bytes, &bytes, sizeof(bytes));
+}
+
+uint32_t timeline__launch_stack_index(struct timeline *tl, const struct tl_stack *st)
+{
+	struct tl_priv *p = tl->priv;
+	uint64_t key = (uint64_t)st->off << 32 | (uint32_t)st->nr_user << 16 | st->nr_kernel;
+
+	return table_index(&p->lstack_map, key, (void **)&tl->launch_stacks, &tl->nr_launch_stacks,
+			   &p->cap_launch_stacks, st, sizeof(*st));
+}
+
+uint16_t timeline__api_name_index(struct timeline *tl, uint32_t str)
+{
+	struct tl_priv *p = tl->priv;
+	uint32_t i;
+
+	if (!tl->nr_api_names) {
+		uint32_t zero = 0;
+
+		/* [0]: the unknown name, string 0 */
+		if (table_index(&p->api_name_map, 0, (void **)&tl->api_names, &tl->nr_api_names,
+				&p->cap_api_names, &zero, sizeof(zero)) == UINT32_MAX)
+			return 0;
+	}
+	i = table_index(&p->api_name_map, str, (void **)&tl->api_names, &tl->nr_api_names,
+			&p->cap_api_names, &str, sizeof(str));
+	if (i > UINT16_MAX) {
+		if (i != UINT32_MAX)
+			tl->nr_api_names--; /* never referenced: the table stays within 16-bit indices */
+		/* the map keeps the key, so later records of the name stay "unknown" too */
+		return 0;
+	}
+	return (uint16_t)i;
+}
+
+static uint64_t lane_hash(const struct tl_lane *l)
+{
+	return mix64(((uint64_t)l->pid << 32 | l->device) ^ mix64((uint64_t)l->stream << 32 | l->graph_id));
+}
+
+static int same_lane(const struct tl_lane *a, const struct tl_lane *b)
+{
+	return a->pid == b->pid && a->device == b->device && a->stream == b->stream &&
+	       a->graph_id == b->graph_id;
+}
+
+uint32_t timeline__lane_index(struct timeline *tl, uint32_t pid, uint32_t device, uint32_t stream,
+			      uint32_t graph_id)
+{
+	struct tl_priv *p = tl->priv;
+	struct tl_lane l = { pid, device, stream, graph_id }, *e;
+	size_t j, cap;
+
+	if (p->last_lane < tl->nr_lanes && same_lane(&tl->lanes[p->last_lane], &l))
+		return p->last_lane;
+	if (2 * (tl->nr_lanes + 1) > p->lane_slots_cap) {
+		uint32_t *ns;
+		size_t i;
+
+		cap = p->lane_slots_cap ? 2 * p->lane_slots_cap : 64;
+		ns = calloc(cap, sizeof(*ns));
+		if (!ns)
+			return UINT32_MAX;
+		for (i = 0; i < tl->nr_lanes; i++) {
+			for (j = lane_hash(&tl->lanes[i]) & (cap - 1); ns[j]; j = (j + 1) & (cap - 1))
+				;
+			ns[j] = (uint32_t)i + 1;
+		}
+		free(p->lane_slots);
+		p->lane_slots = ns;
+		p->lane_slots_cap = cap;
+	}
+	cap = p->lane_slots_cap;
+	for (j = lane_hash(&l) & (cap - 1); p->lane_slots[j]; j = (j + 1) & (cap - 1))
+		if (same_lane(&tl->lanes[p->lane_slots[j] - 1], &l))
+			return p->last_lane = p->lane_slots[j] - 1;
+	if (tl->nr_lanes >= UINT32_MAX - 1)
+		return UINT32_MAX;
+	e = push((void **)&tl->lanes, &tl->nr_lanes, &p->cap_lanes, sizeof(*e));
+	if (!e)
+		return UINT32_MAX;
+	*e = l;
+	p->lane_slots[j] = (uint32_t)tl->nr_lanes;
+	return p->last_lane = (uint32_t)tl->nr_lanes - 1;
+}
 
 static uint32_t idmap_get(const struct idmap *m, uint32_t key)
 {
@@ -427,18 +659,21 @@ static int add_record(struct timeline *tl, struct idmap *ids, const struct gp_re
 	case GP_REC_API: {
 		const struct gp_rec_api *a = (const void *)rec;
 		struct tl_api *o = PUSH(tl, api, nr_api, cap_api);
+		uint32_t thr = timeline__tid_index(tl, a->pid ? a->pid : file_pid, a->tid);
 
-		if (!o)
+		if (!o || thr == UINT32_MAX)
 			return -ENOMEM;
 		o->start = T(a->start);
 		o->end = T(a->end);
-		o->pid = a->pid ? a->pid : file_pid;
-		o->tid = a->tid;
+		o->thr = thr;
 		o->corr = a->correlation_id;
-		o->name = S(a->name_str);
-		o->domain = (uint16_t)a->domain;
+		o->launch = -1;
+		o->name = timeline__api_name_index(tl, S(a->name_str));
+		o->domain = a->domain & 3;
 		o->nested = 0;
-		o->ret = a->return_value;
+		o->ret = a->return_value > INT16_MAX   ? INT16_MAX
+			 : a->return_value < INT16_MIN ? INT16_MIN
+						       : (int16_t)a->return_value;
 		seen_ts(tl, o->start, o->end);
 		return 0;
 	}
@@ -447,6 +682,8 @@ static int add_record(struct timeline *tl, struct idmap *ids, const struct gp_re
 	case GP_REC_MEMSET:
 	case GP_REC_SYNC: {
 		struct tl_gpu *g = PUSH(tl, gpu, nr_gpu, cap_gpu);
+		uint32_t pid = 0, device = 0, stream = 0, graph = 0;
+		uint64_t bytes = 0;
 
 		if (!g)
 			return -ENOMEM;
@@ -457,25 +694,24 @@ static int add_record(struct timeline *tl, struct idmap *ids, const struct gp_re
 			g->kind = TL_GPU_KERNEL;
 			g->start = k->start;
 			g->end = k->end;
-			g->pid = k->pid;
+			pid = k->pid;
 			g->corr = k->correlation_id;
 			g->name = S(k->name_str);
-			g->device = k->device_id;
-			g->stream = k->stream_id;
-			g->graph_id = k->graph_id;
-			g->flags = (uint8_t)rec->flags;
+			device = k->device_id;
+			stream = k->stream_id;
+			graph = k->graph_id;
 		} else if (rec->type == GP_REC_MEMCPY) {
 			const struct gp_rec_memcpy *m = (const void *)rec;
 
 			g->kind = TL_GPU_MEMCPY;
 			g->start = m->start;
 			g->end = m->end;
-			g->pid = m->pid;
+			pid = m->pid;
 			g->corr = m->correlation_id;
-			g->device = m->device_id;
-			g->stream = m->stream_id;
-			g->graph_id = m->graph_id;
-			g->bytes = m->bytes;
+			device = m->device_id;
+			stream = m->stream_id;
+			graph = m->graph_id;
+			bytes = m->bytes;
 			g->copy_kind = m->copy_kind;
 		} else if (rec->type == GP_REC_MEMSET) {
 			const struct gp_rec_memset *m = (const void *)rec;
@@ -483,40 +719,48 @@ static int add_record(struct timeline *tl, struct idmap *ids, const struct gp_re
 			g->kind = TL_GPU_MEMSET;
 			g->start = m->start;
 			g->end = m->end;
-			g->pid = m->pid;
+			pid = m->pid;
 			g->corr = m->correlation_id;
-			g->device = m->device_id;
-			g->stream = m->stream_id;
-			g->graph_id = m->graph_id;
-			g->bytes = m->bytes;
+			device = m->device_id;
+			stream = m->stream_id;
+			graph = m->graph_id;
+			bytes = m->bytes;
 		} else {
 			const struct gp_rec_sync *s = (const void *)rec;
 
 			g->kind = TL_GPU_SYNC;
 			g->start = s->start;
 			g->end = s->end;
-			g->pid = s->pid;
+			pid = s->pid;
 			g->corr = s->correlation_id;
-			g->stream = s->stream_id;
+			stream = s->stream_id;
 		}
 		g->start = T(g->start);
 		g->end = T(g->end);
-		if (!g->pid)
-			g->pid = file_pid;
+		g->lane = timeline__lane_index(tl, pid ? pid : file_pid, device, stream, graph);
+		if (g->lane == UINT32_MAX)
+			return -ENOMEM;
+		if (g->kind == TL_GPU_MEMCPY || g->kind == TL_GPU_MEMSET) {
+			g->name = timeline__bytes_index(tl, bytes);
+			if (g->name == UINT32_MAX)
+				return -ENOMEM;
+		}
 		seen_ts(tl, g->start, g->end);
 		return 0;
 	}
 	case GP_REC_LAUNCH_SITE: {
 		const struct gp_rec_launch_site *l = (const void *)rec;
 		struct tl_launch *o = PUSH(tl, launch, nr_launch, cap_launch);
+		struct tl_stack st;
 
 		if (!o)
 			return -ENOMEM;
 		o->ts = T(l->ts);
-		o->pid = l->pid;
-		o->tid = l->tid;
-		o->probe = S(l->probe_str);
-		return add_stack(tl, &o->stack, l->ips, l->nr_user, l->nr_kernel);
+		o->thr = timeline__tid_index(tl, l->pid, l->tid);
+		if (o->thr == UINT32_MAX || add_stack(tl, &st, l->ips, l->nr_user, l->nr_kernel))
+			return -ENOMEM;
+		o->stack = timeline__launch_stack_index(tl, &st);
+		return o->stack == UINT32_MAX ? -ENOMEM : 0;
 	}
 	case GP_REC_CPU_SAMPLE: {
 		const struct gp_rec_cpu_sample *s = (const void *)rec;
@@ -525,7 +769,7 @@ static int add_record(struct timeline *tl, struct idmap *ids, const struct gp_re
 		if (!o)
 			return -ENOMEM;
 		o->ts = T(s->ts);
-		o->weight = s->weight_ns;
+		o->weight = s->weight_ns > UINT32_MAX ? UINT32_MAX : (uint32_t)s->weight_ns;
 		o->pid = s->pid;
 		o->tid = s->tid;
 		o->cpu = s->cpu;
@@ -804,14 +1048,13 @@ static void sort_nearly(void *base, size_t n, size_t size, int (*cmp)(const void
 	}
 }
 
+/* By thread: after renumber_tids(), thread indices are in (pid, tid) order. */
 static int cmp_api(const void *a, const void *b)
 {
 	const struct tl_api *x = a, *y = b;
 
-	if (x->pid != y->pid)
-		return cmp_u64(x->pid, y->pid);
-	if (x->tid != y->tid)
-		return cmp_u64(x->tid, y->tid);
+	if (x->thr != y->thr)
+		return cmp_u64(x->thr, y->thr);
 	if (x->start != y->start)
 		return cmp_u64(x->start, y->start);
 	return cmp_u64(y->end, x->end); /* the enclosing call first */
@@ -821,10 +1064,8 @@ static int cmp_launch(const void *a, const void *b)
 {
 	const struct tl_launch *x = a, *y = b;
 
-	if (x->pid != y->pid)
-		return cmp_u64(x->pid, y->pid);
-	if (x->tid != y->tid)
-		return cmp_u64(x->tid, y->tid);
+	if (x->thr != y->thr)
+		return cmp_u64(x->thr, y->thr);
 	return cmp_u64(x->ts, y->ts);
 }
 
@@ -980,6 +1221,43 @@ const struct tl_device *timeline__device(const struct timeline *tl, uint32_t id)
 	return NULL;
 }
 
+static int cmp_tid(const void *a, const void *b)
+{
+	const struct tl_tid *x = a, *y = b;
+
+	return x->pid != y->pid ? cmp_u64(x->pid, y->pid) : cmp_u64(x->tid, y->tid);
+}
+
+/*
+ * Sort tl->tids by (pid, tid) and renumber the records' thread indices, so
+ * that sorting API calls and launch hits by index sorts them by thread.
+ * Without memory for the renumbering the order stays the load order (still
+ * one run per thread, only not by pid).
+ */
+static void renumber_tids(struct timeline *tl)
+{
+	size_t n = tl->nr_tids, i, j;
+	uint32_t *rank = malloc(n * sizeof(*rank));
+	struct tl_tid *sorted = malloc(n * sizeof(*sorted));
+
+	if (n < 2 || !rank || !sorted)
+		goto out;
+	memcpy(sorted, tl->tids, n * sizeof(*sorted));
+	gp_sort(sorted, n, sizeof(*sorted), cmp_tid);
+	/* the old index of each pair is still in the map */
+	for (i = 0; i < n; i++)
+		rank[u64map_find(&tl->priv->tid_map, (uint64_t)sorted[i].pid << 32 | sorted[i].tid, &j) -
+		     1] = (uint32_t)i;
+	memcpy(tl->tids, sorted, n * sizeof(*sorted));
+	for (i = 0; i < tl->nr_api; i++)
+		tl->api[i].thr = rank[tl->api[i].thr];
+	for (i = 0; i < tl->nr_launch; i++)
+		tl->launch[i].thr = rank[tl->launch[i].thr];
+out:
+	free(rank);
+	free(sorted);
+}
+
 void timeline__finish(struct timeline *tl)
 {
 	size_t i, outer = 0;
@@ -988,6 +1266,8 @@ void timeline__finish(struct timeline *tl)
 	free(tl->priv->stk);
 	tl->priv->stk = NULL;
 	tl->priv->stk_cap = tl->priv->stk_nr = 0;
+	renumber_tids(tl);
+	free_maps(tl->priv);
 
 	merge_procs(tl);
 	merge_threads(tl);
@@ -1014,8 +1294,7 @@ void timeline__finish(struct timeline *tl)
 	for (i = 0; i < tl->nr_api; i++) {
 		struct tl_api *a = &tl->api[i], *o = &tl->api[outer];
 
-		if (i > 0 && a->pid == o->pid && a->tid == o->tid && a->start >= o->start &&
-		    a->end <= o->end) {
+		if (i > 0 && a->thr == o->thr && a->start >= o->start && a->end <= o->end) {
 			a->nested = 1;
 			continue;
 		}

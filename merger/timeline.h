@@ -10,7 +10,9 @@
  * loading goes on. GPU traces not in CLOCK_MONOTONIC are aligned with
  * clock_align (see there) before their records are stored.
  *
- * Memory: GPU activities are stored compactly (struct tl_gpu, 56 bytes);
+ * Memory: GPU records and API calls are 32 bytes each, launch hits 16; what
+ * many records share (a stream's pid/device/stream/graph, a thread's pid and
+ * tid, API names, launch stacks, memcpy sizes) is in small tables they index;
  * stacks are kept in one frame pool, each distinct stack once: two records
  * with the same non-empty frames have the same struct tl_stack offset, so
  * comparing offsets compares stacks.
@@ -33,30 +35,57 @@ enum tl_gpu_kind {
 	TL_GPU_SYNC = 4,
 };
 
-/* One piece of GPU work (or a synchronization), from a gpu trace. */
-struct tl_gpu {
-	uint64_t start, end;
-	uint64_t bytes;	    /* memcpy/memset */
+/* tl_gpu.flags */
+#define TL_GPU_JOINED 0x1 /* corr holds the index of the issuing API call (correlate__run()) */
+
+/*
+ * Where a GPU record ran: what records of one stream share, stored once
+ * (tl->lanes) so that a record is 32 bytes.
+ */
+struct tl_lane {
 	uint32_t pid;
-	uint32_t corr;	    /* correlation id of the issuing API call */
-	uint32_t name;	    /* timeline string: kernel name (mangled) */
 	uint32_t device;
 	uint32_t stream;
-	uint16_t kind;	    /* enum tl_gpu_kind */
-	uint8_t copy_kind;  /* memcpy: CUpti_ActivityMemcpyKind */
-	uint8_t flags;
 	uint32_t graph_id;
 };
 
-/* One CUDA API call on a host thread. */
+/*
+ * One piece of GPU work (or a synchronization), from a gpu trace. 32 bytes:
+ * at 10M records every byte here is 10 MB. Read pid/device/stream/graph id,
+ * memcpy bytes and the correlation id through the timeline__gpu_*() helpers.
+ */
+struct tl_gpu {
+	uint64_t start, end;
+	/* Correlation id of the issuing API call; with TL_GPU_JOINED (set by
+	 * correlate__run()) the index of that call in tl->api instead, whose
+	 * corr is the same id. */
+	uint32_t corr;
+	uint32_t name;	   /* kernel: timeline string (mangled); memcpy/memset: index into tl->gpu_bytes */
+	uint32_t lane;	   /* index into tl->lanes */
+	uint8_t kind;	   /* enum tl_gpu_kind */
+	uint8_t copy_kind; /* memcpy: CUpti_ActivityMemcpyKind */
+	uint8_t flags;	   /* TL_GPU_* */
+	uint8_t pad;
+};
+
+/* A host thread that made CUDA calls or hit a launch probe (tl->tids). */
+struct tl_tid {
+	uint32_t pid, tid;
+};
+
+/*
+ * One CUDA API call on a host thread. 32 bytes: the thread and the API name
+ * are indices into small tables (timeline__api_pid(), _tid(), _name()).
+ */
 struct tl_api {
 	uint64_t start, end;
-	uint32_t pid, tid;
 	uint32_t corr;
-	uint32_t name;	 /* timeline string */
-	uint16_t domain; /* GP_API_RUNTIME / GP_API_DRIVER */
-	uint16_t nested; /* 1: inside another API call on the same thread */
-	int32_t ret;
+	int32_t launch;	    /* after correlate__run(): the call's launch-site hit in tl->launch, or -1 */
+	uint32_t thr : 29;  /* index into tl->tids, in (pid, tid) order after timeline__finish() */
+	uint32_t domain : 2; /* GP_API_RUNTIME / GP_API_DRIVER */
+	uint32_t nested : 1; /* inside another API call on the same thread */
+	uint16_t name;	    /* index into tl->api_names */
+	int16_t ret;	    /* return value (CUresult / cudaError_t are < 1000; others saturate) */
 };
 
 /* A stack: `nr_user` user addresses then `nr_kernel` kernel ones, innermost first. */
@@ -65,15 +94,16 @@ struct tl_stack {
 	uint16_t nr_user, nr_kernel;
 };
 
+/* A launch-probe hit: 16 bytes; its stack is timeline__launch_stack(). */
 struct tl_launch {
 	uint64_t ts;
-	uint32_t pid, tid;
-	uint32_t probe; /* timeline string: probed symbol */
-	struct tl_stack stack;
+	uint32_t thr;	/* index into tl->tids */
+	uint32_t stack; /* index into tl->launch_stacks (distinct launch stacks) */
 };
 
 struct tl_sample {
-	uint64_t ts, weight;
+	uint64_t ts;
+	uint32_t weight; /* ns: one sampling period (saturates at 4.29 s) */
 	uint32_t pid, tid, cpu;
 	struct tl_stack stack;
 };
@@ -159,6 +189,18 @@ struct timeline {
 	uint64_t *frames; /* stack pool */
 	size_t nr_frames;
 
+	/* The small tables the records index (see their structs). */
+	struct tl_lane *lanes;
+	size_t nr_lanes;
+	uint64_t *gpu_bytes; /* distinct memcpy/memset byte counts */
+	size_t nr_gpu_bytes;
+	struct tl_tid *tids;
+	size_t nr_tids;
+	uint32_t *api_names; /* timeline strings; [0] = 0 */
+	size_t nr_api_names;
+	struct tl_stack *launch_stacks;
+	size_t nr_launch_stacks;
+
 	/* After timeline__finish(): procs by pid, threads by (pid, tid), modules
 	 * by time, devices by id. */
 	struct tl_proc *procs;
@@ -206,6 +248,95 @@ const char *timeline__str(const struct timeline *tl, uint32_t id);
 uint32_t timeline__intern(struct timeline *tl, const char *s);
 
 const uint64_t *timeline__frames(const struct timeline *tl, const struct tl_stack *st);
+
+/*
+ * Indices into the small tables, adding the entry when new (loading uses
+ * them; so can a caller that builds a timeline by hand, before
+ * timeline__finish()). UINT32_MAX on ENOMEM (or, for API names, past 65535
+ * distinct names: then 0, "unknown").
+ */
+uint32_t timeline__tid_index(struct timeline *tl, uint32_t pid, uint32_t tid);
+uint32_t timeline__lane_index(struct timeline *tl, uint32_t pid, uint32_t device, uint32_t stream,
+			      uint32_t graph_id);
+uint32_t timeline__bytes_index(struct timeline *tl, uint64_t bytes);
+uint16_t timeline__api_name_index(struct timeline *tl, uint32_t str);
+uint32_t timeline__launch_stack_index(struct timeline *tl, const struct tl_stack *st);
+
+/* The fields of small records that live in the timeline's tables. */
+static inline uint32_t timeline__gpu_pid(const struct timeline *tl, const struct tl_gpu *g)
+{
+	return tl->lanes[g->lane].pid;
+}
+
+static inline uint32_t timeline__gpu_device(const struct timeline *tl, const struct tl_gpu *g)
+{
+	return tl->lanes[g->lane].device;
+}
+
+static inline uint32_t timeline__gpu_stream(const struct timeline *tl, const struct tl_gpu *g)
+{
+	return tl->lanes[g->lane].stream;
+}
+
+static inline uint32_t timeline__gpu_graph(const struct timeline *tl, const struct tl_gpu *g)
+{
+	return tl->lanes[g->lane].graph_id;
+}
+
+static inline uint64_t timeline__gpu_bytes(const struct timeline *tl, const struct tl_gpu *g)
+{
+	return g->kind == TL_GPU_MEMCPY || g->kind == TL_GPU_MEMSET ? tl->gpu_bytes[g->name] : 0;
+}
+
+/* The issuing API call's index in tl->api (correlate__run()), or -1. */
+static inline int32_t timeline__gpu_api(const struct timeline *tl, const struct tl_gpu *g)
+{
+	(void)tl;
+	return g->flags & TL_GPU_JOINED ? (int32_t)g->corr : -1;
+}
+
+static inline uint32_t timeline__gpu_corr(const struct timeline *tl, const struct tl_gpu *g)
+{
+	return g->flags & TL_GPU_JOINED ? tl->api[g->corr].corr : g->corr;
+}
+
+/* The launch-site hit of the call that issued g (correlate__run()), or -1. */
+static inline int32_t timeline__gpu_launch(const struct timeline *tl, const struct tl_gpu *g)
+{
+	return g->flags & TL_GPU_JOINED ? tl->api[g->corr].launch : -1;
+}
+
+static inline uint32_t timeline__api_pid(const struct timeline *tl, const struct tl_api *a)
+{
+	return tl->tids[a->thr].pid;
+}
+
+static inline uint32_t timeline__api_tid(const struct timeline *tl, const struct tl_api *a)
+{
+	return tl->tids[a->thr].tid;
+}
+
+/* The API call's name as a timeline string id (0: unknown). */
+static inline uint32_t timeline__api_name(const struct timeline *tl, const struct tl_api *a)
+{
+	return tl->api_names[a->name];
+}
+
+static inline uint32_t timeline__launch_pid(const struct timeline *tl, const struct tl_launch *l)
+{
+	return tl->tids[l->thr].pid;
+}
+
+static inline uint32_t timeline__launch_tid(const struct timeline *tl, const struct tl_launch *l)
+{
+	return tl->tids[l->thr].tid;
+}
+
+static inline const struct tl_stack *timeline__launch_stack(const struct timeline *tl,
+							    const struct tl_launch *l)
+{
+	return &tl->launch_stacks[l->stack];
+}
 
 /* Warnings collected while loading, one line each. */
 size_t timeline__nr_warnings(const struct timeline *tl);

@@ -65,31 +65,37 @@ static void api(struct timeline *tl, uint32_t pid, uint32_t tid, uint32_t corr, 
 	a = &tl->api[tl->nr_api++];
 	a->start = T0 + start;
 	a->end = T0 + end;
-	a->pid = pid;
-	a->tid = tid;
+	a->thr = timeline__tid_index(tl, pid, tid);
 	a->corr = corr;
-	a->domain = domain;
-	a->name = timeline__intern(tl, name);
+	a->domain = domain & 3;
+	a->name = timeline__api_name_index(tl, timeline__intern(tl, name));
 }
 
-static void gpu(struct timeline *tl, uint16_t kind, uint32_t pid, uint32_t corr, uint64_t start,
-		uint64_t end, uint32_t device, uint32_t stream, const char *name, uint64_t bytes)
+static void gpu_graph(struct timeline *tl, uint16_t kind, uint32_t pid, uint32_t corr,
+		      uint64_t start, uint64_t end, uint32_t device, uint32_t stream,
+		      const char *name, uint64_t bytes, uint32_t graph)
 {
 	struct tl_gpu *g;
 
 	tl->gpu = grow(tl->gpu, tl->nr_gpu, sizeof(*tl->gpu));
 	g = &tl->gpu[tl->nr_gpu++];
-	g->kind = kind;
+	g->kind = (uint8_t)kind;
 	g->start = T0 + start;
 	g->end = T0 + end;
-	g->pid = pid;
 	g->corr = corr;
-	g->device = device;
-	g->stream = stream;
-	g->bytes = bytes;
-	g->name = name ? timeline__intern(tl, name) : 0;
+	g->lane = timeline__lane_index(tl, pid, device, stream, graph);
+	if (kind == TL_GPU_MEMCPY || kind == TL_GPU_MEMSET)
+		g->name = timeline__bytes_index(tl, bytes);
+	else
+		g->name = name ? timeline__intern(tl, name) : 0;
 	if (kind == TL_GPU_MEMCPY)
 		g->copy_kind = 1; /* HtoD */
+}
+
+static void gpu(struct timeline *tl, uint16_t kind, uint32_t pid, uint32_t corr, uint64_t start,
+		uint64_t end, uint32_t device, uint32_t stream, const char *name, uint64_t bytes)
+{
+	gpu_graph(tl, kind, pid, corr, start, end, device, stream, name, bytes, 0);
 }
 
 static void sample(struct timeline *tl, uint32_t pid, uint32_t tid, uint64_t ts, uint64_t user,
@@ -152,8 +158,7 @@ static struct timeline *small_timeline(void)
 	api(tl, 10, 101, 8, 2000, 2100, 1, "cudaGraphLaunch");
 	gpu(tl, TL_GPU_KERNEL, 10, 8, 5000, 5100, 0, 9, "graph_k", 0);
 	gpu(tl, TL_GPU_KERNEL, 10, 8, 5100, 5200, 0, 9, "graph_k", 0);
-	gpu(tl, TL_GPU_KERNEL, 10, 8, 5200, 5300, 0, 9, "graph_k", 0);
-	tl->gpu[tl->nr_gpu - 1].graph_id = 3;
+	gpu_graph(tl, TL_GPU_KERNEL, 10, 8, 5200, 5300, 0, 9, "graph_k", 0, 3);
 	gpu(tl, TL_GPU_KERNEL, 10, 99, 123456789012ULL, 123456789013ULL, 1, 3, "orphan", 0);
 	api(tl, 20, 100, 5, 1000, 1200, 1, "cudaLaunchKernel");
 	gpu(tl, TL_GPU_KERNEL, 20, 5, 8000, 9000, 0, 13, "p20_kernel", 0);

@@ -111,9 +111,12 @@ static uint64_t stack_of(const struct timeline *tl, const struct correlation *c,
 	for (i = 0; i < tl->nr_gpu; i++) {
 		if (strcmp(timeline__str(tl, tl->gpu[i].name), name) || nth--)
 			continue;
-		if (c->gpu_launch[i] < 0)
+		int32_t li = timeline__gpu_launch(tl, &tl->gpu[i]);
+
+		(void)c;
+		if (li < 0)
 			return 0;
-		return timeline__frames(tl, &tl->launch[c->gpu_launch[i]].stack)[0];
+		return timeline__frames(tl, timeline__launch_stack(tl, &tl->launch[li]))[0];
 	}
 	fail_msg("no kernel %s", name);
 	return 0;
