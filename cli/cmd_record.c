@@ -171,6 +171,8 @@ struct record {
 	bool write_failed;
 	bool signals_set;
 	struct sigaction saved_sigs[NR_STOP_SIGNALS];
+	size_t exits_shown;	/* -p/-t: exits of attached processes/threads reported */
+	cJSON *attached_cmdline; /* -p: the first process's command line, read at attach */
 };
 
 /*
@@ -1123,6 +1125,34 @@ static bool stop_early(struct record *r, const char *why)
 	return true;
 }
 
+/* -p/-t: say when an attached process or thread exits (its data so far is kept). */
+static void show_exits(struct record *r)
+{
+	const struct cpu_agent_exit *ex;
+	size_t n;
+
+	if (!r->agent)
+		return;
+	ex = cpu_agent__exits(r->agent, &n);
+	for (; r->exits_shown < n; r->exits_shown++) {
+		const struct cpu_agent_exit *e = &ex[r->exits_shown];
+		double at = e->ts > r->start_mono_ns ? (double)(e->ts - r->start_mono_ns) / 1e9 : 0;
+
+		if (r->o.quiet)
+			continue;
+		status_clear(r);
+		if (r->o.nr_tids)
+			fprintf(stderr, "gpuperf record: thread %d (%s) of process %d exited after "
+					"%.2f s\n", (int)e->tid, e->comm, (int)e->pid, at);
+		else if (WIFSIGNALED(e->status))
+			fprintf(stderr, "gpuperf record: process %d (%s) was killed by SIG%s after "
+					"%.2f s\n", (int)e->pid, e->comm, signame(WTERMSIG(e->status)), at);
+		else
+			fprintf(stderr, "gpuperf record: process %d (%s) exited with status %d after "
+					"%.2f s\n", (int)e->pid, e->comm, WEXITSTATUS(e->status), at);
+	}
+}
+
 /* Poll the agent, reap the program, follow signals and the clock until the recording ends. */
 static void record_loop(struct record *r)
 {
@@ -1152,8 +1182,15 @@ static void record_loop(struct record *r)
 			reap(r, WNOHANG);
 			if (!r->child)
 				break;
-		} else if (r->o.nr_pids && r->agent && !cpu_agent__alive(r->agent)) {
-			break; /* every attached process has exited */
+		} else if (r->agent) {
+			size_t n;
+
+			show_exits(r);
+			cpu_agent__exits(r->agent, &n);
+			if (r->o.nr_pids && !cpu_agent__alive(r->agent))
+				break; /* every attached process has exited */
+			if (r->o.nr_tids && n == r->o.nr_tids)
+				break; /* every attached thread has exited */
 		}
 		now = now_ns(CLOCK_MONOTONIC);
 
@@ -1226,6 +1263,51 @@ static cJSON *int_array(const int *v, size_t n)
 	return a;
 }
 
+/*
+ * -p/-t: "attached": one entry per given pid (tid), with its exit when it
+ * exited while recorded (null fields when it was still running).
+ */
+static void record_json_attached(struct record *r, cJSON *j)
+{
+	const struct record_opts *o = &r->o;
+	const struct cpu_agent_exit *ex;
+	cJSON *arr = cJSON_AddArrayToObject(j, "attached"), *e;
+	size_t nex, i, k;
+
+	ex = cpu_agent__exits(r->agent, &nex);
+	for (i = 0; arr && i < (o->nr_pids ? o->nr_pids : o->nr_tids); i++) {
+		int id = o->nr_pids ? o->pids[i] : o->tids[i];
+		const struct cpu_agent_exit *x = NULL;
+
+		for (k = 0; k < nex && !x; k++)
+			if ((o->nr_pids ? ex[k].pid : ex[k].tid) == id)
+				x = &ex[k];
+		e = cJSON_CreateObject();
+		if (!e || !cJSON_AddItemToArray(arr, e)) {
+			cJSON_Delete(e);
+			return;
+		}
+		cJSON_AddNumberToObject(e, o->nr_pids ? "pid" : "tid", id);
+		if (x) {
+			cJSON_AddStringToObject(e, "comm", x->comm);
+			add_u64(e, "exit_monotonic_ns", x->ts);
+			/* a thread has no exit status of its own */
+			if (!o->nr_tids && WIFEXITED(x->status))
+				cJSON_AddNumberToObject(e, "exit_code", WEXITSTATUS(x->status));
+			else
+				cJSON_AddNullToObject(e, "exit_code");
+			if (!o->nr_tids && WIFSIGNALED(x->status))
+				cJSON_AddNumberToObject(e, "signal", WTERMSIG(x->status));
+			else
+				cJSON_AddNullToObject(e, "signal");
+		} else {
+			cJSON_AddNullToObject(e, "exit_monotonic_ns");
+			cJSON_AddNullToObject(e, "exit_code");
+			cJSON_AddNullToObject(e, "signal");
+		}
+	}
+}
+
 /* The attached process's command line, for the report's title. */
 static cJSON *proc_cmdline(pid_t pid)
 {
@@ -1264,8 +1346,10 @@ static int record_json(struct record *r, const struct cpu_agent_stats *st)
 		for (i = 0; cmd && i < (size_t)o->argc; i++)
 			cJSON_AddItemToArray(cmd, cJSON_CreateString(o->argv[i]));
 	} else {
-		cJSON_AddItemToObject(j, "command_line", o->nr_pids ? proc_cmdline(o->pids[0])
+		cJSON_AddItemToObject(j, "command_line", r->attached_cmdline
+								    ? r->attached_cmdline
 								    : cJSON_CreateArray());
+		r->attached_cmdline = NULL; /* owned by j now */
 	}
 	cJSON_AddStringToObject(j, "gpuperf_version", GPUPERF_VERSION);
 	add_u64(j, "start_realtime_ns", r->start_real_ns);
@@ -1295,6 +1379,8 @@ static int record_json(struct record *r, const struct cpu_agent_stats *st)
 			cJSON_AddStringToObject(opts, "inject_lib", r->inject_lib);
 	}
 
+	if (!o->argc && (o->nr_pids || o->nr_tids) && st)
+		record_json_attached(r, j);
 	tgt = cJSON_AddObjectToObject(j, "target");
 	if (tgt && o->argc) {
 		bool ex = r->waited && WIFEXITED(r->status), sg = r->waited && WIFSIGNALED(r->status);
@@ -1567,6 +1653,9 @@ static int record_main(int argc, char **argv, char *dir_out, size_t dir_len)
 			dir_unmake(r);
 			goto out;
 		}
+		/* read now: the process may exit while recorded */
+		if (r->o.nr_pids)
+			r->attached_cmdline = proc_cmdline(r->o.pids[0]);
 		/* the recording (and -d) starts once the agent is attached */
 		r->start_real_ns = now_ns(CLOCK_REALTIME);
 		r->start_mono_ns = now_ns(CLOCK_MONOTONIC);
@@ -1594,6 +1683,7 @@ out:
 		reap(r, 0);
 	}
 	cpu_agent__free(r->agent);
+	cJSON_Delete(r->attached_cmdline);
 	user_release(&r->u);
 	free(r->o.pids);
 	free(r->o.tids);

@@ -103,6 +103,11 @@ struct cpu_agent {
 	struct cpu_agent_stats st;
 	uint32_t *tids;	/* opts.tids, sorted; NULL: every thread of the followed processes */
 	size_t ntids;
+	pid_t *pids;	/* opts.pids */
+	char (*pid_comms)[16];	/* their names at __start (the last thread to exit may be another) */
+	size_t npids;
+	struct cpu_agent_exit *exits;	/* of opts.pids / opts.tids, as seen */
+	size_t nexits;
 	/* lost counts already written, per GP_DROP_* source */
 	uint64_t written_lost[GP_DROP_WRITER + 1];
 	int err; /* first write error */
@@ -624,6 +629,33 @@ static void copy_jit_map(struct cpu_agent *a, uint32_t pid)
 	copy_file(src, dst);
 }
 
+/* Remember the exit of a pid or tid the caller gave (at most one each: it is not reused). */
+static void note_exit(struct cpu_agent *a, const struct proc_track_event *ev, const char *comm,
+		      bool last)
+{
+	struct cpu_agent_exit *n;
+	bool given = false;
+
+	if (a->tids)
+		given = tid_followed(a, ev->tid);
+	for (size_t i = 0; !a->tids && last && i < a->npids && !given; i++) {
+		given = (uint32_t)a->pids[i] == ev->pid;
+		if (given && a->pid_comms[i][0])
+			comm = a->pid_comms[i];
+	}
+	if (!given || a->nexits >= a->ntids + a->npids)
+		return;
+	for (size_t i = 0; i < a->nexits; i++)
+		if (a->exits[i].tid == (pid_t)ev->tid && a->exits[i].pid == (pid_t)ev->pid)
+			return;
+	n = &a->exits[a->nexits++];
+	n->ts = ev->ts_ns;
+	n->pid = (pid_t)ev->pid;
+	n->tid = (pid_t)ev->tid;
+	n->status = last ? ev->exit_status : 0;
+	snprintf(n->comm, sizeof(n->comm), "%s", comm);
+}
+
 static void write_thread_exit(struct cpu_agent *a, struct proc *p,
 			      const struct proc_track_event *ev, const char *comm)
 {
@@ -680,11 +712,14 @@ static int on_proc_event(void *ctx, const struct proc_track_event *ev)
 		break;
 	}
 	case PROC_TRACK_THREAD_EXIT:
-		if (p && p->alive)
+		if (p && p->alive) {
 			write_thread_exit(a, p, ev, comm);
+			note_exit(a, ev, comm, false);
+		}
 		break;
 	case PROC_TRACK_EXIT:
 		write_thread_exit(a, p, ev, comm);
+		note_exit(a, ev, comm, true);
 		write_process(a, ev->ts_ns, ev->pid, ev->ppid, GP_PROC_EXIT, ev->exit_status, comm,
 			      NULL);
 		copy_jit_map(a, ev->pid);
@@ -975,7 +1010,15 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 		err = -ENOMEM;
 		goto fail;
 	}
+	a->pids = calloc(opts->nr_pids + 1, sizeof(*a->pids));
+	a->pid_comms = calloc(opts->nr_pids + 1, sizeof(*a->pid_comms));
+	a->exits = calloc(opts->nr_pids + opts->nr_tids + 1, sizeof(*a->exits));
+	if (!a->pids || !a->pid_comms || !a->exits) {
+		err = -ENOMEM;
+		goto fail;
+	}
 	for (size_t i = 0; i < opts->nr_pids; i++) {
+		a->pids[a->npids++] = opts->pids[i];
 		if (!proc_get(a, opts->pids[i])) {
 			err = -ENOMEM;
 			goto fail;
@@ -1185,6 +1228,8 @@ int cpu_agent__start(struct cpu_agent *a)
 		return err;
 	}
 	a->started = true;
+	for (size_t i = 0; i < a->npids; i++)
+		read_comm(a->pids[i], 0, a->pid_comms[i], sizeof(a->pid_comms[i]));
 	write_clock_pair(a);
 	ts = now_ns(CLOCK_MONOTONIC);
 	for (size_t i = 0; i < a->nprocs; i++) {
@@ -1280,6 +1325,12 @@ int cpu_agent__poll(struct cpu_agent *a, int timeout_ms)
 size_t cpu_agent__alive(const struct cpu_agent *a)
 {
 	return a->alive;
+}
+
+const struct cpu_agent_exit *cpu_agent__exits(const struct cpu_agent *a, size_t *n)
+{
+	*n = a->nexits;
+	return a->exits;
 }
 
 /* One thread's short off-CPU blocks as one GP_OFFCPU_AGGREGATE record. */
@@ -1422,6 +1473,9 @@ void cpu_agent__free(struct cpu_agent *a)
 		proc_drop(a, &a->procs[a->nprocs - 1]);
 	free(a->procs);
 	free(a->tids);
+	free(a->pids);
+	free(a->pid_comms);
+	free(a->exits);
 	free(a->dir);
 	free(a);
 }

@@ -168,6 +168,21 @@ int cpu_agent__poll(struct cpu_agent *a, int timeout_ms);
 /* Number of followed processes that have not exited. */
 size_t cpu_agent__alive(const struct cpu_agent *a);
 
+/* A pid (or tid) given in the options that has exited while recorded. */
+struct cpu_agent_exit {
+	uint64_t ts;		/* CLOCK_MONOTONIC ns */
+	pid_t pid;		/* its process */
+	pid_t tid;		/* with tids: the thread; else the process's last thread */
+	int status;		/* wait status of the process; 0 for a thread that was not its last */
+	char comm[16];		/* its name at exit */
+};
+
+/*
+ * The given pids (or tids) that have exited so far, in the order their exits
+ * were seen; *@n is set to their number. Valid until __free.
+ */
+const struct cpu_agent_exit *cpu_agent__exits(const struct cpu_agent *a, size_t *n);
+
 /*
  * Detach, drain every ring buffer, write the blocks still in progress as
  * off-CPU spans ending now (with their stacks), the final counts, and close

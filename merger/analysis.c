@@ -803,6 +803,35 @@ static int cmp_reason(const void *x, const void *y)
 	return strcmp(a->fn, b->fn);
 }
 
+/* Processes that exited while recorded: a note each (their data until then is all there is). */
+static void write_exits(struct report *r, FILE *out)
+{
+	const struct timeline *tl = r->tl;
+	size_t i, n = 0;
+	char b1[32], b2[32];
+
+	for (i = 0; i < tl->nr_procs; i++) {
+		const struct tl_proc *p = &tl->procs[i];
+		int st = p->exit_status;
+
+		if (!p->exited || !p->exit_ts || p->exit_ts < tl->first_ts)
+			continue;
+		if (n++ == 8)
+			continue;
+		report__fmt_ns(b1, sizeof(b1), p->exit_ts - tl->first_ts);
+		report__fmt_ns(b2, sizeof(b2), r->duration_ns);
+		fprintf(out, "%s  process %u (%s) exited %s into the %s recording, ",
+			n == 1 ? "\nnotes:\n" : "", p->pid, report__proc_root(r, p->pid), b1, b2);
+		if ((st & 0x7f) == 0)
+			fprintf(out, "with status %d", (st >> 8) & 0xff);
+		else
+			fprintf(out, "killed by signal %d", st & 0x7f);
+		fprintf(out, "; it is counted until then\n");
+	}
+	if (n > 8)
+		fprintf(out, "  and %zu more processes exited\n", n - 8);
+}
+
 static void write_text(struct report *r, struct analysis *a, FILE *out)
 {
 	struct timeline *tl = r->tl;
@@ -859,6 +888,7 @@ static void write_text(struct report *r, struct analysis *a, FILE *out)
 			tp ? report__proc_root(r, p.pid) : "?", p.threads, b1, b2, b3,
 			100.0 * ratio(p.on + p.off, p.lifetime));
 	}
+	write_exits(r, out);
 	fprintf(out, "\nthreads:\n  %8s %8s  %-16s %10s %10s %10s %10s %9s  %-10s  %s\n", "pid",
 		"tid", "name", "on-CPU", "off-CPU", "sum", "lifetime", "coverage", "class",
 		"top reason");
@@ -978,9 +1008,16 @@ int analysis__add_json(struct report *r, cJSON *root)
 
 			if (cJSON_IsNumber(pid) && (uint32_t)pid->valuedouble == p.pid &&
 			    !cJSON_GetObjectItemCaseSensitive(e, "coverage")) {
+				const struct tl_proc *tp = timeline__proc(r->tl, p.pid);
+
 				cJSON_AddNumberToObject(e, "threads", (double)p.threads);
 				cJSON_AddNumberToObject(e, "coverage",
 							ratio(p.on + p.off, p.lifetime));
+				/* exited while recorded: when, from the recording's start */
+				if (tp && tp->exited && tp->exit_ts >= r->tl->first_ts)
+					cJSON_AddNumberToObject(e, "exit_offset_ns",
+								(double)(tp->exit_ts -
+									 r->tl->first_ts));
 			}
 		}
 	}

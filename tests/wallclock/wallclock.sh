@@ -13,7 +13,8 @@ py=${GP_PYTHON:-python3}
 
 "$GP_WALLPROG" 30 >ids.txt &
 prog=$!
-trap 'kill "$prog" 2>/dev/null; wait "$prog" 2>/dev/null' EXIT
+prog2=
+trap 'kill "$prog" $prog2 2>/dev/null; wait "$prog" $prog2 2>/dev/null' EXIT
 for _ in $(seq 50); do
 	[ -s ids.txt ] && break
 	sleep 0.1
@@ -62,6 +63,33 @@ tname=$(json sys/summary.json '" ".join(t["name"] for t in d["threads"] if t["ti
 self=$(json sys/summary.json 'sum(1 for p in d["processes"] if p["pid"] == '"$gp"' or p["comm"] == "gpuperf")')
 [ "$self" = 0 ] && ok "-a: gpuperf's own process ($gp) is left out" ||
 	fail "-a: gpuperf's own process ($gp) was recorded"
+
+# --- a pid that exits half-way through -d: data kept, the exit noted, exit status 0
+"$GP_WALLPROG" 1.5 >ids2.txt &
+prog2=$!
+for _ in $(seq 50); do
+	[ -s ids2.txt ] && break
+	sleep 0.1
+done
+read -r pid2 spinner2 _ <ids2.txt
+"$GP" record -p "$pid2" -d 20 -o gone 2>err.txt
+expect_status 0 $? "record -p $pid2 -d 20 of a process that exits after 1.5 s"
+wait "$prog2"
+grep -q "process $pid2 (wallprog) exited with status 0 after" err.txt &&
+	ok "exit: record says the process exited" || fail "exit: record said: $(cat err.txt)"
+att=$(json gone/record.json '[(a["pid"], a["comm"], a["exit_code"]) for a in d["attached"]]')
+[ "$att" = "[($pid2, 'wallprog', 0)]" ] && ok "exit: record.json attached: $att" ||
+	fail "exit: record.json attached: $att"
+"$GP" report -q gone >report.txt 2>&1
+expect_status 0 $? "report of the recording whose process exited"
+grep -q "process $pid2 (wallprog) exited .* recording, with status 0" gone/analysis.txt &&
+	ok "exit: analysis.txt notes the exit" || fail "exit: analysis.txt: $(cat gone/analysis.txt)"
+ex=$(json gone/summary.json '[(p["exit_status"], "exit_offset_ns" in p) for p in d["processes"] if p["pid"] == '"$pid2"']')
+[ "$ex" = "[(0, True)]" ] && ok "exit: summary.json has the exit status and time" ||
+	fail "exit: summary.json process: $ex"
+cls=$(json gone/summary.json '" ".join(t["class"] for t in d["threads"] if t["tid"] == '"$spinner2"')')
+[ "$cls" = cpu-bound ] && ok "exit: the data until the exit is kept (spinner cpu-bound)" ||
+	fail "exit: spinner class '$cls'"
 
 # --- a pid that does not exist: a clear message before anything starts, exit 1, no DIR
 nopid=4194000
