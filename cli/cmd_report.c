@@ -25,6 +25,7 @@ static const char report_usage[] =
 	"  *.folded          cpu, offcpu, gpu, profile and gpu_idle stacks in FlameGraph's\n"
 	"                    folded format (ns weights): flamegraph.pl, speedscope, inferno\n"
 	"  trace.json        Chrome trace for https://ui.perfetto.dev or chrome://tracing\n"
+	"                    (trace.json.gz when larger than a browser opens: 256 MiB)\n"
 	"  profile.pb.gz     pprof profile: go tool pprof, Pyroscope, Grafana\n"
 	"  summary.json      totals, kernels, copies, launch sites (gpuperf diff reads it)\n"
 	"\n"
@@ -32,7 +33,9 @@ static const char report_usage[] =
 	"\n"
 	"  -f, --format LIST   outputs to write: folded,svg,chrome,pprof,json or all [all]\n"
 	"      --per-thread    also thread-<tid>-<comm>.folded and .svg for every thread\n"
-	"  -z, --gzip          write trace.json.gz instead of trace.json\n"
+	"  -z, --gzip[=WHEN]   write trace.json.gz instead of trace.json: always (-z,\n"
+	"                      --gzip), never, or auto: when trace.json would be over\n"
+	"                      256 MiB [auto]\n"
 	"  -o, --output DIR    write the outputs to DIR instead of the recording's directory\n"
 	"      --debuginfo DIR also look for separate debug files under DIR\n"
 	"      --top N         rows per table of the text report [10]\n"
@@ -50,7 +53,7 @@ int cmd_report(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
-		{ "gzip", no_argument, NULL, 'z' },
+		{ "gzip", optional_argument, NULL, 'z' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "debuginfo", required_argument, NULL, OPT_DEBUGINFO },
 		{ "top", required_argument, NULL, OPT_TOP },
@@ -82,7 +85,17 @@ int cmd_report(int argc, char **argv)
 			o.per_thread = true;
 			break;
 		case 'z':
-			o.gzip = true;
+			if (!optarg || !strcmp(optarg, "always")) {
+				o.gzip = REPORT_GZIP_ALWAYS;
+			} else if (!strcmp(optarg, "never")) {
+				o.gzip = REPORT_GZIP_NEVER;
+			} else if (!strcmp(optarg, "auto")) {
+				o.gzip = REPORT_GZIP_AUTO;
+			} else {
+				fprintf(stderr, "gpuperf report: invalid --gzip '%s': expected always, "
+						"never or auto\n", optarg);
+				return GP_EXIT_USAGE;
+			}
 			break;
 		case 'o':
 			o.out_dir = optarg;
@@ -124,8 +137,13 @@ int cmd_report(int argc, char **argv)
 		return GP_EXIT_DATA;
 	}
 	if (o.text)
-		fprintf(stderr, "\noutputs in %s/: profile.svg (open in a browser), trace.json "
-				"(ui.perfetto.dev), profile.pb.gz (go tool pprof), summary.json, *.folded\n",
-			o.out_dir ? o.out_dir : o.dir);
+		fprintf(stderr, "\noutputs in %s/: profile.svg (open in a browser), %s, "
+				"profile.pb.gz (go tool pprof), summary.json, *.folded\n",
+			o.out_dir ? o.out_dir : o.dir,
+			!res.trace_gzipped ? "trace.json (ui.perfetto.dev)"
+			: o.gzip == REPORT_GZIP_ALWAYS
+				? "trace.json.gz (ui.perfetto.dev)"
+				: "trace.json.gz (too large for a browser: trace_processor --httpd "
+				  "trace.json.gz, then ui.perfetto.dev)");
 	return GP_EXIT_OK;
 }

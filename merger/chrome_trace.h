@@ -68,6 +68,13 @@ int chrome_trace__write(const struct timeline *tl, const struct correlation *c,
 			const struct chrome_trace_names *names, gzFile out);
 
 /*
+ * About how many bytes chrome_trace__write() writes for tl (plain JSON):
+ * from the number of events of each kind and the length of their names,
+ * within some 10% for names as the symbolizer prints them. Reads tl only.
+ */
+uint64_t chrome_trace__estimate_size(const struct timeline *tl);
+
+/*
  * The JSON string escaper every field of the document goes through:
  * writes s as a quoted JSON string. '"', '\\' and control characters are
  * escaped (\n \t \r \b \f, others \u00XX); bytes that are not valid UTF-8

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "analysis.h"
 #include "chrome_trace.h"
@@ -817,7 +818,12 @@ static const char *ct_device_name(void *ctx, uint32_t device)
 	return d && d->name ? timeline__str(r->tl, d->name) : NULL;
 }
 
-static int write_chrome(struct report *r)
+/*
+ * trace.json, or trace.json.gz (report_opts.gzip): automatically when the
+ * plain file would be past what a browser opens (REPORT_GZIP_AUTO_BYTES).
+ * The other name is removed, so a directory never holds a stale one.
+ */
+static int write_chrome(struct report *r, struct report_result *res)
 {
 	struct chrome_trace_names names = {
 		.ctx = r,
@@ -827,17 +833,30 @@ static int write_chrome(struct report *r)
 		.thread_name = ct_thread_name,
 		.device_name = ct_device_name,
 	};
+	uint64_t estimate = chrome_trace__estimate_size(r->tl);
+	bool gz = r->opts->gzip == REPORT_GZIP_ALWAYS ||
+		  (r->opts->gzip == REPORT_GZIP_AUTO && estimate > REPORT_GZIP_AUTO_BYTES);
+	/* asked for: a smaller file at the default level; by size: the fastest level */
+	const char *mode = !gz ? "wT" : r->opts->gzip == REPORT_GZIP_ALWAYS ? "wb6" : "wb1";
 	char path[4096];
 	gzFile out;
 	int err, cerr;
 
-	snprintf(path, sizeof(path), "%s/%s", r->opts->out_dir,
-		 r->opts->gzip ? "trace.json.gz" : "trace.json");
-	out = gzopen(path, r->opts->gzip ? "wb6" : "wT");
+	snprintf(path, sizeof(path), "%s/%s", r->opts->out_dir, gz ? "trace.json" : "trace.json.gz");
+	if (unlink(path) && errno != ENOENT) {
+		set_err(r, "cannot remove '%s': %s", path, strerror(errno));
+		return -EIO;
+	}
+	snprintf(path, sizeof(path), "%s/%s", r->opts->out_dir, gz ? "trace.json.gz" : "trace.json");
+	res->trace_gzipped = gz;
+	res->trace_estimate = estimate;
+	out = gzopen(path, mode);
 	if (!out) {
 		set_err(r, "cannot write '%s': %s", path, strerror(errno ? errno : ENOMEM));
 		return -EIO;
 	}
+	/* zlib's default 8 KiB buffers make a write() per 8 KiB of the trace */
+	gzbuffer(out, 1u << 20);
 	err = chrome_trace__write(r->tl, &r->corr, &names, out);
 	cerr = gzclose(out);
 	if (!err && cerr != Z_OK)
@@ -882,7 +901,7 @@ static int write_outputs(struct report *r, struct report_result *res)
 		}
 	}
 	if (!err && (fmt & REPORT_CHROME)) {
-		err = write_chrome(r);
+		err = write_chrome(r, res);
 		res->files_written += !err;
 	}
 	if (!err && (fmt & REPORT_PPROF)) {

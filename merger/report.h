@@ -26,12 +26,28 @@ enum report_format {
 	REPORT_ALL = (1u << 5) - 1,
 };
 
+/* When trace.json is written gzip'd, as trace.json.gz (report_opts.gzip). */
+enum report_gzip {
+	REPORT_GZIP_AUTO = 0, /* when it would be larger than REPORT_GZIP_AUTO_BYTES */
+	REPORT_GZIP_ALWAYS,
+	REPORT_GZIP_NEVER,
+};
+
+/*
+ * Past this size a browser does not open a JSON trace any more
+ * (chrome://tracing's limit is 256 MB; Perfetto UI's in-browser engine runs
+ * out of its ~2 GB at a few hundred MB of JSON), so the trace is for
+ * trace_processor (--httpd, with the UI on top), which reads gzip: then it
+ * is written at zlib level 1, a twentieth of the bytes.
+ */
+#define REPORT_GZIP_AUTO_BYTES (256ull << 20)
+
 struct report_opts {
 	const char *dir;	    /* the recording */
 	const char *out_dir;	    /* where outputs go [dir] */
 	unsigned formats;	    /* enum report_format bits [REPORT_ALL] */
 	bool per_thread;	    /* thread-<tid>-<comm>.* as well */
-	bool gzip;		    /* trace.json.gz instead of trace.json */
+	enum report_gzip gzip;	    /* trace.json or trace.json.gz [auto] */
 	const char *debuginfo_path; /* extra separate-debug-file directories */
 	FILE *text;		    /* the short text report [none] */
 	unsigned top;		    /* rows per table of the text report [10] */
@@ -44,6 +60,8 @@ struct report_result {
 	size_t samples, offcpu_spans;
 	size_t warnings;
 	size_t files_written;
+	bool trace_gzipped;	 /* trace.json.gz was written */
+	unsigned long long trace_estimate; /* trace.json's estimated size (bytes) */
 };
 
 /*

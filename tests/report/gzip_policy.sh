@@ -1,0 +1,48 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# gzip_policy.sh - trace.json or trace.json.gz: --gzip=always/never/auto, auto by
+# size (a trace past 256 MiB is gzip'd), and never both files in one directory.
+# usage: gzip_policy.sh GPUPERF GEN_RECORDING PYTHON CHECK_TRACE_JSON
+set -u
+GPUPERF=$1
+GEN=$2
+PYTHON=$3
+CHECK=$4
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+# expect DIR NAME [quick]: DIR holds trace NAME (trace.json or trace.json.gz) and not
+# the other; it reads back (quick: only as gzip, for traces too large to check fast).
+expect() {
+	other=trace.json.gz
+	[ "$2" = trace.json.gz ] && other=trace.json
+	if [ ! -f "$1/$2" ] || [ -e "$1/$other" ]; then
+		echo "FAIL: want $2 only, have: $(cd "$1" && ls trace.json* 2>/dev/null | tr '\n' ' ')"
+		fail=1
+	elif [ $# -gt 2 ] && [ "$2" = trace.json.gz ] && ! gzip -t "$1/$2"; then
+		echo "FAIL: $2 is not gzip"; fail=1
+	elif [ $# -eq 2 ] && ! "$PYTHON" "$CHECK" "$1/$2" >/dev/null; then
+		echo "FAIL: $2 does not check"; fail=1
+	else
+		echo "ok: $2"
+	fi
+}
+
+mkdir "$tmp/small" && "$GEN" -n 20 "$tmp/small" || exit 1
+"$GPUPERF" report -q -f chrome "$tmp/small" && expect "$tmp/small" trace.json
+"$GPUPERF" report -q -f chrome -z "$tmp/small" && expect "$tmp/small" trace.json.gz
+"$GPUPERF" report -q -f chrome --gzip=never "$tmp/small" && expect "$tmp/small" trace.json
+"$GPUPERF" report -q -f chrome --gzip=always "$tmp/small" && expect "$tmp/small" trace.json.gz
+"$GPUPERF" report -q -f chrome --gzip=auto "$tmp/small" && expect "$tmp/small" trace.json
+if "$GPUPERF" report -q -f chrome --gzip=sometimes "$tmp/small" 2>/dev/null; then
+	echo "FAIL: --gzip=sometimes accepted"; fail=1
+fi
+
+# ~1.1M events: about 380 MB of JSON, so auto writes trace.json.gz ...
+mkdir "$tmp/big" && "$GEN" -n 200000 "$tmp/big" || exit 1
+"$GPUPERF" report -q -f chrome "$tmp/big" && expect "$tmp/big" trace.json.gz quick
+# ... and a sixth of it stays plain.
+mkdir "$tmp/mid" && "$GEN" -n 30000 "$tmp/mid" || exit 1
+"$GPUPERF" report -q -f chrome "$tmp/mid" && expect "$tmp/mid" trace.json quick
+exit $fail
