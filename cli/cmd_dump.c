@@ -150,8 +150,14 @@ static void print_record(const struct gp_reader *r, const struct gp_rec_hdr *h)
 	case GP_REC_OFFCPU: {
 		const struct gp_rec_offcpu *o = (const void *)h;
 
-		printf(" start=%" PRIu64 " dur=%" PRId64 " pid=%u tid=%u state=%u waker=%u", o->start,
-		       (int64_t)(o->end - o->start), o->pid, o->tid, o->state, o->waker_tid);
+		printf(" start=%" PRIu64 " dur=%" PRId64 " pid=%u tid=%u", o->start,
+		       (int64_t)(o->end - o->start), o->pid, o->tid);
+		if (h->flags & GP_OFFCPU_AGGREGATE) {
+			/* not a span: the sum of the thread's short blocks */
+			printf(" aggregate blocks=%u", o->pad);
+			break;
+		}
+		printf(" state=%u waker=%u cpu=%u", o->state, o->waker_tid, o->cpu);
 		print_ips(o->ips, o->nr_user, o->nr_kernel);
 		break;
 	}

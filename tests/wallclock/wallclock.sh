@@ -3,7 +3,8 @@
 # Wall-clock analysis for real (root, eBPF): attach to wallprog (threads that
 # spin, sleep, wait on a futex, read a pipe, poll, stay blocked) with -p, report per thread
 # and check the times, classes and files (check_wallclock.py); -t of one
-# thread; a pid that does not exist. Environment: tests/e2e/record_lib.sh,
+# thread; -C of one CPU; -U and -K; -a (wallprog found, gpuperf left out); a
+# pid that exits half-way; a pid that does not exist. Environment: tests/e2e/record_lib.sh,
 # plus GP_WALLPROG (the test program) and GP_PYTHON.
 set -u
 . "$(dirname "$0")/../e2e/record_lib.sh"
@@ -46,6 +47,42 @@ files=$(cd one && ls thread-*.folded 2>/dev/null | tr '\n' ' ')
 grep -q "^ *$pid  *$sleeper  *sleeper .*sleeping" one/analysis.txt &&
 	[ "$(grep -c "^ *$pid  *[0-9][0-9]*  " one/analysis.txt)" = 1 ] &&
 	ok "-t: analysis.txt has the sleeper's line only" || fail "-t: analysis.txt: $(cat one/analysis.txt)"
+
+# --- -C CPU: only samples and switch-outs on that CPU (gpuperf dump shows each one's);
+# the spinner's CPU, so that there are samples to see
+c=$(awk '{print $39}' "/proc/$pid/task/$spinner/stat")
+"$GP" record -q -p "$pid" -C "$c" -d 1 -o cpu1 2>err.txt
+expect_status 0 $? "record -p $pid -C $c -d 1"
+"$GP" dump cpu1/cpu.trace >dump.txt 2>&1
+ns=$(grep -c "^cpu_sample .* pid=$pid " dump.txt)
+no=$(grep "^offcpu .* pid=$pid " dump.txt | grep -vc " aggregate ")
+other=$(grep -E "^(cpu_sample|offcpu) " dump.txt | grep -v " aggregate " | grep -vc " cpu=$c ")
+[ $((ns + no)) -gt 0 ] && [ "$other" = 0 ] &&
+	ok "-C $c: $ns samples and $no off-CPU spans, all on CPU $c" ||
+	fail "-C $c: $ns samples, $no spans, $other on another CPU"
+"$GP" report -q cpu1 >report.txt 2>&1
+expect_status 0 $? "report of the -C $c recording"
+
+# --- -U / -K: only user / only kernel frames, in the trace and in the report
+"$GP" record -q -p "$pid" -U -d 1 -o user 2>err.txt
+expect_status 0 $? "record -p $pid -U -d 1"
+"$GP" record -q -p "$pid" -K -d 1 -o kern 2>err.txt
+expect_status 0 $? "record -p $pid -K -d 1"
+"$GP" report -q user >report.txt 2>&1 && "$GP" report -q kern >>report.txt 2>&1
+expect_status 0 $? "reports of the -U and -K recordings"
+"$GP" dump user/cpu.trace >dump.txt 2>&1
+n=$(grep -E "^(cpu_sample|offcpu) .* stack=" dump.txt | grep -c "|")
+[ "$n" = 0 ] && ok "-U: no kernel frame in the trace" || fail "-U: $n records with kernel frames"
+"$GP" dump kern/cpu.trace >dump.txt 2>&1
+n=$(grep -E "^(cpu_sample|offcpu) .* stack=" dump.txt | grep -vc "stack=| ")
+[ "$n" = 0 ] && ok "-K: no user frame in the trace" || fail "-K: $n records with user frames"
+# kernel functions every blocked thread passes through, user functions of wallprog
+kfn=';(do_syscall_64|entry_SYSCALL_64_after_hwframe|anon_pipe_read|pipe_read|hrtimer_nanosleep)[; ]'
+ufn=';(hot_spin|sleepy_wait|lock_wait|io_wait|poll_wait|stuck_wait|start_thread)[; ]'
+grep -Eq "$ufn" user/profile.folded && ! grep -Eq "$kfn" user/profile.folded &&
+	ok "-U: the report has user frames only" || fail "-U: profile.folded: $(head -c 600 user/profile.folded)"
+grep -Eq "$kfn" kern/profile.folded && ! grep -Eq "$ufn" kern/profile.folded &&
+	ok "-K: the report has kernel frames only" || fail "-K: profile.folded: $(head -c 600 kern/profile.folded)"
 
 # --- -a: system-wide for 1 s: wallprog by its names, gpuperf itself left out
 "$GP" record -q -a -d 1 -o sys 2>err.txt &
