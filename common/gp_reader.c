@@ -439,6 +439,12 @@ static int load_chunk(struct gp_reader *r)
 		r->st.bad_chunks++;
 		return GP_READ_ERROR;
 	}
+	/*
+	 * One pass checks and decodes each record (a record is sound before the
+	 * codec reads it); a chunk that fails half way is dropped whole, its
+	 * decoded part with it.
+	 */
+	gp_codec__reset(&r->codec);
 	for (pos = 0, i = 0; pos < ch.rsize; pos += sz, i++) {
 		why = check_record(r->raw + pos, ch.rsize - pos, &sz);
 		if (why) {
@@ -446,18 +452,12 @@ static int load_chunk(struct gp_reader *r)
 			r->st.bad_chunks++;
 			return GP_READ_ERROR;
 		}
+		gp_codec__decode(&r->codec, (struct gp_rec_hdr *)(r->raw + pos));
 	}
 	if (i != ch.nrecords) {
 		set_err(r, at, "chunk holds %u records, its header says %u; skipping it", i, ch.nrecords);
 		r->st.bad_chunks++;
 		return GP_READ_ERROR;
-	}
-	gp_codec__reset(&r->codec);
-	for (pos = 0; pos < ch.rsize; pos += sz) {
-		struct gp_rec_hdr *h = (struct gp_rec_hdr *)(r->raw + pos);
-
-		sz = h->size;
-		gp_codec__decode(&r->codec, h);
 	}
 	r->raw_len = ch.rsize;
 	r->raw_pos = 0;

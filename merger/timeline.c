@@ -54,9 +54,17 @@ struct tl_priv {
 	struct u64map tid_map, bytes_map, lstack_map, api_name_map;
 	uint32_t *lane_slots; /* lane index + 1, by hash of its fields */
 	size_t lane_slots_cap;
-	uint64_t last_tid_key; /* one-entry cache: records come in runs of one thread */
+	uint64_t last_tid_key; /* one-entry caches: records come in runs of one thread, */
 	uint32_t last_tid;
-	uint32_t last_lane;
+	uint32_t last_lane;    /* stream, */
+	uint64_t last_bytes;   /* copy size (+ 1; 0: none) */
+	uint32_t last_bytes_i;
+	/* API names are few and string ids dense: api_name_of[string id] = index + 1 */
+	uint16_t *api_name_of;
+	size_t api_name_of_cap;
+	/* launch stacks: a direct-mapped cache in front of the map (key + 1, index) */
+	uint64_t lst_key[64];
+	uint32_t lst_val[64];
 	/* Stacks already in the frame pool (launch sites and samples repeat):
 	 * open addressing on the frames' hash, entries index stk. */
 	struct stk_ent *stk;
@@ -176,6 +184,11 @@ static void free_maps(struct tl_priv *p)
 	p->lane_slots = NULL;
 	p->lane_slots_cap = 0;
 	p->last_tid_key = UINT64_MAX;
+	p->last_bytes = 0;
+	free(p->api_name_of);
+	p->api_name_of = NULL;
+	p->api_name_of_cap = 0;
+	memset(p->lst_key, 0, sizeof(p->lst_key));
 }
 
 struct timeline *timeline__new(void)
@@ -363,18 +376,35 @@ uint32_t timeline__tid_index(struct timeline *tl, uint32_t pid, uint32_t tid)
 uint32_t timeline__bytes_index(struct timeline *tl, uint64_t bytes)
 {
 	struct tl_priv *p = tl->priv;
+	uint32_t i;
 
-	return table_index(&p->bytes_map, bytes, (void **)&tl->gpu_bytes, &tl->nr_gpu_bytes,
-			   &p->cap_gpu_bytes, &bytes, sizeof(bytes));
+	if (p->last_bytes == bytes + 1 && bytes != UINT64_MAX)
+		return p->last_bytes_i;
+	i = table_index(&p->bytes_map, bytes, (void **)&tl->gpu_bytes, &tl->nr_gpu_bytes,
+			&p->cap_gpu_bytes, &bytes, sizeof(bytes));
+	if (i != UINT32_MAX) {
+		p->last_bytes = bytes + 1;
+		p->last_bytes_i = i;
+	}
+	return i;
 }
 
 uint32_t timeline__launch_stack_index(struct timeline *tl, const struct tl_stack *st)
 {
 	struct tl_priv *p = tl->priv;
 	uint64_t key = (uint64_t)st->off << 32 | (uint32_t)st->nr_user << 16 | st->nr_kernel;
+	size_t c = mix64(key) & 63;
+	uint32_t i;
 
-	return table_index(&p->lstack_map, key, (void **)&tl->launch_stacks, &tl->nr_launch_stacks,
-			   &p->cap_launch_stacks, st, sizeof(*st));
+	if (p->lst_key[c] == key + 1 && key != UINT64_MAX)
+		return p->lst_val[c];
+	i = table_index(&p->lstack_map, key, (void **)&tl->launch_stacks, &tl->nr_launch_stacks,
+			&p->cap_launch_stacks, st, sizeof(*st));
+	if (i != UINT32_MAX) {
+		p->lst_key[c] = key + 1;
+		p->lst_val[c] = i;
+	}
+	return i;
 }
 
 uint16_t timeline__api_name_index(struct timeline *tl, uint32_t str)
@@ -382,6 +412,8 @@ uint16_t timeline__api_name_index(struct timeline *tl, uint32_t str)
 	struct tl_priv *p = tl->priv;
 	uint32_t i;
 
+	if (str < p->api_name_of_cap && p->api_name_of[str])
+		return (uint16_t)(p->api_name_of[str] - 1);
 	if (!tl->nr_api_names) {
 		uint32_t zero = 0;
 
@@ -392,12 +424,26 @@ uint16_t timeline__api_name_index(struct timeline *tl, uint32_t str)
 	}
 	i = table_index(&p->api_name_map, str, (void **)&tl->api_names, &tl->nr_api_names,
 			&p->cap_api_names, &str, sizeof(str));
-	if (i > UINT16_MAX) {
+	if (i >= UINT16_MAX) {
 		if (i != UINT32_MAX)
 			tl->nr_api_names--; /* never referenced: the table stays within 16-bit indices */
 		/* the map keeps the key, so later records of the name stay "unknown" too */
 		return 0;
 	}
+	if (str >= p->api_name_of_cap) {
+		size_t n = p->api_name_of_cap ? p->api_name_of_cap : 256;
+		uint16_t *a;
+
+		while (n <= str)
+			n *= 2;
+		a = realloc(p->api_name_of, n * sizeof(*a));
+		if (!a)
+			return (uint16_t)i; /* only the shortcut is missing */
+		memset(a + p->api_name_of_cap, 0, (n - p->api_name_of_cap) * sizeof(*a));
+		p->api_name_of = a;
+		p->api_name_of_cap = n;
+	}
+	p->api_name_of[str] = (uint16_t)(i + 1);
 	return (uint16_t)i;
 }
 
@@ -647,7 +693,8 @@ static void fit_clock(struct timeline *tl, const char *path, struct gp_reader *r
 static int add_record(struct timeline *tl, struct idmap *ids, const struct gp_rec_hdr *rec,
 		      const struct clock_fit *fit, uint32_t file_pid)
 {
-#define T(x) clock_fit__apply(fit, (x))
+/* most traces are CLOCK_MONOTONIC already: no call per timestamp then */
+#define T(x) (fit->method == CLOCK_IDENTITY ? (x) : clock_fit__apply(fit, (x)))
 #define S(x) idmap_get(ids, (x))
 	switch (rec->type) {
 	case GP_REC_STRING: {
