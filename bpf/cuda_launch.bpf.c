@@ -25,6 +25,19 @@ struct {
 	__type(value, __u32);
 } cl_tgids SEC(".maps");
 
+/*
+ * The processes cl_dl_state has stopped and the agent has not yet continued
+ * (tgid -> ts of the stop). The agent deletes an entry after its SIGCONT;
+ * should the agent die instead, its guard process continues every process
+ * left here (cpu_agent/stop_guard.c).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, __u64);
+} cl_held SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -125,8 +138,14 @@ int cl_dl_state(struct pt_regs *ctx)
 	e->nr_user = 0;
 	e->flags = 0;
 	e->ret_addr = 0;
-	if (stop_on_load)
+	if (stop_on_load) {
+		/* not stopped unless it is in cl_held, where a guard can find it */
+		if (bpf_map_update_elem(&cl_held, &tgid, &e->ts_ns, BPF_ANY)) {
+			bpf_ringbuf_discard(e, 0);
+			return 0;
+		}
 		bpf_send_signal(19 /* SIGSTOP */);
+	}
 	bpf_ringbuf_submit(e, 0);
 	return 0;
 }

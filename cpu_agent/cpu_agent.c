@@ -29,6 +29,7 @@
 #include "offcpu_prog.h"
 #include "proc_track.h"
 #include "proc_track_prog.h"
+#include "stop_guard.h"
 
 /*
  * How it works. proc_track owns the followed-tgid map; the sampler, the
@@ -91,6 +92,7 @@ struct cpu_agent {
 	struct cpu_sample_prog *cs;
 	struct offcpu_prog *oc;
 	struct cuda_launch_prog *cl;
+	struct stop_guard *guard;	/* continues held processes should we die */
 	int epfd;
 	bool started, stopped;
 	uint64_t weight_ns;
@@ -817,8 +819,9 @@ static int on_launch(void *ctx, const struct cuda_launch_event *ev)
 
 		if (p && p->alive)
 			scan_maps(a, p, ev->ts_ns);
-		if (a->opts.launch) {
+		if (a->opts.launch && !a->opts.system_wide) {
 			kill((pid_t)ev->pid, SIGCONT);
+			cuda_launch_prog__released(a->cl, ev->pid, ev->ts_ns);
 			a->st.loader_stops++;
 		}
 		return 0;
@@ -1207,6 +1210,16 @@ int cpu_agent__start(struct cpu_agent *a)
 
 	if (a->started)
 		return -EALREADY;
+	if (a->cl && a->opts.launch && !a->opts.system_wide) {
+		/* before anything can stop a process: never leave one stopped */
+		a->guard = stop_guard__new(cuda_launch_prog__held_fd(a->cl));
+		if (!a->guard) {
+			err = -errno;
+			set_error(&a->opts, "cannot start the guard process that continues the "
+					    "processes held at library loads", err);
+			return err;
+		}
+	}
 	/* proc_track first, so a fork during the rest of the attach is not missed */
 	what = "cannot attach the process tracker";
 	err = proc_track_prog__attach(a->pt);
@@ -1225,6 +1238,8 @@ int cpu_agent__start(struct cpu_agent *a)
 	if (err) {
 		set_error(&a->opts, what, err);
 		detach_all(a);
+		stop_guard__free(a->guard);
+		a->guard = NULL;
 		return err;
 	}
 	a->started = true;
@@ -1399,6 +1414,9 @@ int cpu_agent__stop(struct cpu_agent *a)
 		/* nothing new can arrive now: drain to empty */
 		while (consume_all(a) > 0)
 			;
+		/* every held process has had its SIGCONT: the guard can go */
+		stop_guard__free(a->guard);
+		a->guard = NULL;
 		if (a->oc) {
 			/* blocks in progress end here, so a wall-clock profile covers the window */
 			offcpu_prog__for_each_open(a->oc, end, on_offcpu, write_short, a);
@@ -1462,6 +1480,7 @@ void cpu_agent__free(struct cpu_agent *a)
 	if (a->w && !a->stopped)
 		cpu_agent__stop(a);
 	detach_all(a);
+	stop_guard__free(a->guard);
 	if (a->epfd >= 0)
 		close(a->epfd);
 	cuda_launch_prog__free(a->cl);

@@ -642,6 +642,21 @@ int cuda_launch_prog__epoll_fd(const struct cuda_launch_prog *p)
 	return ring_buffer__epoll_fd(p->rb);
 }
 
+int cuda_launch_prog__held_fd(const struct cuda_launch_prog *p)
+{
+	return bpf_map__fd(p->skel->maps.cl_held);
+}
+
+void cuda_launch_prog__released(struct cuda_launch_prog *p, uint32_t pid, uint64_t ts)
+{
+	const struct bpf_map *m = p->skel->maps.cl_held;
+	uint64_t v;
+
+	/* a newer stop of the same process (it loaded again meanwhile) stays */
+	if (!bpf_map__lookup_elem(m, &pid, sizeof(pid), &v, sizeof(v), 0) && v == ts)
+		bpf_map__delete_elem(m, &pid, sizeof(pid), 0);
+}
+
 void cuda_launch_prog__stats(const struct cuda_launch_prog *p, struct cuda_launch_stats *st)
 {
 	st->lost_events = __atomic_load_n(&p->skel->bss->lost_events, __ATOMIC_RELAXED);

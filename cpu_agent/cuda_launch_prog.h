@@ -92,6 +92,13 @@ bool cuda_launch_prog__is_entry_point(const char *name);
 void cuda_launch_prog__detach(struct cuda_launch_prog *p);
 int cuda_launch_prog__consume(struct cuda_launch_prog *p);
 int cuda_launch_prog__epoll_fd(const struct cuda_launch_prog *p);
+/*
+ * The map of processes stopped at a library load and not yet continued
+ * (tgid -> stop time), for a guard that continues them should the agent die.
+ */
+int cuda_launch_prog__held_fd(const struct cuda_launch_prog *p);
+/* Process @pid, stopped at @ts (the DL event's ts_ns), was sent SIGCONT. */
+void cuda_launch_prog__released(struct cuda_launch_prog *p, uint32_t pid, uint64_t ts);
 void cuda_launch_prog__stats(const struct cuda_launch_prog *p, struct cuda_launch_stats *st);
 void cuda_launch_prog__free(struct cuda_launch_prog *p);
 
