@@ -14,7 +14,9 @@
 # --dir DIR     where the recording goes (reused when it is already there)
 #               [a temporary directory, removed at exit unless --keep]
 # --no-formats  time only -f all, not each format on its own
-# Outputs go to a temporary directory and are removed after each run.
+# Outputs go to a temporary directory and are removed after each run. Rows: wall and
+# CPU time (user + sys) with their ratio to reading alone, GPU records/s, peak RSS and
+# the bytes written, each per GPU record.
 # Goals (issue): >= 5M GPU records/s end to end, peak RSS <= 100 B/GPU record.
 set -eu
 
@@ -74,7 +76,8 @@ NAPI=$(awk '$1 == "api" { n += $2 } END { print n + 0 }' "$TMP/stats")
 [ "$NGPU" -gt 0 ] || { echo "run.sh: no GPU records in $DIR" >&2; exit 1; }
 echo "recording: $NGPU GPU records, $NAPI API calls, $NSAMP CPU samples, $(du -cb $TRACES | tail -1 | cut -f1) bytes of traces"
 
-# best_of CMD...: run REPS times, print "best_wall_s user_s sys_s max_rss_kib".
+# best_of CMD...: run REPS times, print "best_wall_s user_s sys_s max_rss_kib out_bytes"
+# (out_bytes: what the command wrote to $TMP/out).
 best_of() {
 	best=""
 	rss=0
@@ -93,30 +96,44 @@ best_of() {
 		[ "$m" -gt "$rss" ] && rss=$m
 		r=$((r + 1))
 	done
-	echo "$best $u $s $rss"
+	ob=$(du -sb "$TMP/out" | cut -f1)
+	echo "$best $u $s $rss $ob"
 }
 
-# line LABEL "wall user sys rss": one row; ratios against the read-only baseline.
+# line LABEL "wall user sys rss out": one row; ratios against the read-only baseline (wall
+# and CPU = user + sys), output bytes per GPU record.
 line() {
 	set -- "$1" $2
-	awk -v l="$1" -v w="$2" -v u="$3" -v s="$4" -v m="$5" -v n="$NGPU" -v bw="$BASE_WALL" \
-		'BEGIN { printf "%-26s wall %7.2fs (user %6.2f sys %5.2f)  x%5.1f of read  %6.2fM GPU rec/s  RSS %8d KiB  %6.1f B/GPU rec\n",
-			l, w, u, s, (bw > 0 ? w / bw : 0), (w > 0 ? n / w / 1e6 : 0), m, m * 1024 / n }'
+	awk -v l="$1" -v w="$2" -v u="$3" -v s="$4" -v m="$5" -v o="$6" -v n="$NGPU" -v bw="$BASE_WALL" -v bc="$BASE_CPU" \
+		'BEGIN { printf "%-32s wall %6.2fs x%4.1f  cpu %6.2fs (user %6.2f sys %5.2f) x%4.1f  %5.2fM GPU rec/s  RSS %7d KiB %5.1f B/rec  out %6.1f B/rec\n",
+			l, w, (bw > 0 ? w / bw : 0), u + s, u, s, (bc > 0 ? (u + s) / bc : 0),
+			(w > 0 ? n / w / 1e6 : 0), m, m * 1024 / n, o / n }'
 }
 
 # Baseline: decoding every record of the traces and nothing else.
 BASE_WALL=0
+BASE_CPU=0
 base=$(best_of "$GPUPERF" dump --stats $TRACES)
 BASE_WALL=$(echo "$base" | cut -d' ' -f1)
+BASE_CPU=$(echo "$base" | awk '{ print $2 + $3 }')
 line "dump --stats (read only)" "$base"
 
+# The default command: trace.json.gz when the trace would pass 256 MiB (--gzip=auto).
 all=$(best_of "$GPUPERF" report -q -o "$TMP/out" "$DIR")
-line "report -f all" "$all"
+line "report (default, -f all)" "$all"
 if [ "$FORMATS" = 1 ]; then
-	for f in folded svg json chrome pprof folded,svg,json; do
+	res=$(best_of "$GPUPERF" report -q --gzip=never -o "$TMP/out" "$DIR")
+	line "report --gzip=never" "$res"
+	for f in folded svg json pprof folded,svg,json folded,svg,pprof,json chrome; do
 		res=$(best_of "$GPUPERF" report -q -f "$f" -o "$TMP/out" "$DIR")
 		line "report -f $f" "$res"
 	done
+	res=$(best_of "$GPUPERF" report -q -f chrome --gzip=never -o "$TMP/out" "$DIR")
+	line "report -f chrome --gzip=never" "$res"
+	# What writing plain trace.json is up against: the output file system's write rate.
+	rm -rf "$TMP/out" && mkdir -p "$TMP/out"
+	"$TIME" -f "%e %U %S" -o "$TMP/t" dd if=/dev/zero of="$TMP/out/dd" bs=1M count=2048 conv=fdatasync 2>/dev/null
+	awk '{ printf "write bandwidth (dd 2 GiB + fdatasync to the output directory): %.0f MB/s (sys %.2fs)\n", 2147.483648 / $1, $3 }' "$TMP/t"
 fi
 rm -rf "$TMP/out"
 set -- $all
