@@ -377,6 +377,12 @@ struct ct {
 	uint64_t last_host, last_gpu; /* the track the previous event announced, or UINT64_MAX */
 	struct esc_cache strs;	      /* timeline strings as they are */
 	struct esc_cache knames;      /* kernel names as shown (demangled) */
+	/* ",\"pid\":P,\"tid\":T" of recent tracks, by tid % 4: events come in runs per track */
+	struct trk_text {
+		uint64_t key; /* pid << 32 | tid, + 1; 0: empty */
+		uint32_t len;
+		char s[48];
+	} trk[4];
 };
 
 /* The cache entry of id, NULL without memory (then nothing is cached). */
@@ -451,10 +457,23 @@ static inline char *ev_begin_p(struct ct *ct, const char *head, size_t head_len,
 	ct->first = 0;
 	memcpy(p, head, head_len);
 	p += head_len;
-	p_lit(p, "\",\"pid\":");
-	p = fmt_u64(p, pid);
-	p_lit(p, ",\"tid\":");
-	return fmt_u64(p, tid);
+	{
+		struct trk_text *t = &ct->trk[tid & 3];
+		uint64_t key = ((uint64_t)pid << 32 | tid) + 1;
+
+		if (t->key != key) {
+			char *q = t->s;
+
+			p_lit(q, "\",\"pid\":");
+			q = fmt_u64(q, pid);
+			p_lit(q, ",\"tid\":");
+			q = fmt_u64(q, tid);
+			t->len = (uint32_t)(q - t->s);
+			t->key = key;
+		}
+		memcpy(p, t->s, t->len);
+		return p + t->len;
+	}
 }
 
 #define ev_head(ph, cat) ph "\",\"cat\":\"" cat
@@ -753,7 +772,7 @@ static void write_gpu(struct ct *ct, size_t i)
 	uint64_t dur = g->end > g->start ? g->end - g->start : 0, base = ct->base;
 	int64_t api = timeline__gpu_api(tl, g);
 	unsigned nargs = 0;
-	char tmp[48], *p;
+	char *p;
 
 	switch (g->kind) {
 	case TL_GPU_KERNEL:
@@ -775,10 +794,17 @@ static void write_gpu(struct ct *ct, size_t i)
 		break;
 	case TL_GPU_MEMCPY:
 		gpu_track(ct, timeline__gpu_device(tl, g), stream);
-		ev_begin(ct, ev_head("X", "gpu_memcpy"), pid, stream);
-		jw_lit(w, ",\"name\":");
-		snprintf(tmp, sizeof(tmp), "[memcpy %s]", memcpy_kind(g->copy_kind));
-		jw_str(w, tmp);
+		p = ev_begin_p(ct, ev_head("X", "gpu_memcpy"), pid, stream);
+		p_lit(p, ",\"name\":\"[memcpy ");
+		{
+			const char *k = memcpy_kind(g->copy_kind);
+			size_t kl = strlen(k); /* a short name of ours, nothing to escape */
+
+			memcpy(p, k, kl);
+			p += kl;
+		}
+		p_lit(p, "]\"");
+		jw_done(w, p);
 		break;
 	case TL_GPU_MEMSET:
 		gpu_track(ct, timeline__gpu_device(tl, g), stream);

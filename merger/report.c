@@ -855,8 +855,12 @@ static int write_chrome(struct report *r, struct report_result *res)
 		set_err(r, "cannot write '%s': %s", path, strerror(errno ? errno : ENOMEM));
 		return -EIO;
 	}
-	/* zlib's default 8 KiB buffers make a write() per 8 KiB of the trace */
-	gzbuffer(out, 1u << 20);
+	/*
+	 * zlib's 8 KiB buffer makes a write() per 8 KiB of compressed output; a
+	 * larger one must stay below the writer's 1 MiB pieces, which zlib then
+	 * takes without copying them into its buffer first.
+	 */
+	gzbuffer(out, 128u << 10);
 	err = chrome_trace__write(r->tl, &r->corr, &names, out);
 	cerr = gzclose(out);
 	if (!err && cerr != Z_OK)
