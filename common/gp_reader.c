@@ -50,6 +50,14 @@ struct gp_reader {
 
 	struct gp_reader_stats st;
 	char err[512];
+
+	/* gp_rec_min_size() and gp_rec_stack_layout() by type, looked up once:
+	 * check_record() runs for every record */
+	struct rec_layout {
+		uint32_t min_size;
+		uint32_t fixed;	 /* 0: no stack */
+		uint32_t nr_off;
+	} layout[GP_REC_TYPE_COUNT];
 };
 
 static void set_err(struct gp_reader *r, size_t off, const char *fmt, ...)
@@ -109,10 +117,18 @@ static int check_header(struct gp_reader *r, char *errbuf, size_t errlen)
 static struct gp_reader *reader_new(const char *name)
 {
 	struct gp_reader *r = calloc(1, sizeof(*r));
+	uint16_t t;
 
 	if (!r)
 		return NULL;
 	snprintf(r->name, sizeof(r->name), "%s", name ? name : "(memory)");
+	for (t = 0; t < GP_REC_TYPE_COUNT; t++) {
+		struct rec_layout *l = &r->layout[t];
+
+		l->min_size = gp_rec_min_size(t);
+		if (!gp_rec_stack_layout(t, &l->fixed, &l->nr_off))
+			l->fixed = 0;
+	}
 	return r;
 }
 
@@ -311,10 +327,11 @@ static void remember_string(struct gp_reader *r, const struct gp_rec_string *s)
 }
 
 /* Check one record of a decompressed chunk; NULL if it is sound. */
-static const char *check_record(const uint8_t *p, size_t left, uint32_t *size)
+static const char *check_record(const struct gp_reader *r, const uint8_t *p, size_t left,
+				uint32_t *size)
 {
+	const struct rec_layout *l;
 	struct gp_rec_hdr h;
-	uint32_t fixed, nr_off;
 
 	if (left < sizeof(h))
 		return "record header runs past the chunk";
@@ -326,15 +343,16 @@ static const char *check_record(const uint8_t *p, size_t left, uint32_t *size)
 		return "record type 0";
 	if (h.type >= GP_REC_TYPE_COUNT)
 		return NULL; /* a newer minor version's type: skipped by size */
-	if (h.size < gp_rec_min_size(h.type))
+	l = &r->layout[h.type];
+	if (h.size < l->min_size)
 		return "record shorter than its type";
-	if (gp_rec_stack_layout(h.type, &fixed, &nr_off)) {
+	if (l->fixed) {
 		uint16_t nr[2];
 
-		memcpy(nr, p + nr_off, sizeof(nr));
+		memcpy(nr, p + l->nr_off, sizeof(nr));
 		if (nr[0] > GP_STACK_MAX_DEPTH || nr[1] > GP_STACK_MAX_DEPTH)
 			return "stack deeper than the format allows";
-		if (h.size != fixed + 8u * (nr[0] + nr[1]))
+		if (h.size != l->fixed + 8u * (nr[0] + nr[1]))
 			return "stack frame count does not match record size";
 	} else if (h.type == GP_REC_STRING) {
 		struct gp_rec_string s;
@@ -446,7 +464,7 @@ static int load_chunk(struct gp_reader *r)
 	 */
 	gp_codec__reset(&r->codec);
 	for (pos = 0, i = 0; pos < ch.rsize; pos += sz, i++) {
-		why = check_record(r->raw + pos, ch.rsize - pos, &sz);
+		why = check_record(r, r->raw + pos, ch.rsize - pos, &sz);
 		if (why) {
 			set_err(r, at, "record %u at chunk byte %zu: %s; skipping this chunk", i, pos, why);
 			r->st.bad_chunks++;

@@ -436,7 +436,9 @@ static int collect(struct report *r, struct report_stats *s)
 		s->idle += s->dev[j].idle;
 		s->overlap += s->dev[j].overlap;
 	}
-	if (!err && s->nr_dev) {
+	if (!err && s->nr_dev == 1) {
+		s->busy = s->dev[0].busy; /* one device: the union is its own busy time */
+	} else if (!err && s->nr_dev) {
 		struct dev_stat all = { 0 };
 
 		err = sweep_device(tl, UINT32_MAX, &all);

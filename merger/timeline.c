@@ -29,10 +29,18 @@ struct stk_ent {
 	uint64_t hash;
 };
 
-/* Per-file string id -> timeline string id. */
+/*
+ * Per-file string id -> timeline string id. Producers number strings from 1,
+ * so ids below IDMAP_DIRECT index an array (a lookup per record); larger
+ * ones (a foreign producer) go to the hash table.
+ */
+#define IDMAP_DIRECT 65536u
+
 struct idmap {
 	uint32_t *keys, *vals;
 	uint32_t cap, nr;
+	uint32_t *direct; /* by id: timeline id, 0 unknown */
+	uint32_t ndirect;
 };
 
 /*
@@ -57,8 +65,8 @@ struct tl_priv {
 	uint64_t last_tid_key; /* one-entry caches: records come in runs of one thread, */
 	uint32_t last_tid;
 	uint32_t last_lane;    /* stream, */
-	uint64_t last_bytes;   /* copy size (+ 1; 0: none) */
-	uint32_t last_bytes_i;
+	uint64_t bytes_key[16]; /* copy sizes: direct-mapped cache (size + 1; 0: empty), index */
+	uint32_t bytes_val[16];
 	/* API names are few and string ids dense: api_name_of[string id] = index + 1 */
 	uint16_t *api_name_of;
 	size_t api_name_of_cap;
@@ -184,7 +192,7 @@ static void free_maps(struct tl_priv *p)
 	p->lane_slots = NULL;
 	p->lane_slots_cap = 0;
 	p->last_tid_key = UINT64_MAX;
-	p->last_bytes = 0;
+	memset(p->bytes_key, 0, sizeof(p->bytes_key));
 	free(p->api_name_of);
 	p->api_name_of = NULL;
 	p->api_name_of_cap = 0;
@@ -376,15 +384,16 @@ uint32_t timeline__tid_index(struct timeline *tl, uint32_t pid, uint32_t tid)
 uint32_t timeline__bytes_index(struct timeline *tl, uint64_t bytes)
 {
 	struct tl_priv *p = tl->priv;
+	size_t c = mix64(bytes) & 15;
 	uint32_t i;
 
-	if (p->last_bytes == bytes + 1 && bytes != UINT64_MAX)
-		return p->last_bytes_i;
+	if (p->bytes_key[c] == bytes + 1 && bytes != UINT64_MAX)
+		return p->bytes_val[c];
 	i = table_index(&p->bytes_map, bytes, (void **)&tl->gpu_bytes, &tl->nr_gpu_bytes,
 			&p->cap_gpu_bytes, &bytes, sizeof(bytes));
 	if (i != UINT32_MAX) {
-		p->last_bytes = bytes + 1;
-		p->last_bytes_i = i;
+		p->bytes_key[c] = bytes + 1;
+		p->bytes_val[c] = i;
 	}
 	return i;
 }
@@ -502,6 +511,8 @@ static uint32_t idmap_get(const struct idmap *m, uint32_t key)
 {
 	uint32_t j;
 
+	if (key < IDMAP_DIRECT)
+		return key < m->ndirect ? m->direct[key] : 0;
 	if (!m->cap)
 		return 0;
 	for (j = (key * 2654435761u) & (m->cap - 1); m->keys[j]; j = (j + 1) & (m->cap - 1))
@@ -514,6 +525,23 @@ static int idmap_put(struct idmap *m, uint32_t key, uint32_t val)
 {
 	uint32_t j;
 
+	if (key < IDMAP_DIRECT) {
+		if (key >= m->ndirect) {
+			uint32_t n = m->ndirect ? m->ndirect : 256;
+			uint32_t *d;
+
+			while (n <= key)
+				n *= 2;
+			d = realloc(m->direct, n * sizeof(*d));
+			if (!d)
+				return -ENOMEM;
+			memset(d + m->ndirect, 0, (n - m->ndirect) * sizeof(*d));
+			m->direct = d;
+			m->ndirect = n;
+		}
+		m->direct[key] = val;
+		return 0;
+	}
 	if ((m->nr + 1) * 2 > m->cap) {
 		struct idmap n = { 0 };
 		uint32_t i;
@@ -531,6 +559,8 @@ static int idmap_put(struct idmap *m, uint32_t key, uint32_t val)
 				idmap_put(&n, m->keys[i], m->vals[i]);
 		free(m->keys);
 		free(m->vals);
+		n.direct = m->direct;
+		n.ndirect = m->ndirect;
 		*m = n;
 	}
 	for (j = (key * 2654435761u) & (m->cap - 1); m->keys[j]; j = (j + 1) & (m->cap - 1))
@@ -1002,6 +1032,7 @@ int timeline__load_file(struct timeline *tl, const char *path, const char **why)
 			 "what it flushed is used", path);
 	free(ids.keys);
 	free(ids.vals);
+	free(ids.direct);
 	gp_reader__free(r);
 	if (err && why) {
 		snprintf(p->errbuf, sizeof(p->errbuf), "out of memory loading '%s'", path);
