@@ -401,21 +401,6 @@ static int same_stack(const struct tl_stack *a, const struct tl_stack *b)
 	       (!(a->nr_user + a->nr_kernel) || a->off == b->off);
 }
 
-/* What makes two GPU records draw the same frames. */
-static const struct tl_stack *gpu_stack(const struct report *r, size_t i)
-{
-	int64_t li = timeline__gpu_launch(r->tl, &r->tl->gpu[i]);
-
-	return li >= 0 ? timeline__launch_stack(r->tl, &r->tl->launch[li]) : NULL;
-}
-
-static uint32_t gpu_api_name(const struct report *r, size_t i)
-{
-	int64_t ai = timeline__gpu_api(r->tl, &r->tl->gpu[i]);
-
-	return ai >= 0 ? (uint32_t)r->tl->api[ai].name + 1 : 0;
-}
-
 static uint32_t gpu_tid(const struct report *r, size_t i)
 {
 	int64_t ai = timeline__gpu_api(r->tl, &r->tl->gpu[i]);
@@ -437,21 +422,10 @@ static int same_record(const struct report *r, enum report_view kind, size_t a, 
 		return tl->samples[a].pid == tl->samples[b].pid &&
 		       tl->samples[a].tid == tl->samples[b].tid &&
 		       same_stack(&tl->samples[a].stack, &tl->samples[b].stack);
-	case VIEW_OFFCPU:
+	default: /* GPU records are compared by their key (group_add_gpu()) */
 		return tl->offcpu[a].pid == tl->offcpu[b].pid &&
 		       tl->offcpu[a].tid == tl->offcpu[b].tid &&
 		       same_stack(&tl->offcpu[a].stack, &tl->offcpu[b].stack);
-	default: {
-		const struct tl_gpu *x = &tl->gpu[a], *y = &tl->gpu[b];
-		const struct tl_stack *sx = gpu_stack(r, a), *sy = gpu_stack(r, b);
-
-		if (timeline__gpu_pid(tl, x) != timeline__gpu_pid(tl, y) || x->kind != y->kind || gpu_frame_id(x) != gpu_frame_id(y) ||
-		    gpu_api_name(r, a) != gpu_api_name(r, b) || gpu_tid(r, a) != gpu_tid(r, b) ||
-		    !sx != !sy)
-			return 0;
-		/* the launch stacks of two processes only match when their pids do (above) */
-		return !sx || same_stack(sx, sy);
-	}
 	}
 }
 
@@ -473,7 +447,7 @@ static int groups_grow(struct rec_groups *gs)
 	return 0;
 }
 
-/* Add record `rec` of `kind` with `weight` to its group. */
+/* Add sample or off-CPU span `rec` of `kind` with `weight` to its group. */
 static int group_add(struct report *r, enum report_view kind, size_t rec, uint64_t hash,
 		     uint64_t weight)
 {
@@ -507,6 +481,79 @@ static int group_add(struct report *r, enum report_view kind, size_t rec, uint64
 	return 0;
 }
 
+/*
+ * What makes two GPU records draw the same frames: process, launching thread,
+ * API call, launch stack and GPU frame. The launch stacks of two processes
+ * only match when their pids do. The timeline stores each distinct stack
+ * once (timeline.h), so a stack is compared by its pool offset.
+ */
+static struct gpu_key gpu_key_of(const struct report *r, const struct tl_gpu *g)
+{
+	const struct timeline *tl = r->tl;
+	int32_t ai = timeline__gpu_api(tl, g);
+	struct gpu_key k = { .stack = UINT64_MAX, .pid = timeline__gpu_pid(tl, g),
+			     .frame = gpu_frame_id(g), .kind = g->kind };
+
+	if (ai >= 0) {
+		const struct tl_api *a = &tl->api[ai];
+
+		k.tid = timeline__api_tid(tl, a);
+		k.api_name = (uint32_t)a->name + 1;
+		if (a->launch >= 0) {
+			const struct tl_stack *st = timeline__launch_stack(tl, &tl->launch[a->launch]);
+
+			/* same_stack(): an empty stack matches any other empty one */
+			k.stack = st->nr_user + st->nr_kernel
+					  ? (uint64_t)st->off << 32 | (uint32_t)st->nr_user << 16 |
+						    st->nr_kernel
+					  : 0;
+		}
+	}
+	return k;
+}
+
+static int same_gpu_key(const struct gpu_key *a, const struct gpu_key *b)
+{
+	return a->stack == b->stack && a->pid == b->pid && a->tid == b->tid &&
+	       a->frame == b->frame && a->api_name == b->api_name && a->kind == b->kind;
+}
+
+/* group_add() for a GPU record, compared by its key instead of the group's representative. */
+static int group_add_gpu(struct report *r, size_t rec, const struct gpu_key *k, uint64_t weight)
+{
+	struct rec_groups *gs = &r->groups;
+	uint64_t hash = mix(mix(mix(((uint64_t)k->pid << 32) | k->tid, k->stack),
+				((uint64_t)k->kind << 40) ^ ((uint64_t)k->frame << 8) ^
+					((uint64_t)k->api_name << 20)),
+			    VIEW_GPU);
+	size_t j;
+
+	if ((gs->n + 1) * 2 > gs->nslots && groups_grow(gs))
+		return -ENOMEM;
+	for (j = hash & (gs->nslots - 1); gs->slots[j]; j = (j + 1) & (gs->nslots - 1)) {
+		struct rec_group *g = &gs->g[gs->slots[j] - 1];
+
+		if (g->hash == hash && g->kind == VIEW_GPU && same_gpu_key(&g->key, k)) {
+			g->weight += weight;
+			g->count++;
+			return 0;
+		}
+	}
+	if (gs->n == gs->cap) {
+		size_t ncap = gs->cap ? gs->cap * 2 : 1024;
+		struct rec_group *ng = realloc(gs->g, ncap * sizeof(*ng));
+
+		if (!ng)
+			return -ENOMEM;
+		gs->g = ng;
+		gs->cap = ncap;
+	}
+	gs->g[gs->n] = (struct rec_group){ .hash = hash, .weight = weight, .count = 1,
+					   .rep = (uint32_t)rec, .kind = VIEW_GPU, .key = *k };
+	gs->slots[j] = (uint32_t)++gs->n;
+	return 0;
+}
+
 /* Group every sample, off-CPU span and GPU record by the frames it will draw. */
 static int group_records(struct report *r)
 {
@@ -533,16 +580,12 @@ static int group_records(struct report *r)
 	}
 	for (i = 0; i < tl->nr_gpu && !err; i++) {
 		const struct tl_gpu *g = &tl->gpu[i];
-		const struct tl_stack *st = gpu_stack(r, i);
-		uint64_t h = mix(((uint64_t)timeline__gpu_pid(tl, g) << 32) | gpu_tid(r, i),
-				 ((uint64_t)g->kind << 40) ^ ((uint64_t)gpu_frame_id(g) << 8) ^
-					 ((uint64_t)gpu_api_name(r, i) << 20));
+		struct gpu_key k;
 
 		if (g->kind == TL_GPU_SYNC)
 			continue; /* waiting, not device work: in the timeline and off-CPU */
-		if (st)
-			h = hash_stack(st, h);
-		err = group_add(r, VIEW_GPU, i, h, g->end > g->start ? g->end - g->start : 0);
+		k = gpu_key_of(r, g);
+		err = group_add_gpu(r, i, &k, g->end > g->start ? g->end - g->start : 0);
 	}
 	return err;
 }

@@ -39,12 +39,22 @@ struct frame_buf {
  */
 struct report_stats;
 
+/* What a GPU record's frames depend on, derived once per record (report.c). */
+struct gpu_key {
+	uint64_t stack; /* launch stack: off << 32 | nr_user << 16 | nr_kernel; UINT64_MAX none */
+	uint32_t pid, tid;
+	uint32_t frame;	   /* kernel name or memcpy kind */
+	uint32_t api_name; /* index + 1, 0: no API call */
+	uint32_t kind;
+};
+
 struct rec_group {
 	uint64_t hash;
 	uint64_t weight;
 	uint64_t count;
 	uint32_t rep;
 	uint32_t kind; /* enum report_view of the records: VIEW_CPU, VIEW_OFFCPU, VIEW_GPU */
+	struct gpu_key key; /* VIEW_GPU */
 };
 
 struct rec_groups {
