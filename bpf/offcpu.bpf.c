@@ -142,8 +142,8 @@ __u64 lost_events = 0;
 __u64 stack_errors = 0;
 __u64 short_lost = 0;	/* oc_short full: short blocks of a thread not counted */
 
-/* Is a switch-out of this thread, on @cpu, one we trace? */
-static __always_inline bool followed(struct task_struct *task, __u32 tgid, __u32 tid, __u32 cpu)
+/* Is a switch-out of this thread, on @cpu (< 0: this CPU), one we trace? */
+static __always_inline bool followed(struct task_struct *task, __u32 tgid, __u32 tid, int cpu)
 {
 	if (filter_tids) {
 		if (!bpf_map_lookup_elem(&oc_tids, &tid))
@@ -161,7 +161,10 @@ static __always_inline bool followed(struct task_struct *task, __u32 tgid, __u32
 			return false;
 	}
 	if (filter_cpus) {
-		if (cpu >= OFFCPU_MAX_CPUS || !((cpu_mask[cpu / 64] >> (cpu % 64)) & 1))
+		/* only here: the switch path does not pay for the helper call */
+		__u32 c = cpu < 0 ? bpf_get_smp_processor_id() : (__u32)cpu;
+
+		if (c >= OFFCPU_MAX_CPUS || !((cpu_mask[c / 64] >> (c % 64)) & 1))
 			return false;
 	}
 	return true;
@@ -271,7 +274,7 @@ static __always_inline int handle_switch(struct task_struct *prev, struct task_s
 	if (ptid) {
 		__u32 ptgid = BPF_CORE_READ(prev, tgid);
 
-		if (followed(prev, ptgid, ptid, bpf_get_smp_processor_id())) {
+		if (followed(prev, ptgid, ptid, -1)) {
 			st.ts = now;
 			st.state = prev_state;
 			st.cpu = bpf_get_smp_processor_id();
@@ -332,7 +335,7 @@ static __always_inline int handle_switch_btf(struct task_struct *prev, struct ta
 	struct tstate *t;
 	__u64 delta;
 
-	if (prev->pid && followed(prev, ptgid, prev->pid, bpf_get_smp_processor_id())) {
+	if (prev->pid && followed(prev, ptgid, prev->pid, -1)) {
 		t = bpf_task_storage_get(&oc_tstate, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (t) {
 			if (t->pending) {
@@ -536,7 +539,7 @@ int oc_seed(struct bpf_iter__task *ctx)
 	if (!task || !task->pid || task->on_cpu)
 		return 0;
 	tid = task->pid;
-	if (!followed(task, task->tgid, tid, task_cpu(task)))
+	if (!followed(task, task->tgid, tid, (int)task_cpu(task)))
 		return 0;
 	st.ts = bpf_ktime_get_ns();
 	st.state = task->__state;
