@@ -341,6 +341,7 @@ static int add_site(struct report *r, struct report_stats *s, size_t gi, uint64_
 static int collect(struct report *r, struct report_stats *s)
 {
 	struct timeline *tl = r->tl;
+	ptrdiff_t *lane_proc;
 	size_t i, j;
 	int err = 0;
 
@@ -372,24 +373,33 @@ static int collect(struct report *r, struct report_stats *s)
 			s->proc[p - tl->procs].off += tl->offcpu_short[i].total_ns;
 	}
 	s->off_cpu += s->off_cpu_short;
+	/* the process of each stream, looked up once, not per record */
+	lane_proc = malloc((tl->nr_lanes ? tl->nr_lanes : 1) * sizeof(*lane_proc));
+	if (!lane_proc)
+		return -ENOMEM;
+	for (i = 0; i < tl->nr_lanes; i++) {
+		const struct tl_proc *p = timeline__proc(tl, tl->lanes[i].pid);
+
+		lane_proc[i] = p ? p - tl->procs : -1;
+	}
 	for (i = 0; i < tl->nr_gpu && !err; i++) {
 		const struct tl_gpu *g = &tl->gpu[i];
 		uint64_t d = g->end > g->start ? g->end - g->start : 0;
-		const struct tl_proc *p;
 
 		if (g->kind == TL_GPU_SYNC)
 			continue;
 		s->gpu_records++;
 		s->with_api += timeline__gpu_api(tl, g) >= 0;
 		s->with_stack += timeline__gpu_launch(tl, g) >= 0;
-		p = timeline__proc(tl, timeline__gpu_pid(tl, g));
-		if (p)
-			s->proc[p - tl->procs].gpu += d;
+		if (lane_proc[g->lane] >= 0)
+			s->proc[lane_proc[g->lane]].gpu += d;
 		if (g->kind == TL_GPU_KERNEL) {
 			struct kstat *k = kstat_get(s, g->name);
 
-			if (!k)
-				return -ENOMEM;
+			if (!k) {
+				err = -ENOMEM;
+				break;
+			}
 			k->count++;
 			k->total += d;
 			k->min = d < k->min ? d : k->min;
@@ -413,8 +423,10 @@ static int collect(struct report *r, struct report_stats *s)
 		if (j == s->nr_dev) {
 			struct dev_stat *nd = realloc(s->dev, (s->nr_dev + 1) * sizeof(*nd));
 
-			if (!nd)
-				return -ENOMEM;
+			if (!nd) {
+				err = -ENOMEM;
+				break;
+			}
 			s->dev = nd;
 			memset(&s->dev[s->nr_dev], 0, sizeof(*nd));
 			s->dev[s->nr_dev++].id = timeline__gpu_device(tl, g);
@@ -426,6 +438,7 @@ static int collect(struct report *r, struct report_stats *s)
 		else
 			s->dev[j].memset += d;
 	}
+	free(lane_proc);
 	/* launch sites: one symbolization per group of identical GPU records */
 	for (i = 0; i < r->groups.n && !err; i++)
 		if (r->groups.g[i].kind == VIEW_GPU)
