@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* test_agent_modes: what to follow (tids, system-wide, CPUs, user/kernel threads), block-time limits, thread exits. */
+/* test_agent_modes: what to follow (tids, system-wide, CPUs, user/kernel threads), block-time limits, thread exits, blocks open at the ends. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -590,6 +590,88 @@ static void test_bad_modes(void **state)
 	assert_int_equal(errno, EINVAL);
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * attach_running on a process blocked on a pipe before the agent starts and
+ * after it stops: one span, as long as the recording, with its stacks.
+ */
+static void open_span(bool raw)
+{
+	struct cpu_agent_opts o = { .off_cpu = true, .no_kallsyms = true,
+				    .attach_running = true, .force_raw_tp = raw };
+	struct cpu_agent_stats st;
+	struct harness_trace t;
+	struct cpu_agent *a;
+	uint64_t t0, ts, t1, span = 0;
+	size_t spans = 0;
+	char dir[4096], c;
+	int p[2], status;
+	pid_t child;
+
+	harness__mkdtemp(dir, sizeof(dir), raw ? "open_raw" : "open");
+	assert_int_equal(pipe(p), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		close(p[1]);
+		_exit(read(p[0], &c, 1) == 1 ? 0 : 1);
+	}
+	close(p[0]);
+	usleep(100 * 1000); /* blocked in read() by now */
+	o.dir = dir;
+	o.pids = &child;
+	o.nr_pids = 1;
+	a = cpu_agent__new(&o);
+	bpf_require__errno(TEST_NAME, a ? 0 : -errno);
+	assert_non_null(a);
+	t0 = mono_ns();
+	assert_int_equal(cpu_agent__start(a), 0);
+	ts = mono_ns();
+	while (mono_ns() - ts < 300 * 1000000ull)
+		cpu_agent__poll(a, 50);
+	assert_int_equal(cpu_agent__stop(a), 0);
+	t1 = mono_ns();
+	cpu_agent__stats(a, &st);
+	cpu_agent__free(a);
+	assert_int_equal(write(p[1], "x", 1), 1);
+	close(p[1]);
+	waitpid(child, &status, 0);
+
+	assert_int_equal(harness__load(dir, &t), 0);
+	for (size_t i = 0; i < t.n; i++) {
+		const struct harness_rec *x = &t.r[i];
+
+		if (x->type != GP_REC_OFFCPU || (x->flags & GP_OFFCPU_AGGREGATE) ||
+		    x->tid != (uint32_t)child)
+			continue;
+		spans++;
+		span = x->t1 - x->t0;
+		assert_true(x->nr_user >= 1);	/* at least the IP it entered the kernel from */
+		assert_true(x->nr_kernel >= 1);	/* the task iterator reads it in both modes */
+	}
+	fprintf(stderr, "open span (%s): %zu spans, %.3f s of a %.3f s recording\n",
+		raw ? "raw_tp" : "tp_btf", spans, (double)span / 1e9, (double)(t1 - t0) / 1e9);
+	assert_int_equal(spans, 1);
+	assert_int_equal(st.offcpu_open, 1);
+	/* from inside __start to inside __stop: all of the 300 ms between them, at least */
+	assert_true(span >= 299 * 1000000ull && span <= t1 - t0);
+	harness__free(&t);
+	harness__rmrf(dir);
+}
+
+static void test_open_spans(void **state)
+{
+	open_span(false);
+	open_span(true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -599,6 +681,7 @@ int main(void)
 		cmocka_unit_test(test_system_wide),
 		cmocka_unit_test(test_kernel_threads),
 		cmocka_unit_test(test_block_limits),
+		cmocka_unit_test(test_open_spans),
 	};
 
 	bpf_require(TEST_NAME);
