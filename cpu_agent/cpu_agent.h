@@ -155,6 +155,10 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts);
  * Attach everything and record the followed processes as they are now
  * (processes, threads, executable mappings). On failure -errno with nothing
  * left attached. The caller releases a held target only after this returns 0.
+ * With launch (not system_wide) it first forks a guard process
+ * (stop_guard.h) that continues the processes held at library loads should
+ * the caller die; __stop reaps it, so a caller must not reap children it
+ * did not start (wait(-1)).
  */
 int cpu_agent__start(struct cpu_agent *a);
 
