@@ -125,25 +125,37 @@ static int find_gaps(struct report *r, struct proc_idle **out, size_t *nout)
 		if (g->end > p->busy_end)
 			p->busy_end = g->end;
 	}
-	/* the window opens at the process's first API call; its threads are the launchers */
-	for (i = 0; i < tl->nr_api; i++) {
+	/*
+	 * The window opens at the process's first API call; its threads are the
+	 * launchers. Calls are sorted by thread, then start: a thread's first
+	 * call with a time is all it adds, the rest of its run is skipped.
+	 */
+	for (i = 0, p = NULL; i < tl->nr_api; i++) {
 		const struct tl_api *a = &tl->api[i];
+		uint32_t tid;
 
-		uint32_t tid = timeline__api_tid(tl, a);
+		if (i && a->thr == tl->api[i - 1].thr) {
+			if (!p)
+				continue; /* not a GPU-using process, or its start is known */
+		} else {
+			tid = timeline__api_tid(tl, a);
+			p = find(v, n, timeline__api_pid(tl, a));
+			if (!p)
+				continue;
+			if (!p->nr_tids || p->tids[p->nr_tids - 1] != tid) {
+				uint32_t *t = realloc(p->tids, (p->nr_tids + 1) * sizeof(*t));
 
-		p = find(v, n, timeline__api_pid(tl, a));
-		if (!p)
-			continue;
-		if (!p->nr_tids || p->tids[p->nr_tids - 1] != tid) {
-			uint32_t *t = realloc(p->tids, (p->nr_tids + 1) * sizeof(*t));
-
-			if (!t)
-				goto nomem;
-			p->tids = t;
-			p->tids[p->nr_tids++] = tid;
+				if (!t)
+					goto nomem;
+				p->tids = t;
+				p->tids[p->nr_tids++] = tid;
+			}
 		}
-		if (a->start && a->start < p->window_start)
-			p->window_start = a->start;
+		if (a->start) {
+			if (a->start < p->window_start)
+				p->window_start = a->start;
+			p = NULL; /* the thread's earliest: the rest of its run adds nothing */
+		}
 	}
 	for (i = 0; i < n; i++) {
 		size_t j, k = 0;

@@ -892,7 +892,6 @@ static int write_chrome(struct report *r, struct report_result *res)
 	}
 	snprintf(path, sizeof(path), "%s/%s", r->opts->out_dir, gz ? "trace.json.gz" : "trace.json");
 	res->trace_gzipped = gz;
-	res->trace_estimate = estimate;
 	out = gzopen(path, mode);
 	if (!out) {
 		set_err(r, "cannot write '%s': %s", path, strerror(errno ? errno : ENOMEM));

@@ -60,8 +60,7 @@ struct report_result {
 	size_t samples, offcpu_spans;
 	size_t warnings;
 	size_t files_written;
-	bool trace_gzipped;	 /* trace.json.gz was written */
-	unsigned long long trace_estimate; /* trace.json's estimated size (bytes) */
+	bool trace_gzipped; /* trace.json.gz was written */
 };
 
 /*
