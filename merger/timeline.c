@@ -746,6 +746,8 @@ static int add_record(struct timeline *tl, struct idmap *ids, const struct gp_re
 		o->corr = a->correlation_id;
 		o->launch = -1;
 		o->name = timeline__api_name_index(tl, S(a->name_str));
+		if (!tl->nr_api_names)
+			return -ENOMEM; /* not even the "unknown" entry */
 		o->domain = a->domain & 3;
 		o->nested = 0;
 		o->ret = a->return_value > INT16_MAX   ? INT16_MAX
