@@ -252,8 +252,9 @@ const uint64_t *timeline__frames(const struct timeline *tl, const struct tl_stac
 /*
  * Indices into the small tables, adding the entry when new (loading uses
  * them; so can a caller that builds a timeline by hand, before
- * timeline__finish()). UINT32_MAX on ENOMEM (or, for API names, past 65535
- * distinct names: then 0, "unknown").
+ * timeline__finish()). UINT32_MAX on ENOMEM (and past 2^29 threads).
+ * API names: 0 ("unknown") on ENOMEM and past 65534 distinct names; the
+ * table holds entry 0 once any name was asked for (none: ENOMEM).
  */
 uint32_t timeline__tid_index(struct timeline *tl, uint32_t pid, uint32_t tid);
 uint32_t timeline__lane_index(struct timeline *tl, uint32_t pid, uint32_t device, uint32_t stream,
