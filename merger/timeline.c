@@ -907,6 +907,8 @@ static int add_record(struct timeline *tl, struct idmap *ids, const struct gp_re
 			o->exit_ts = T(pr->ts);
 			o->exit_status = pr->exit_code;
 			o->exited = 1;
+			/* the recording lasts at least until an exit it saw */
+			seen_ts(tl, 0, o->exit_ts);
 		} else {
 			o->first_ts = T(pr->ts);
 			o->forked = pr->event == GP_PROC_FORK;
@@ -925,9 +927,10 @@ static int add_record(struct timeline *tl, struct idmap *ids, const struct gp_re
 		o->pid = th->pid;
 		o->tid = th->tid;
 		o->name = S(th->name_str);
-		if (th->event == GP_PROC_EXIT)
+		if (th->event == GP_PROC_EXIT) {
 			o->exit_ts = T(th->ts);
-		else
+			seen_ts(tl, 0, o->exit_ts);
+		} else
 			o->first_ts = T(th->ts);
 		return 0;
 	}
