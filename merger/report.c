@@ -447,6 +447,23 @@ static int groups_grow(struct rec_groups *gs)
 	return 0;
 }
 
+/* Open a new group for `rec` in the empty slot `j` the caller's probe stopped at. */
+static int group_new(struct rec_groups *gs, size_t j, const struct rec_group *g)
+{
+	if (gs->n == gs->cap) {
+		size_t ncap = gs->cap ? gs->cap * 2 : 1024;
+		struct rec_group *ng = realloc(gs->g, ncap * sizeof(*ng));
+
+		if (!ng)
+			return -ENOMEM;
+		gs->g = ng;
+		gs->cap = ncap;
+	}
+	gs->g[gs->n] = *g;
+	gs->slots[j] = (uint32_t)++gs->n;
+	return 0;
+}
+
 /* Add sample or off-CPU span `rec` of `kind` with `weight` to its group. */
 static int group_add(struct report *r, enum report_view kind, size_t rec, uint64_t hash,
 		     uint64_t weight)
@@ -466,19 +483,8 @@ static int group_add(struct report *r, enum report_view kind, size_t rec, uint64
 			return 0;
 		}
 	}
-	if (gs->n == gs->cap) {
-		size_t ncap = gs->cap ? gs->cap * 2 : 1024;
-		struct rec_group *ng = realloc(gs->g, ncap * sizeof(*ng));
-
-		if (!ng)
-			return -ENOMEM;
-		gs->g = ng;
-		gs->cap = ncap;
-	}
-	gs->g[gs->n] = (struct rec_group){ .hash = hash, .weight = weight, .count = 1,
-					   .rep = (uint32_t)rec, .kind = kind };
-	gs->slots[j] = (uint32_t)++gs->n;
-	return 0;
+	return group_new(gs, j, &(struct rec_group){ .hash = hash, .weight = weight, .count = 1,
+						     .rep = (uint32_t)rec, .kind = kind });
 }
 
 /*
@@ -539,19 +545,9 @@ static int group_add_gpu(struct report *r, size_t rec, const struct gpu_key *k, 
 			return 0;
 		}
 	}
-	if (gs->n == gs->cap) {
-		size_t ncap = gs->cap ? gs->cap * 2 : 1024;
-		struct rec_group *ng = realloc(gs->g, ncap * sizeof(*ng));
-
-		if (!ng)
-			return -ENOMEM;
-		gs->g = ng;
-		gs->cap = ncap;
-	}
-	gs->g[gs->n] = (struct rec_group){ .hash = hash, .weight = weight, .count = 1,
-					   .rep = (uint32_t)rec, .kind = VIEW_GPU, .key = *k };
-	gs->slots[j] = (uint32_t)++gs->n;
-	return 0;
+	return group_new(gs, j, &(struct rec_group){ .hash = hash, .weight = weight, .count = 1,
+						     .rep = (uint32_t)rec, .kind = VIEW_GPU,
+						     .key = *k });
 }
 
 /* Group every sample, off-CPU span and GPU record by the frames it will draw. */

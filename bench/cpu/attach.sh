@@ -77,6 +77,18 @@ have_bcc() {
 }
 
 HZS="49 99 999 9999"
+# One row per sampling frequency: the workload $WORK under `record -p -F HZ`.
+attached_rows() {
+	for hz in $HZS; do
+		snap_start
+		t=$(attached -F "$hz")
+		snap_stop
+		row "gpuperf record -p -F $hz (on+off-CPU)" "$t" "$base"
+		last_counts
+		bpf_cost '^(cs_|oc_)'
+	done
+}
+
 bcc_ok=0
 have_bcc && bcc_ok=1
 
@@ -84,14 +96,7 @@ WORK=$SPIN
 echo "== CPU-bound, attached: $SPIN (1 thread, $(nproc) CPUs), fastest of $REPS"
 base=$(fastest $SPIN)
 row "alone" "$base" "$base"
-for hz in $HZS; do
-	snap_start
-	t=$(attached -F "$hz")
-	snap_stop
-	row "gpuperf record -p -F $hz (on+off-CPU)" "$t" "$base"
-	last_counts
-	bpf_cost '^(cs_|oc_)'
-done
+attached_rows
 for hz in $HZS; do
 	[ $bcc_ok = 1 ] || break
 	profile-bpfcc -F "$hz" -f 600 >/dev/null 2>"$TMP/bcc.err" &
@@ -121,25 +126,5 @@ WORK=$PING
 echo "== context switches, attached: $PING (two threads on CPU 0), fastest of $REPS"
 base=$(fastest $PING)
 row "alone" "$base" "$base"
-for hz in $HZS; do
-	snap_start
-	t=$(attached -F "$hz")
-	snap_stop
-	row "gpuperf record -p -F $hz (on+off-CPU)" "$t" "$base"
-	last_counts
-	bpf_cost '^(cs_|oc_)'
-done
-if command -v offcputime >/dev/null 2>&1; then
-	snap_start
-	offcputime 600 >/dev/null 2>&1 &
-	oc=$!
-	sleep 3
-	t=$(fastest $PING)
-	kill -INT $oc 2>/dev/null || true
-	wait $oc 2>/dev/null || true
-	snap_stop
-	row "offcputime (libbpf-tools, system-wide)" "$t" "$base"
-	bpf_cost 'sched_switch'
-else
-	echo "offcputime: not installed (Debian: libbpf-tools)"
-fi
+attached_rows
+offcputime_row "$PING" "$base"

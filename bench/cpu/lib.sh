@@ -56,3 +56,22 @@ row() {
 	printf '%-44s %8s s cpu  (x%.2f)\n' "$1" "$2" "$(echo "$2 $3" | awk '{print $1 / $2}')"
 }
 
+
+# Row for libbpf-tools' offcputime (system-wide) while workload $1 runs,
+# against baseline $2; a note where it is not installed.
+offcputime_row() {
+	if ! command -v offcputime >/dev/null 2>&1; then
+		echo "offcputime: not installed (Debian: libbpf-tools)"
+		return
+	fi
+	snap_start
+	offcputime 600 >/dev/null 2>&1 &
+	_oc=$!
+	sleep 3
+	_t=$(fastest $1) # $1 is a command line: split it
+	kill -INT $_oc 2>/dev/null || true
+	wait $_oc 2>/dev/null || true
+	snap_stop
+	row "offcputime (libbpf-tools, system-wide)" "$_t" "$2"
+	bpf_cost 'sched_switch'
+}

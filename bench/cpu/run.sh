@@ -80,17 +80,4 @@ for min in 1000 1; do
 	sed -n 's/.*samples [0-9]* offcpu \([0-9]*\).*/    last run: \1 spans/p' "$TMP/err"
 	bpf_cost '^oc_'
 done
-if command -v offcputime >/dev/null 2>&1; then
-	snap_start
-	offcputime 600 > /dev/null 2>&1 &
-	oc=$!
-	sleep 3
-	t=$(fastest $PING)
-	kill -INT $oc 2>/dev/null || true
-	wait $oc 2>/dev/null || true
-	snap_stop
-	row "offcputime (libbpf-tools, system-wide)" "$t" "$base"
-	bpf_cost 'sched_switch'
-else
-	echo "offcputime: not installed (Debian: libbpf-tools)"
-fi
+offcputime_row "$PING" "$base"
