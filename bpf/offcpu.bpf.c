@@ -140,7 +140,8 @@ struct {
 
 __u64 lost_events = 0;
 __u64 stack_errors = 0;
-__u64 short_lost = 0;	/* oc_short full: short blocks of a thread not counted */
+__u64 short_lost = 0;
+__u64 missed_switch_ins = 0;	/* switch-ins the tracepoint never showed: repaired at sys_exit */	/* oc_short full: short blocks of a thread not counted */
 
 /* Is a switch-out of this thread, on @cpu (< 0: this CPU), one we trace? */
 static __always_inline bool followed(struct task_struct *task, __u32 tgid, __u32 tid, int cpu)
@@ -322,6 +323,29 @@ static __always_inline int handle_switch(struct task_struct *prev, struct task_s
 }
 
 /*
+ * A block of @delta ns of a thread just ended: sum it if it is short (in
+ * the task storage, moved to oc_short when the sum reaches min_block_ns);
+ * true if it is to be sent as a span.
+ */
+static __always_inline bool span_wanted(struct tstate *t, __u32 pid, __u32 tid, __u64 delta)
+{
+	if (delta < min_block_ns) {
+		if (sum_short) {
+			if (!t->short_n)
+				t->short_first = t->st.ts;
+			t->short_ns += delta;
+			t->short_n++;
+			if (t->short_ns >= min_block_ns)
+				short_flush(t, pid, tid);
+		}
+		return false;
+	}
+	if (sum_short)
+		short_flush(t, pid, tid);
+	return !(max_block_ns && delta > max_block_ns);
+}
+
+/*
  * The tp_btf version of handle_switch(): per-thread state in task-local
  * storage (a pointer in the task, no hashing, freed with the task) instead
  * of LRU hash updates and deletes, which were most of the per-switch cost.
@@ -358,20 +382,7 @@ static __always_inline int handle_switch_btf(struct task_struct *prev, struct ta
 		return 0;
 	t->valid = 0;
 	delta = now - t->st.ts;
-	if (delta < min_block_ns) {
-		if (sum_short) {
-			if (!t->short_n)
-				t->short_first = t->st.ts;
-			t->short_ns += delta;
-			t->short_n++;
-			if (t->short_ns >= min_block_ns)
-				short_flush(t, next->tgid, next->pid);
-		}
-		return 0;
-	}
-	if (sum_short)
-		short_flush(t, next->tgid, next->pid);
-	if (max_block_ns && delta > max_block_ns)
+	if (!span_wanted(t, next->tgid, next->pid, delta))
 		return 0;
 	e = bpf_map_lookup_elem(&oc_scratch, &zero);
 	if (!e)
@@ -417,6 +428,52 @@ static __always_inline int handle_waking(struct task_struct *p)
 	return 0;
 }
 
+/*
+ * A thread passing sys_exit while its switch-out is still unmatched was
+ * switched in without a sched_switch event reaching us. That happens: on
+ * some kernels and VMs a switch-in is occasionally missing from the
+ * tracepoint's stream (perf record -e sched:sched_switch misses the same
+ * one). Without this the block would be lost whole when the thread next
+ * switches out. Its span ends now, within microseconds of the real
+ * switch-in for a system call that blocked; the kernel stack at the switch
+ * is gone (nr_kernel 0), the user stack is the one returning now.
+ */
+static __always_inline void missed_switch_in(void *ctx, struct task_struct *task,
+					     struct tstate *t)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct offcpu_event *e;
+	__u32 zero = 0;
+	long nu;
+
+	t->valid = 0;
+	__sync_fetch_and_add(&missed_switch_ins, 1);
+	if (now <= t->st.ts || !span_wanted(t, task->tgid, task->pid, now - t->st.ts))
+		return;
+	e = bpf_map_lookup_elem(&oc_scratch, &zero);
+	if (!e)
+		return;
+	e->start_ns = t->st.ts;
+	e->end_ns = now;
+	e->pid = task->tgid;
+	e->tid = task->pid;
+	e->waker_pid = t->st.waker_pid;
+	e->waker_tid = t->st.waker_tid;
+	e->cpu = t->st.cpu;
+	e->state = t->st.state;
+	e->flags = 0;
+	e->nr_kernel = 0;
+	nu = bpf_get_stack(ctx, e->ips, GP_BPF_STACK_DEPTH * 8, BPF_F_USER_STACK);
+	if (nu < 0) {
+		__sync_fetch_and_add(&stack_errors, 1);
+		e->flags |= OFFCPU_USER_ERR;
+		nu = 0;
+	}
+	nu /= 8;
+	e->nr_user = nu > GP_BPF_STACK_DEPTH ? GP_BPF_STACK_DEPTH : nu;
+	emit(e);
+}
+
 static __always_inline int handle_sys_exit(void *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid(), zero = 0;
@@ -427,9 +484,17 @@ static __always_inline int handle_sys_exit(void *ctx)
 		return 0;
 	if (use_btf) {
 		/* the common case, no span pending: one pointer load, no hashing */
-		struct tstate *t = bpf_task_storage_get(&oc_tstate, bpf_get_current_task_btf(), 0, 0);
+		struct task_struct *cur = bpf_get_current_task_btf();
+		struct tstate *t = bpf_task_storage_get(&oc_tstate, cur, 0, 0);
 
-		if (!t || !t->pending)
+		if (!t)
+			return 0;
+		if (t->valid) {
+			/* running, yet its last switch-out is unmatched: see missed_switch_in() */
+			missed_switch_in(ctx, cur, t);
+			return 0;
+		}
+		if (!t->pending)
 			return 0;
 		t->pending = 0;
 	}

@@ -1405,6 +1405,7 @@ static int record_json(struct record *r, const struct cpu_agent_stats *st)
 			STAT(samples);
 			STAT(offcpu_spans);
 			STAT(offcpu_open);
+			STAT(offcpu_repaired);
 			STAT(launches);
 			STAT(launches_nested);
 			STAT(loader_stops);

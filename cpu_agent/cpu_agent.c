@@ -425,6 +425,7 @@ static void collect_stats(struct cpu_agent *a)
 		offcpu_prog__stats(a->oc, &os);
 		a->st.lost_offcpu = os.lost_events;
 		a->st.lost_short = os.short_lost;
+		a->st.offcpu_repaired = os.missed_switch_ins;
 		a->st.lost_stack += os.stack_errors;
 	}
 	if (a->cl) {

@@ -121,6 +121,7 @@ struct cpu_agent_stats {
 	uint64_t samples;	/* on-CPU samples written */
 	uint64_t offcpu_spans;	/* off-CPU spans written */
 	uint64_t offcpu_open;	/* of them: blocks still in progress at stop, cut there */
+	uint64_t offcpu_repaired; /* switch-ins the tracepoint did not show, ended at sys_exit */
 	uint64_t offcpu_aggregates; /* GP_OFFCPU_AGGREGATE records written (threads) */
 	uint64_t offcpu_short;	/* short blocks summed in them */
 	uint64_t lost_short;	/* short blocks not summed (per-thread map full) */

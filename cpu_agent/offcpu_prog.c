@@ -196,6 +196,8 @@ void offcpu_prog__stats(const struct offcpu_prog *p, struct offcpu_stats *st)
 	st->lost_events = __atomic_load_n(&p->skel->bss->lost_events, __ATOMIC_RELAXED);
 	st->stack_errors = __atomic_load_n(&p->skel->bss->stack_errors, __ATOMIC_RELAXED);
 	st->short_lost = __atomic_load_n(&p->skel->bss->short_lost, __ATOMIC_RELAXED);
+	st->missed_switch_ins =
+		__atomic_load_n(&p->skel->bss->missed_switch_ins, __ATOMIC_RELAXED);
 }
 
 int offcpu_prog__for_each_short(struct offcpu_prog *p, offcpu_short_fn fn, void *ctx)

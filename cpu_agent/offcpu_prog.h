@@ -43,6 +43,7 @@ struct offcpu_stats {
 	uint64_t lost_events;	/* ring buffer full */
 	uint64_t stack_errors;
 	uint64_t short_lost;	/* short spans not summed: the per-thread map was full */
+	uint64_t missed_switch_ins; /* switch-ins the tracepoint did not show, repaired at sys_exit */
 };
 
 /* One thread's sum of short spans; return 0 to go on. */
