@@ -428,6 +428,20 @@ static __always_inline int handle_waking(struct task_struct *p)
 	return 0;
 }
 
+/* The current thread's user stack into e->ips (flag on error): 0..GP_BPF_STACK_DEPTH frames. */
+static __always_inline long current_user_stack(void *ctx, struct offcpu_event *e)
+{
+	long nu = bpf_get_stack(ctx, e->ips, GP_BPF_STACK_DEPTH * 8, BPF_F_USER_STACK);
+
+	if (nu < 0) {
+		__sync_fetch_and_add(&stack_errors, 1);
+		e->flags |= OFFCPU_USER_ERR;
+		return 0;
+	}
+	nu /= 8;
+	return nu > GP_BPF_STACK_DEPTH ? GP_BPF_STACK_DEPTH : nu;
+}
+
 /*
  * A thread passing sys_exit while its switch-out is still unmatched was
  * switched in without a sched_switch event reaching us. That happens: on
@@ -444,7 +458,6 @@ static __always_inline void missed_switch_in(void *ctx, struct task_struct *task
 	__u64 now = bpf_ktime_get_ns();
 	struct offcpu_event *e;
 	__u32 zero = 0;
-	long nu;
 
 	t->valid = 0;
 	__sync_fetch_and_add(&missed_switch_ins, 1);
@@ -463,14 +476,7 @@ static __always_inline void missed_switch_in(void *ctx, struct task_struct *task
 	e->state = t->st.state;
 	e->flags = 0;
 	e->nr_kernel = 0;
-	nu = bpf_get_stack(ctx, e->ips, GP_BPF_STACK_DEPTH * 8, BPF_F_USER_STACK);
-	if (nu < 0) {
-		__sync_fetch_and_add(&stack_errors, 1);
-		e->flags |= OFFCPU_USER_ERR;
-		nu = 0;
-	}
-	nu /= 8;
-	e->nr_user = nu > GP_BPF_STACK_DEPTH ? GP_BPF_STACK_DEPTH : nu;
+	e->nr_user = current_user_stack(ctx, e);
 	emit(e);
 }
 
@@ -513,15 +519,7 @@ static __always_inline int handle_sys_exit(void *ctx)
 	e->cpu = p->cpu;
 	e->state = p->state;
 	e->flags = p->flags;
-	nu = bpf_get_stack(ctx, e->ips, GP_BPF_STACK_DEPTH * 8, BPF_F_USER_STACK);
-	if (nu < 0) {
-		__sync_fetch_and_add(&stack_errors, 1);
-		e->flags |= OFFCPU_USER_ERR;
-		nu = 0;
-	}
-	nu /= 8;
-	if (nu > GP_BPF_STACK_DEPTH)
-		nu = GP_BPF_STACK_DEPTH;
+	nu = current_user_stack(ctx, e);
 	nk = p->nr_kernel;
 	if (nk > GP_BPF_STACK_DEPTH)
 		nk = GP_BPF_STACK_DEPTH;
