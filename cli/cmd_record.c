@@ -66,7 +66,7 @@ static const char record_usage[] =
 	"Output:\n"
 	"  -o, --output DIR        output directory [gpuperf-PROGRAM-YYYYmmdd-HHMMSS]\n"
 	"      --force             reuse an existing DIR (old traces in it are removed)\n"
-	"  -q, --quiet             no live status line and no summary\n"
+	"  -q, --quiet             no live status line, notes or summary\n"
 	"  -v, --verbose           say what is set up (library, agent options, user)\n"
 	"\n"
 	"What to record:\n"
@@ -1633,7 +1633,7 @@ static int record_main(int argc, char **argv, char *dir_out, size_t dir_len)
 	if (r->u.drop && r->o.verbose)
 		fprintf(stderr, "gpuperf record: running %s as uid %u gid %u (the sudo user)\n",
 			r->o.argc ? r->o.argv[0] : "nothing", (unsigned)r->u.uid, (unsigned)r->u.gid);
-	if (r->o.argc == 0 && (r->o.nr_pids || r->o.nr_tids))
+	if (r->o.argc == 0 && (r->o.nr_pids || r->o.nr_tids) && !r->o.quiet)
 		fprintf(stderr, "gpuperf record: attaching to running %s: CPU side only (the GPU "
 				"side needs a program started by gpuperf record)\n",
 			r->o.nr_pids ? "processes" : "threads");

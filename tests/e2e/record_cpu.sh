@@ -73,11 +73,15 @@ sh -c 'while :; do :; done' &
 spin=$!
 "$GP" record -p "$spin" -d 1 -o attach 2>err.txt
 st=$?
+"$GP" record -q -p "$spin" -d 1 -o attach_q 2>err_q.txt
+st_q=$?
 kill -0 "$spin" 2>/dev/null && alive=1 || alive=0
 kill "$spin" 2>/dev/null
 wait "$spin" 2>/dev/null
 expect_status 0 "$st" "record -p PID -d 1"
 grep -q 'CPU side only' err.txt || fail "-p: no 'CPU side only' note on stderr"
+expect_status 0 "$st_q" "record -q -p PID -d 1"
+[ ! -s err_q.txt ] || fail "-q -p: stderr not empty: $(cat err_q.txt)"
 [ "$alive" = 1 ] || fail "-p: the attached process did not survive the recording"
 n=$("$GP" dump attach/cpu.trace 2>/dev/null | grep -c "^cpu_sample .* pid=$spin ")
 [ "$n" -ge 5 ] && ok "-p: $n samples of pid $spin" || fail "-p: $n samples of pid $spin (< 5)"
