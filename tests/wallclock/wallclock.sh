@@ -134,6 +134,28 @@ cls=$(json gone/summary.json '" ".join(t["class"] for t in d["threads"] if t["ti
 [ "$cls" = cpu-bound ] && ok "exit: the data until the exit is kept (spinner cpu-bound)" ||
 	fail "exit: spinner class '$cls'"
 
+# --- -t: the recording ends when every named thread has exited, not at -d
+"$GP_WALLPROG" 1.5 >ids3.txt &
+prog3=$!
+for _ in $(seq 50); do
+	[ -s ids3.txt ] && break
+	sleep 0.1
+done
+read -r pid3 _ sleeper3 _ <ids3.txt
+t0=$SECONDS
+"$GP" record -q -t "$sleeper3" -d 20 -o gone_t 2>err.txt
+st=$?
+took=$((SECONDS - t0))
+wait "$prog3"
+expect_status 0 "$st" "record -t $sleeper3 -d 20 of a thread that exits after 1.5 s"
+[ "$took" -lt 10 ] && ok "-t: the recording ended when the thread exited (${took} s, -d 20)" ||
+	fail "-t: the recording ran ${took} s after its only thread exited"
+"$GP" report -q gone_t >report.txt 2>&1
+expect_status 0 $? "report of the -t recording whose thread exited"
+cls=$(json gone_t/summary.json '" ".join(t["class"] for t in d["threads"] if t["tid"] == '"$sleeper3"')')
+[ "$cls" = sleeping ] && ok "-t exit: the thread's data is kept (sleeping)" ||
+	fail "-t exit: sleeper class '$cls'"
+
 # --- a pid that does not exist: a clear message before anything starts, exit 1, no DIR
 nopid=4194000
 while [ -e "/proc/$nopid" ]; do nopid=$((nopid - 1)); done
