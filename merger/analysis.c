@@ -1040,5 +1040,6 @@ void analysis__write_brief(struct report *r, FILE *out)
 					cls_names[k]);
 		fprintf(out, " (analysis.txt)\n");
 	}
+	write_exits(r, out);
 	analysis_release(&a);
 }

@@ -118,8 +118,10 @@ grep -q "process $pid2 (wallprog) exited with status 0 after" err.txt &&
 att=$(json gone/record.json '[(a["pid"], a["comm"], a["exit_code"]) for a in d["attached"]]')
 [ "$att" = "[($pid2, 'wallprog', 0)]" ] && ok "exit: record.json attached: $att" ||
 	fail "exit: record.json attached: $att"
-"$GP" report -q gone >report.txt 2>&1
+"$GP" report gone >report.txt 2>&1
 expect_status 0 $? "report of the recording whose process exited"
+grep -Eq "process $pid2 \(wallprog( \[$pid2\])?\) exited .* with status 0" report.txt &&
+	ok "exit: report's text notes the exit" || fail "exit: report said: $(cat report.txt)"
 # (under ASan, LeakSanitizer's tracer is a forked child named wallprog too:
 # the report then tells the two apart as "wallprog [PID]")
 grep -Eq "process $pid2 \(wallprog( \[$pid2\])?\) exited .* recording, with status 0" gone/analysis.txt &&
