@@ -126,9 +126,17 @@ struct {
 	__type(value, struct offcpu_event);	/* kernel frames in ips[0..nr_kernel) */
 } oc_pending SEC(".maps");
 
+/*
+ * A record being built, per CPU: one slot for the switch programs (and the
+ * iterators, which run with them detached), one for sys_exit, so a sys_exit
+ * program preempted mid-record (a preemptible kernel runs syscall
+ * tracepoints preemptible) cannot have its record overwritten by a switch.
+ */
+#define SCRATCH_SWITCH	0
+#define SCRATCH_EXIT	1
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);
 	__type(key, __u32);
 	__type(value, struct offcpu_event);
 } oc_scratch SEC(".maps");
@@ -457,13 +465,13 @@ static __always_inline void missed_switch_in(void *ctx, struct task_struct *task
 {
 	__u64 now = bpf_ktime_get_ns();
 	struct offcpu_event *e;
-	__u32 zero = 0;
+	__u32 slot = SCRATCH_EXIT;
 
 	t->valid = 0;
 	__sync_fetch_and_add(&missed_switch_ins, 1);
 	if (now <= t->st.ts || !span_wanted(t, task->tgid, task->pid, now - t->st.ts))
 		return;
-	e = bpf_map_lookup_elem(&oc_scratch, &zero);
+	e = bpf_map_lookup_elem(&oc_scratch, &slot);
 	if (!e)
 		return;
 	e->start_ns = t->st.ts;
@@ -482,7 +490,7 @@ static __always_inline void missed_switch_in(void *ctx, struct task_struct *task
 
 static __always_inline int handle_sys_exit(void *ctx)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid(), zero = 0;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), slot = SCRATCH_EXIT;
 	struct offcpu_event *p, *e;
 	long nu, nk, sz;
 
@@ -507,7 +515,7 @@ static __always_inline int handle_sys_exit(void *ctx)
 	p = bpf_map_lookup_elem(&oc_pending, &tid);
 	if (!p)
 		return 0;
-	e = bpf_map_lookup_elem(&oc_scratch, &zero);
+	e = bpf_map_lookup_elem(&oc_scratch, &slot);
 	if (!e)
 		return 0;
 	e->start_ns = p->start_ns;
