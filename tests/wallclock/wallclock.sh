@@ -12,14 +12,20 @@ need_bpf
 here=$(cd "$(dirname "$0")" && pwd)
 py=${GP_PYTHON:-python3}
 
-"$GP_WALLPROG" 30 >ids.txt &
+# start_wallprog SECS FILE: run the test program for SECS s in the background
+# ($! is its pid) and wait until it has written its ids to FILE
+start_wallprog() {
+	"$GP_WALLPROG" "$1" >"$2" &
+	for _ in $(seq 50); do
+		[ -s "$2" ] && break
+		sleep 0.1
+	done
+}
+
+start_wallprog 30 ids.txt
 prog=$!
 prog2=
 trap 'kill "$prog" $prog2 2>/dev/null; wait "$prog" $prog2 2>/dev/null' EXIT
-for _ in $(seq 50); do
-	[ -s ids.txt ] && break
-	sleep 0.1
-done
 read -r pid spinner sleeper locker reader poller stuck <ids.txt || { echo "FAIL [$name]: wallprog did not start"; exit 1; }
 
 # --- -p PID: every thread
@@ -103,12 +109,8 @@ self=$(json sys/summary.json 'sum(1 for p in d["processes"] if p["pid"] == '"$gp
 	fail "-a: gpuperf's own process ($gp) was recorded"
 
 # --- a pid that exits half-way through -d: data kept, the exit noted, exit status 0
-"$GP_WALLPROG" 1.5 >ids2.txt &
+start_wallprog 1.5 ids2.txt
 prog2=$!
-for _ in $(seq 50); do
-	[ -s ids2.txt ] && break
-	sleep 0.1
-done
 read -r pid2 spinner2 _ <ids2.txt
 "$GP" record -p "$pid2" -d 20 -o gone 2>err.txt
 expect_status 0 $? "record -p $pid2 -d 20 of a process that exits after 1.5 s"
@@ -137,12 +139,8 @@ cls=$(json gone/summary.json '" ".join(t["class"] for t in d["threads"] if t["ti
 	fail "exit: spinner class '$cls'"
 
 # --- -t: the recording ends when every named thread has exited, not at -d
-"$GP_WALLPROG" 1.5 >ids3.txt &
+start_wallprog 1.5 ids3.txt
 prog3=$!
-for _ in $(seq 50); do
-	[ -s ids3.txt ] && break
-	sleep 0.1
-done
 read -r pid3 _ sleeper3 _ <ids3.txt
 t0=$SECONDS
 "$GP" record -q -t "$sleeper3" -d 20 -o gone_t 2>err.txt
