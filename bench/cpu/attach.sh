@@ -67,15 +67,6 @@ last_counts() {
 		"$TMP/rec/record.json" 2>/dev/null || true
 }
 
-have_bcc() {
-	command -v profile-bpfcc >/dev/null 2>&1 || { echo "profile-bpfcc: not installed (Debian: bpfcc-tools)"; return 1; }
-	if [ -z "${BCC_KERNEL_SOURCE:-}" ]; then
-		kdir=$(sh "$(dirname "$0")/bcc_headers.sh" "$TMP/kernel-headers") ||
-			{ echo "profile-bpfcc: no kernel headers to compile against (Debian: linux-headers-*-amd64)"; return 1; }
-		export BCC_KERNEL_SOURCE="$kdir"
-	fi
-}
-
 HZS="49 99 999 9999"
 # One row per sampling frequency: the workload $WORK under `record -p -F HZ`.
 attached_rows() {
@@ -89,38 +80,13 @@ attached_rows() {
 	done
 }
 
-bcc_ok=0
-have_bcc && bcc_ok=1
 
 WORK=$SPIN
 echo "== CPU-bound, attached: $SPIN (1 thread, $(nproc) CPUs), fastest of $REPS"
 base=$(fastest $SPIN)
 row "alone" "$base" "$base"
 attached_rows
-for hz in $HZS; do
-	[ $bcc_ok = 1 ] || break
-	profile-bpfcc -F "$hz" -f 600 >/dev/null 2>"$TMP/bcc.err" &
-	bcc=$!
-	n=0 # bcc compiles its program at start: wait until it is loaded
-	while ! bpftool prog show 2>/dev/null | grep -q 'name do_perf_event' && [ $n -lt 300 ]; do
-		kill -0 $bcc 2>/dev/null || break
-		sleep 0.1
-		n=$((n + 1))
-	done
-	if kill -0 $bcc 2>/dev/null; then
-		snap_start
-		t=$(fastest $SPIN)
-		snap_stop
-		row "profile-bpfcc -F $hz (system-wide)" "$t" "$base"
-		bpf_cost '^do_perf_event'
-		# TERM: a background job of a script starts with SIGINT ignored, and python keeps it so
-		kill -TERM $bcc 2>/dev/null || true
-	else
-		echo "profile-bpfcc: cannot run here: $(grep -m1 -i 'error\|exception' "$TMP/bcc.err")"
-		bcc_ok=0
-	fi
-	wait $bcc 2>/dev/null || true
-done
+have_bcc && bcc_rows "$HZS" "$SPIN" "$base"
 
 WORK=$PING
 echo "== context switches, attached: $PING (two threads on CPU 0), fastest of $REPS"

@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
 # lib.sh: what bench/cpu/run.sh and attach.sh share (sourced): a scratch
 # directory, BPF run-time statistics on, the fastest CPU time of REPS runs,
-# per-program BPF cost from bpftool snapshots, one result row.
+# per-program BPF cost from bpftool snapshots, one result row, the
+# profile-bpfcc and offcputime rows.
 # Needs REPS set by the caller.
 
+LIB_DIR=$(dirname "$0")
 TMP=$(mktemp -d)
 OLD_STATS=$(cat /proc/sys/kernel/bpf_stats_enabled)
 snapper=""
@@ -56,6 +58,45 @@ row() {
 	printf '%-44s %8s s cpu  (x%.2f)\n' "$1" "$2" "$(echo "$2 $3" | awk '{print $1 / $2}')"
 }
 
+# Can profile-bpfcc run? It compiles against kernel headers: the running
+# kernel's, or else Debian's merged by bcc_headers.sh (BCC_KERNEL_SOURCE).
+have_bcc() {
+	command -v profile-bpfcc >/dev/null 2>&1 || { echo "profile-bpfcc: not installed (Debian: bpfcc-tools)"; return 1; }
+	if [ -z "${BCC_KERNEL_SOURCE:-}" ]; then
+		kdir=$(sh "$LIB_DIR/bcc_headers.sh" "$TMP/kernel-headers") ||
+			{ echo "profile-bpfcc: no kernel headers to compile against (Debian: linux-headers-*-amd64)"; return 1; }
+		export BCC_KERNEL_SOURCE="$kdir"
+	fi
+}
+
+# bcc_rows "HZ..." WORKLOAD BASE: one row per frequency for WORKLOAD (a
+# command line) under profile-bpfcc (system-wide), against baseline BASE;
+# stops at the first frequency it cannot run at, saying why.
+bcc_rows() {
+	for hz in $1; do
+		profile-bpfcc -F "$hz" -f 600 >/dev/null 2>"$TMP/bcc.err" &
+		bcc=$!
+		n=0 # bcc compiles its program at start: wait until it is loaded
+		while ! bpftool prog show 2>/dev/null | grep -q 'name do_perf_event' && [ $n -lt 300 ]; do
+			kill -0 $bcc 2>/dev/null || break
+			sleep 0.1
+			n=$((n + 1))
+		done
+		if ! kill -0 $bcc 2>/dev/null; then
+			echo "profile-bpfcc: cannot run here: $(grep -m1 -i 'error\|exception' "$TMP/bcc.err")"
+			wait $bcc 2>/dev/null || true
+			return
+		fi
+		snap_start
+		_t=$(fastest $2) # $2 is a command line: split it
+		snap_stop
+		row "profile-bpfcc -F $hz (system-wide)" "$_t" "$3"
+		bpf_cost '^do_perf_event'
+		# TERM: a background job of a script starts with SIGINT ignored, and python keeps it so
+		kill -TERM $bcc 2>/dev/null || true
+		wait $bcc 2>/dev/null || true
+	done
+}
 
 # Row for libbpf-tools' offcputime (system-wide) while workload $1 runs,
 # against baseline $2; a note where it is not installed.

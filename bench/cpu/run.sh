@@ -42,32 +42,7 @@ if command -v perf >/dev/null 2>&1; then
 else
 	echo "perf: not installed (Debian: linux-perf)"
 fi
-if command -v profile-bpfcc >/dev/null 2>&1; then
-	if [ -z "${BCC_KERNEL_SOURCE:-}" ] &&
-		kdir=$(sh "$(dirname "$0")/bcc_headers.sh" "$TMP/kernel-headers"); then
-		export BCC_KERNEL_SOURCE="$kdir"
-	fi
-	for hz in 99 999 9999; do
-		profile-bpfcc -F $hz -f 60 > /dev/null 2>"$TMP/bcc.err" &
-		bcc=$!
-		sleep 10 # bcc compiles its program at start
-		if kill -0 $bcc 2>/dev/null; then
-			snap_start
-			t=$(fastest $SPIN)
-			snap_stop
-			row "profile-bpfcc -F $hz (system-wide)" "$t" "$base"
-			bpf_cost '^do_perf_event'
-			# TERM: a background job of a script starts with SIGINT ignored, and python keeps it so
-			kill -TERM $bcc 2>/dev/null || true
-		else
-			echo "profile-bpfcc: cannot run here: $(grep -m1 -i 'error\|exception' "$TMP/bcc.err")"
-			break
-		fi
-		wait $bcc 2>/dev/null || true
-	done
-else
-	echo "profile-bpfcc: not installed (Debian: bpfcc-tools)"
-fi
+have_bcc && bcc_rows "99 999 9999" "$SPIN" "$base"
 
 echo "== context switches: $PING (two threads on CPU 0), fastest of $REPS"
 base=$(fastest $PING)
