@@ -148,8 +148,8 @@ struct {
 
 __u64 lost_events = 0;
 __u64 stack_errors = 0;
-__u64 short_lost = 0;
-__u64 missed_switch_ins = 0;	/* switch-ins the tracepoint never showed: repaired at sys_exit */	/* oc_short full: short blocks of a thread not counted */
+__u64 short_lost = 0;	/* oc_short full: short blocks of a thread not counted */
+__u64 missed_switch_ins = 0;	/* switch-ins the tracepoint never showed: repaired at sys_exit */
 
 /* Is a switch-out of this thread, on @cpu (< 0: this CPU), one we trace? */
 static __always_inline bool followed(struct task_struct *task, __u32 tgid, __u32 tid, int cpu)
@@ -474,16 +474,7 @@ static __always_inline void missed_switch_in(void *ctx, struct task_struct *task
 	e = bpf_map_lookup_elem(&oc_scratch, &slot);
 	if (!e)
 		return;
-	e->start_ns = t->st.ts;
-	e->end_ns = now;
-	e->pid = task->tgid;
-	e->tid = task->pid;
-	e->waker_pid = t->st.waker_pid;
-	e->waker_tid = t->st.waker_tid;
-	e->cpu = t->st.cpu;
-	e->state = t->st.state;
-	e->flags = 0;
-	e->nr_kernel = 0;
+	span_begin(e, task, &t->st, now, false); /* no kernel stack: it is not the switch's */
 	e->nr_user = current_user_stack(ctx, e);
 	emit(e);
 }
