@@ -40,7 +40,7 @@ struct idmap {
 	uint32_t *keys, *vals;
 	uint32_t cap, nr;
 	uint32_t *direct; /* by id: timeline id, 0 unknown */
-	uint32_t ndirect;
+	size_t ndirect;
 };
 
 /*
@@ -416,6 +416,28 @@ uint32_t timeline__launch_stack_index(struct timeline *tl, const struct tl_stack
 	return i;
 }
 
+/*
+ * Grow the zero-filled array *arr of *cap elements of @elem bytes so that
+ * index @idx fits (doubling from 256); new elements are zero.
+ */
+static int grow_zeroed(void **arr, size_t *cap, size_t idx, size_t elem)
+{
+	size_t n = *cap ? *cap : 256;
+	char *a;
+
+	if (idx < *cap)
+		return 0;
+	while (n <= idx)
+		n *= 2;
+	a = realloc(*arr, n * elem);
+	if (!a)
+		return -ENOMEM;
+	memset(a + *cap * elem, 0, (n - *cap) * elem);
+	*arr = a;
+	*cap = n;
+	return 0;
+}
+
 uint16_t timeline__api_name_index(struct timeline *tl, uint32_t str)
 {
 	struct tl_priv *p = tl->priv;
@@ -439,19 +461,9 @@ uint16_t timeline__api_name_index(struct timeline *tl, uint32_t str)
 		/* the map keeps the key, so later records of the name stay "unknown" too */
 		return 0;
 	}
-	if (str >= p->api_name_of_cap) {
-		size_t n = p->api_name_of_cap ? p->api_name_of_cap : 256;
-		uint16_t *a;
-
-		while (n <= str)
-			n *= 2;
-		a = realloc(p->api_name_of, n * sizeof(*a));
-		if (!a)
-			return (uint16_t)i; /* only the shortcut is missing */
-		memset(a + p->api_name_of_cap, 0, (n - p->api_name_of_cap) * sizeof(*a));
-		p->api_name_of = a;
-		p->api_name_of_cap = n;
-	}
+	if (grow_zeroed((void **)&p->api_name_of, &p->api_name_of_cap, str,
+			sizeof(*p->api_name_of)))
+		return (uint16_t)i; /* only the shortcut is missing */
 	p->api_name_of[str] = (uint16_t)(i + 1);
 	return (uint16_t)i;
 }
@@ -526,19 +538,8 @@ static int idmap_put(struct idmap *m, uint32_t key, uint32_t val)
 	uint32_t j;
 
 	if (key < IDMAP_DIRECT) {
-		if (key >= m->ndirect) {
-			uint32_t n = m->ndirect ? m->ndirect : 256;
-			uint32_t *d;
-
-			while (n <= key)
-				n *= 2;
-			d = realloc(m->direct, n * sizeof(*d));
-			if (!d)
-				return -ENOMEM;
-			memset(d + m->ndirect, 0, (n - m->ndirect) * sizeof(*d));
-			m->direct = d;
-			m->ndirect = n;
-		}
+		if (grow_zeroed((void **)&m->direct, &m->ndirect, key, sizeof(*m->direct)))
+			return -ENOMEM;
 		m->direct[key] = val;
 		return 0;
 	}
