@@ -47,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "gp_util.h"
 #include "report_priv.h"
@@ -822,10 +823,10 @@ static void write_exits(struct report *r, FILE *out)
 		report__fmt_ns(b2, sizeof(b2), r->duration_ns);
 		fprintf(out, "%s  process %u (%s) exited %s into the %s recording, ",
 			n == 1 ? "\nnotes:\n" : "", p->pid, report__proc_root(r, p->pid), b1, b2);
-		if ((st & 0x7f) == 0)
-			fprintf(out, "with status %d", (st >> 8) & 0xff);
+		if (WIFEXITED(st))
+			fprintf(out, "with status %d", WEXITSTATUS(st));
 		else
-			fprintf(out, "killed by signal %d", st & 0x7f);
+			fprintf(out, "killed by signal %d", WTERMSIG(st));
 		fprintf(out, "; it is counted until then\n");
 	}
 	if (n > 8)
