@@ -1041,6 +1041,8 @@ void analysis__write_brief(struct report *r, FILE *out)
 					cls_names[k]);
 		fprintf(out, " (analysis.txt)\n");
 	}
-	write_exits(r, out);
+	/* an attached process's exit ended the recording: say so; a launched one's is expected */
+	if (r->attached)
+		write_exits(r, out);
 	analysis_release(&a);
 }

@@ -677,7 +677,7 @@ static int setup_symbols(struct report *r)
 	return 0;
 }
 
-/* record.json (written by `gpuperf record`): the sampling frequency and the command line. */
+/* record.json (written by `gpuperf record`): the sampling frequency, the command line, -p/-t. */
 static void read_record_json(struct report *r)
 {
 	char path[4096];
@@ -715,6 +715,7 @@ static void read_record_json(struct report *r)
 	cl = cJSON_GetObjectItemCaseSensitive(root, "command_line");
 	if (cJSON_IsArray(cl))
 		r->command_line_json = cJSON_PrintUnformatted(cl);
+	r->attached = cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "attached"));
 	cJSON_Delete(root);
 }
 

@@ -75,6 +75,7 @@ struct report {
 	uint64_t start_realtime_ns; /* wall-clock time of its first record, 0 unknown */
 	uint32_t freq_hz;     /* from record.json, 0 when unknown */
 	char *command_line_json; /* record.json's "command_line", printed JSON, or NULL */
+	bool attached;	/* record.json has "attached": a recording of running processes (-p/-t) */
 	struct frame_buf fb;
 	struct rec_groups groups; /* every sample, span and GPU record, grouped */
 	struct report_stats *summary; /* summary.c's statistics, built on first use */
