@@ -177,9 +177,55 @@ uint64_t gpsim_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * Thread and process ids, read once per thread (per process) and again after
+ * fork(): a driver keeps them at hand, and two system calls per API call
+ * would make the simulator's launch path several times slower than a real
+ * one on machines where system calls are dear, hiding the costs measured.
+ */
+static unsigned fork_gen; /* bumped in the child of every fork() */
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void on_fork_child(void)
+{
+	__atomic_add_fetch(&fork_gen, 1, __ATOMIC_RELAXED);
+}
+
+static void register_atfork(void)
+{
+	pthread_atfork(NULL, NULL, on_fork_child);
+}
+
+static unsigned id_generation(void)
+{
+	pthread_once(&atfork_once, register_atfork);
+	return __atomic_load_n(&fork_gen, __ATOMIC_RELAXED) + 1; /* 0: never read */
+}
+
 uint32_t gpsim_gettid(void)
 {
-	return (uint32_t)syscall(SYS_gettid);
+	static __thread uint32_t tid;
+	static __thread unsigned gen;
+	unsigned g = id_generation();
+
+	if (gen != g) {
+		tid = (uint32_t)syscall(SYS_gettid);
+		gen = g;
+	}
+	return tid;
+}
+
+uint32_t gpsim_getpid(void)
+{
+	static __thread uint32_t pid;
+	static __thread unsigned gen;
+	unsigned g = id_generation();
+
+	if (gen != g) {
+		pid = (uint32_t)getpid();
+		gen = g;
+	}
+	return pid;
 }
 
 void gpsim_log_line(const char *json)

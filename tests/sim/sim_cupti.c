@@ -274,7 +274,7 @@ static void hook_api_exit(struct gpsim_call *call)
 	p->r.api.cbid = call->cbid;
 	p->r.api.start = call->hook_data[1];
 	p->r.api.end = cupti_now();
-	p->r.api.processId = (uint32_t)getpid();
+	p->r.api.processId = gpsim_getpid();
 	p->r.api.threadId = thread_id(call);
 	p->r.api.correlationId = call->corr;
 	p->r.api.returnValue = (uint32_t)call->ret;

@@ -105,6 +105,7 @@ GPSIM_API void gpsim_call_enter(struct gpsim_call *call, int domain, uint32_t cb
 GPSIM_API int gpsim_call_exit(struct gpsim_call *call, int ret);
 GPSIM_API uint64_t gpsim_now(void);
 GPSIM_API uint32_t gpsim_gettid(void);
+GPSIM_API uint32_t gpsim_getpid(void);
 GPSIM_API void gpsim_log_line(const char *json);
 /* libcuda: kernels (CUfunction == struct CUfunc_st *) */
 GPSIM_API CUfunction gpsim_func_register(const char *mangled_name);
