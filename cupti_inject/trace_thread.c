@@ -154,6 +154,8 @@ static void periodic(struct trace_thread *t)
 
 static void finish(struct trace_thread *t)
 {
+	struct timespec cpu;
+
 	drain(t);
 	/* Completed work first, so its records keep their timestamps ... */
 	GP_CUPTI_CALL(ActivityFlushAll, (0));
@@ -172,6 +174,10 @@ static void finish(struct trace_thread *t)
 	if (gp_writer__close(t->w))
 		inj_warn("cannot finish '%s': %s", t->path, strerror(errno));
 	t->w = NULL;
+	/* What the library cost the process off its launch path (bench/inject reads it). */
+	if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu))
+		inj_dbg("writer thread: cpu_ns=%llu",
+			(unsigned long long)cpu.tv_sec * 1000000000ull + (unsigned long long)cpu.tv_nsec);
 }
 
 static uint64_t now_ms(void)

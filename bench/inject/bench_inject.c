@@ -37,6 +37,7 @@ struct run {
 	double ms;
 	double thread_ms; /* CPU time of the launching thread during the loop */
 	double cpu_ms; /* user + system time of the whole process, all threads */
+	double writer_ms; /* our library's writer thread, from its debug log; -1: none */
 	long rss_kb;
 };
 
@@ -76,8 +77,26 @@ static long long dir_trace_bytes(const char *dir)
 	return total;
 }
 
+/* The writer thread's CPU time that libgpuperf_inject.so logs at exit, in ms; -1 if absent. */
+static double writer_cpu_ms(const char *log)
+{
+	FILE *f = fopen(log, "r");
+	char line[1024];
+	double ms = -1;
+	const char *p;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if ((p = strstr(line, "writer thread: cpu_ns=")))
+			ms = strtod(p + 22, NULL) / 1e6;
+	fclose(f);
+	return ms;
+}
+
+/* log: NULL, or a file where our library is to write its debug log (read back for writer_ms). */
 static int run_once(const char *exe, const char *launches, const char *kernel_ns, const char *inject,
-		    const char *ldpath, const char *dir, struct run *out)
+		    const char *ldpath, const char *dir, const char *log, struct run *out)
 {
 	int pfd[2], status;
 	struct rusage ru;
@@ -102,6 +121,10 @@ static int run_once(const char *exe, const char *launches, const char *kernel_ns
 			setenv("CUDA_INJECTION64_PATH", inject, 1);
 		else
 			unsetenv("CUDA_INJECTION64_PATH");
+		if (log) {
+			setenv("GPUPERF_LOG", "debug", 1);
+			setenv("GPUPERF_LOG_FILE", log, 1);
+		}
 		setenv("GPUPERF_DIR", dir, 1);
 		if (*kernel_ns) {
 			char rule[64];
@@ -130,6 +153,11 @@ static int run_once(const char *exe, const char *launches, const char *kernel_ns
 	p = strstr(buf, "thread_cpu_ms=");
 	out->thread_ms = p ? strtod(p + 14, NULL) : 0;
 	out->rss_kb = ru.ru_maxrss;
+	out->writer_ms = -1;
+	if (log) {
+		out->writer_ms = writer_cpu_ms(log);
+		unlink(log);
+	}
 	out->cpu_ms = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
 		      (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
 	return 0;
@@ -143,6 +171,8 @@ int main(int argc, char **argv)
 	double ms[NMODES][64], med_ms[NMODES], cpu[NMODES][64], med_cpu[NMODES], n;
 	double d_ms[64], d_cpu[64], d_thr[64]; /* ours - reference, per round */
 	double thr[NMODES][64], med_thr[NMODES];
+	double wr[64]; /* our writer thread's CPU (ms), per round */
+	char log[4096];
 	long rss[NMODES][64], med_rss[NMODES];
 	long long trace_bytes = 0;
 
@@ -164,13 +194,18 @@ int main(int argc, char **argv)
 	n = strtod(launches, NULL);
 	if (n <= 0)
 		goto usage;
+	snprintf(log, sizeof(log), "%s/bench-inject-%d.log", dir, (int)getpid());
+	unlink(log);
 	for (r = 0; r < reps; r++) {
 		for (m = 0; m < NMODES; m++) {
 			struct run one = { 0, 0 };
 			const char *lib = m == PLAIN ? NULL : m == REF ? ref : inject;
 
-			if (run_once(exe, launches, kernel_ns, lib, ldpath, dir, &one))
+			if (run_once(exe, launches, kernel_ns, lib, ldpath, dir, m == OURS ? log : NULL,
+				     &one))
 				return 1;
+			if (m == OURS)
+				wr[r] = one.writer_ms;
 			ms[m][r] = one.ms;
 			thr[m][r] = one.thread_ms;
 			cpu[m][r] = one.cpu_ms;
@@ -182,6 +217,7 @@ int main(int argc, char **argv)
 		d_cpu[r] = cpu[OURS][r] - cpu[REF][r];
 		d_thr[r] = thr[OURS][r] - thr[REF][r];
 	}
+	qsort(wr, (size_t)reps, sizeof(double), cmp_double);
 	qsort(d_thr, (size_t)reps, sizeof(double), cmp_double);
 	qsort(d_ms, (size_t)reps, sizeof(double), cmp_double);
 	qsort(d_cpu, (size_t)reps, sizeof(double), cmp_double);
@@ -216,6 +252,12 @@ int main(int argc, char **argv)
 	       d_thr[reps / 2] * 1e6 / n, d_thr[0] * 1e6 / n, d_thr[reps - 1] * 1e6 / n,
 	       d_cpu[reps / 2] * 1e6 / n, d_cpu[0] * 1e6 / n, d_cpu[reps - 1] * 1e6 / n,
 	       (med_rss[OURS] - med_rss[REF]) / 1024.0);
+	if (wr[0] >= 0)
+		printf("libgpuperf_inject.so's writer thread (converts, packs, compresses, writes; "
+		       "off the launch path): %.0f CPU ns/launch (median; %.0f to %.0f)\n",
+		       wr[reps / 2] * 1e6 / n, wr[0] * 1e6 / n, wr[reps - 1] * 1e6 / n);
+	else
+		printf("libgpuperf_inject.so logged no writer thread CPU time (an older library?)\n");
 	printf("added over uninstrumented: %.0f ns/launch, %+.1f MiB RSS; trace %.1f MiB "
 	       "(%.1f bytes/launch)\n",
 	       (med_ms[OURS] - med_ms[PLAIN]) * 1e6 / n, (med_rss[OURS] - med_rss[PLAIN]) / 1024.0,
