@@ -73,17 +73,47 @@ static void put32(void *rec, size_t off, uint32_t v)
 	memcpy((char *)rec + off, &v, sizeof(v));
 }
 
-void gp_codec__reset(struct gp_codec *c)
+void gp_codec__reset(struct gp_codec *c, unsigned format_major)
 {
-	memset(c, 0, sizeof(*c));
+	memset(c->seen, 0, sizeof(c->seen));
+	c->zigzag = format_major >= 2;
 }
 
-/* The stream id is never delta-coded, so both directions see the same lane. */
+/* Format 2: a difference d is stored as 2d (d >= 0) or -2d-1 (d < 0), so small negative ones pack small too. */
+static uint64_t zig64(uint64_t d)
+{
+	return (d << 1) ^ (uint64_t)-(int64_t)(d >> 63);
+}
+
+static uint64_t unzig64(uint64_t z)
+{
+	return (z >> 1) ^ (uint64_t)-(int64_t)(z & 1);
+}
+
+static uint32_t zig32(uint32_t d)
+{
+	return (d << 1) ^ (uint32_t)-(int32_t)(d >> 31);
+}
+
+static uint32_t unzig32(uint32_t z)
+{
+	return (z >> 1) ^ (uint32_t)-(int32_t)(z & 1);
+}
+
+/*
+ * The state of a record's type and lane, zeroed when the chunk first uses
+ * it. The stream id is never coded, so both directions see the same lane.
+ */
 static uint64_t *lane(struct gp_codec *c, const struct delta_rule *r, const struct gp_rec_hdr *rec)
 {
 	uint32_t l = r->lane_off ? get32(rec, r->lane_off) % GP_CODEC_LANES : 0;
+	uint64_t *prev = c->prev[rec->type][l];
 
-	return c->prev[rec->type][l];
+	if (!(c->seen[rec->type] & (1u << l))) {
+		c->seen[rec->type] |= (uint16_t)(1u << l);
+		memset(prev, 0, sizeof(c->prev[0][0]));
+	}
+	return prev;
 }
 
 /*
@@ -94,7 +124,7 @@ void gp_codec__encode(struct gp_codec *c, struct gp_rec_hdr *rec)
 {
 	const struct delta_rule *r;
 	uint64_t *prev;
-	int i;
+	int i, zz = c->zigzag;
 
 	if (rec->type >= GP_REC_TYPE_COUNT)
 		return;
@@ -113,12 +143,12 @@ void gp_codec__encode(struct gp_codec *c, struct gp_rec_hdr *rec)
 		switch (f->kind) {
 		case DELTA_PREV64:
 			v = get64(rec, f->off);
-			put64(rec, f->off, v - prev[i]);
+			put64(rec, f->off, zz ? zig64(v - prev[i]) : v - prev[i]);
 			prev[i] = v;
 			break;
 		case DELTA_PREV32:
 			v = get32(rec, f->off);
-			put32(rec, f->off, (uint32_t)(v - prev[i]));
+			put32(rec, f->off, zz ? zig32((uint32_t)(v - prev[i])) : (uint32_t)(v - prev[i]));
 			prev[i] = v;
 			break;
 		default:
@@ -131,7 +161,7 @@ void gp_codec__decode(struct gp_codec *c, struct gp_rec_hdr *rec)
 {
 	const struct delta_rule *r;
 	uint64_t *prev;
-	int i;
+	int i, zz = c->zigzag;
 
 	if (rec->type >= GP_REC_TYPE_COUNT)
 		return;
@@ -143,12 +173,14 @@ void gp_codec__decode(struct gp_codec *c, struct gp_rec_hdr *rec)
 
 		switch (f->kind) {
 		case DELTA_PREV64:
-			v = get64(rec, f->off) + prev[i];
+			v = get64(rec, f->off);
+			v = (zz ? unzig64(v) : v) + prev[i];
 			put64(rec, f->off, v);
 			prev[i] = v;
 			break;
 		case DELTA_PREV32:
-			v = (uint32_t)(get32(rec, f->off) + (uint32_t)prev[i]);
+			v = get32(rec, f->off);
+			v = (uint32_t)((zz ? unzig32((uint32_t)v) : (uint32_t)v) + (uint32_t)prev[i]);
 			put32(rec, f->off, (uint32_t)v);
 			prev[i] = v;
 			break;

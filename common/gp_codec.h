@@ -26,12 +26,21 @@
  */
 #define GP_CODEC_LANES 16
 
-/* Delta state for one chunk; zero it (gp_codec__reset) at each chunk start. */
+/*
+ * Coding state for one chunk; reset it (gp_codec__reset) at each chunk
+ * start. A lane's state is zeroed when the chunk first uses it.
+ */
 struct gp_codec {
 	uint64_t prev[GP_REC_TYPE_COUNT][GP_CODEC_LANES][GP_CODEC_MAX_FIELDS];
+	uint16_t seen[GP_REC_TYPE_COUNT]; /* lanes used in this chunk, a bit each */
+	int zigzag; /* format 2: differences to the previous record are zigzag-coded */
 };
 
-void gp_codec__reset(struct gp_codec *c);
+/*
+ * Start a chunk of a file of this format major version (format 2
+ * zigzag-codes the differences to the previous record; docs/trace-format.md).
+ */
+void gp_codec__reset(struct gp_codec *c, unsigned format_major);
 /* Encode / decode one record in place. */
 void gp_codec__encode(struct gp_codec *c, struct gp_rec_hdr *rec);
 void gp_codec__decode(struct gp_codec *c, struct gp_rec_hdr *rec);

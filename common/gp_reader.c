@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include "gp_codec.h"
+#include "gp_pack.h"
 #include "gp_reader.h"
 
 /*
@@ -40,6 +41,8 @@ struct gp_reader {
 
 	uint8_t *raw;
 	size_t raw_cap, raw_len, raw_pos;
+	uint8_t *pack; /* format 2: the inflated, still packed chunk */
+	size_t pack_cap;
 	struct gp_codec codec;
 	z_stream zs; /* raw inflate, reused chunk after chunk */
 	int zs_ready;
@@ -94,10 +97,12 @@ static int check_header(struct gp_reader *r, char *errbuf, size_t errlen)
 		crc = (uint32_t)crc32(0, (const Bytef *)h, offsetof(struct gp_file_header, header_crc));
 		if (crc != r->hdr.header_crc) {
 			why = "trace header checksum mismatch (corrupt header)";
-		} else if (r->hdr.version_major != GP_FORMAT_MAJOR) {
+		} else if (r->hdr.version_major < GP_FORMAT_MAJOR_OLDEST ||
+			   r->hdr.version_major > GP_FORMAT_MAJOR) {
 			snprintf(tmp, sizeof(tmp),
-				 "trace format version %u.%u, this gpuperf reads %u.x: use a matching gpuperf",
-				 r->hdr.version_major, r->hdr.version_minor, GP_FORMAT_MAJOR);
+				 "trace format version %u.%u, this gpuperf reads %u.x to %u.x: use a matching gpuperf",
+				 r->hdr.version_major, r->hdr.version_minor, GP_FORMAT_MAJOR_OLDEST,
+				 GP_FORMAT_MAJOR);
 			why = tmp;
 		} else if (r->hdr.clock_id != GP_CLOCK_MONOTONIC && r->hdr.clock_id != GP_CLOCK_REALTIME) {
 			why = "unknown clock id in the trace header (corrupt header?)";
@@ -214,26 +219,30 @@ void gp_reader__free(struct gp_reader *r)
 		free(r->strs[i].s);
 	free(r->strs);
 	free(r->raw);
+	free(r->pack);
 	if (r->zs_ready)
 		inflateEnd(&r->zs);
 	free(r);
 }
 
 /*
- * uncompress() of a chunk's zlib stream into exactly out_len bytes, 0 or -1.
- * The deflate data is inflated raw, without zlib's Adler-32 of the output:
- * the chunk's CRC-32 already covers the compressed bytes, and the checksum
- * pass over every decompressed byte cost a third of reading a trace. The
- * stream still has to be well-formed and end with its 4-byte trailer.
+ * Inflates a chunk's deflate data into at most out_cap bytes; returns the
+ * length or -1. Format 1 wraps it in a zlib stream, which is inflated raw,
+ * without zlib's Adler-32 of the output: the chunk's CRC-32 already covers
+ * the compressed bytes, and the checksum pass over every decompressed byte
+ * cost a third of reading a trace (the stream still has to be well-formed
+ * and end with its 4-byte trailer). Format 2 writes raw deflate, nothing
+ * after it.
  */
-static int inflate_chunk(struct gp_reader *r, uint8_t *out, size_t out_len, const uint8_t *in,
-			 size_t in_len)
+static long inflate_chunk(struct gp_reader *r, uint8_t *out, size_t out_cap, const uint8_t *in,
+			  size_t in_len)
 {
+	int zlib_wrapped = r->hdr.version_major == 1;
 	int rc;
 
 	/* zlib header: CM 8 (deflate), window <= 32K, no preset dictionary, FCHECK. */
-	if (in_len < 2 + 4 || (in[0] & 0x0f) != 8 || (in[0] >> 4) > 7 || (in[1] & 0x20) ||
-	    ((unsigned)in[0] << 8 | in[1]) % 31)
+	if (zlib_wrapped && (in_len < 2 + 4 || (in[0] & 0x0f) != 8 || (in[0] >> 4) > 7 ||
+			     (in[1] & 0x20) || ((unsigned)in[0] << 8 | in[1]) % 31))
 		return -1;
 	if (!r->zs_ready) {
 		memset(&r->zs, 0, sizeof(r->zs));
@@ -243,14 +252,45 @@ static int inflate_chunk(struct gp_reader *r, uint8_t *out, size_t out_len, cons
 	} else if (inflateReset(&r->zs) != Z_OK) {
 		return -1;
 	}
-	r->zs.next_in = (Bytef *)(uintptr_t)(in + 2);
-	r->zs.avail_in = (uInt)(in_len - 2);
+	r->zs.next_in = (Bytef *)(uintptr_t)(in + (zlib_wrapped ? 2 : 0));
+	r->zs.avail_in = (uInt)(in_len - (zlib_wrapped ? 2 : 0));
 	r->zs.next_out = out;
-	r->zs.avail_out = (uInt)out_len;
+	r->zs.avail_out = (uInt)out_cap;
 	rc = inflate(&r->zs, Z_FINISH);
-	if (rc != Z_STREAM_END || r->zs.avail_out != 0 || r->zs.avail_in < 4)
+	if (rc != Z_STREAM_END || (zlib_wrapped ? r->zs.avail_in < 4 : r->zs.avail_in != 0))
 		return -1;
+	return (long)(out_cap - r->zs.avail_out);
+}
+
+/* grow_buf(&buf, &cap, need): 0, or -1 with the buffer unchanged. */
+static int grow_buf(uint8_t **buf, size_t *cap, size_t need)
+{
+	uint8_t *nbuf;
+
+	if (need <= *cap)
+		return 0;
+	nbuf = realloc(*buf, need);
+	if (!nbuf)
+		return -1;
+	*buf = nbuf;
+	*cap = need;
 	return 0;
+}
+
+/* The chunk's records, decompressed (and unpacked) into r->raw: 0 or -1. */
+static int expand_chunk(struct gp_reader *r, const struct gp_chunk_header *ch, const uint8_t *payload)
+{
+	size_t packed_max = ch->rsize + ch->rsize / 8;
+	long n;
+
+	if (r->hdr.version_major == 1) {
+		n = inflate_chunk(r, r->raw, ch->rsize, payload, ch->csize);
+		return n == (long)ch->rsize ? 0 : -1;
+	}
+	n = inflate_chunk(r, r->pack, packed_max, payload, ch->csize);
+	if (n < 0)
+		return -1;
+	return gp_unpack(r->pack, (size_t)n, r->raw, ch->rsize);
 }
 
 const struct gp_file_header *gp_reader__header(const struct gp_reader *r)
@@ -420,7 +460,7 @@ static int load_chunk(struct gp_reader *r)
 	}
 	if (ch.rsize > GP_CHUNK_MAX_RAW || ch.csize == 0 || ch.nrecords == 0 ||
 	    ch.nrecords > ch.rsize / sizeof(struct gp_rec_hdr) ||
-	    ch.csize > compressBound(ch.rsize) + 64) {
+	    ch.rsize % 8 || ch.csize > compressBound(ch.rsize + ch.rsize / 8) + 64) {
 		set_err(r, at, "chunk header with impossible sizes (csize %u, rsize %u, %u records); "
 			       "skipping to the next intact chunk", ch.csize, ch.rsize, ch.nrecords);
 		return bad_chunk_resync(r, at);
@@ -441,18 +481,13 @@ static int load_chunk(struct gp_reader *r)
 		r->st.bad_chunks++;
 		return GP_READ_ERROR;
 	}
-	if (ch.rsize > r->raw_cap) {
-		uint8_t *nraw = realloc(r->raw, ch.rsize);
-
-		if (!nraw) {
-			set_err(r, at, "out of memory for a chunk of %u bytes", ch.rsize);
-			r->st.bad_chunks++;
-			return GP_READ_ERROR;
-		}
-		r->raw = nraw;
-		r->raw_cap = ch.rsize;
+	if (grow_buf(&r->raw, &r->raw_cap, ch.rsize) ||
+	    (r->hdr.version_major > 1 && grow_buf(&r->pack, &r->pack_cap, ch.rsize + ch.rsize / 8))) {
+		set_err(r, at, "out of memory for a chunk of %u bytes", ch.rsize);
+		r->st.bad_chunks++;
+		return GP_READ_ERROR;
 	}
-	if (inflate_chunk(r, r->raw, ch.rsize, payload, ch.csize)) {
+	if (expand_chunk(r, &ch, payload)) {
 		set_err(r, at, "chunk does not decompress to its stated size (corrupt data); skipping it");
 		r->st.bad_chunks++;
 		return GP_READ_ERROR;
@@ -462,7 +497,7 @@ static int load_chunk(struct gp_reader *r)
 	 * codec reads it); a chunk that fails half way is dropped whole, its
 	 * decoded part with it.
 	 */
-	gp_codec__reset(&r->codec);
+	gp_codec__reset(&r->codec, r->hdr.version_major);
 	for (pos = 0, i = 0; pos < ch.rsize; pos += sz, i++) {
 		why = check_record(r, r->raw + pos, ch.rsize - pos, &sz);
 		if (why) {

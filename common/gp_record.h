@@ -24,8 +24,10 @@
 #include <stdint.h>
 
 #define GP_FILE_MAGIC "GPUPERF\n" /* 8 bytes, no NUL stored */
-#define GP_FORMAT_MAJOR 1
+#define GP_FORMAT_MAJOR 2
 #define GP_FORMAT_MINOR 0
+/* The oldest major version readers still read (1: no zero-byte packing, zlib-wrapped chunks). */
+#define GP_FORMAT_MAJOR_OLDEST 1
 
 #define GP_CHUNK_MAGIC 0x4b434750u /* bytes "PGCK" on disk (little-endian) */
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * gp_util.h - two small helpers every part needs: the string hash behind
+ * gp_util.h - small helpers every part needs: the string hashes behind
  * gpuperf's hash tables, and a qsort that accepts an empty array.
  */
 #ifndef GPUPERF_GP_UTIL_H
@@ -20,6 +20,32 @@ static inline uint32_t gp_fnv1a(const void *p, size_t len)
 	for (i = 0; i < len; i++)
 		h = (h ^ s[i]) * 16777619u;
 	return h;
+}
+
+/*
+ * A hash for in-memory tables only (not stable across versions): eight bytes
+ * per multiply, where FNV-1a takes one. Kernel names run to hundreds of
+ * bytes, and the injection library's writer hashes one per kernel record.
+ */
+static inline uint32_t gp_hash_bytes(const void *p, size_t len)
+{
+	const unsigned char *s = p;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ len, w;
+
+	for (; len >= 8; s += 8, len -= 8) {
+		__builtin_memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	if (len) {
+		w = 0;
+		__builtin_memcpy(&w, s, len);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+	}
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 29;
+	return (uint32_t)h;
 }
 
 /*

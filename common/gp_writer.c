@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "gp_codec.h"
+#include "gp_pack.h"
 #include "gp_record.h"
 #include "gp_util.h"
 #include "gp_writer.h"
@@ -43,6 +44,8 @@ struct gp_writer {
 	uint32_t str_n;
 	size_t reserved; /* size of the record reserved at rec + rec_len; 0: none */
 
+	uint8_t *pack; /* the chunk's records, zero-byte packed */
+	size_t pack_cap;
 	uint8_t *out;
 	size_t out_cap;
 	z_stream z;
@@ -162,12 +165,13 @@ struct gp_writer *gp_writer__fdopen(int fd, const struct gp_writer_opts *opts)
 		err = -ENOMEM;
 		goto fail;
 	}
-	if (deflateInit(&w->z, w->level) != Z_OK) {
+	/* Raw deflate: the chunk's CRC-32 covers the compressed bytes already. */
+	if (deflateInit2(&w->z, w->level, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
 		err = -ENOMEM;
 		goto fail;
 	}
 	w->z_ready = 1;
-	gp_codec__reset(&w->codec);
+	gp_codec__reset(&w->codec, GP_FORMAT_MAJOR);
 	err = write_header(w, opts);
 	if (err)
 		goto fail;
@@ -214,7 +218,7 @@ int gp_writer__flush(struct gp_writer *w)
 {
 	struct gp_chunk_header ch;
 	size_t raw = w->str_len + w->rec_len;
-	size_t off = 0;
+	size_t off = 0, packed;
 	uint32_t n = w->str_n + w->rec_n;
 	uint8_t *p;
 	int err;
@@ -225,7 +229,7 @@ int gp_writer__flush(struct gp_writer *w)
 		return 0;
 
 	/* Delta-code the records, in order, with state reset per chunk. */
-	gp_codec__reset(&w->codec);
+	gp_codec__reset(&w->codec, GP_FORMAT_MAJOR);
 	while (off < w->rec_len) {
 		struct gp_rec_hdr *h = (struct gp_rec_hdr *)(w->rec + off);
 
@@ -233,21 +237,19 @@ int gp_writer__flush(struct gp_writer *w)
 		off += h->size;
 	}
 
-	err = grow(&w->out, &w->out_cap, 0, deflateBound(&w->z, raw) + sizeof(ch));
+	err = grow(&w->pack, &w->pack_cap, 0, GP_PACK_BOUND(raw));
+	if (err)
+		goto lost;
+	packed = gp_pack2(w->str, w->str_len, w->rec, w->rec_len, w->pack);
+	err = grow(&w->out, &w->out_cap, 0, deflateBound(&w->z, packed) + sizeof(ch));
 	if (err)
 		goto lost;
 	deflateReset(&w->z);
 	p = w->out + sizeof(ch);
 	w->z.next_out = p;
 	w->z.avail_out = (uInt)(w->out_cap - sizeof(ch));
-	w->z.next_in = w->str;
-	w->z.avail_in = (uInt)w->str_len;
-	if (deflate(&w->z, Z_NO_FLUSH) == Z_STREAM_ERROR) {
-		err = -EIO;
-		goto lost;
-	}
-	w->z.next_in = w->rec;
-	w->z.avail_in = (uInt)w->rec_len;
+	w->z.next_in = w->pack;
+	w->z.avail_in = (uInt)packed;
 	if (deflate(&w->z, Z_FINISH) != Z_STREAM_END) {
 		err = -EIO;
 		goto lost;
@@ -393,7 +395,7 @@ uint32_t gp_writer__intern(struct gp_writer *w, const char *s)
 	if (!w || !s || !*s)
 		return 0;
 	len = strnlen(s, GP_STR_MAX_LEN);
-	h = gp_fnv1a(s, len);
+	h = gp_hash_bytes(s, len);
 	for (i = h & (w->tab_cap - 1);; i = (i + 1) & (w->tab_cap - 1)) {
 		e = &w->tab[i];
 		if (!e->s)
@@ -441,6 +443,7 @@ static void writer_free(struct gp_writer *w)
 	free(w->tab);
 	free(w->rec);
 	free(w->str);
+	free(w->pack);
 	free(w->out);
 	free(w);
 }

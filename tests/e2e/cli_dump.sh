@@ -28,7 +28,7 @@ expect() { # expect NAME FILE REGEX
 lines() { wc -l <"$1"; }
 
 check good 0 "$gpuperf" dump "$corpus/every_type.trace"
-expect good-header "$tmp/out" '^# .*every_type.trace: format 1\.0'
+expect good-header "$tmp/out" '^# .*every_type.trace: format 2\.0'
 expect good-kernel "$tmp/out" '^kernel +start=[0-9]+ dur=[0-9]+ corr=[0-9]+'
 expect good-end "$tmp/out" 'closed cleanly'
 [ -s "$tmp/err" ] && { echo "FAIL good: stderr not empty"; fail=1; }
@@ -62,7 +62,7 @@ check no-args 2 "$gpuperf"
 check help 0 "$gpuperf" help dump
 expect help-text "$tmp/out" '^usage: gpuperf dump'
 check version 0 "$gpuperf" --version
-expect version-text "$tmp/out" '^gpuperf [0-9]+\.[0-9]+\.[0-9]+ \(trace format 1\.0'
+expect version-text "$tmp/out" '^gpuperf [0-9]+\.[0-9]+\.[0-9]+ \(trace format 2\.0'
 
 [ "$fail" -eq 0 ] && echo "cli_dump: all checks passed"
 exit "$fail"

@@ -8,7 +8,8 @@
  * and then again with every checksum repaired (else almost every mutation
  * stops at a CRC); any other input is taken as the raw payload of a chunk
  * and wrapped in a valid header and two checksummed chunks, so mutations
- * reach record validation, delta decoding and the string table directly.
+ * reach record validation, delta decoding and the string table directly;
+ * and once more as the zero-byte packed form of a chunk, for the unpacker.
  * Each image is drained with gp_reader__next() until GP_READ_EOF. Every
  * record handed out is touched over its whole size (so ASan sees a lie about
  * a length), its string ids are looked up, stack counts are checked against
@@ -28,6 +29,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "gp_pack.h"
 #include "gp_reader.h"
 #include "gp_record.h"
 
@@ -254,25 +256,89 @@ static uint32_t count_records(const uint8_t *raw, size_t size)
 	return n ? n : 1;
 }
 
+/* Raw deflate of `in` into `out` (room for compressBound(len)): its length, or 0. */
+static size_t deflate_raw(const uint8_t *in, size_t len, uint8_t *out, size_t cap)
+{
+	z_stream z;
+	size_t n = 0;
+
+	memset(&z, 0, sizeof(z));
+	if (deflateInit2(&z, 1, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return 0;
+	z.next_in = (Bytef *)(uintptr_t)in;
+	z.avail_in = (uInt)len;
+	z.next_out = out;
+	z.avail_out = (uInt)cap;
+	if (deflate(&z, Z_FINISH) == Z_STREAM_END)
+		n = cap - z.avail_out;
+	deflateEnd(&z);
+	return n;
+}
+
+/*
+ * The length a packed chunk unpacks to: the first W bytes are masks whose
+ * bits count the data bytes after them, so the W with W + those bits ==
+ * len (or, if none, the last W that does not overshoot: the reader refuses it).
+ */
+static size_t unpacked_size(const uint8_t *p, size_t len)
+{
+	size_t w, bits = 0;
+
+	for (w = 0; w < len; w++) {
+		if (w + bits == len)
+			break;
+		if (w + 1 + bits + (size_t)__builtin_popcount(p[w]) > len)
+			break;
+		bits += (size_t)__builtin_popcount(p[w]);
+	}
+	return 8 * w;
+}
+
 /*
  * Raw mode: the input is the decompressed payload of a chunk (delta-coded
- * records). Wrap it in a valid header and two identical, correctly
- * checksummed chunks, so mutations land on record fields directly and the
- * second chunk sees the string table and codec state the first one left.
+ * records; a trailing part word is dropped). Wrap it in a valid header and
+ * two identical, correctly checksummed chunks, so mutations land on record
+ * fields directly and the second chunk sees the string table and codec
+ * state the first one left. With `packed`, the input is taken as the
+ * zero-byte packed form instead, so mutations reach the unpacker.
  */
-static uint8_t *wrap_raw(const uint8_t *data, size_t size, size_t *out_size)
+static uint8_t *wrap_raw(const uint8_t *data, size_t size, int packed, size_t *out_size)
 {
 	struct gp_file_header fh;
 	struct gp_chunk_header ch;
-	uLongf clen = compressBound((uLong)size);
-	size_t total;
-	uint8_t *buf;
+	size_t total, plen, rsize, cap;
+	uint8_t *buf, *pk = NULL;
+	uint32_t nrecords = 1;
+	size_t clen;
 
-	if (size == 0 || size > GP_CHUNK_MAX_RAW)
+	if (packed) {
+		plen = size;
+		rsize = unpacked_size(data, size);
+		if (rsize && rsize <= GP_CHUNK_MAX_RAW && (pk = malloc(rsize))) {
+			if (gp_unpack(data, size, pk, rsize) == 0)
+				nrecords = count_records(pk, rsize);
+			free(pk);
+			pk = NULL;
+		}
+	} else {
+		rsize = size & ~(size_t)7;
+		nrecords = count_records(data, rsize);
+		pk = malloc(GP_PACK_BOUND(rsize));
+		if (!pk)
+			return NULL;
+		plen = gp_pack(data, rsize, pk);
+		data = pk;
+	}
+	if (plen == 0 || rsize == 0 || rsize > GP_CHUNK_MAX_RAW) {
+		free(pk);
 		return NULL;
-	buf = malloc(sizeof(fh) + 2 * (sizeof(ch) + clen));
-	if (!buf)
+	}
+	cap = compressBound((uLong)plen);
+	buf = malloc(sizeof(fh) + 2 * (sizeof(ch) + cap));
+	if (!buf) {
+		free(pk);
 		return NULL;
+	}
 	memset(&fh, 0, sizeof(fh));
 	memcpy(fh.magic, GP_FILE_MAGIC, sizeof(fh.magic));
 	fh.version_major = GP_FORMAT_MAJOR;
@@ -283,14 +349,17 @@ static uint8_t *wrap_raw(const uint8_t *data, size_t size, size_t *out_size)
 	fh.header_crc = (uint32_t)crc32(0, (const Bytef *)&fh, offsetof(struct gp_file_header, header_crc));
 	memcpy(buf, &fh, sizeof(fh));
 
-	if (compress2(buf + sizeof(fh) + sizeof(ch), &clen, data, (uLong)size, 1) != Z_OK) {
+	clen = deflate_raw(data, plen, buf + sizeof(fh) + sizeof(ch), cap);
+	if (!clen) {
+		free(pk);
 		free(buf);
 		return NULL;
 	}
 	ch.magic = GP_CHUNK_MAGIC;
 	ch.csize = (uint32_t)clen;
-	ch.rsize = (uint32_t)size;
-	ch.nrecords = count_records(data, size);
+	ch.rsize = (uint32_t)rsize;
+	ch.nrecords = nrecords;
+	free(pk);
 	ch.payload_crc = (uint32_t)crc32(0, buf + sizeof(fh) + sizeof(ch), (uInt)clen);
 	ch.header_crc = (uint32_t)crc32(0, (const Bytef *)&ch, offsetof(struct gp_chunk_header, header_crc));
 	memcpy(buf + sizeof(fh), &ch, sizeof(ch));
@@ -321,12 +390,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		return 0;
 	}
-	buf = wrap_raw(data, size, &n);
+	buf = wrap_raw(data, size, 0, &n);
 	if (buf) {
 		read_all(buf, n);
 		free(buf);
 	} else {
 		read_all(data, size); /* refused at open: not a trace */
+	}
+	buf = wrap_raw(data, size, 1, &n);
+	if (buf) {
+		read_all(buf, n);
+		free(buf);
 	}
 	return 0;
 }

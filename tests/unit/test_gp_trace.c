@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* test_gp_trace.c - the trace container: round trips, truncation, corruption, versions. */
+/* test_gp_trace.c - the trace container: round trips, truncation, corruption, versions, packing. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "gp_pack.h"
 #include "gp_reader.h"
 #include "gp_record.h"
 #include "gp_writer.h"
@@ -508,15 +509,16 @@ static void test_versions(void **state)
 {
 	struct blob b = write_kernels(10, 0, 1);
 	struct gp_reader *r;
-	char err[512];
+	char err[512], want[32];
 	int errors;
 
 	(void)state;
 	rewrite_header(&b, bump_major);
-	r = gp_reader__open_mem(b.data, b.size, "v2.trace", err, sizeof(err));
+	r = gp_reader__open_mem(b.data, b.size, "next.trace", err, sizeof(err));
 	assert_null(r);
-	assert_non_null(strstr(err, "cannot read 'v2.trace'"));
-	assert_non_null(strstr(err, "version 2.0"));
+	assert_non_null(strstr(err, "cannot read 'next.trace'"));
+	snprintf(want, sizeof(want), "version %u.0", GP_FORMAT_MAJOR + 1);
+	assert_non_null(strstr(err, want));
 	free(b.data);
 
 	/* a newer minor version reads */
@@ -662,6 +664,119 @@ static void test_open_errors(void **state)
 	rmdir(dir);
 }
 
+/* Words of every shape the packer tells apart: zero, full, low bytes only, scattered bytes. */
+static void fill_words(uint8_t *buf, size_t nwords, uint32_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < nwords; i++) {
+		uint64_t v = 0;
+		unsigned k, shape;
+
+		seed = seed * 1103515245u + 12345u;
+		shape = (seed >> 16) % 4;
+		for (k = 0; k < 8; k++) {
+			seed = seed * 1103515245u + 12345u;
+			if (shape == 1 || (shape == 2 && k < (i % 8)) || (shape == 3 && (seed >> 20) % 3 == 0))
+				v |= (uint64_t)(1 + (seed >> 24) % 255) << (8 * k);
+		}
+		memcpy(buf + 8 * i, &v, sizeof(v));
+	}
+}
+
+static void test_pack_roundtrip(void **state)
+{
+	enum { N = 4096 };
+	uint8_t *in = malloc(8 * N), *out = malloc(8 * N);
+	uint8_t *pk[2] = { malloc(GP_PACK_BOUND(8 * N)), malloc(GP_PACK_BOUND(8 * N)) };
+	size_t i, plen[2], expect = N;
+	int portable;
+
+	(void)state;
+	assert_non_null(in);
+	assert_non_null(out);
+	assert_non_null(pk[0]);
+	assert_non_null(pk[1]);
+	fill_words(in, N, 7);
+	for (i = 0; i < 8 * N; i++)
+		expect += in[i] != 0;
+	/* the shuffle code (where the CPU has SSSE3) and the portable code agree byte for byte */
+	for (portable = 0; portable < 2; portable++) {
+		gp_pack__force_portable(portable);
+		plen[portable] = gp_pack(in, 8 * N, pk[portable]);
+		/* one mask byte per word, then only the non-zero bytes */
+		assert_int_equal(plen[portable], expect);
+		assert_int_equal(pk[portable][0], (in[0] != 0) | (in[1] != 0) << 1 | (in[2] != 0) << 2 |
+						  (in[3] != 0) << 3 | (in[4] != 0) << 4 |
+						  (in[5] != 0) << 5 | (in[6] != 0) << 6 | (in[7] != 0) << 7);
+		memset(out, 0xaa, 8 * N);
+		assert_int_equal(gp_unpack(pk[portable], plen[portable], out, 8 * N), 0);
+		assert_memory_equal(in, out, 8 * N);
+	}
+	assert_memory_equal(pk[0], pk[1], plen[0]);
+	/* unpacking one with the other */
+	gp_pack__force_portable(0);
+	assert_int_equal(gp_unpack(pk[1], plen[1], out, 8 * N), 0);
+	assert_memory_equal(in, out, 8 * N);
+	/* two parts pack as their concatenation */
+	assert_int_equal(gp_pack2(in, 8 * 100, in + 8 * 100, 8 * (N - 100), pk[1]), plen[0]);
+	assert_memory_equal(pk[0], pk[1], plen[0]);
+	/* an all-zero word costs one byte */
+	memset(in, 0, 64);
+	assert_int_equal(gp_pack(in, 64, pk[0]), 8);
+	free(in);
+	free(out);
+	free(pk[0]);
+	free(pk[1]);
+}
+
+/* Damaged packed data is refused, and never read or written past (ASan checks the exact-size copies). */
+static void test_unpack_damaged(void **state)
+{
+	enum { N = 64 };
+	uint8_t in[8 * N], pk[GP_PACK_BOUND(8 * N)];
+	uint8_t *exact, *out = malloc(8 * N);
+	size_t plen, cut, w;
+	int portable;
+
+	(void)state;
+	assert_non_null(out);
+	fill_words(in, N, 3);
+	plen = gp_pack(in, sizeof(in), pk);
+	for (portable = 0; portable < 2; portable++) {
+		gp_pack__force_portable(portable);
+		for (cut = 0; cut < plen; cut++) {
+			exact = malloc(cut ? cut : 1);
+			assert_non_null(exact);
+			memcpy(exact, pk, cut);
+			assert_int_equal(gp_unpack(exact, cut, out, 8 * N), -1);
+			free(exact);
+		}
+		exact = malloc(plen + 1);
+		assert_non_null(exact);
+		memcpy(exact, pk, plen);
+		exact[plen] = 0;
+		/* a byte left over */
+		assert_int_equal(gp_unpack(exact, plen + 1, out, 8 * N), -1);
+		/* an output that is not whole words, or one word short */
+		assert_int_equal(gp_unpack(exact, plen, out, 8 * N - 3), -1);
+		assert_int_equal(gp_unpack(exact, plen, out, 8 * N - 8), -1);
+		/* a mask that claims one byte more than the data holds */
+		for (w = 0; w < N && exact[w] == 0xff; w++)
+			;
+		assert_true(w < N);
+		exact[w] |= (uint8_t)(~exact[w] & -(unsigned)~exact[w]);
+		assert_int_equal(gp_unpack(exact, plen, out, 8 * N), -1);
+		/* and the intact copy still unpacks */
+		memcpy(exact, pk, plen);
+		assert_int_equal(gp_unpack(exact, plen, out, 8 * N), 0);
+		assert_memory_equal(in, out, 8 * N);
+		free(exact);
+	}
+	gp_pack__force_portable(0);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -675,6 +790,8 @@ int main(void)
 		cmocka_unit_test(test_writer_rejects_bad_records),
 		cmocka_unit_test(test_abandoned_writer),
 		cmocka_unit_test(test_open_errors),
+		cmocka_unit_test(test_pack_roundtrip),
+		cmocka_unit_test(test_unpack_damaged),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
