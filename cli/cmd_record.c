@@ -1141,7 +1141,11 @@ static void show_exits(struct record *r)
 		if (r->o.quiet)
 			continue;
 		status_clear(r);
-		if (r->o.nr_tids)
+		if (e->unseen)
+			fprintf(stderr, "gpuperf record: %s %d exited while the recorder attached; "
+					"nothing of it was recorded\n",
+				r->o.nr_tids ? "thread" : "process", (int)e->pid);
+		else if (r->o.nr_tids)
 			fprintf(stderr, "gpuperf record: thread %d (%s) of process %d exited after "
 					"%.2f s\n", (int)e->tid, e->comm, (int)e->pid, at);
 		else if (WIFSIGNALED(e->status))
@@ -1288,7 +1292,13 @@ static void record_json_attached(struct record *r, cJSON *j)
 			return;
 		}
 		cJSON_AddNumberToObject(e, o->nr_pids ? "pid" : "tid", id);
-		if (x) {
+		if (x && x->unseen) {
+			/* exited while the recorder attached: neither time nor status known */
+			cJSON_AddStringToObject(e, "comm", x->comm);
+			cJSON_AddNullToObject(e, "exit_monotonic_ns");
+			cJSON_AddNullToObject(e, "exit_code");
+			cJSON_AddNullToObject(e, "signal");
+		} else if (x) {
 			cJSON_AddStringToObject(e, "comm", x->comm);
 			add_u64(e, "exit_monotonic_ns", x->ts);
 			/* a thread has no exit status of its own */

@@ -154,6 +154,18 @@ static void read_comm(pid_t pid, pid_t tid, char *buf, size_t len)
 		buf[0] = '\0';
 }
 
+/* No live task has this id any more: /proc has no entry for it, or a zombie's. */
+static bool task_gone(pid_t id)
+{
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", id);
+	if (read_small(path, buf, sizeof(buf)))
+		return true;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
 static void read_exe(pid_t pid, char *buf, size_t len)
 {
 	char path[64];
@@ -657,6 +669,41 @@ static void note_exit(struct cpu_agent *a, const struct proc_track_event *ev, co
 	n->tid = (pid_t)ev->tid;
 	n->status = last ? ev->exit_status : 0;
 	snprintf(n->comm, sizeof(n->comm), "%s", comm);
+}
+
+/*
+ * A named process or thread that exited after __open checked it and before
+ * the process tracker was attached left no exit event: noted here, once
+ * the tracker runs, as gone at the start (time and status unknown), so
+ * that -p/-t recordings do not wait for it.
+ */
+static void note_gone_at_start(struct cpu_agent *a, uint64_t ts)
+{
+	size_t i, n = a->tids ? a->ntids : a->npids;
+
+	for (i = 0; i < n && a->nexits < a->ntids + a->npids; i++) {
+		pid_t id = a->tids ? (pid_t)a->tids[i] : a->pids[i];
+		struct cpu_agent_exit *e;
+		struct proc *p;
+
+		if (!task_gone(id))
+			continue;
+		e = &a->exits[a->nexits++];
+		memset(e, 0, sizeof(*e));
+		e->ts = ts;
+		e->pid = id;
+		e->tid = id;
+		e->unseen = true;
+		if (!a->tids) {
+			snprintf(e->comm, sizeof(e->comm), "%s", a->pid_comms[i]);
+			p = proc_find(a, id);
+			if (p && p->alive) {
+				p->alive = false;
+				p->exit_ts = ts;
+				a->alive--;
+			}
+		}
+	}
 }
 
 static void write_thread_exit(struct cpu_agent *a, struct proc *p,
@@ -1248,6 +1295,7 @@ int cpu_agent__start(struct cpu_agent *a)
 		read_comm(a->pids[i], 0, a->pid_comms[i], sizeof(a->pid_comms[i]));
 	write_clock_pair(a);
 	ts = now_ns(CLOCK_MONOTONIC);
+	note_gone_at_start(a, ts);
 	for (size_t i = 0; i < a->nprocs; i++) {
 		struct proc *p = &a->procs[i];
 

@@ -180,6 +180,7 @@ struct cpu_agent_exit {
 	pid_t tid;		/* with tids: the thread; else the process's last thread */
 	int status;		/* wait status of the process; 0 for a thread that was not its last */
 	char comm[16];		/* its name at exit */
+	bool unseen;		/* gone before the tracker was attached: ts is the start, no status */
 };
 
 /*

@@ -666,6 +666,61 @@ static void open_span(bool raw)
 	harness__rmrf(dir);
 }
 
+/*
+ * A named process (or thread) that exits after cpu_agent__new checked it
+ * and before __start attached the tracker left no exit event: __start
+ * notes it as gone, so that a -p/-t recording does not wait for it.
+ */
+static void test_gone_at_start(void **state)
+{
+	for (int tids = 0; tids < 2; tids++) {
+		struct cpu_agent_opts o = { .off_cpu = true, .no_kallsyms = true,
+					    .attach_running = true };
+		const struct cpu_agent_exit *ex;
+		struct cpu_agent *a;
+		char dir[4096], c;
+		int p[2], status;
+		pid_t child;
+		size_t n;
+
+		(void)state;
+		harness__mkdtemp(dir, sizeof(dir), "gone");
+		assert_int_equal(pipe(p), 0);
+		child = fork();
+		assert_true(child >= 0);
+		if (child == 0) {
+			close(p[1]);
+			_exit(read(p[0], &c, 1) == 1 ? 0 : 1);
+		}
+		close(p[0]);
+		o.dir = dir;
+		if (tids) {
+			o.tids = &child;
+			o.nr_tids = 1;
+		} else {
+			o.pids = &child;
+			o.nr_pids = 1;
+		}
+		a = cpu_agent__new(&o);
+		bpf_require__errno(TEST_NAME, a ? 0 : -errno);
+		assert_non_null(a);
+		/* it exits, and is reaped, between the check and the attach */
+		assert_int_equal(write(p[1], "x", 1), 1);
+		close(p[1]);
+		assert_int_equal(waitpid(child, &status, 0), child);
+		assert_int_equal(cpu_agent__start(a), 0);
+		ex = cpu_agent__exits(a, &n);
+		assert_int_equal(n, 1);
+		assert_int_equal(ex[0].pid, child);
+		assert_true(ex[0].unseen);
+		if (!tids)
+			assert_int_equal(cpu_agent__alive(a), 0);
+		assert_int_equal(cpu_agent__stop(a), 0);
+		cpu_agent__free(a);
+		harness__rmrf(dir);
+	}
+}
+
 static void test_open_spans(void **state)
 {
 	open_span(false);
@@ -682,6 +737,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_threads),
 		cmocka_unit_test(test_block_limits),
 		cmocka_unit_test(test_open_spans),
+		cmocka_unit_test(test_gone_at_start),
 	};
 
 	bpf_require(TEST_NAME);
