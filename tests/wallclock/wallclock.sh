@@ -109,11 +109,12 @@ self=$(json sys/summary.json 'sum(1 for p in d["processes"] if p["pid"] == '"$gp
 	fail "-a: gpuperf's own process ($gp) was recorded"
 
 # --- a pid that exits half-way through -d: data kept, the exit noted, exit status 0
-start_wallprog 1.5 ids2.txt
+# (3 s: under ASan on a loaded machine attaching alone can take a second)
+start_wallprog 3 ids2.txt
 prog2=$!
 read -r pid2 spinner2 _ <ids2.txt
 "$GP" record -p "$pid2" -d 20 -o gone 2>err.txt
-expect_status 0 $? "record -p $pid2 -d 20 of a process that exits after 1.5 s"
+expect_status 0 $? "record -p $pid2 -d 20 of a process that exits after 3 s"
 wait "$prog2"
 grep -q "process $pid2 (wallprog) exited with status 0 after" err.txt &&
 	ok "exit: record says the process exited" || fail "exit: record said: $(cat err.txt)"
@@ -139,7 +140,7 @@ cls=$(json gone/summary.json '" ".join(t["class"] for t in d["threads"] if t["ti
 	fail "exit: spinner class '$cls'"
 
 # --- -t: the recording ends when every named thread has exited, not at -d
-start_wallprog 1.5 ids3.txt
+start_wallprog 3 ids3.txt
 prog3=$!
 read -r pid3 _ sleeper3 _ <ids3.txt
 t0=$SECONDS
@@ -147,7 +148,7 @@ t0=$SECONDS
 st=$?
 took=$((SECONDS - t0))
 wait "$prog3"
-expect_status 0 "$st" "record -t $sleeper3 -d 20 of a thread that exits after 1.5 s"
+expect_status 0 "$st" "record -t $sleeper3 -d 20 of a thread that exits after 3 s"
 [ "$took" -lt 10 ] && ok "-t: the recording ended when the thread exited (${took} s, -d 20)" ||
 	fail "-t: the recording ran ${took} s after its only thread exited"
 "$GP" report -q gone_t >report.txt 2>&1
