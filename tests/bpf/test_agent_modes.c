@@ -598,6 +598,25 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* A child blocked in read() on a pipe until a byte comes on *wfd; it then exits 0. */
+static pid_t fork_waiter(int *wfd)
+{
+	int p[2];
+	pid_t child;
+	char c;
+
+	assert_int_equal(pipe(p), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		close(p[1]);
+		_exit(read(p[0], &c, 1) == 1 ? 0 : 1);
+	}
+	close(p[0]);
+	*wfd = p[1];
+	return child;
+}
+
 /*
  * attach_running on a process blocked on a pipe before the agent starts and
  * after it stops: one span, as long as the recording, with its stacks.
@@ -611,19 +630,12 @@ static void open_span(bool raw)
 	struct cpu_agent *a;
 	uint64_t t0, ts, t1, span = 0;
 	size_t spans = 0;
-	char dir[4096], c;
-	int p[2], status;
+	char dir[4096];
+	int wfd, status;
 	pid_t child;
 
 	harness__mkdtemp(dir, sizeof(dir), raw ? "open_raw" : "open");
-	assert_int_equal(pipe(p), 0);
-	child = fork();
-	assert_true(child >= 0);
-	if (child == 0) {
-		close(p[1]);
-		_exit(read(p[0], &c, 1) == 1 ? 0 : 1);
-	}
-	close(p[0]);
+	child = fork_waiter(&wfd);
 	usleep(100 * 1000); /* blocked in read() by now */
 	o.dir = dir;
 	o.pids = &child;
@@ -640,8 +652,8 @@ static void open_span(bool raw)
 	t1 = mono_ns();
 	cpu_agent__stats(a, &st);
 	cpu_agent__free(a);
-	assert_int_equal(write(p[1], "x", 1), 1);
-	close(p[1]);
+	assert_int_equal(write(wfd, "x", 1), 1);
+	close(wfd);
 	waitpid(child, &status, 0);
 
 	assert_int_equal(harness__load(dir, &t), 0);
@@ -678,21 +690,14 @@ static void test_gone_at_start(void **state)
 					    .attach_running = true };
 		const struct cpu_agent_exit *ex;
 		struct cpu_agent *a;
-		char dir[4096], c;
-		int p[2], status;
+		char dir[4096];
+		int wfd, status;
 		pid_t child;
 		size_t n;
 
 		(void)state;
 		harness__mkdtemp(dir, sizeof(dir), "gone");
-		assert_int_equal(pipe(p), 0);
-		child = fork();
-		assert_true(child >= 0);
-		if (child == 0) {
-			close(p[1]);
-			_exit(read(p[0], &c, 1) == 1 ? 0 : 1);
-		}
-		close(p[0]);
+		child = fork_waiter(&wfd);
 		o.dir = dir;
 		if (tids) {
 			o.tids = &child;
@@ -705,8 +710,8 @@ static void test_gone_at_start(void **state)
 		bpf_require__errno(TEST_NAME, a ? 0 : -errno);
 		assert_non_null(a);
 		/* it exits, and is reaped, between the check and the attach */
-		assert_int_equal(write(p[1], "x", 1), 1);
-		close(p[1]);
+		assert_int_equal(write(wfd, "x", 1), 1);
+		close(wfd);
 		assert_int_equal(waitpid(child, &status, 0), child);
 		assert_int_equal(cpu_agent__start(a), 0);
 		ex = cpu_agent__exits(a, &n);
