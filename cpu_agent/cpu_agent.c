@@ -221,6 +221,16 @@ static struct proc *proc_get(struct cpu_agent *a, pid_t pid)
 	return p;
 }
 
+/* The process has exited (or vanished): no longer counted alive; kept a while for late events. */
+static void proc_gone(struct cpu_agent *a, struct proc *p, uint64_t now)
+{
+	if (!p->alive)
+		return;
+	p->alive = false;
+	p->exit_ts = now;
+	a->alive--;
+}
+
 static void proc_drop(struct cpu_agent *a, struct proc *p)
 {
 	if (p->alive)
@@ -362,9 +372,7 @@ static struct proc *proc_seen(struct cpu_agent *a, uint32_t pid, uint64_t ts)
 	write_proc_info(a, p, ts);
 	snprintf(path, sizeof(path), "/proc/%d/maps", p->pid);
 	if (access(path, R_OK)) {
-		p->alive = false;
-		p->exit_ts = now_ns(CLOCK_MONOTONIC);
-		a->alive--;
+		proc_gone(a, p, now_ns(CLOCK_MONOTONIC));
 		return p;
 	}
 	scan_maps(a, p, ts);
@@ -697,11 +705,8 @@ static void note_gone_at_start(struct cpu_agent *a, uint64_t ts)
 		if (!a->tids) {
 			snprintf(e->comm, sizeof(e->comm), "%s", a->pid_comms[i]);
 			p = proc_find(a, id);
-			if (p && p->alive) {
-				p->alive = false;
-				p->exit_ts = ts;
-				a->alive--;
-			}
+			if (p)
+				proc_gone(a, p, ts);
 		}
 	}
 }
@@ -773,11 +778,8 @@ static int on_proc_event(void *ctx, const struct proc_track_event *ev)
 		write_process(a, ev->ts_ns, ev->pid, ev->ppid, GP_PROC_EXIT, ev->exit_status, comm,
 			      NULL);
 		copy_jit_map(a, ev->pid);
-		if (p && p->alive) {
-			p->alive = false;
-			p->exit_ts = now_ns(CLOCK_MONOTONIC);
-			a->alive--;
-		}
+		if (p)
+			proc_gone(a, p, now_ns(CLOCK_MONOTONIC));
 		break;
 	default:
 		break;
