@@ -202,30 +202,42 @@ static unsigned id_generation(void)
 	return __atomic_load_n(&fork_gen, __ATOMIC_RELAXED) + 1; /* 0: never read */
 }
 
+static uint32_t sys_gettid(void)
+{
+	return (uint32_t)syscall(SYS_gettid);
+}
+
+static uint32_t sys_getpid(void)
+{
+	return (uint32_t)getpid();
+}
+
+/* *id, read with `read` on this thread's first use and again after a fork. */
+static uint32_t cached_id(uint32_t *id, unsigned *gen, uint32_t (*read)(void))
+{
+	unsigned g = id_generation();
+
+	if (*gen != g) {
+		*id = read();
+		*gen = g;
+	}
+	return *id;
+}
+
 uint32_t gpsim_gettid(void)
 {
 	static __thread uint32_t tid;
 	static __thread unsigned gen;
-	unsigned g = id_generation();
 
-	if (gen != g) {
-		tid = (uint32_t)syscall(SYS_gettid);
-		gen = g;
-	}
-	return tid;
+	return cached_id(&tid, &gen, sys_gettid);
 }
 
 uint32_t gpsim_getpid(void)
 {
 	static __thread uint32_t pid;
 	static __thread unsigned gen;
-	unsigned g = id_generation();
 
-	if (gen != g) {
-		pid = (uint32_t)getpid();
-		gen = g;
-	}
-	return pid;
+	return cached_id(&pid, &gen, sys_getpid);
 }
 
 void gpsim_log_line(const char *json)
