@@ -25,8 +25,10 @@
  *    thread, which reads the user stack and sends the span. A thread that was
  *    preempted (state TASK_RUNNING) or slept outside a syscall (a page
  *    fault) has no sys_exit to wait for: preempted spans go out at once
- *    without user stack, and a pending span still there when its thread
- *    switches out again is sent without user stack (OFFCPU_NO_USER_STACK).
+ *    without user stack (OFFCPU_NO_USER_STACK). A pending span still there
+ *    when its thread switches out again (a syscall that blocks twice, or is
+ *    preempted before it returns) is sent then, with the user stack of
+ *    that switch-out: the thread is still in the same kernel entry.
  *  - sched_waking of a thread in oc_start records the waker.
  *  - blocks shorter than min_block_ns are not lost from the totals: their
  *    lengths are summed per thread (in the task storage, moved to the
@@ -231,17 +233,69 @@ static __always_inline void emit(struct offcpu_event *e)
 		__sync_fetch_and_add(&lost_events, 1);
 }
 
-/* A pending span whose thread never passed sys_exit: send it without user stack. */
-static __always_inline void flush_pending(__u32 tid)
+/* The current thread's user stack into e->ips (flag on error): 0..GP_BPF_STACK_DEPTH frames. */
+static __always_inline long current_user_stack(void *ctx, struct offcpu_event *e)
 {
-	struct offcpu_event *p = bpf_map_lookup_elem(&oc_pending, &tid);
+	long nu = bpf_get_stack(ctx, e->ips, GP_BPF_STACK_DEPTH * 8, BPF_F_USER_STACK);
+
+	if (nu < 0) {
+		__sync_fetch_and_add(&stack_errors, 1);
+		e->flags |= OFFCPU_USER_ERR;
+		return 0;
+	}
+	nu /= 8;
+	return nu > GP_BPF_STACK_DEPTH ? GP_BPF_STACK_DEPTH : nu;
+}
+
+/*
+ * Send @tid's pending span with the current user stack, from scratch slot
+ * @slot. At its sys_exit that is the stack of the syscall it slept in. At a
+ * new switch-out before that sys_exit (flush_pending) it is the same stack:
+ * the thread is still inside the kernel entry it slept in (a syscall that
+ * blocks more than once, like a write to a full pipe, or one preempted
+ * between its wake-up and its return), and the user registers saved at
+ * that entry are what the walk starts from.
+ */
+static __always_inline void send_pending(void *ctx, __u32 tid, __u32 slot)
+{
+	struct offcpu_event *p = bpf_map_lookup_elem(&oc_pending, &tid), *e;
+	long nu, nk, sz;
 
 	if (!p)
 		return;
-	p->nr_user = 0;
-	p->flags |= OFFCPU_NO_USER_STACK;
-	emit(p);
+	e = bpf_map_lookup_elem(&oc_scratch, &slot);
+	if (!e) {
+		bpf_map_delete_elem(&oc_pending, &tid);
+		return;
+	}
+	e->start_ns = p->start_ns;
+	e->end_ns = p->end_ns;
+	e->pid = p->pid;
+	e->tid = p->tid;
+	e->waker_pid = p->waker_pid;
+	e->waker_tid = p->waker_tid;
+	e->cpu = p->cpu;
+	e->state = p->state;
+	e->flags = p->flags;
+	nu = current_user_stack(ctx, e);
+	nk = p->nr_kernel;
+	if (nk > GP_BPF_STACK_DEPTH)
+		nk = GP_BPF_STACK_DEPTH;
+	sz = nk * 8;
+	if (sz > 0 && sz <= GP_BPF_STACK_DEPTH * 8 && nu >= 0 && nu <= GP_BPF_STACK_DEPTH)
+		bpf_probe_read_kernel(&e->ips[nu], sz, p->ips);
+	else
+		nk = 0;
+	e->nr_user = nu;
+	e->nr_kernel = nk;
+	emit(e);
 	bpf_map_delete_elem(&oc_pending, &tid);
+}
+
+/* A pending span whose thread switches out again before its sys_exit (@ctx: the switch's). */
+static __always_inline void flush_pending(void *ctx, __u32 tid)
+{
+	send_pending(ctx, tid, SCRATCH_SWITCH);
 }
 
 /* Fill scratch record @e for a span of @next that ended now; kernel stack only. */
@@ -272,8 +326,8 @@ static __always_inline void span_begin(struct offcpu_event *e, struct task_struc
 }
 
 /* raw_tp: task pointers are untrusted here, so hash maps keyed by tid */
-static __always_inline int handle_switch(struct task_struct *prev, struct task_struct *next,
-					 __u32 prev_state)
+static __always_inline int handle_switch(void *ctx, struct task_struct *prev,
+					 struct task_struct *next, __u32 prev_state)
 {
 	__u64 now = bpf_ktime_get_ns(), delta;
 	__u32 ptid = BPF_CORE_READ(prev, pid), ntid = BPF_CORE_READ(next, pid), zero = 0;
@@ -290,7 +344,7 @@ static __always_inline int handle_switch(struct task_struct *prev, struct task_s
 			st.waker_pid = 0;
 			st.waker_tid = 0;
 			if (want_user)
-				flush_pending(ptid);
+				flush_pending(ctx, ptid);
 			bpf_map_update_elem(&oc_start, &ptid, &st, BPF_ANY);
 		}
 	}
@@ -358,8 +412,8 @@ static __always_inline bool span_wanted(struct tstate *t, __u32 pid, __u32 tid, 
  * storage (a pointer in the task, no hashing, freed with the task) instead
  * of LRU hash updates and deletes, which were most of the per-switch cost.
  */
-static __always_inline int handle_switch_btf(struct task_struct *prev, struct task_struct *next,
-					     __u32 prev_state)
+static __always_inline int handle_switch_btf(void *ctx, struct task_struct *prev,
+					     struct task_struct *next, __u32 prev_state)
 {
 	__u64 now = bpf_ktime_get_ns();
 	__u32 zero = 0, ptgid = prev->tgid, ntid;
@@ -371,7 +425,7 @@ static __always_inline int handle_switch_btf(struct task_struct *prev, struct ta
 		t = bpf_task_storage_get(&oc_tstate, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (t) {
 			if (t->pending) {
-				flush_pending(prev->pid);
+				flush_pending(ctx, prev->pid);
 				t->pending = 0;
 			}
 			t->st.ts = now;
@@ -436,20 +490,6 @@ static __always_inline int handle_waking(struct task_struct *p)
 	return 0;
 }
 
-/* The current thread's user stack into e->ips (flag on error): 0..GP_BPF_STACK_DEPTH frames. */
-static __always_inline long current_user_stack(void *ctx, struct offcpu_event *e)
-{
-	long nu = bpf_get_stack(ctx, e->ips, GP_BPF_STACK_DEPTH * 8, BPF_F_USER_STACK);
-
-	if (nu < 0) {
-		__sync_fetch_and_add(&stack_errors, 1);
-		e->flags |= OFFCPU_USER_ERR;
-		return 0;
-	}
-	nu /= 8;
-	return nu > GP_BPF_STACK_DEPTH ? GP_BPF_STACK_DEPTH : nu;
-}
-
 /*
  * A thread passing sys_exit while its switch-out is still unmatched was
  * switched in without a sched_switch event reaching us. That happens: on
@@ -481,9 +521,7 @@ static __always_inline void missed_switch_in(void *ctx, struct task_struct *task
 
 static __always_inline int handle_sys_exit(void *ctx)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid(), slot = SCRATCH_EXIT;
-	struct offcpu_event *p, *e;
-	long nu, nk, sz;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 
 	if (!want_user)
 		return 0;
@@ -503,34 +541,7 @@ static __always_inline int handle_sys_exit(void *ctx)
 			return 0;
 		t->pending = 0;
 	}
-	p = bpf_map_lookup_elem(&oc_pending, &tid);
-	if (!p)
-		return 0;
-	e = bpf_map_lookup_elem(&oc_scratch, &slot);
-	if (!e)
-		return 0;
-	e->start_ns = p->start_ns;
-	e->end_ns = p->end_ns;
-	e->pid = p->pid;
-	e->tid = p->tid;
-	e->waker_pid = p->waker_pid;
-	e->waker_tid = p->waker_tid;
-	e->cpu = p->cpu;
-	e->state = p->state;
-	e->flags = p->flags;
-	nu = current_user_stack(ctx, e);
-	nk = p->nr_kernel;
-	if (nk > GP_BPF_STACK_DEPTH)
-		nk = GP_BPF_STACK_DEPTH;
-	sz = nk * 8;
-	if (sz > 0 && sz <= GP_BPF_STACK_DEPTH * 8 && nu >= 0 && nu <= GP_BPF_STACK_DEPTH)
-		bpf_probe_read_kernel(&e->ips[nu], sz, p->ips);
-	else
-		nk = 0;
-	e->nr_user = nu;
-	e->nr_kernel = nk;
-	emit(e);
-	bpf_map_delete_elem(&oc_pending, &tid);
+	send_pending(ctx, tid, SCRATCH_EXIT);
 	return 0;
 }
 
@@ -538,14 +549,14 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(oc_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	return handle_switch_btf(prev, next, prev_state);
+	return handle_switch_btf(ctx, prev, next, prev_state);
 }
 
 SEC("raw_tp/sched_switch")
 int BPF_PROG(oc_switch_raw, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	return handle_switch(prev, next, prev_state);
+	return handle_switch(ctx, prev, next, prev_state);
 }
 
 SEC("tp_btf/sched_waking")
