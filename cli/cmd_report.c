@@ -24,18 +24,24 @@ static const char report_usage[] =
 	"  cpu.svg offcpu.svg gpu.svg   the same views one at a time (when not empty)\n"
 	"  *.folded          cpu, offcpu, gpu, profile and gpu_idle stacks in FlameGraph's\n"
 	"                    folded format (ns weights): flamegraph.pl, speedscope, inferno\n"
-	"  trace.json        Chrome trace for https://ui.perfetto.dev or chrome://tracing\n"
-	"                    (trace.json.gz when larger than a browser opens: 256 MiB)\n"
+	"  trace.json        timeline for https://ui.perfetto.dev or chrome://tracing; past\n"
+	"                    256 MiB of JSON, more than a browser loads, trace.pftrace\n"
+	"                    instead: the same timeline in Perfetto's own format, a third\n"
+	"                    of the size (ui.perfetto.dev, trace_processor)\n"
 	"  profile.pb.gz     pprof profile: go tool pprof, Pyroscope, Grafana\n"
 	"  summary.json      totals, kernels, copies, launch sites (gpuperf diff reads it)\n"
 	"\n"
 	"and print a short text report on stderr.\n"
 	"\n"
-	"  -f, --format LIST   outputs to write: folded,svg,chrome,pprof,json or all [all]\n"
+	"  -f, --format LIST   outputs to write: folded, svg, trace (trace.json or\n"
+	"                      trace.pftrace by size), chrome (trace.json), perfetto\n"
+	"                      (trace.pftrace), pprof, json, or all: all but chrome and\n"
+	"                      perfetto, which trace chooses between [all]\n"
 	"      --per-thread    also thread-<tid>-<comm>.folded and .svg for every thread\n"
 	"  -z, --gzip[=WHEN]   write trace.json.gz instead of trace.json: always (-z,\n"
-	"                      --gzip), never, or auto: when trace.json would be over\n"
-	"                      256 MiB [auto]\n"
+	"                      --gzip), never, or auto: with -f chrome, when trace.json\n"
+	"                      would be over 256 MiB [auto]; always or never also keep\n"
+	"                      -f trace from switching to trace.pftrace\n"
 	"  -o, --output DIR    write the outputs to DIR instead of the recording's directory\n"
 	"      --debuginfo DIR also look for separate debug files under DIR\n"
 	"      --top N         rows per table of the text report [10]\n"
@@ -136,14 +142,24 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "gpuperf report: %s\n", errbuf[0] ? errbuf : strerror(-err));
 		return GP_EXIT_DATA;
 	}
-	if (o.text)
-		fprintf(stderr, "\noutputs in %s/: profile.svg (open in a browser), %s, "
+	if (o.text) {
+		char trace[200] = "";
+
+		if (res.trace_json)
+			snprintf(trace, sizeof(trace), "%s, ",
+				 !res.trace_gzipped ? "trace.json (ui.perfetto.dev)"
+				 : o.gzip == REPORT_GZIP_ALWAYS
+					 ? "trace.json.gz (ui.perfetto.dev)"
+					 : "trace.json.gz (too large for a browser: trace_processor "
+					   "--httpd trace.json.gz, then ui.perfetto.dev)");
+		if (res.trace_perfetto)
+			snprintf(trace + strlen(trace), sizeof(trace) - strlen(trace), "%s, ",
+				 res.trace_by_size ? "trace.pftrace (the timeline; too large as JSON: "
+						     "ui.perfetto.dev or trace_processor --httpd)"
+						   : "trace.pftrace (ui.perfetto.dev)");
+		fprintf(stderr, "\noutputs in %s/: profile.svg (open in a browser), %s"
 				"profile.pb.gz (go tool pprof), summary.json, *.folded\n",
-			o.out_dir ? o.out_dir : o.dir,
-			!res.trace_gzipped ? "trace.json (ui.perfetto.dev)"
-			: o.gzip == REPORT_GZIP_ALWAYS
-				? "trace.json.gz (ui.perfetto.dev)"
-				: "trace.json.gz (too large for a browser: trace_processor --httpd "
-				  "trace.json.gz, then ui.perfetto.dev)");
+			o.out_dir ? o.out_dir : o.dir, trace);
+	}
 	return GP_EXIT_OK;
 }

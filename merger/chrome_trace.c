@@ -581,11 +581,9 @@ static void gpu_track(struct ct *ct, uint32_t device, uint32_t stream)
 	}
 }
 
-/* The leaf frame's name; without a symbolizer the innermost address (user side first). */
-static const char *leaf_name(struct ct *ct, uint32_t pid, const struct tl_stack *st, char *tmp,
-			     size_t len)
+const char *chrome_trace__leaf_name(const struct timeline *tl, const struct chrome_trace_names *nm,
+				   uint32_t pid, const struct tl_stack *st, char *tmp, size_t len)
 {
-	const struct chrome_trace_names *nm = ct->nm;
 	const char *name = nm && nm->stack_leaf ? nm->stack_leaf(nm->ctx, pid, st) : NULL;
 	const uint64_t *f;
 
@@ -593,14 +591,20 @@ static const char *leaf_name(struct ct *ct, uint32_t pid, const struct tl_stack 
 		return name;
 	if (!st->nr_user && !st->nr_kernel)
 		return "[unknown]";
-	f = timeline__frames(ct->tl, st);
+	f = timeline__frames(tl, st);
 	if (!f)
 		return "[unknown]";
 	snprintf(tmp, len, "0x%" PRIx64, f[0]);
 	return tmp;
 }
 
-static const char *task_state(uint32_t state)
+static const char *leaf_name(struct ct *ct, uint32_t pid, const struct tl_stack *st, char *tmp,
+			     size_t len)
+{
+	return chrome_trace__leaf_name(ct->tl, ct->nm, pid, st, tmp, len);
+}
+
+const char *chrome_trace__task_state(uint32_t state)
 {
 	/* The kernel's TASK_* bits at switch-out, as ps(1) letters. */
 	switch (state) {
@@ -623,7 +627,7 @@ static const char *task_state(uint32_t state)
 	}
 }
 
-static const char *memcpy_kind(unsigned k)
+const char *chrome_trace__memcpy_kind(unsigned k)
 {
 	/* CUpti_ActivityMemcpyKind, as the folded files' "[memcpy HtoD]" spell it. */
 	static const char *const names[] = {
@@ -732,9 +736,9 @@ static void write_offcpu(struct ct *ct, const struct tl_offcpu *o)
 	ev_ts(ct, o->start);
 	ev_dur(ct, o->start, o->end);
 	jw_lit(w, ",\"args\":{\"state\":\"");
-	jw_puts(w, task_state(o->state));
+	jw_puts(w, chrome_trace__task_state(o->state));
 	jw_lit(w, "\"");
-	if (!strcmp(task_state(o->state), "?")) {
+	if (!strcmp(chrome_trace__task_state(o->state), "?")) {
 		/* a state ps(1) has no letter for: the kernel's bits */
 		jw_lit(w, ",\"task_state\":");
 		jw_u64(w, o->state);
@@ -797,7 +801,7 @@ static void write_gpu(struct ct *ct, size_t i)
 		p = ev_begin_p(ct, ev_head("X", "gpu_memcpy"), pid, stream);
 		p_lit(p, ",\"name\":\"[memcpy ");
 		{
-			const char *k = memcpy_kind(g->copy_kind);
+			const char *k = chrome_trace__memcpy_kind(g->copy_kind);
 			size_t kl = strlen(k); /* a short name of ours, nothing to escape */
 
 			memcpy(p, k, kl);

@@ -21,6 +21,7 @@
 #ifndef GPUPERF_CHROME_TRACE_H
 #define GPUPERF_CHROME_TRACE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <zlib.h>
 
@@ -83,5 +84,16 @@ uint64_t chrome_trace__estimate_size(const struct timeline *tl);
  * Returns 0 or -EIO.
  */
 int chrome_trace__write_string(gzFile out, const char *s);
+
+/*
+ * What trace.json and trace.pftrace (perfetto_trace.h) both show: the name
+ * of a stack's innermost frame through names->stack_leaf, or its address
+ * in tmp; a task state at switch-out as ps(1)'s letter ("?" for others);
+ * a CUpti_ActivityMemcpyKind as "HtoD", "DtoH", ...
+ */
+const char *chrome_trace__leaf_name(const struct timeline *tl, const struct chrome_trace_names *nm,
+				   uint32_t pid, const struct tl_stack *st, char *tmp, size_t len);
+const char *chrome_trace__task_state(uint32_t state);
+const char *chrome_trace__memcpy_kind(unsigned k);
 
 #endif /* GPUPERF_CHROME_TRACE_H */

@@ -27,6 +27,7 @@
 
 #include "analysis.h"
 #include "chrome_trace.h"
+#include "perfetto_trace.h"
 #include "flamegraph_svg.h"
 #include "folded.h"
 #include "gp_record.h"
@@ -52,8 +53,9 @@ int report__parse_formats(const char *list, unsigned *formats)
 		const char *name;
 		unsigned bit;
 	} words[] = {
-		{ "folded", REPORT_FOLDED }, { "svg", REPORT_SVG },	{ "chrome", REPORT_CHROME },
-		{ "pprof", REPORT_PPROF },   { "json", REPORT_JSON },	{ "all", REPORT_ALL },
+		{ "folded", REPORT_FOLDED },	 { "svg", REPORT_SVG },	  { "chrome", REPORT_CHROME },
+		{ "perfetto", REPORT_PERFETTO }, { "trace", REPORT_TRACE }, { "pprof", REPORT_PPROF },
+		{ "json", REPORT_JSON },	 { "all", REPORT_ALL },
 	};
 	unsigned out = 0;
 	const char *p = list;
@@ -858,12 +860,24 @@ static const char *ct_device_name(void *ctx, uint32_t device)
 	return d && d->name ? timeline__str(r->tl, d->name) : NULL;
 }
 
+/* Remove out_dir/name if it is there (a stale output of another kind). */
+static int remove_output(struct report *r, const char *name)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", r->opts->out_dir, name);
+	if (unlink(path) && errno != ENOENT) {
+		set_err(r, "cannot remove '%s': %s", path, strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
 /*
- * trace.json, or trace.json.gz (report_opts.gzip): automatically when the
- * plain file would be past what a browser opens (REPORT_GZIP_AUTO_BYTES).
- * The other name is removed, so a directory never holds a stale one.
+ * trace.json, trace.json.gz or trace.pftrace: chrome_trace__write() or
+ * perfetto_trace__write() into out_dir/name, opened with gzopen() mode.
  */
-static int write_chrome(struct report *r, struct report_result *res)
+static int write_timeline(struct report *r, const char *name, const char *mode, bool perfetto)
 {
 	struct chrome_trace_names names = {
 		.ctx = r,
@@ -873,22 +887,11 @@ static int write_chrome(struct report *r, struct report_result *res)
 		.thread_name = ct_thread_name,
 		.device_name = ct_device_name,
 	};
-	uint64_t estimate = chrome_trace__estimate_size(r->tl);
-	bool gz = r->opts->gzip == REPORT_GZIP_ALWAYS ||
-		  (r->opts->gzip == REPORT_GZIP_AUTO && estimate > REPORT_GZIP_AUTO_BYTES);
-	/* asked for: a smaller file at the default level; by size: the fastest level */
-	const char *mode = !gz ? "wT" : r->opts->gzip == REPORT_GZIP_ALWAYS ? "wb6" : "wb1";
 	char path[4096];
 	gzFile out;
 	int err, cerr;
 
-	snprintf(path, sizeof(path), "%s/%s", r->opts->out_dir, gz ? "trace.json" : "trace.json.gz");
-	if (unlink(path) && errno != ENOENT) {
-		set_err(r, "cannot remove '%s': %s", path, strerror(errno));
-		return -EIO;
-	}
-	snprintf(path, sizeof(path), "%s/%s", r->opts->out_dir, gz ? "trace.json.gz" : "trace.json");
-	res->trace_gzipped = gz;
+	snprintf(path, sizeof(path), "%s/%s", r->opts->out_dir, name);
 	out = gzopen(path, mode);
 	if (!out) {
 		set_err(r, "cannot write '%s': %s", path, strerror(errno ? errno : ENOMEM));
@@ -896,16 +899,66 @@ static int write_chrome(struct report *r, struct report_result *res)
 	}
 	/*
 	 * zlib's 8 KiB buffer makes a write() per 8 KiB of compressed output; a
-	 * larger one must stay below the writer's 1 MiB pieces, which zlib then
+	 * larger one must stay below the writers' 1 MiB pieces, which zlib then
 	 * takes without copying them into its buffer first.
 	 */
 	gzbuffer(out, 128u << 10);
-	err = chrome_trace__write(r->tl, &r->corr, &names, out);
+	err = perfetto ? perfetto_trace__write(r->tl, &r->corr, &names, out)
+		       : chrome_trace__write(r->tl, &r->corr, &names, out);
 	cerr = gzclose(out);
 	if (!err && cerr != Z_OK)
 		err = -EIO;
 	if (err == -EIO)
 		set_err(r, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+	return err;
+}
+
+/*
+ * The timelines asked for. chrome: trace.json, or trace.json.gz
+ * (report_opts.gzip): automatically when the plain file would be past what
+ * a browser opens (REPORT_GZIP_AUTO_BYTES); the other name is removed, so a
+ * directory never holds a stale one. perfetto: trace.pftrace. trace (in
+ * all): trace.json as chrome writes it, except that where chrome would
+ * gzip it for its size, trace.pftrace instead, and the JSON names go.
+ */
+static int write_timelines(struct report *r, struct report_result *res)
+{
+	unsigned fmt = r->opts->formats;
+	bool json = fmt & REPORT_CHROME, pf = fmt & REPORT_PERFETTO, big, gz;
+	int err = 0;
+
+	if (!(fmt & (REPORT_CHROME | REPORT_PERFETTO | REPORT_TRACE)))
+		return 0;
+	big = chrome_trace__estimate_size(r->tl) > REPORT_GZIP_AUTO_BYTES;
+	if ((fmt & REPORT_TRACE) && !json) {
+		if (r->opts->gzip == REPORT_GZIP_AUTO && big) {
+			res->trace_by_size = pf = true;
+			err = remove_output(r, "trace.json");
+			if (!err)
+				err = remove_output(r, "trace.json.gz");
+		} else {
+			json = true;
+			if (!pf)
+				err = remove_output(r, "trace.pftrace");
+		}
+	}
+	if (!err && json) {
+		gz = r->opts->gzip == REPORT_GZIP_ALWAYS || (r->opts->gzip == REPORT_GZIP_AUTO && big);
+		err = remove_output(r, gz ? "trace.json" : "trace.json.gz");
+		/* asked for: a smaller file at the default level; by size: the fastest level */
+		if (!err)
+			err = write_timeline(r, gz ? "trace.json.gz" : "trace.json",
+					     !gz ? "wT" : r->opts->gzip == REPORT_GZIP_ALWAYS ? "wb6" : "wb1",
+					     false);
+		res->trace_gzipped = gz && !err;
+		res->trace_json = !err;
+		res->files_written += !err;
+	}
+	if (!err && pf) {
+		err = write_timeline(r, "trace.pftrace", "wT", true);
+		res->trace_perfetto = !err;
+		res->files_written += !err;
+	}
 	return err;
 }
 
@@ -943,10 +996,8 @@ static int write_outputs(struct report *r, struct report_result *res)
 			res->files_written += !err;
 		}
 	}
-	if (!err && (fmt & REPORT_CHROME)) {
-		err = write_chrome(r, res);
-		res->files_written += !err;
-	}
+	if (!err)
+		err = write_timelines(r, res);
 	if (!err && (fmt & REPORT_PPROF)) {
 		struct pprof_view views[] = {
 			{ r->view[VIEW_CPU], "cpu", "nanoseconds" },

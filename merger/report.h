@@ -23,7 +23,11 @@ enum report_format {
 	REPORT_CHROME = 1u << 2,
 	REPORT_PPROF = 1u << 3,
 	REPORT_JSON = 1u << 4,
-	REPORT_ALL = (1u << 5) - 1,
+	REPORT_PERFETTO = 1u << 5, /* trace.pftrace */
+	/* one timeline, by size: trace.json, or past REPORT_GZIP_AUTO_BYTES of JSON (with
+	 * gzip auto) trace.pftrace, which loads where JSON of that size does not */
+	REPORT_TRACE = 1u << 6,
+	REPORT_ALL = REPORT_FOLDED | REPORT_SVG | REPORT_TRACE | REPORT_PPROF | REPORT_JSON,
 };
 
 /* When trace.json is written gzip'd, as trace.json.gz (report_opts.gzip). */
@@ -60,7 +64,10 @@ struct report_result {
 	size_t samples, offcpu_spans;
 	size_t warnings;
 	size_t files_written;
-	bool trace_gzipped; /* trace.json.gz was written */
+	bool trace_gzipped;  /* trace.json.gz was written */
+	bool trace_json;     /* trace.json or trace.json.gz was written */
+	bool trace_perfetto; /* trace.pftrace was written */
+	bool trace_by_size;  /* REPORT_TRACE chose trace.pftrace for the JSON's size */
 };
 
 /*
@@ -72,7 +79,10 @@ struct report_result {
 int report__run(const struct report_opts *opts, struct report_result *res, char *errbuf,
 		size_t errlen);
 
-/* Parse a --format list ("folded,svg,chrome,pprof,json" or "all"); -EINVAL on an unknown word. */
+/*
+ * Parse a --format list ("folded,svg,trace,chrome,perfetto,pprof,json" or
+ * "all"); -EINVAL on an unknown word.
+ */
 int report__parse_formats(const char *list, unsigned *formats);
 
 #endif /* GPUPERF_REPORT_H */

@@ -1,7 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # gzip_policy.sh - trace.json or trace.json.gz: --gzip=always/never/auto, auto by
-# size (a trace past 256 MiB is gzip'd), and never both files in one directory.
+# size (a trace past 256 MiB is gzip'd), and never both files in one directory;
+# -f trace (in the default all) writes trace.pftrace instead where -f chrome
+# would gzip for size, and removes the JSON names then (and trace.pftrace when
+# it writes JSON).
 # usage: gzip_policy.sh GPUPERF GEN_RECORDING PYTHON CHECK_TRACE_JSON
 set -u
 GPUPERF=$1
@@ -39,9 +42,32 @@ if "$GPUPERF" report -q -f chrome --gzip=sometimes "$tmp/small" 2>/dev/null; the
 	echo "FAIL: --gzip=sometimes accepted"; fail=1
 fi
 
+# only DIR NAME...: of trace.json, trace.json.gz and trace.pftrace, DIR holds just NAME...
+only() {
+	d=$1
+	shift
+	have=$(cd "$d" && ls trace.json trace.json.gz trace.pftrace 2>/dev/null | tr '\n' ' ')
+	if [ "$have" != "$* " ]; then
+		echo "FAIL: want $*, have: $have"; fail=1
+	else
+		echo "ok: $*"
+	fi
+}
+
+"$GPUPERF" report -q -f trace "$tmp/small" && only "$tmp/small" trace.json
+"$GPUPERF" report -q -f perfetto "$tmp/small" && only "$tmp/small" trace.json trace.pftrace
+"$GPUPERF" report -q -f trace "$tmp/small" && only "$tmp/small" trace.json
+
 # ~1.1M events: about 380 MB of JSON, so auto writes trace.json.gz ...
 mkdir "$tmp/big" && "$GEN" -n 200000 "$tmp/big" || exit 1
 "$GPUPERF" report -q -f chrome "$tmp/big" && expect "$tmp/big" trace.json.gz quick
+# ... and the default timeline is trace.pftrace, unless gzip is asked for or refused
+"$GPUPERF" report -q -f trace "$tmp/big" && only "$tmp/big" trace.pftrace
+if [ "$(head -c 1 "$tmp/big/trace.pftrace" | od -An -tx1 | tr -d ' ')" != 0a ]; then
+	echo "FAIL: trace.pftrace does not start with a Trace.packet"; fail=1
+fi
+"$GPUPERF" report -q -f trace -z "$tmp/big" && only "$tmp/big" trace.json.gz
+"$GPUPERF" report -q -f trace "$tmp/big" && only "$tmp/big" trace.pftrace
 # ... and a sixth of it stays plain.
 mkdir "$tmp/mid" && "$GEN" -n 30000 "$tmp/mid" || exit 1
 "$GPUPERF" report -q -f chrome "$tmp/mid" && expect "$tmp/mid" trace.json quick

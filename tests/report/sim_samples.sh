@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # sim_samples.sh - `gpuperf record --cpu` + `gpuperf report` on each sample, on the CUDA
-# simulator, checked exactly against the simulator's log (check_sim.py).
+# simulator, checked exactly against the simulator's log (check_sim.py); each
+# sample's trace.pftrace shows what its trace.json shows (check_pftrace.py: graph
+# launches' flows through their kernels, many streams, real symbols).
 # usage: sim_samples.sh GPUPERF SAMPLES_BIN_DIR SAMPLES_SRC_DIR PYTHON
 # env: LD_LIBRARY_PATH (the simulator), GPUPERF_REQUIRE_BPF=1 to fail instead of skip.
 set -u
@@ -38,6 +40,11 @@ sample() {
 		echo "ok: $name: $out"
 	else
 		echo "FAIL: $name:"; echo "$out" | sed 's/^/  /' | head -20; fail=1
+	fi
+	if ! "$GPUPERF" report -q -f chrome,perfetto "$d" 2>"$tmp/$name.err" ||
+		! out=$(env -u LD_PRELOAD "$PYTHON" "$HERE/../merger/check_pftrace.py" "$d/trace.pftrace" \
+			--json "$d/trace.json"); then
+		echo "FAIL: $name: trace.pftrace:"; echo "$out" | sed 's/^/  /'; fail=1
 	fi
 }
 

@@ -1,0 +1,338 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""check_pftrace.py - read a trace.pftrace the way Perfetto's trace processor does, and
+compare it with the trace.json of the same recording.
+
+usage: check_pftrace.py FILE.pftrace [--json TRACE.json] [--min-slices N]
+
+A decoder of its own (no protobuf library, no code shared with the writer),
+with the reader's rules (protos/perfetto/trace/trace_packet.proto and
+track_event/*.proto):
+- the file is a Trace: only field 1 (packet), length-delimited;
+- a packet with a track_event has a trusted_packet_sequence_id; interned
+  data is taken only after a packet of its sequence with
+  SEQ_INCREMENTAL_STATE_CLEARED, and a packet that needs incremental state
+  before that fails the check (the reader would drop it);
+- every name_iid and debug annotation name_iid resolves; every track_uuid
+  is declared by a TrackDescriptor; a thread track has a pid and tid, a
+  child track's parent exists;
+- events sorted by timestamp, file order kept for equal ones; a
+  SLICE_END closes the innermost open slice of its track, and there must
+  be one; no slice is left open at the end;
+- flow_ids / terminating_flow_ids: a flow starts at the first slice naming
+  its id and goes to each later one.
+With --json, the slices, instants (name, track, start and duration in ns
+from the first event, arguments) and flows (from each launch to every
+slice its flow reaches) must be the same as in trace.json.
+"""
+import argparse
+import collections
+import gzip
+import json
+import math
+import struct
+import sys
+
+GPU_PID_BASE = 0x40000000
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def fields(buf):
+    """(field number, wire type, value) of a message: ints for varint/fixed, bytes for len."""
+    i, n = 0, len(buf)
+    out = []
+    while i < n:
+        key, i = varint(buf, i)
+        fno, wt = key >> 3, key & 7
+        if fno == 0:
+            fail("field number 0 at offset %d" % i)
+        if wt == 0:
+            v, i = varint(buf, i)
+        elif wt == 1:
+            if i + 8 > n:
+                fail("fixed64 cut short")
+            v = struct.unpack_from("<Q", buf, i)[0]
+            i += 8
+        elif wt == 2:
+            ln, i = varint(buf, i)
+            if i + ln > n:
+                fail("length-delimited field %d runs past its message" % fno)
+            v = bytes(buf[i:i + ln])
+            i += ln
+        elif wt == 5:
+            v = struct.unpack_from("<I", buf, i)[0]
+            i += 4
+        else:
+            fail("wire type %d" % wt)
+        out.append((fno, wt, v))
+    return out
+
+
+def varint(buf, i):
+    v, shift = 0, 0
+    while True:
+        if i >= len(buf):
+            fail("varint cut short")
+        b = buf[i]
+        i += 1
+        v |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return v, i
+        shift += 7
+        if shift > 63:
+            fail("varint longer than 10 bytes")
+
+
+def one(fs, fno, wt=None, default=None):
+    vals = [v for f, w, v in fs if f == fno and (wt is None or w == wt)]
+    if len(vals) > 1:
+        fail("field %d given %d times" % (fno, len(vals)))
+    return vals[0] if vals else default
+
+
+def signed(v):
+    return v - (1 << 64) if v >= 1 << 63 else v
+
+
+def annotation(da, names):
+    fs = fields(da)
+    iid = one(fs, 1)
+    key = names.get(iid) if iid is not None else (one(fs, 10) or b"").decode()
+    if key is None:
+        fail("debug annotation name_iid %s not interned" % iid)
+    for fno, conv in ((3, lambda v: v), (4, signed),
+                      (5, lambda v: struct.unpack("<d", struct.pack("<Q", v))[0]),
+                      (6, lambda v: v.decode("utf-8")), (2, bool)):
+        v = one(fs, fno)
+        if v is not None:
+            return key, conv(v)
+    fail("debug annotation %s without a value" % key)
+
+
+def read_pftrace(path):
+    with open(path, "rb") as f:
+        raw = f.read()
+    if not raw:
+        fail("empty file")
+    seq_clear = set()
+    interned = collections.defaultdict(lambda: {"names": {}, "args": {}})
+    tracks = {}
+    events = []  # (ts, order, uuid, type, name, args, flows, terminating)
+    for order, (fno, wt, pkt) in enumerate(fields(raw)):
+        if fno != 1 or wt != 2:
+            fail("top-level field %d (wire type %d), not a packet" % (fno, wt))
+        fs = fields(pkt)
+        seq = one(fs, 10, 0, 0)
+        flags = one(fs, 13, 0, 0)
+        if flags & 1:
+            seq_clear.add(seq)
+            interned[seq] = {"names": {}, "args": {}}
+        if flags & 2 and seq not in seq_clear:
+            fail("packet %d needs incremental state before its sequence cleared it" % order)
+        idata = one(fs, 12, 2)
+        if idata is not None:
+            if not seq or seq not in seq_clear:
+                fail("packet %d: interned data on a sequence that was not cleared" % order)
+            for f, w, v in fields(idata):
+                if f in (2, 3):
+                    e = fields(v)
+                    iid, name = one(e, 1), one(e, 2, 2, b"").decode("utf-8")
+                    if not iid:
+                        fail("interned entry without iid")
+                    interned[seq]["names" if f == 2 else "args"][iid] = name
+        td = one(fs, 60, 2)
+        te = one(fs, 11, 2)
+        if td is not None and te is not None:
+            fail("packet %d has a track descriptor and a track event" % order)
+        if td is not None:
+            d = fields(td)
+            uuid = one(d, 1)
+            if not uuid or uuid in tracks:
+                fail("track uuid %s missing or declared twice" % uuid)
+            t = {"parent": one(d, 5), "name": (one(d, 2, 2) or b"").decode("utf-8")}
+            p = one(d, 3, 2)
+            if p is not None:
+                pd = fields(p)
+                t["pid"] = one(pd, 1)
+                t["pname"] = (one(pd, 6, 2) or b"").decode("utf-8")
+            th = one(d, 4, 2)
+            if th is not None:
+                thd = fields(th)
+                t["pid"], t["tid"] = one(thd, 1), one(thd, 2)
+                t["tname"] = (one(thd, 5, 2) or b"").decode("utf-8")
+                if t["pid"] is None or t["tid"] is None:
+                    fail("thread track without pid/tid")
+            tracks[uuid] = t
+        if te is not None:
+            if not seq:
+                fail("packet %d: track event without trusted_packet_sequence_id" % order)
+            ts = one(fs, 8)
+            if ts is None:
+                fail("packet %d: track event without timestamp" % order)
+            e = fields(te)
+            typ = one(e, 9)
+            uuid = one(e, 11)
+            name = None
+            iid = one(e, 10)
+            if iid is not None:
+                if not flags & 2:
+                    fail("packet %d uses an interned name without SEQ_NEEDS_INCREMENTAL_STATE" % order)
+                name = interned[seq]["names"].get(iid)
+                if name is None:
+                    fail("packet %d: name_iid %d not interned on sequence %d" % (order, iid, seq))
+            args = dict(annotation(v, interned[seq]["args"]) for f, w, v in e if f == 4)
+            flows = [v for f, w, v in e if f == 47 and w == 1]
+            term = [v for f, w, v in e if f == 48 and w == 1]
+            events.append((ts, order, uuid, typ, name, args, flows, term))
+    for uuid, t in tracks.items():
+        if t["parent"] is not None and t["parent"] not in tracks:
+            fail("track %d: parent %d not declared" % (uuid, t["parent"]))
+    return tracks, events
+
+
+def track_identity(tracks, uuid):
+    """(process name, track name), as the UI groups and labels them."""
+    t = tracks.get(uuid)
+    if t is None:
+        fail("event on undeclared track %s" % uuid)
+    if "tid" in t:
+        proc = next((x for x in tracks.values() if "pname" in x and x.get("pid") == t["pid"]), None)
+        if proc is None:
+            fail("thread %d: no process track for pid %d" % (t["tid"], t["pid"]))
+        return proc["pname"], t["tname"]
+    parent = tracks.get(t["parent"])
+    if parent is None or "pname" not in parent:
+        fail("track %s is neither a thread nor under a process" % t["name"])
+    return parent["pname"], t["name"]
+
+
+def slices_of(tracks, events):
+    events.sort(key=lambda e: (e[0], e[1]))
+    stacks = collections.defaultdict(list)
+    out = []  # [identity, name, ts, dur or None, args, flows, term]
+    for ts, order, uuid, typ, name, args, flows, term in events:
+        ident = track_identity(tracks, uuid)
+        if typ == 1:
+            s = [ident, name, ts, None, args, flows, term]
+            stacks[uuid].append(s)
+            out.append(s)
+        elif typ == 2:
+            if not stacks[uuid]:
+                fail("SLICE_END at %d on %s with no open slice" % (ts, ident))
+            s = stacks[uuid].pop()
+            s[3] = ts - s[2]
+        elif typ == 3:
+            out.append([ident, name, ts, None, args, flows, term])
+        else:
+            fail("event type %s" % typ)
+    for uuid, st in stacks.items():
+        if st:
+            fail("%d slices left open on %s" % (len(st), track_identity(tracks, uuid)))
+    return out
+
+
+def flows_of(slices):
+    """{first slice index: set of later slice indices} over every flow id."""
+    by_id = collections.defaultdict(list)
+    done = set()
+    for i, s in enumerate(slices):
+        for fid in s[5]:
+            if fid not in done:
+                by_id[fid].append(i)
+        for fid in s[6]:
+            if fid in by_id and fid not in done:
+                by_id[fid].append(i)
+                done.add(fid)
+    out = {}
+    for fid, idx in by_id.items():
+        if len(idx) < 2:
+            fail("flow %d has no end" % fid)
+        out[idx[0]] = set(idx[1:])
+    return out
+
+
+def norm_args(args, exact):
+    """Floats as integer thousandths: trace.json prints milli-GB/s truncated (exact=False
+    reads those back), trace.pftrace has the double itself (exact=True)."""
+    out = {}
+    for k, v in args.items():
+        if isinstance(v, float):
+            v = math.floor(v * 1000 + 1e-6) if exact else round(v * 1000)
+        out[k] = v
+    return tuple(sorted(out.items()))
+
+
+def key(s, base):
+    return (s[0], s[1], s[2] - base, s[3], norm_args(s[4], True))
+
+
+def read_json(path):
+    with open(path, "rb") as f:
+        raw = f.read()
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    doc = json.loads(raw)
+    pname, tname = {}, {}
+    for e in doc["traceEvents"]:
+        if e["ph"] == "M" and e["name"] == "process_name":
+            pname[e["pid"]] = e["args"]["name"]
+        elif e["ph"] == "M" and e["name"] == "thread_name":
+            tname[(e["pid"], e["tid"])] = e["args"]["name"]
+    slices, binds = [], collections.defaultdict(lambda: [None, set()])
+    for e in doc["traceEvents"]:
+        if e["ph"] not in ("X", "i"):
+            continue
+        ts = int(round(float(e["ts"]) * 1000))
+        dur = int(round(float(e["dur"]) * 1000)) if e["ph"] == "X" else None
+        s = ((pname[e["pid"]], tname[(e["pid"], e["tid"])]), e["name"], ts, dur,
+             norm_args(e.get("args", {}), False))
+        slices.append(s)
+        if "bind_id" in e:
+            if e.get("flow_out"):
+                binds[e["bind_id"]][0] = s
+            else:
+                binds[e["bind_id"]][1].add(s)
+    flows = {b[0]: frozenset(b[1]) for b in binds.values()}
+    return slices, flows
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("file")
+    ap.add_argument("--json")
+    ap.add_argument("--min-slices", type=int, default=1)
+    a = ap.parse_args()
+
+    tracks, events = read_pftrace(a.file)
+    slices = slices_of(tracks, events)
+    if len(slices) < a.min_slices:
+        fail("%d slices and instants, want at least %d" % (len(slices), a.min_slices))
+    base = min(s[2] for s in slices)
+    flows = flows_of(slices)
+    mine = collections.Counter(key(s, base) for s in slices)
+    myflows = {key(slices[i], base): frozenset(key(slices[j], base) for j in js)
+               for i, js in flows.items()}
+    nflows = len(myflows)
+    if a.json:
+        theirs_list, theirflows = read_json(a.json)
+        theirs = collections.Counter(theirs_list)
+        if mine != theirs:
+            only_mine = list((mine - theirs).elements())[:5]
+            only_theirs = list((theirs - mine).elements())[:5]
+            fail("slices differ from %s: %d/%d; only here: %s; only there: %s" %
+                 (a.json, sum(mine.values()), sum(theirs.values()), only_mine, only_theirs))
+        if myflows != theirflows:
+            diff = [k for k in set(myflows) | set(theirflows) if myflows.get(k) != theirflows.get(k)]
+            fail("flows differ from %s (%d here, %d there), e.g. from %s: %s vs %s" %
+                 (a.json, len(myflows), len(theirflows), diff[0], myflows.get(diff[0]),
+                  theirflows.get(diff[0])))
+    print("ok: %d tracks, %d slices and instants, %d flows%s" %
+          (len(tracks), len(slices), nflows, ", same as " + a.json if a.json else ""))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,43 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# pftrace.sh - trace.pftrace shows what trace.json shows: the same slices, instants,
+# arguments and flows, read back by check_pftrace.py's own decoder under the
+# trace processor's rules; protoc --decode_raw reads it too; a full disk is an error.
+# usage: pftrace.sh GPUPERF GEN_RECORDING PYTHON CHECK_PFTRACE
+set -u
+GPUPERF=$1
+GEN=$2
+PYTHON=$3
+CHECK=$4
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+# 300 steps: 1200 GPU records (3 kernels with no API call), samples on two threads,
+# off-CPU spans, a memcpy and a memset per step.
+mkdir "$tmp/rec" && "$GEN" -n 300 -s 3 "$tmp/rec" || exit 1
+"$GPUPERF" report -q -f chrome,perfetto "$tmp/rec" || { echo "FAIL: report"; exit 1; }
+"$PYTHON" "$CHECK" "$tmp/rec/trace.pftrace" --json "$tmp/rec/trace.json" --min-slices 4000 ||
+	fail=1
+if command -v protoc >/dev/null; then
+	if ! protoc --decode_raw <"$tmp/rec/trace.pftrace" >"$tmp/raw"; then
+		echo "FAIL: protoc --decode_raw cannot read trace.pftrace"; fail=1
+	elif ! grep -qF '"void bwd_kernel<float>(float*, int)"' "$tmp/raw"; then
+		echo "FAIL: no demangled kernel name in protoc's reading"; fail=1
+	else
+		echo "ok: protoc --decode_raw reads it"
+	fi
+fi
+# a full disk: exit 1 with the file named
+if [ -w /dev/full ]; then
+	rm -f "$tmp/rec/trace.pftrace"
+	ln -s /dev/full "$tmp/rec/trace.pftrace"
+	"$GPUPERF" report -q -f perfetto "$tmp/rec" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -ne 1 ] || ! grep -q "cannot write '.*trace.pftrace'" "$tmp/err"; then
+		echo "FAIL: full disk: exit $rc, $(cat "$tmp/err")"; fail=1
+	else
+		echo "ok: full disk: $(cat "$tmp/err")"
+	fi
+fi
+exit $fail
