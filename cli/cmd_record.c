@@ -702,8 +702,8 @@ static void user_release(struct record_user *u)
 /* What a recording (and its report) leaves in DIR: removed for --force, or on a failed start. */
 static const char *const dir_patterns[] = {
 	"gpu-*.trace", "cpu.trace",	"record.json", "kallsyms",	"perf-*.map",
-	"*.folded",    "profile.svg", "*.svg",	      "trace.json*", "profile.pb.gz",
-	"summary.json",
+	"*.folded",    "profile.svg", "*.svg",	      "trace.json*", "trace.pftrace",
+	"profile.pb.gz", "summary.json", "analysis.txt",
 };
 
 static void dir_clean(const char *dir)
