@@ -118,13 +118,13 @@ BASE_WALL=$(echo "$base" | cut -d' ' -f1)
 BASE_CPU=$(echo "$base" | awk '{ print $2 + $3 }')
 line "dump --stats (read only)" "$base"
 
-# The default command: trace.json.gz when the trace would pass 256 MiB (--gzip=auto).
+# The default command: trace.pftrace when trace.json would pass 256 MiB (--gzip=auto).
 all=$(best_of "$GPUPERF" report -q -o "$TMP/out" "$DIR")
 line "report (default, -f all)" "$all"
 if [ "$FORMATS" = 1 ]; then
 	res=$(best_of "$GPUPERF" report -q --gzip=never -o "$TMP/out" "$DIR")
 	line "report --gzip=never" "$res"
-	for f in folded svg json pprof folded,svg,json folded,svg,pprof,json chrome; do
+	for f in folded svg json pprof folded,svg,json folded,svg,pprof,json perfetto chrome; do
 		res=$(best_of "$GPUPERF" report -q -f "$f" -o "$TMP/out" "$DIR")
 		line "report -f $f" "$res"
 	done
