@@ -748,6 +748,28 @@ static void write_offcpu(struct ct *ct, const struct tl_offcpu *o)
 	jw_lit(w, "}}");
 }
 
+size_t chrome_trace__dims(char *buf, const uint32_t d[3])
+{
+	char *p = fmt_u64(buf, d[0]);
+
+	*p++ = 'x';
+	p = fmt_u64(p, d[1]);
+	*p++ = 'x';
+	p = fmt_u64(p, d[2]);
+	*p = 0;
+	return (size_t)(p - buf);
+}
+
+/* s[0..n) (nothing to escape) in quotes. */
+static inline char *put_quoted(char *p, const char *s, size_t n)
+{
+	*p++ = '"';
+	memcpy(p, s, n);
+	p += n;
+	*p++ = '"';
+	return p;
+}
+
 /* The next key of an event's args: opens the object before the first. */
 static inline char *arg_key(char *p, unsigned *nargs, const char *key)
 {
@@ -768,6 +790,7 @@ static void write_gpu(struct ct *ct, size_t i)
 	const struct timeline *tl = ct->tl;
 	const struct tl_gpu *g = &tl->gpu[i];
 	const struct chrome_trace_names *nm = ct->nm;
+	const struct tl_kconfig *kc;
 	uint32_t pid = CHROME_TRACE_GPU_PID_BASE + timeline__gpu_device(tl, g);
 	uint32_t stream = timeline__gpu_stream(tl, g), graph = timeline__gpu_graph(tl, g);
 	struct jw *w = &ct->w;
@@ -852,6 +875,23 @@ static void write_gpu(struct ct *ct, size_t i)
 		p = arg_key(p, &nargs, "graph_id");
 		p = fmt_u64(p, graph);
 	}
+	kc = timeline__gpu_kconfig(tl, g);
+	if (kc) {
+		char dims[CHROME_TRACE_DIMS_LEN];
+
+		p = arg_key(p, &nargs, "grid");
+		p = put_quoted(p, dims, chrome_trace__dims(dims, kc->grid));
+		p = arg_key(p, &nargs, "block");
+		p = put_quoted(p, dims, chrome_trace__dims(dims, kc->block));
+		p = arg_key(p, &nargs, "registers_per_thread");
+		p = fmt_u64(p, kc->regs);
+		p = arg_key(p, &nargs, "shared_memory");
+		p = fmt_u64(p, (uint64_t)kc->static_smem + kc->dynamic_smem);
+		if (kc->dynamic_smem) {
+			p = arg_key(p, &nargs, "dynamic_shared_memory");
+			p = fmt_u64(p, kc->dynamic_smem);
+		}
+	}
 	if (nargs)
 		p_lit(p, "}");
 	p_lit(p, "}");
@@ -865,6 +905,7 @@ static void write_gpu(struct ct *ct, size_t i)
  */
 #define EST_API 155
 #define EST_KERNEL 130
+#define EST_KCONFIG 100 /* a kernel's launch configuration in its args */
 #define EST_COPY 175
 #define EST_SAMPLE 105
 #define EST_OFFCPU 130
@@ -885,7 +926,7 @@ uint64_t chrome_trace__estimate_size(const struct timeline *tl)
 			total += EST_COPY;
 			continue;
 		}
-		total += EST_KERNEL;
+		total += EST_KERNEL + (timeline__gpu_kconfig(tl, g) ? EST_KCONFIG : 0);
 		if (g->name >= nlen) {
 			size_t n = nlen ? nlen : 64;
 			uint32_t *l;

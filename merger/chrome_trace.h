@@ -94,6 +94,9 @@ int chrome_trace__write_string(gzFile out, const char *s);
 const char *chrome_trace__leaf_name(const struct timeline *tl, const struct chrome_trace_names *nm,
 				   uint32_t pid, const struct tl_stack *st, char *tmp, size_t len);
 const char *chrome_trace__task_state(uint32_t state);
+/* A grid or block as "256x1x1" into buf (CHROME_TRACE_DIMS_LEN bytes); returns its length. */
+#define CHROME_TRACE_DIMS_LEN 36
+size_t chrome_trace__dims(char *buf, const uint32_t d[3]);
 const char *chrome_trace__memcpy_kind(unsigned k);
 
 #endif /* GPUPERF_CHROME_TRACE_H */

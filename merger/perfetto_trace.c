@@ -62,7 +62,8 @@ enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
 /* InternedData */
 #define ID_EVENT_NAMES		   2
 #define ID_DEBUG_ANNOTATION_NAMES 3
-/* EventName, DebugAnnotationName */
+#define ID_DEBUG_ANNOTATION_STRING_VALUES 29
+/* EventName, DebugAnnotationName; InternedString (its text: field 2, "str") */
 #define IN_IID	1
 #define IN_NAME 2
 /* DebugAnnotation */
@@ -71,6 +72,7 @@ enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
 #define DA_INT_VALUE	4
 #define DA_DOUBLE_VALUE 5
 #define DA_STRING_VALUE 6
+#define DA_STRING_VALUE_IID 17
 
 #define SEQ_ID 1
 
@@ -84,11 +86,16 @@ enum arg {
 	ARG_STATE,
 	ARG_TASK_STATE,
 	ARG_CPU,
+	ARG_GRID,
+	ARG_BLOCK,
+	ARG_REGS,
+	ARG_SMEM,
+	ARG_DYN_SMEM,
 	NR_ARGS,
 };
 static const char *const arg_names[NR_ARGS] = {
 	"correlation_id", "return", "bytes", "bandwidth_GBps", "graph_id", "state", "task_state",
-	"cpu",
+	"cpu", "grid", "block", "registers_per_thread", "shared_memory", "dynamic_shared_memory",
 };
 
 #define OUT_BUF (1u << 20)
@@ -116,6 +123,7 @@ enum key_kind {
 	K_THREAD_TRACK, /* a: pid, b: tid */
 	K_GPU_TRACK,	/* a: device */
 	K_STREAM_TRACK, /* a: device, b: stream */
+	K_DIMS,		/* a: tl_gpu.kconfig, b: 0 grid, 1 block (an interned string value) */
 };
 
 /* kind in the top 4 bits, a (28 bits), b (32 bits) */
@@ -133,7 +141,7 @@ struct pt {
 	size_t out_len;
 	uint8_t *pk_len_at; /* the length byte of the packet being built */
 	struct idmap names, tracks;
-	uint32_t next_iid, next_uuid;
+	uint32_t next_iid, next_uuid, next_sval_iid;
 	uint64_t last_host_key, last_gpu_key; /* the track of the previous event: its uuid below */
 	uint32_t last_host_uuid, last_gpu_uuid;
 	uint64_t *flows, *multi; /* per API call: starts a flow; has more than one GPU record */
@@ -542,10 +550,59 @@ static inline uint8_t *arg_str(uint8_t *p, enum arg a, const char *s)
 	return msg_close(da, p);
 }
 
+static inline uint8_t *arg_sval(uint8_t *p, enum arg a, uint32_t iid)
+{
+	uint8_t *da;
+
+	p = msg_open(p, TE_DEBUG_ANNOTATIONS, &da);
+	p = put_uint(p, DA_NAME_IID, (uint64_t)a + 1);
+	p = put_uint(p, DA_STRING_VALUE_IID, iid);
+	return msg_close(da, p);
+}
+
+/*
+ * The interned string values of launch configuration kcfg's grid and block
+ * ("256x1x1"): interned, in a packet of their own, the first time.
+ */
+static bool kconfig_svals(struct pt *pt, uint16_t kcfg, const struct tl_kconfig *kc,
+			  uint32_t iid[2])
+{
+	char dims[2][CHROME_TRACE_DIMS_LEN];
+	size_t n[2];
+	uint8_t *p, *idata, *sv;
+
+	iid[0] = idmap_get(&pt->names, key_of(K_DIMS, kcfg, 0));
+	iid[1] = idmap_get(&pt->names, key_of(K_DIMS, kcfg, 1));
+	if (iid[0] && iid[1])
+		return true;
+	n[0] = chrome_trace__dims(dims[0], kc->grid);
+	n[1] = chrome_trace__dims(dims[1], kc->block);
+	p = pk_room(pt, 64 + n[0] + n[1]);
+	if (!p)
+		return false;
+	p = put_uint(p, PKT_SEQUENCE_ID, SEQ_ID);
+	p = put_uint(p, PKT_SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+	p = msg_open(p, PKT_INTERNED_DATA, &idata);
+	for (int i = 0; i < 2; i++) {
+		iid[i] = ++pt->next_sval_iid;
+		if (idmap_put(&pt->names, key_of(K_DIMS, kcfg, (uint32_t)i), iid[i])) {
+			pt->err = -ENOMEM;
+			return false;
+		}
+		p = msg_open(p, ID_DEBUG_ANNOTATION_STRING_VALUES, &sv);
+		p = put_uint(p, IN_IID, iid[i]);
+		p = put_bytes(p, IN_NAME, dims[i], n[i]);
+		p = msg_close(sv, p);
+	}
+	p = msg_close(idata, p);
+	pk_emit(pt, p);
+	return true;
+}
+
 /* The first packet: clears the sequence's incremental state and interns the argument names. */
 static void first_packet(struct pt *pt)
 {
-	uint8_t *p = pk_room(pt, 512), *idata, *dn;
+	uint8_t *p = pk_room(pt, 1024), *idata, *dn;
 
 	if (!p)
 		return;
@@ -633,7 +690,8 @@ static void write_gpu(struct pt *pt, size_t i)
 	const struct timeline *tl = pt->tl;
 	const struct tl_gpu *g = &tl->gpu[i];
 	const struct chrome_trace_names *nm = pt->nm;
-	uint32_t uuid, graph = timeline__gpu_graph(tl, g);
+	const struct tl_kconfig *kc = timeline__gpu_kconfig(tl, g);
+	uint32_t uuid, graph = timeline__gpu_graph(tl, g), dims[2];
 	uint64_t key, dur = g->end > g->start ? g->end - g->start : 0;
 	int64_t api = timeline__gpu_api(tl, g);
 	const char *name = NULL;
@@ -665,7 +723,9 @@ static void write_gpu(struct pt *pt, size_t i)
 		return;
 	}
 	uuid = stream_track(pt, timeline__gpu_device(tl, g), timeline__gpu_stream(tl, g));
-	if (!ev_start(pt, &e, g->start, uuid, TYPE_SLICE_BEGIN, key, name, 96))
+	if (kc && !kconfig_svals(pt, g->kconfig, kc, dims))
+		return;
+	if (!ev_start(pt, &e, g->start, uuid, TYPE_SLICE_BEGIN, key, name, 160))
 		return;
 	if (api >= 0 && (size_t)api < tl->nr_api) {
 		/* one GPU record: the flow ends here; several (a graph): it goes on to the next */
@@ -685,6 +745,14 @@ static void write_gpu(struct pt *pt, size_t i)
 	}
 	if (graph)
 		e.p = arg_uint(e.p, ARG_GRAPH_ID, graph);
+	if (kc) {
+		e.p = arg_sval(e.p, ARG_GRID, dims[0]);
+		e.p = arg_sval(e.p, ARG_BLOCK, dims[1]);
+		e.p = arg_uint(e.p, ARG_REGS, kc->regs);
+		e.p = arg_uint(e.p, ARG_SMEM, (uint64_t)kc->static_smem + kc->dynamic_smem);
+		if (kc->dynamic_smem)
+			e.p = arg_uint(e.p, ARG_DYN_SMEM, kc->dynamic_smem);
+	}
 	ev_end(pt, &e);
 	slice_end(pt, uuid, g->start + dur);
 }

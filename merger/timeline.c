@@ -57,9 +57,9 @@ struct tl_priv {
 	struct strtab st;
 	size_t cap_gpu, cap_api, cap_launch, cap_samples, cap_offcpu, cap_frames, cap_files;
 	size_t cap_procs, cap_threads, cap_modules, cap_devices, cap_offcpu_short;
-	size_t cap_lanes, cap_gpu_bytes, cap_tids, cap_api_names, cap_launch_stacks;
+	size_t cap_lanes, cap_gpu_bytes, cap_tids, cap_api_names, cap_launch_stacks, cap_kconfigs;
 	/* What the small tables hold, while loading (freed by timeline__finish()). */
-	struct u64map tid_map, bytes_map, lstack_map, api_name_map;
+	struct u64map tid_map, bytes_map, lstack_map, api_name_map, kcfg_map;
 	uint32_t *lane_slots; /* lane index + 1, by hash of its fields */
 	size_t lane_slots_cap;
 	uint64_t last_tid_key; /* one-entry caches: records come in runs of one thread, */
@@ -73,6 +73,9 @@ struct tl_priv {
 	/* launch stacks: a direct-mapped cache in front of the map (key + 1, index) */
 	uint64_t lst_key[64];
 	uint32_t lst_val[64];
+	/* kernel launch configurations: the last one's digest and index + 1 (0: none) */
+	uint64_t kcfg_key;
+	uint16_t kcfg_val;
 	/* Stacks already in the frame pool (launch sites and samples repeat):
 	 * open addressing on the frames' hash, entries index stk. */
 	struct stk_ent *stk;
@@ -188,6 +191,8 @@ static void free_maps(struct tl_priv *p)
 	u64map_free(&p->bytes_map);
 	u64map_free(&p->lstack_map);
 	u64map_free(&p->api_name_map);
+	u64map_free(&p->kcfg_map);
+	p->kcfg_val = 0;
 	free(p->lane_slots);
 	p->lane_slots = NULL;
 	p->lane_slots_cap = 0;
@@ -261,6 +266,7 @@ void timeline__free(struct timeline *tl)
 	free(tl->devices);
 	free(tl->lanes);
 	free(tl->gpu_bytes);
+	free(tl->kconfigs);
 	free(tl->tids);
 	free(tl->api_names);
 	free(tl->launch_stacks);
@@ -396,6 +402,30 @@ uint32_t timeline__bytes_index(struct timeline *tl, uint64_t bytes)
 		p->bytes_val[c] = i;
 	}
 	return i;
+}
+
+uint16_t timeline__kconfig_index(struct timeline *tl, const struct tl_kconfig *k)
+{
+	struct tl_priv *p = tl->priv;
+	uint32_t w[9], i;
+	uint64_t key = 0x9e3779b97f4a7c15ull;
+
+	/* The map is keyed by a 64-bit digest of the nine fields: a collision of two
+	 * configurations among 65535 is about one chance in 10^10. */
+	memcpy(w, k, sizeof(w));
+	for (i = 0; i < 9; i++)
+		key = mix64(key ^ w[i]) + i;
+	if (p->kcfg_val && key == p->kcfg_key)
+		return p->kcfg_val;
+	if (tl->nr_kconfigs >= UINT16_MAX && !u64map_find(&p->kcfg_map, key, &(size_t){ 0 }))
+		return 0;
+	i = table_index(&p->kcfg_map, key, (void **)&tl->kconfigs, &tl->nr_kconfigs,
+			&p->cap_kconfigs, k, sizeof(*k));
+	if (i == UINT32_MAX || i >= UINT16_MAX)
+		return 0;
+	p->kcfg_key = key;
+	p->kcfg_val = (uint16_t)(i + 1);
+	return (uint16_t)(i + 1);
 }
 
 uint32_t timeline__launch_stack_index(struct timeline *tl, const struct tl_stack *st)
@@ -777,6 +807,17 @@ static int add_record(struct timeline *tl, struct idmap *ids, const struct gp_re
 			pid = k->pid;
 			g->corr = k->correlation_id;
 			g->name = S(k->name_str);
+			if (k->grid[0] && k->block[0]) {
+				struct tl_kconfig c = {
+					.grid = { k->grid[0], k->grid[1], k->grid[2] },
+					.block = { k->block[0], k->block[1], k->block[2] },
+					.static_smem = k->static_shared_mem,
+					.dynamic_smem = k->dynamic_shared_mem,
+					.regs = k->registers_per_thread,
+				};
+
+				g->kconfig = timeline__kconfig_index(tl, &c);
+			}
 			device = k->device_id;
 			stream = k->stream_id;
 			graph = k->graph_id;

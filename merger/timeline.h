@@ -63,9 +63,22 @@ struct tl_gpu {
 	uint32_t name;	   /* kernel: timeline string (mangled); memcpy/memset: index into tl->gpu_bytes */
 	uint32_t lane;	   /* index into tl->lanes */
 	uint8_t kind;	   /* enum tl_gpu_kind */
-	uint8_t copy_kind; /* memcpy: CUpti_ActivityMemcpyKind */
 	uint8_t flags;	   /* TL_GPU_* */
-	uint8_t pad;
+	union {
+		uint16_t copy_kind; /* memcpy: CUpti_ActivityMemcpyKind */
+		uint16_t kconfig;   /* kernel: index + 1 into tl->kconfigs; 0: not known */
+	};
+};
+
+/*
+ * A kernel's launch configuration, as CUPTI's kernel record gives it:
+ * stored once per distinct configuration (tl->kconfigs), at most 65535 of
+ * them (a kernel past that has none: tl_gpu.kconfig 0).
+ */
+struct tl_kconfig {
+	uint32_t grid[3], block[3];
+	uint32_t static_smem, dynamic_smem; /* bytes per block */
+	uint32_t regs;			    /* registers per thread */
 };
 
 /* A host thread that made CUDA calls or hit a launch probe (tl->tids). */
@@ -194,6 +207,8 @@ struct timeline {
 	size_t nr_lanes;
 	uint64_t *gpu_bytes; /* distinct memcpy/memset byte counts */
 	size_t nr_gpu_bytes;
+	struct tl_kconfig *kconfigs; /* distinct kernel launch configurations */
+	size_t nr_kconfigs;
 	struct tl_tid *tids;
 	size_t nr_tids;
 	uint32_t *api_names; /* timeline strings; [0] = 0 */
@@ -260,6 +275,8 @@ uint32_t timeline__tid_index(struct timeline *tl, uint32_t pid, uint32_t tid);
 uint32_t timeline__lane_index(struct timeline *tl, uint32_t pid, uint32_t device, uint32_t stream,
 			      uint32_t graph_id);
 uint32_t timeline__bytes_index(struct timeline *tl, uint64_t bytes);
+/* tl_gpu.kconfig for a kernel launched with *k: index + 1, 0 past 65535 configurations or on ENOMEM. */
+uint16_t timeline__kconfig_index(struct timeline *tl, const struct tl_kconfig *k);
 uint16_t timeline__api_name_index(struct timeline *tl, uint32_t str);
 uint32_t timeline__launch_stack_index(struct timeline *tl, const struct tl_stack *st);
 
@@ -287,6 +304,13 @@ static inline uint32_t timeline__gpu_graph(const struct timeline *tl, const stru
 static inline uint64_t timeline__gpu_bytes(const struct timeline *tl, const struct tl_gpu *g)
 {
 	return g->kind == TL_GPU_MEMCPY || g->kind == TL_GPU_MEMSET ? tl->gpu_bytes[g->name] : 0;
+}
+
+/* A kernel's launch configuration, or NULL (not a kernel, or not known). */
+static inline const struct tl_kconfig *timeline__gpu_kconfig(const struct timeline *tl,
+							     const struct tl_gpu *g)
+{
+	return g->kind == TL_GPU_KERNEL && g->kconfig ? &tl->kconfigs[g->kconfig - 1] : NULL;
 }
 
 /* The issuing API call's index in tl->api (correlate__run()), or -1. */

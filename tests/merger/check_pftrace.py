@@ -98,12 +98,17 @@ def signed(v):
     return v - (1 << 64) if v >= 1 << 63 else v
 
 
-def annotation(da, names):
+def annotation(da, names, svals):
     fs = fields(da)
     iid = one(fs, 1)
     key = names.get(iid) if iid is not None else (one(fs, 10) or b"").decode()
     if key is None:
         fail("debug annotation name_iid %s not interned" % iid)
+    sv = one(fs, 17)
+    if sv is not None:
+        if sv not in svals:
+            fail("debug annotation %s: string_value_iid %d not interned" % (key, sv))
+        return key, svals[sv]
     for fno, conv in ((3, lambda v: v), (4, signed),
                       (5, lambda v: struct.unpack("<d", struct.pack("<Q", v))[0]),
                       (6, lambda v: v.decode("utf-8")), (2, bool)):
@@ -119,7 +124,7 @@ def read_pftrace(path):
     if not raw:
         fail("empty file")
     seq_clear = set()
-    interned = collections.defaultdict(lambda: {"names": {}, "args": {}})
+    interned = collections.defaultdict(lambda: {"names": {}, "args": {}, "svals": {}})
     tracks = {}
     events = []  # (ts, order, uuid, type, name, args, flows, terminating)
     for order, (fno, wt, pkt) in enumerate(fields(raw)):
@@ -130,7 +135,7 @@ def read_pftrace(path):
         flags = one(fs, 13, 0, 0)
         if flags & 1:
             seq_clear.add(seq)
-            interned[seq] = {"names": {}, "args": {}}
+            interned[seq] = {"names": {}, "args": {}, "svals": {}}
         if flags & 2 and seq not in seq_clear:
             fail("packet %d needs incremental state before its sequence cleared it" % order)
         idata = one(fs, 12, 2)
@@ -138,12 +143,14 @@ def read_pftrace(path):
             if not seq or seq not in seq_clear:
                 fail("packet %d: interned data on a sequence that was not cleared" % order)
             for f, w, v in fields(idata):
-                if f in (2, 3):
+                # event_names, debug_annotation_names, debug_annotation_string_values
+                table = {2: "names", 3: "args", 29: "svals"}.get(f)
+                if table:
                     e = fields(v)
                     iid, name = one(e, 1), one(e, 2, 2, b"").decode("utf-8")
                     if not iid:
                         fail("interned entry without iid")
-                    interned[seq]["names" if f == 2 else "args"][iid] = name
+                    interned[seq][table][iid] = name
         td = one(fs, 60, 2)
         te = one(fs, 11, 2)
         if td is not None and te is not None:
@@ -184,7 +191,8 @@ def read_pftrace(path):
                 name = interned[seq]["names"].get(iid)
                 if name is None:
                     fail("packet %d: name_iid %d not interned on sequence %d" % (order, iid, seq))
-            args = dict(annotation(v, interned[seq]["args"]) for f, w, v in e if f == 4)
+            args = dict(annotation(v, interned[seq]["args"], interned[seq]["svals"])
+                        for f, w, v in e if f == 4)
             flows = [v for f, w, v in e if f == 47 and w == 1]
             term = [v for f, w, v in e if f == 48 and w == 1]
             events.append((ts, order, uuid, typ, name, args, flows, term))

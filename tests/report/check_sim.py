@@ -9,7 +9,9 @@ against the simulator's own log of what it ran (GPUPERF_SIM_LOG):
   gpu.folded, equal the simulated ones exactly; memcpy bytes and time per kind too;
 - each KERNEL sits right under FUNCTION (the function that launched it) and the API
   frame in every gpu.folded stack;
-- every launch site's file:line is a line of the sample that makes that call.
+- every launch site's file:line is a line of the sample that makes that call;
+- trace.json's kernels carry the grid, block and dynamic shared memory each was
+  launched with.
 """
 import json
 import os
@@ -66,6 +68,21 @@ for mangled, (_, total) in want.items():
 for k in expect_fn:
     if not any(k in n for n in per_kernel):
         fails.append(f"no kernel named {k} in gpu.folded")
+
+# launch configurations in trace.json: (kernel, grid, block, dynamic shared memory) as launched
+def dims(v):
+    return "x".join(str(x) for x in v)
+
+
+want_cfg = sorted((demangled.get(r["name"], r["name"]), dims(r["grid"]), dims(r["block"]), r["shmem"])
+                  for r in truth if r["type"] == "kernel")
+trace = json.load(open(f"{d}/trace.json"))
+got_cfg = sorted((e["name"], e.get("args", {}).get("grid"), e.get("args", {}).get("block"),
+                  e.get("args", {}).get("dynamic_shared_memory", 0))
+                 for e in trace["traceEvents"] if e.get("cat") == "gpu_kernel")
+if got_cfg != want_cfg:
+    diff = [c for c in set(want_cfg) | set(got_cfg) if want_cfg.count(c) != got_cfg.count(c)]
+    fails.append(f"trace.json launch configurations differ from the simulated ones, e.g. {diff[:3]}")
 
 # launch sites point at the line that makes the call
 for site in s["launch_sites"]:

@@ -14,7 +14,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 mkdir "$tmp/new" "$tmp/old"
-"$gen" -n 60 -c 4096 "$tmp/new" || { echo "FAIL gen_recording"; exit 1; }
+"$gen" -n 60 -c 4096 -1 "$tmp/new" || { echo "FAIL gen_recording"; exit 1; }
 cp "$old"/*.trace "$tmp/old/"
 cp "$tmp/new/perf-100.map" "$tmp/new/kallsyms" "$tmp/old/"
 for f in gpu-100 cpu; do

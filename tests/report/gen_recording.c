@@ -4,13 +4,17 @@
  * number is known: the input of the report's golden tests and of
  * bench/report (10M kernels).
  *
- * usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP] [-k EVERY] [-c CHUNK_BYTES] DIR
+ * usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP] [-k EVERY] [-c CHUNK_BYTES] [-1] DIR
  *   -k K: CPU samples only in every K-th step (1)
+ *   -1: every kernel launched as the format-1.0 fixture's were (grid 1x1x1,
+ *       block 256x1x1, nothing else), for tests/report/format_compat.sh
  *
  * One process "train" (pid 100) with a main thread (100) and a loader
  * thread (101). Each step (1 ms apart, starting at 1 s):
  *   main:   forward() launches fwd_kernel (200 us) and backward() launches
  *           bwd_kernel<float>(float*, int) (300 us), both via cudaLaunchKernel;
+ *           (launch configurations: fwd 64x2x1 x 128x1x1, 24 registers; bwd
+ *           128x1x1 x 256x1x1, 32 registers, 1 KiB + 2 KiB shared memory);
  *           cudaMemcpyAsync DtoH of 1 MiB (50 us); a cudaMemsetAsync (10 us)
  *           whose launch-site hit is missing (no launch stack);
  *           on-CPU samples in compute_loss() (in forward() on odd steps).
@@ -175,6 +179,8 @@ static void api(struct gp_writer *w, uint64_t start, uint64_t end, uint32_t corr
 	gp_writer__commit(w);
 }
 
+static int legacy_config;
+
 static void kernel(struct gp_writer *w, uint64_t start, uint64_t dur, uint32_t corr, const char *name)
 {
 	struct gp_rec_kernel *k = gp_writer__reserve(w, GP_REC_KERNEL, sizeof(*k));
@@ -185,9 +191,28 @@ static void kernel(struct gp_writer *w, uint64_t start, uint64_t dur, uint32_t c
 	k->pid = PID;
 	k->name_str = gp_writer__intern(w, name);
 	k->stream_id = 7;
-	k->grid[0] = k->grid[1] = k->grid[2] = 1;
-	k->block[0] = 256;
-	k->block[1] = k->block[2] = 1;
+	if (legacy_config) {
+		k->grid[0] = k->grid[1] = k->grid[2] = 1;
+		k->block[0] = 256;
+		k->block[1] = k->block[2] = 1;
+	} else if (strstr(name, "bwd")) {
+		/* 128x1x1 blocks of 256x1x1, 32 registers, 1 KiB static + 2 KiB dynamic shared */
+		k->grid[0] = 128;
+		k->grid[1] = k->grid[2] = 1;
+		k->block[0] = 256;
+		k->block[1] = k->block[2] = 1;
+		k->registers_per_thread = 32;
+		k->static_shared_mem = 1024;
+		k->dynamic_shared_mem = 2048;
+	} else {
+		/* 64x2x1 blocks of 128x1x1, 24 registers, no shared memory */
+		k->grid[0] = 64;
+		k->grid[1] = 2;
+		k->grid[2] = 1;
+		k->block[0] = 128;
+		k->block[1] = k->block[2] = 1;
+		k->registers_per_thread = 24;
+	}
 	gp_writer__commit(w);
 }
 
@@ -200,8 +225,10 @@ int main(int argc, char **argv)
 	const char *dir;
 	int c;
 
-	while ((c = getopt(argc, argv, "n:s:c:k:")) != -1) {
-		if (c == 'c')
+	while ((c = getopt(argc, argv, "n:s:c:k:1")) != -1) {
+		if (c == '1')
+			legacy_config = 1;
+		else if (c == 'c')
 			chunk_size = (uint32_t)strtoul(optarg, NULL, 10);
 		else if (c == 'k')
 			every = strtoul(optarg, NULL, 10);
@@ -213,7 +240,7 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	if (optind != argc - 1 || !steps || spp > 40) {
-		fprintf(stderr, "usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP (<= 40)] [-k K] [-c CHUNK] DIR\n");
+		fprintf(stderr, "usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP (<= 40)] [-k K] [-c CHUNK] [-1] DIR\n");
 		return 2;
 	}
 	dir = argv[optind];
