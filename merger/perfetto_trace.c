@@ -508,25 +508,25 @@ static void slice_end(struct pt *pt, uint32_t uuid, uint64_t ts)
 		ev_end(pt, &e);
 }
 
-static inline uint8_t *arg_uint(uint8_t *p, enum arg a, uint64_t v)
+/* Open a DebugAnnotation named a: the cursor for its value; msg_close(*da, ...) ends it. */
+static inline uint8_t *arg_open(uint8_t *p, enum arg a, uint8_t **da)
+{
+	p = msg_open(p, TE_DEBUG_ANNOTATIONS, da);
+	return put_uint(p, DA_NAME_IID, (uint64_t)a + 1);
+}
+
+/* An argument whose value is a varint field (uint_value, int_value, string_value_iid). */
+static inline uint8_t *arg_varint(uint8_t *p, enum arg a, unsigned field, uint64_t v)
 {
 	uint8_t *da;
 
-	p = msg_open(p, TE_DEBUG_ANNOTATIONS, &da);
-	p = put_uint(p, DA_NAME_IID, (uint64_t)a + 1);
-	p = put_uint(p, DA_UINT_VALUE, v);
-	return msg_close(da, p);
+	p = arg_open(p, a, &da);
+	return msg_close(da, put_uint(p, field, v));
 }
 
-static inline uint8_t *arg_int(uint8_t *p, enum arg a, int64_t v)
-{
-	uint8_t *da;
-
-	p = msg_open(p, TE_DEBUG_ANNOTATIONS, &da);
-	p = put_uint(p, DA_NAME_IID, (uint64_t)a + 1);
-	p = put_uint(p, DA_INT_VALUE, (uint64_t)v);
-	return msg_close(da, p);
-}
+#define arg_uint(p, a, v) arg_varint((p), (a), DA_UINT_VALUE, (v))
+#define arg_int(p, a, v) arg_varint((p), (a), DA_INT_VALUE, (uint64_t)(int64_t)(v))
+#define arg_sval(p, a, iid) arg_varint((p), (a), DA_STRING_VALUE_IID, (iid))
 
 static inline uint8_t *arg_double(uint8_t *p, enum arg a, double v)
 {
@@ -534,30 +534,16 @@ static inline uint8_t *arg_double(uint8_t *p, enum arg a, double v)
 	uint8_t *da;
 
 	memcpy(&bits, &v, sizeof(bits));
-	p = msg_open(p, TE_DEBUG_ANNOTATIONS, &da);
-	p = put_uint(p, DA_NAME_IID, (uint64_t)a + 1);
-	p = put_fixed64(p, DA_DOUBLE_VALUE, bits);
-	return msg_close(da, p);
+	p = arg_open(p, a, &da);
+	return msg_close(da, put_fixed64(p, DA_DOUBLE_VALUE, bits));
 }
 
 static inline uint8_t *arg_str(uint8_t *p, enum arg a, const char *s)
 {
 	uint8_t *da;
 
-	p = msg_open(p, TE_DEBUG_ANNOTATIONS, &da);
-	p = put_uint(p, DA_NAME_IID, (uint64_t)a + 1);
-	p = put_bytes(p, DA_STRING_VALUE, s, strlen(s)); /* short names of ours */
-	return msg_close(da, p);
-}
-
-static inline uint8_t *arg_sval(uint8_t *p, enum arg a, uint32_t iid)
-{
-	uint8_t *da;
-
-	p = msg_open(p, TE_DEBUG_ANNOTATIONS, &da);
-	p = put_uint(p, DA_NAME_IID, (uint64_t)a + 1);
-	p = put_uint(p, DA_STRING_VALUE_IID, iid);
-	return msg_close(da, p);
+	p = arg_open(p, a, &da);
+	return msg_close(da, put_bytes(p, DA_STRING_VALUE, s, strlen(s))); /* short names of ours */
 }
 
 /*

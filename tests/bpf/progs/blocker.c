@@ -91,17 +91,23 @@ static int wfd[2];
 static int wcap;
 static char *wbuf;
 
+/* Read one pipe capacity from the full-pipe test's pipe. */
+static void drain_one(void)
+{
+	for (int got = 0; got < wcap;) {
+		ssize_t n = read(wfd[0], wbuf + wcap * 4, (size_t)(wcap - got));
+
+		if (n <= 0)
+			abort();
+		got += (int)n;
+	}
+}
+
 static void *pipe_drainer(void *arg)
 {
 	for (int i = 0; i < 3; i++) {
 		sleep_ms(20);
-		for (int got = 0; got < wcap;) {
-			ssize_t n = read(wfd[0], wbuf + wcap * 4, (size_t)(wcap - got));
-
-			if (n <= 0)
-				abort();
-			got += (int)n;
-		}
+		drain_one();
 	}
 	return arg;
 }
@@ -123,14 +129,7 @@ NOINLINE uint64_t do_fullpipe(void)
 	fullpipe_inner();
 	t0 = now_ns() - t0;
 	pthread_join(t, NULL);
-	/* empty the pipe for the next round */
-	for (int got = 0; got < wcap;) {
-		ssize_t n = read(wfd[0], wbuf + wcap * 4, (size_t)(wcap - got));
-
-		if (n <= 0)
-			abort();
-		got += (int)n;
-	}
+	drain_one(); /* empty the pipe for the next round */
 	return t0;
 }
 
