@@ -10,7 +10,10 @@
 # the sample reports, every GPU record joined to an API record that started
 # before it, graph kernels joined to the graph launch, MONOTONIC times inside
 # the run, no drops, a clean end. Also the exit paths of exit_paths
-# (signals, fork, reset) and CUPTI being refused. Run it whenever a GPU is at
+# (signals, fork, reset) and CUPTI being refused. Then `gpuperf report` of the
+# GPU-only traces of some samples: trace.json and trace.pftrace read back and
+# equal (check_trace_json.py, check_pftrace.py), with real CUPTI's kernel
+# names, launch configurations and graph records. Run it whenever a GPU is at
 # hand and put what it printed in the change's note.
 set -u
 build=${1:-build}
@@ -124,6 +127,22 @@ if [ -x "$exitp" ]; then
 		echo "ok   no-cupti: $(cat "$d/stderr.txt")"
 	fi
 fi
+
+# The report of real CUDA traces (GPU only: no eBPF here), both timelines.
+here=$(cd "$(dirname "$0")" && pwd)
+for name in train_step_shared-injection multi_stream_shared-injection cuda_graph_shared-injection; do
+	d="$work/$name"
+	[ -d "$d" ] || continue
+	if ! "$build/cli/gpuperf" report -q -f chrome,perfetto,json "$d" 2>"$d/report.txt"; then
+		fail "report/$name" "$(cat "$d/report.txt")"
+	elif ! out=$(python3 "$here/../merger/check_trace_json.py" "$d/trace.json" 2>&1); then
+		fail "report/$name" "trace.json: $out"
+	elif ! out=$(python3 "$here/../merger/check_pftrace.py" "$d/trace.pftrace" --json "$d/trace.json" 2>&1); then
+		fail "report/$name" "trace.pftrace: $out"
+	else
+		echo "ok   report/$name: $out"
+	fi
+done
 
 nvidia-smi -L
 if [ $failures -ne 0 ]; then
