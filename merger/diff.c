@@ -347,6 +347,7 @@ struct sample {
 	int64_t id;		/* devices; 0 otherwise */
 	const char *key, *key2; /* compared */
 	const char *label;	/* shown, not compared (device name) */
+	const char *config;	/* kernels: main launch configuration ("" unknown) */
 	const struct summary_site *site;
 	unsigned side; /* 0 base, 1 new */
 	size_t run;
@@ -444,9 +445,11 @@ static int collect(const struct summary *s, unsigned side, size_t run, bool per_
 		x.value = k->total_ns;
 		x.count = k->count;
 		x.mean = k->mean_ns ? k->mean_ns : (k->count ? k->total_ns / k->count : 0);
+		x.config = k->config;
 		err = push(out, &x);
 	}
 	x.mean = 0;
+	x.config = NULL;
 	for (i = 0; i < s->n_memcpys && !err; i++) {
 		const struct summary_memcpy *m = &s->memcpys[i];
 
@@ -588,6 +591,18 @@ static int make_row(const struct sample *g, size_t n, size_t n_base, size_t n_ne
 	if (g->metric == DIFF_SITE) {
 		r->detail = site_detail(g->site);
 		if (!r->detail) {
+			free(r->item);
+			return -ENOMEM;
+		}
+	} else if (g->metric == DIFF_KERNEL) {
+		const char *cfg[2] = { NULL, NULL };
+
+		/* its main launch configuration, said when the two sides' differ */
+		for (i = 0; i < n; i++)
+			if (g[i].config && *g[i].config && !cfg[g[i].side])
+				cfg[g[i].side] = g[i].config;
+		if (cfg[0] && cfg[1] && strcmp(cfg[0], cfg[1]) &&
+		    asprintf(&r->detail, "launch %s -> %s", cfg[0], cfg[1]) < 0) {
 			free(r->item);
 			return -ENOMEM;
 		}

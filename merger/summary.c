@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * summary.c - summary.json (docs/summary-json.md, schema 1.1) and the short
+ * summary.c - summary.json (docs/summary-json.md, schema 1.2) and the short
  * text report printed at the end of `gpuperf report`.
  *
  * Both come from one pass of statistics (struct report_stats) so the two never
@@ -16,21 +16,32 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "chrome_trace.h"
 #include "gp_record.h"
 #include "gp_util.h"
 #include "report_priv.h"
 
 #define SUMMARY_SCHEMA "gpuperf-summary"
-#define SUMMARY_VERSION "1.1"
+#define SUMMARY_VERSION "1.2"
 #define HIST_SUB 64u
 #define HIST_BUCKETS (HIST_SUB * 60u)
 #define MAX_SITES 100
 #define MAX_MEMCPY_KINDS 16
 
+/* The launch configurations of one kernel kept in summary.json: the first KCFG_MAX seen. */
+#define KCFG_MAX 8
+
+struct kcfg_stat {
+	uint16_t kconfig; /* tl_gpu.kconfig; 0: slot free */
+	uint64_t count, total;
+};
+
 struct kstat {
 	uint32_t name; /* timeline string id */
 	uint64_t count, total, min, max;
 	uint32_t *hist;
+	struct kcfg_stat cfg[KCFG_MAX];
+	uint64_t cfg_other; /* launches with a configuration past KCFG_MAX, or none known */
 };
 
 struct site {
@@ -104,6 +115,62 @@ static uint64_t kstat_pct(const struct kstat *k, double pct)
 	}
 	v = hist_value(b < HIST_BUCKETS ? b : HIST_BUCKETS - 1);
 	return v < k->min ? k->min : v > k->max ? k->max : v;
+}
+
+static void num(cJSON *o, const char *k, double v);
+
+static void kcfg_add(struct kstat *k, uint16_t kconfig, uint64_t d)
+{
+	int i;
+
+	for (i = 0; kconfig && i < KCFG_MAX; i++) {
+		if (!k->cfg[i].kconfig)
+			k->cfg[i].kconfig = kconfig;
+		if (k->cfg[i].kconfig == kconfig) {
+			k->cfg[i].count++;
+			k->cfg[i].total += d;
+			return;
+		}
+	}
+	k->cfg_other++;
+}
+
+static int cmp_kcfg(const void *a, const void *b)
+{
+	const struct kcfg_stat *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	return x->kconfig > y->kconfig ? 1 : x->kconfig < y->kconfig ? -1 : 0;
+}
+
+/* "launch_configs" of kernel k: each configuration it ran with, by total_ns descending. */
+static void kcfg_json(const struct timeline *tl, struct kstat *k, cJSON *e)
+{
+	char dims[CHROME_TRACE_DIMS_LEN];
+	cJSON *a = cJSON_AddArrayToObject(e, "launch_configs"), *c;
+	int n = 0;
+
+	while (n < KCFG_MAX && k->cfg[n].kconfig)
+		n++;
+	gp_sort(k->cfg, (size_t)n, sizeof(k->cfg[0]), cmp_kcfg);
+	for (int i = 0; i < n; i++) {
+		const struct tl_kconfig *kc = &tl->kconfigs[k->cfg[i].kconfig - 1];
+
+		c = cJSON_CreateObject();
+		chrome_trace__dims(dims, kc->grid);
+		cJSON_AddStringToObject(c, "grid", dims);
+		chrome_trace__dims(dims, kc->block);
+		cJSON_AddStringToObject(c, "block", dims);
+		num(c, "registers_per_thread", kc->regs);
+		num(c, "shared_memory", (double)kc->static_smem + kc->dynamic_smem);
+		num(c, "dynamic_shared_memory", kc->dynamic_smem);
+		num(c, "count", (double)k->cfg[i].count);
+		num(c, "total_ns", (double)k->cfg[i].total);
+		cJSON_AddItemToArray(a, c);
+	}
+	if (k->cfg_other)
+		num(e, "launches_other_config", (double)k->cfg_other);
 }
 
 static struct kstat *kstat_get(struct report_stats *s, uint32_t name)
@@ -405,6 +472,7 @@ static int collect(struct report *r, struct report_stats *s)
 			k->min = d < k->min ? d : k->min;
 			k->max = d > k->max ? d : k->max;
 			k->hist[hist_bucket(d) < HIST_BUCKETS ? hist_bucket(d) : HIST_BUCKETS - 1]++;
+			kcfg_add(k, g->kconfig, d);
 		} else if (g->kind == TL_GPU_MEMCPY) {
 			/* kinds without a name of their own all count as "unknown" (0) */
 			struct mstat *m = &s->mc[report__memcpy_kind(g->copy_kind) !=
@@ -646,6 +714,7 @@ static cJSON *build_json(struct report *r, struct report_stats *s)
 		num(e, "max_ns", (double)k->max);
 		num(e, "p50_ns", (double)kstat_pct(k, 50));
 		num(e, "p99_ns", (double)kstat_pct(k, 99));
+		kcfg_json(tl, &s->k[i], e);
 		cJSON_AddItemToArray(a, e);
 	}
 

@@ -173,6 +173,35 @@ static int read_gpu(struct rd *r, const cJSON *root, struct summary *s)
 	return 0;
 }
 
+/* A kernel's launch_configs[0] as one string (summary_kernel.config); "" when it has none. */
+static int read_config(struct rd *r, const cJSON *k, const char *where, char **out)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(k, "launch_configs");
+	const cJSON *c = cJSON_IsArray(a) ? cJSON_GetArrayItem(a, 0) : NULL;
+	char *grid = NULL, *block = NULL, w[96];
+	uint64_t regs = 0, smem = 0;
+	int err;
+
+	*out = NULL;
+	if (!c)
+		return (*out = strdup("")) ? 0 : -ENOMEM;
+	snprintf(w, sizeof(w), "%s.launch_configs[0]", where);
+	if (!cJSON_IsObject(c))
+		return fail(r, -EINVAL, "%s is not an object", w);
+	err = get_str(r, c, w, "grid", true, &grid);
+	err = err ?: get_str(r, c, w, "block", true, &block);
+	err = err ?: get_u64(r, c, w, "registers_per_thread", &regs);
+	err = err ?: get_u64(r, c, w, "shared_memory", &smem);
+	if (!err && asprintf(out, "<<<%s, %s>>> %llu regs, %llu B shared", grid, block,
+			     (unsigned long long)regs, (unsigned long long)smem) < 0) {
+		*out = NULL;
+		err = -ENOMEM;
+	}
+	free(grid);
+	free(block);
+	return err;
+}
+
 static int read_kernels(struct rd *r, const cJSON *root, struct summary *s)
 {
 	const cJSON *arr, *e;
@@ -196,6 +225,7 @@ static int read_kernels(struct rd *r, const cJSON *root, struct summary *s)
 		err = err ?: get_u64(r, e, where, "count", &k->count);
 		err = err ?: get_u64(r, e, where, "total_ns", &k->total_ns);
 		err = err ?: get_u64(r, e, where, "mean_ns", &k->mean_ns);
+		err = err ?: read_config(r, e, where, &k->config);
 		if (err)
 			return err;
 	}
@@ -424,8 +454,10 @@ void summary__free(struct summary *s)
 		return;
 	for (i = 0; i < s->n_devices; i++)
 		free(s->devices[i].name);
-	for (i = 0; i < s->n_kernels; i++)
+	for (i = 0; i < s->n_kernels; i++) {
 		free(s->kernels[i].name);
+		free(s->kernels[i].config);
+	}
 	for (i = 0; i < s->n_memcpys; i++)
 		free(s->memcpys[i].kind);
 	for (i = 0; i < s->n_sites; i++) {

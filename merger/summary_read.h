@@ -26,6 +26,9 @@ struct summary_device {
 struct summary_kernel {
 	char *name; /* demangled; the key */
 	uint64_t count, total_ns, mean_ns;
+	/* its main launch configuration (launch_configs[0], schema 1.2) as
+	 * "<<<grid, block>>> R regs, S B shared"; "" when absent */
+	char *config;
 };
 
 struct summary_memcpy {

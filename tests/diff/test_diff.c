@@ -127,6 +127,53 @@ static void test_slower_kernel_flagged(void **state)
 	free_all(n, 1);
 }
 
+/* A 1.2 summary of one kernel K1 (10 launches, ns in total) launched with blocks of block threads. */
+static struct summary *mk_cfg(uint64_t ns, unsigned block)
+{
+	char text[1024], err[256];
+	struct summary *s = NULL;
+
+	snprintf(text, sizeof(text),
+		 "{\"schema\":\"gpuperf-summary\",\"schema_version\":\"1.2\",\"kernels\":["
+		 "{\"name\":\"" K1 "\",\"count\":10,\"total_ns\":%llu,\"mean_ns\":%llu,"
+		 "\"launch_configs\":[{\"grid\":\"64x1x1\",\"block\":\"%ux1x1\","
+		 "\"registers_per_thread\":32,\"shared_memory\":1024,\"dynamic_shared_memory\":0,"
+		 "\"count\":10,\"total_ns\":%llu}]}]}",
+		 (unsigned long long)ns, (unsigned long long)ns / 10, block, (unsigned long long)ns);
+	assert_int_equal(summary__parse(text, strlen(text), "t", &s, err, sizeof(err)), 0);
+	return s;
+}
+
+/* A kernel whose launch configuration changed says so, from which to which. */
+static void test_launch_config_change(void **state)
+{
+	struct summary *b[1] = {mk_cfg(1000000, 256)}, *n[1] = {mk_cfg(1300000, 128)},
+		       *same[1] = {mk_cfg(1300000, 256)}, *old[1] = {mk(1000000, 0)};
+	struct diff_opts o;
+	struct diff_result *r;
+
+	(void)state;
+	diff_opts__init(&o);
+	r = run(b, 1, n, 1, &o);
+	assert_int_equal(find(r, DIFF_KERNEL, K1)->status, DIFF_REGRESSION);
+	assert_string_equal(find(r, DIFF_KERNEL, K1)->detail,
+			    "launch <<<64x1x1, 256x1x1>>> 32 regs, 1024 B shared -> "
+			    "<<<64x1x1, 128x1x1>>> 32 regs, 1024 B shared");
+	diff_result__free(r);
+	/* the same configuration, or a 1.0 summary without any: nothing said */
+	r = run(b, 1, same, 1, &o);
+	assert_null(find(r, DIFF_KERNEL, K1)->detail);
+	diff_result__free(r);
+	r = run(old, 1, n, 1, &o);
+	assert_null(find(r, DIFF_KERNEL, K1)->detail);
+	diff_result__free(r);
+	diff_opts__release(&o);
+	free_all(b, 1);
+	free_all(n, 1);
+	free_all(same, 1);
+	free_all(old, 1);
+}
+
 static void test_small_change_passes(void **state)
 {
 	struct summary *b[1] = {mk(1000000, 500000)}, *n[1] = {mk(1020000, 500000)};
@@ -495,6 +542,7 @@ int main(void)
 		cmocka_unit_test(test_min_time),
 		cmocka_unit_test(test_devices),
 		cmocka_unit_test(test_schema),
+		cmocka_unit_test(test_launch_config_change),
 		cmocka_unit_test(test_writers),
 	};
 

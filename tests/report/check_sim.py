@@ -11,7 +11,7 @@ against the simulator's own log of what it ran (GPUPERF_SIM_LOG):
   frame in every gpu.folded stack;
 - every launch site's file:line is a line of the sample that makes that call;
 - trace.json's kernels carry the grid, block and dynamic shared memory each was
-  launched with.
+  launched with, and summary.json counts each kernel's launches per configuration.
 """
 import json
 import os
@@ -83,6 +83,18 @@ got_cfg = sorted((e["name"], e.get("args", {}).get("grid"), e.get("args", {}).ge
 if got_cfg != want_cfg:
     diff = [c for c in set(want_cfg) | set(got_cfg) if want_cfg.count(c) != got_cfg.count(c)]
     fails.append(f"trace.json launch configurations differ from the simulated ones, e.g. {diff[:3]}")
+
+# summary.json: launches and device time per kernel and launch configuration
+want_kc = {}
+for r in truth:
+    if r["type"] == "kernel":
+        key = (r["name"], dims(r["grid"]), dims(r["block"]), r["shmem"])
+        c, t = want_kc.get(key, (0, 0))
+        want_kc[key] = (c + 1, t + r["end"] - r["start"])
+got_kc = {(k["mangled"], c["grid"], c["block"], c["dynamic_shared_memory"]): (c["count"], c["total_ns"])
+          for k in s["kernels"] for c in k["launch_configs"]}
+if got_kc != want_kc:
+    fails.append(f"summary.json launch_configs {got_kc} != simulated {want_kc}")
 
 # launch sites point at the line that makes the call
 for site in s["launch_sites"]:

@@ -59,7 +59,7 @@ for st in range(steps - 1):
 expect("gpu_idle", idle, want_idle)
 
 s = json.load(open(f"{d}/summary.json"))
-expect("schema", (s["schema"], s["schema_version"]), ("gpuperf-summary", "1.1"))
+expect("schema", (s["schema"], s["schema_version"]), ("gpuperf-summary", "1.2"))
 expect("join", (s["join"]["gpu_records"], s["join"]["with_api"], s["join"]["with_stack"]),
        (4 * steps + orphans, 4 * steps, 3 * steps))
 k = {x["name"]: x for x in s["kernels"]}
