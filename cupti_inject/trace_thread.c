@@ -4,6 +4,11 @@
 #include "trace_thread.h"
 
 #include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -189,6 +194,18 @@ static void *thread_main(void *arg)
 {
 	struct trace_thread *t = arg;
 	uint64_t next = now_ms() + t->flush_ms, now, req;
+
+	{
+		const char *e = getenv("GP_EXP_SCHED");
+		struct sched_param sp = { 0 };
+
+		if (e && !strcmp(e, "idle"))
+			pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+		else if (e && !strcmp(e, "batch"))
+			pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
+		else if (e && !strncmp(e, "nice", 4))
+			setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), e[4] ? atoi(e + 5) : 19);
+	}
 
 	while (!atomic_load(&t->stop)) {
 		struct pollfd pfd = { .fd = t->efd, .events = POLLIN };

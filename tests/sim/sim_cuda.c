@@ -51,6 +51,9 @@
 
 /* Duration rules, documented in README.md. */
 #define LAUNCH_LATENCY_NS 2000ULL
+/* Work a stream holds issued but not finished before issuing blocks (README.md). */
+#define QUEUE_DEPTH 1024u
+#define QUEUE_DEPTH_MAX 65536u
 #define KERNEL_BASE_NS 2000ULL
 #define MEMCPY_BASE_NS 1000ULL
 #define MEMSET_BASE_NS 500ULL
@@ -81,6 +84,8 @@ struct CUstream_st {
 	int priority;
 	int legacy;
 	uint64_t ready; /* end of the last work issued to it */
+	uint64_t *qend; /* ends of its last S.queue_depth pieces of work (a ring); NULL: none yet */
+	unsigned qpos;
 	struct CUgraph_st *capture;
 	struct CUstream_st *next;
 };
@@ -150,6 +155,7 @@ static struct gpsim_state {
 	struct kernel_rule *rules;
 	size_t nrules;
 	int log_fd;
+	unsigned queue_depth; /* 0: unbounded */
 } S = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.env_once = PTHREAD_ONCE_INIT,
@@ -161,6 +167,7 @@ static struct gpsim_state {
 	.next_graph_id = 1,
 	.next_grid_id = 1,
 	.log_fd = -1,
+	.queue_depth = QUEUE_DEPTH,
 };
 
 static __thread struct gpsim_call *tls_top;
@@ -344,9 +351,15 @@ static void env_init(void)
 {
 	const char *log = getenv("GPUPERF_SIM_LOG");
 	const char *rules = getenv("GPUPERF_SIM_KERNEL_NS");
+	const char *depth = getenv("GPUPERF_SIM_QUEUE_DEPTH");
 	char line[256];
 	size_t pos = 0;
 
+	if (depth && *depth) {
+		unsigned long d = strtoul(depth, NULL, 10);
+
+		S.queue_depth = d > QUEUE_DEPTH_MAX ? QUEUE_DEPTH_MAX : (unsigned)d;
+	}
 	if (rules)
 		parse_kernel_rules(rules);
 	if (log && *log)
@@ -632,10 +645,31 @@ static void issue(struct CUstream_st *s, struct gpsim_op *op, uint64_t dur)
 	op->context_id = GPSIM_CONTEXT_ID;
 	op->issued = now;
 	pthread_mutex_lock(&S.lock);
+	/*
+	 * A full queue: the work issued queue_depth pieces ago on this stream
+	 * has not finished. The driver blocks the call until it has, as a real
+	 * one does when a channel's push buffer is full, so a program launching
+	 * faster than the device runs is held to the device's pace.
+	 */
+	if (!s->qend && S.queue_depth)
+		s->qend = calloc(S.queue_depth, sizeof(*s->qend));
+	while (s->qend && s->qend[s->qpos] > now) {
+		uint64_t until = s->qend[s->qpos];
+
+		pthread_mutex_unlock(&S.lock);
+		wait_until(until);
+		now = gpsim_now();
+		pthread_mutex_lock(&S.lock);
+	}
+	op->issued = now;
 	op->stream_id = s->id;
 	op->start = max_u64(now + LAUNCH_LATENCY_NS, stream_dep(s));
 	op->end = op->start + dur;
 	s->ready = op->end;
+	if (s->qend) {
+		s->qend[s->qpos] = op->end;
+		s->qpos = (s->qpos + 1) % S.queue_depth;
+	}
 	if (op->kind == GPSIM_OP_KERNEL)
 		op->grid_id = S.next_grid_id++;
 	pthread_mutex_unlock(&S.lock);
@@ -1427,6 +1461,7 @@ CUresult CUDAAPI cuStreamDestroy_v2(CUstream h)
 			/* Its work still completes after the handle is gone. */
 			*pp = s->next;
 			S.orphan_ready = max_u64(S.orphan_ready, s->ready);
+			free(s->qend);
 			free(s);
 			r = CUDA_SUCCESS;
 			break;

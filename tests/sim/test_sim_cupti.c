@@ -658,6 +658,29 @@ static void test_events_and_errors(void **state)
 	assert_int_equal(v, CUDART_VERSION);
 }
 
+#define QUEUE_DEPTH 8
+
+static void test_launch_queue_full(void **state)
+{
+	DOC("(the simulator's device model, tests/sim/README.md) A stream holds at most "
+	    "GPUPERF_SIM_QUEUE_DEPTH pieces of work issued and not finished; issuing more blocks "
+	    "the call until the oldest has finished, as a driver whose push buffer is full.");
+	cudaStream_t s;
+	uint64_t t0, t1;
+
+	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+	t0 = mono_ns();
+	/* 2 * QUEUE_DEPTH kernels of KERNEL_A_NS: the second half waits for the first. */
+	for (int i = 0; i < 2 * QUEUE_DEPTH; i++)
+		assert_int_equal(cudaLaunchKernel(&stub_a, (dim3){ 1, 1, 1 }, (dim3){ 1, 1, 1 },
+						  NULL, 0, s),
+				 cudaSuccess);
+	t1 = mono_ns();
+	assert_true(t1 - t0 >= QUEUE_DEPTH * KERNEL_A_NS);
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+}
+
 static void test_get_next_record(void **state)
 {
 	DOC("CUPTI_ERROR_MAX_LIMIT_REACHED if no more records in the buffer");
@@ -691,6 +714,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_drops, teardown),
 		cmocka_unit_test_teardown(test_timestamp_callback, teardown),
 		cmocka_unit_test(test_events_and_errors),
+		cmocka_unit_test(test_launch_queue_full),
 		cmocka_unit_test(test_get_next_record),
 	};
 	char rules[256];
@@ -699,6 +723,7 @@ int main(void)
 	snprintf(rules, sizeof(rules), "kernelA=%llu,%s=%llu", KERNEL_A_NS, KERNEL_SLOW,
 		 KERNEL_SLOW_NS);
 	setenv("GPUPERF_SIM_KERNEL_NS", rules, 1);
+	setenv("GPUPERF_SIM_QUEUE_DEPTH", "8", 1); /* QUEUE_DEPTH */
 	h = __cudaRegisterFatBinary((void *)&stub_a);
 	__cudaRegisterFunction(h, &stub_a, (char *)KERNEL_A, KERNEL_A, -1, NULL, NULL, NULL, NULL,
 			       NULL);
