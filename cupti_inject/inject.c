@@ -238,6 +238,7 @@ static void init_once(void)
 	G.topts.dir = G.cfg.dir;
 	G.topts.flush_ms = G.cfg.flush_ms;
 	G.topts.zlevel = G.cfg.zlevel;
+	G.topts.nice = G.cfg.writer_nice;
 	G.topts.clock_id = clock_id;
 	err = act_buf__init(&G.pool, G.cfg.buffer_size, G.cfg.buffer_count, RESIDENT_FREE_BUFFERS, -1);
 	if (err) {

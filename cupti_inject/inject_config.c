@@ -31,6 +31,19 @@
  * (the writer's default) trade CPU for size.
  */
 #define DEF_ZLEVEL 1
+/*
+ * The writer thread runs below the application's threads. At the same
+ * priority, on a machine without an idle core, it takes turns with the
+ * launching thread and with CUPTI's own worker; CUPTI's backlog then grows
+ * and everything slows: 1M launches on 2 cores cost 80-160 ns more per
+ * launch and 400-490 MiB more memory than a client that discards its
+ * buffers, against -30 to -14 ns and 1-4 MiB at nice 10 or 19
+ * (bench/RESULTS.md). 10 rather than 19: on a saturated machine the writer
+ * still gets about a tenth of a core against each busy thread (19: 1.5%),
+ * which keeps up with some 300k launches per second; past that the pool
+ * holds the backlog, then records are dropped and counted.
+ */
+#define DEF_WRITER_NICE 10
 
 static void warn(struct inject_config *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -180,6 +193,7 @@ void inject_config__load(struct inject_config *c)
 	c->buffer_count = env_u32(c, "GPUPERF_BUFFER_COUNT", DEF_BUFFER_COUNT, 1, MAX_BUFFER_COUNT);
 	c->flush_ms = env_u32(c, "GPUPERF_FLUSH_MS", DEF_FLUSH_MS, MIN_FLUSH_MS, MAX_FLUSH_MS);
 	c->zlevel = (int)env_u32(c, "GPUPERF_ZLEVEL", DEF_ZLEVEL, 0, 9);
+	c->writer_nice = (int)env_u32(c, "GPUPERF_WRITER_NICE", DEF_WRITER_NICE, 0, 19);
 	c->kinds = parse_kinds(c, getenv("GPUPERF_ACTIVITY"));
 	c->signals = parse_bool(c, "GPUPERF_SIGNALS", 1);
 }

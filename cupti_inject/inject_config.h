@@ -31,6 +31,7 @@ struct inject_config {
 	uint32_t flush_ms;	  /* GPUPERF_FLUSH_MS: periodic flush to disk */
 	uint32_t kinds;		  /* GPUPERF_ACTIVITY: INJ_KIND_* */
 	int zlevel;		  /* GPUPERF_ZLEVEL: zlib level of the chunks; 0: the writer's default */
+	int writer_nice;	  /* GPUPERF_WRITER_NICE: the writer thread's nice value, 0..19 */
 	int signals;		  /* GPUPERF_SIGNALS: finish the trace on SIGINT/SIGTERM */
 	int log_level;		  /* GPUPERF_LOG: error|warn|info|debug */
 	char log_file[PATH_MAX];  /* GPUPERF_LOG_FILE: "" = stderr */

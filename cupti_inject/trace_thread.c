@@ -4,17 +4,13 @@
 #include "trace_thread.h"
 
 #include <errno.h>
-#include <sched.h>
-#include <stdlib.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <pthread.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -90,6 +86,7 @@ int trace_thread__open(struct trace_thread *t, const struct trace_thread_opts *o
 	t->pool = pool;
 	t->pid = (uint32_t)getpid();
 	t->flush_ms = o->flush_ms;
+	t->nice = o->nice;
 	t->cupti_ok = 1;
 	t->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (t->efd < 0)
@@ -195,17 +192,15 @@ static void *thread_main(void *arg)
 	struct trace_thread *t = arg;
 	uint64_t next = now_ms() + t->flush_ms, now, req;
 
-	{
-		const char *e = getenv("GP_EXP_SCHED");
-		struct sched_param sp = { 0 };
-
-		if (e && !strcmp(e, "idle"))
-			pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
-		else if (e && !strcmp(e, "batch"))
-			pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
-		else if (e && !strncmp(e, "nice", 4))
-			setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), e[4] ? atoi(e + 5) : 19);
-	}
+	/*
+	 * Below the application's threads: on a machine with no idle core the
+	 * writer takes what they leave (at nice 10, about a tenth of a core
+	 * against each busy thread) instead of taking turns with them, and the
+	 * pool absorbs the backlog (inject_config.h, bench/RESULTS.md). This
+	 * thread only: the nice value of a Linux thread is its own.
+	 */
+	if (t->nice && setpriority(PRIO_PROCESS, (id_t)gettid(), t->nice))
+		inj_dbg("writer thread: cannot set nice %d: %s", t->nice, strerror(errno));
 
 	while (!atomic_load(&t->stop)) {
 		struct pollfd pfd = { .fd = t->efd, .events = POLLIN };

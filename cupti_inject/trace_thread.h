@@ -32,6 +32,7 @@ struct trace_thread_opts {
 	const char *dir;
 	uint32_t flush_ms;
 	int zlevel;
+	int nice;	   /* the writer thread's nice value (0: the process's) */
 	uint16_t clock_id; /* GP_CLOCK_*: what CUPTI's timestamps are in */
 };
 
@@ -41,6 +42,7 @@ struct trace_thread {
 	int efd;		/* eventfd: buffers completed, sync or stop requested */
 	uint32_t pid;
 	uint32_t flush_ms;
+	int nice;
 	int cupti_ok;		/* 0 in a fork child: CUPTI belongs to the parent */
 	pthread_t thread;
 	int running;

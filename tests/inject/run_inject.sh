@@ -163,6 +163,32 @@ sigterm)
 	signal_case TERM 15
 	check
 	;;
+writer_nice)
+	# The writer thread runs at nice 10 (GPUPERF_WRITER_NICE), the program's threads at 0.
+	for want in 10 3; do
+		rm -f "$dir"/gpu-*.trace "$dir/stdout.txt" "$dir/truth.jsonl"
+		set -- GPUPERF_WRITER_NICE=3
+		[ $want = 10 ] && set -- GPUPERF_LOG=warn # the default
+		EXEC=1 traced "$@" "$GPINJ_EXIT_PATHS" wait >"$dir/stdout.txt" 2>"$dir/stderr.txt" &
+		pid=$!
+		bgpid=$pid
+		wait_ready $pid
+		writer="" main=""
+		for t in /proc/$pid/task/*; do
+			# nice is field 19 of stat: the 17th after "pid (comm) "
+			n=$(sed 's/^.*) //' "$t/stat" | cut -d' ' -f17)
+			[ "$(cat "$t/comm")" = gpuperf-writer ] && writer=$n
+			[ "${t##*/}" = "$pid" ] && main=$n
+		done
+		kill -TERM $pid
+		wait $pid
+		bgpid=
+		[ "$writer" = "$want" ] || fail "writer thread at nice '$writer', expected $want"
+		[ "$main" = 0 ] || fail "the program's main thread at nice '$main', expected 0"
+		echo "writer thread at nice $writer, main thread at $main"
+	done
+	check
+	;;
 sigkill)
 	EXEC=1 traced "$GPINJ_EXIT_PATHS" wait >"$dir/stdout.txt" 2>"$dir/stderr.txt" &
 	pid=$!
