@@ -498,7 +498,11 @@ static __always_inline int handle_waking(struct task_struct *p)
  * one). Without this the block would be lost whole when the thread next
  * switches out. Its span ends now, within microseconds of the real
  * switch-in for a system call that blocked; the kernel stack at the switch
- * is gone (nr_kernel 0), the user stack is the one returning now.
+ * is gone (nr_kernel 0), the user stack is the one returning now. A
+ * thread that was preempted (state TASK_RUNNING) may have run in user
+ * space for any time since its unseen switch-in, so "now" says nothing of
+ * when its wait ended: that span is dropped (counted with the repairs)
+ * rather than written over time the thread spent running.
  */
 static __always_inline void missed_switch_in(void *ctx, struct task_struct *task,
 					     struct tstate *t)
@@ -509,7 +513,8 @@ static __always_inline void missed_switch_in(void *ctx, struct task_struct *task
 
 	t->valid = 0;
 	__sync_fetch_and_add(&missed_switch_ins, 1);
-	if (now <= t->st.ts || !span_wanted(t, task->tgid, task->pid, now - t->st.ts))
+	if (!t->st.state || now <= t->st.ts ||
+	    !span_wanted(t, task->tgid, task->pid, now - t->st.ts))
 		return;
 	e = bpf_map_lookup_elem(&oc_scratch, &slot);
 	if (!e)

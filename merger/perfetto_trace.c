@@ -121,6 +121,7 @@ enum key_kind {
 	K_MEMSET_NAME,
 	K_PROC_TRACK, /* a: pid */
 	K_THREAD_TRACK, /* a: pid, b: tid */
+	K_OFFCPU_TRACK, /* a: pid, b: tid */
 	K_GPU_TRACK,	/* a: device */
 	K_STREAM_TRACK, /* a: device, b: stream */
 	K_DIMS,		/* a: tl_gpu.kconfig, b: 0 grid, 1 block (an interned string value) */
@@ -400,6 +401,36 @@ static uint32_t host_track(struct pt *pt, uint32_t pid, uint32_t tid)
 	return uuid;
 }
 
+/*
+ * The uuid of a host thread's off-CPU track: a child of its thread track.
+ * Off-CPU spans and CUDA API calls come from different clocks' sources
+ * (the scheduler, CUPTI) and can overlap without nesting by a few
+ * microseconds; on one track a SLICE_END closes the innermost open slice,
+ * so such a pair would cut each other short.
+ */
+static uint32_t offcpu_track(struct pt *pt, uint32_t pid, uint32_t tid)
+{
+	uint64_t key = key_of(K_OFFCPU_TRACK, pid, tid);
+	uint32_t uuid = idmap_get(&pt->tracks, key), parent;
+	uint8_t *p, *td;
+
+	if (uuid)
+		return uuid;
+	parent = host_track(pt, pid, tid);
+	uuid = new_uuid(pt, key);
+	p = pk_room(pt, 64);
+	if (!p)
+		return 0;
+	p = put_uint(p, PKT_SEQUENCE_ID, SEQ_ID);
+	p = msg_open(p, PKT_TRACK_DESCRIPTOR, &td);
+	p = put_uint(p, TD_UUID, uuid);
+	p = put_uint(p, TD_PARENT_UUID, parent);
+	p = put_bytes(p, TD_NAME, "off-CPU", 7);
+	p = msg_close(td, p);
+	pk_emit(pt, p);
+	return uuid;
+}
+
 /* The uuid of a GPU stream's track: a child of the device's process track. */
 static uint32_t stream_track(struct pt *pt, uint32_t device, uint32_t stream)
 {
@@ -643,7 +674,7 @@ static void write_sample(struct pt *pt, const struct tl_sample *s)
 
 static void write_offcpu(struct pt *pt, const struct tl_offcpu *o)
 {
-	uint32_t uuid = host_track(pt, o->pid, o->tid);
+	uint32_t uuid = offcpu_track(pt, o->pid, o->tid);
 	uint64_t key = key_of(K_OFFCPU_LEAF, o->stack.off, o->pid);
 	const char *state = chrome_trace__task_state(o->state);
 	char tmp[32], *name = NULL;

@@ -9,8 +9,10 @@
  * trace past REPORT_GZIP_AUTO_BYTES, where JSON stops being loadable.
  *
  * Layout: one process track per traced process, a thread track per host
- * thread (CUDA API calls and off-CPU spans as slices, on-CPU samples as
- * instants named by their leaf frame); one process track per GPU device
+ * thread (CUDA API calls as slices, on-CPU samples as instants named by
+ * their leaf frame) with a child track "off-CPU" for its off-CPU spans
+ * (they can overlap an API call without nesting, which one track of
+ * begin/end slices cannot show); one process track per GPU device
  * ("GPU 0 (name)", pid CHROME_TRACE_GPU_PID_BASE + device) with a child
  * track per stream (kernels, memcpys, memsets). Each launch has a flow to
  * the GPU work it issued (a graph launch's flow goes on from kernel to

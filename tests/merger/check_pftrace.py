@@ -213,8 +213,11 @@ def track_identity(tracks, uuid):
             fail("thread %d: no process track for pid %d" % (t["tid"], t["pid"]))
         return proc["pname"], t["tname"]
     parent = tracks.get(t["parent"])
+    if parent is not None and "tid" in parent:
+        # a thread's child track (its off-CPU spans): trace.json has them on the thread's own
+        return track_identity(tracks, t["parent"])
     if parent is None or "pname" not in parent:
-        fail("track %s is neither a thread nor under a process" % t["name"])
+        fail("track %s is neither a thread nor under a process or thread" % t["name"])
     return parent["pname"], t["name"]
 
 

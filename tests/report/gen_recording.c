@@ -4,10 +4,14 @@
  * number is known: the input of the report's golden tests and of
  * bench/report (10M kernels).
  *
- * usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP] [-k EVERY] [-c CHUNK_BYTES] [-1] DIR
+ * usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP] [-k EVERY] [-c CHUNK_BYTES] [-1] [-x] DIR
  *   -k K: CPU samples only in every K-th step (1)
  *   -1: every kernel launched as the format-1.0 fixture's were (grid 1x1x1,
  *       block 256x1x1, nothing else), for tests/report/format_compat.sh
+ *   -x: the main thread is also preempted (state R) every step from 2 us before
+ *       its cudaMemcpyAsync call to 0.5 us into it: an off-CPU span that
+ *       overlaps the call without nesting, as the scheduler's and CUPTI's
+ *       timestamps may (tests/report/pftrace.sh)
  *
  * One process "train" (pid 100) with a main thread (100) and a loader
  * thread (101). Each step (1 ms apart, starting at 1 s):
@@ -165,6 +169,22 @@ static void offcpu(struct gp_writer *w, uint64_t start, uint64_t end)
 	gp_writer__commit(w);
 }
 
+/* The main thread preempted in backward() (-x). */
+static void preempted(struct gp_writer *w, uint64_t start, uint64_t end)
+{
+	uint64_t ips[2] = { RET(F_BACKWARD), RET(F_TRAIN_STEP) };
+	struct gp_rec_offcpu *o = gp_writer__reserve(w, GP_REC_OFFCPU, sizeof(*o) + sizeof(ips));
+
+	o->start = start;
+	o->end = end;
+	o->pid = PID;
+	o->tid = TID_MAIN;
+	o->state = 0; /* TASK_RUNNING */
+	o->nr_user = 2;
+	memcpy(o->ips, ips, sizeof(ips));
+	gp_writer__commit(w);
+}
+
 static void api(struct gp_writer *w, uint64_t start, uint64_t end, uint32_t corr, const char *name)
 {
 	struct gp_rec_api *a = gp_writer__reserve(w, GP_REC_API, sizeof(*a));
@@ -179,7 +199,7 @@ static void api(struct gp_writer *w, uint64_t start, uint64_t end, uint32_t corr
 	gp_writer__commit(w);
 }
 
-static int legacy_config;
+static int legacy_config, overlap;
 
 static void kernel(struct gp_writer *w, uint64_t start, uint64_t dur, uint32_t corr, const char *name)
 {
@@ -225,9 +245,11 @@ int main(int argc, char **argv)
 	const char *dir;
 	int c;
 
-	while ((c = getopt(argc, argv, "n:s:c:k:1")) != -1) {
+	while ((c = getopt(argc, argv, "n:s:c:k:1x")) != -1) {
 		if (c == '1')
 			legacy_config = 1;
+		else if (c == 'x')
+			overlap = 1;
 		else if (c == 'c')
 			chunk_size = (uint32_t)strtoul(optarg, NULL, 10);
 		else if (c == 'k')
@@ -240,7 +262,7 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	if (optind != argc - 1 || !steps || spp > 40) {
-		fprintf(stderr, "usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP (<= 40)] [-k K] [-c CHUNK] [-1] DIR\n");
+		fprintf(stderr, "usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP (<= 40)] [-k K] [-c CHUNK] [-1] [-x] DIR\n");
 		return 2;
 	}
 	dir = argv[optind];
@@ -279,6 +301,8 @@ int main(int argc, char **argv)
 		/* a copy back */
 		hit(cpu, t + 19500, F_MEMCPY, F_BACKWARD);
 		api(gpu, t + 20000, t + 21000, corr, "cudaMemcpyAsync");
+		if (overlap)
+			preempted(cpu, t + 18000, t + 20500);
 		m = gp_writer__reserve(gpu, GP_REC_MEMCPY, sizeof(*m));
 		m->start = t + 520000;
 		m->end = t + 570000;

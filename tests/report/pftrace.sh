@@ -14,8 +14,9 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 
 # 300 steps: 1200 GPU records (3 kernels with no API call), samples on two threads,
-# off-CPU spans, a memcpy and a memset per step.
-mkdir "$tmp/rec" && "$GEN" -n 300 -s 3 "$tmp/rec" || exit 1
+# off-CPU spans, a memcpy and a memset per step; -x: the main thread preempted across
+# the ends of two API calls, which must not cut either short.
+mkdir "$tmp/rec" && "$GEN" -n 300 -s 3 -x "$tmp/rec" || exit 1
 "$GPUPERF" report -q -f chrome,perfetto "$tmp/rec" || { echo "FAIL: report"; exit 1; }
 "$PYTHON" "$CHECK" "$tmp/rec/trace.pftrace" --json "$tmp/rec/trace.json" --min-slices 4000 ||
 	fail=1
