@@ -635,7 +635,8 @@ const char *chrome_trace__memcpy_kind(unsigned k)
 	    "AtoD",    "DtoA", "DtoD", "HtoH", "PtoP",
 	};
 
-	return k < sizeof(names) / sizeof(names[0]) ? names[k] : "unknown";
+	/* names[0] for kinds past the table: callers compare with the "unknown" this returns */
+	return k < sizeof(names) / sizeof(names[0]) ? names[k] : names[0];
 }
 
 static uint64_t earliest(const struct timeline *tl)

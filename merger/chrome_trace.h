@@ -89,7 +89,8 @@ int chrome_trace__write_string(gzFile out, const char *s);
  * What trace.json and trace.pftrace (perfetto_trace.h) both show: the name
  * of a stack's innermost frame through names->stack_leaf, or its address
  * in tmp; a task state at switch-out as ps(1)'s letter ("?" for others);
- * a CUpti_ActivityMemcpyKind as "HtoD", "DtoH", ...
+ * a CUpti_ActivityMemcpyKind as "HtoD", "DtoH", ... (one pointer for every
+ * kind without a name: "unknown")
  */
 const char *chrome_trace__leaf_name(const struct timeline *tl, const struct chrome_trace_names *nm,
 				   uint32_t pid, const struct tl_stack *st, char *tmp, size_t len);

@@ -110,12 +110,7 @@ int frame_buf__push(struct frame_buf *fb, const char *name, enum gp_frame_kind k
 
 const char *report__memcpy_kind(unsigned kind)
 {
-	/* CUpti_ActivityMemcpyKind */
-	static const char *const names[] = {
-		"unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP",
-	};
-
-	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : names[0];
+	return chrome_trace__memcpy_kind(kind);
 }
 
 const char *report__api_name(struct report *r, const struct tl_api *a)
