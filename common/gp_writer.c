@@ -55,6 +55,17 @@ struct gp_writer {
 	/* String table: open addressing, power-of-two size. */
 	struct str_entry *tab;
 	uint32_t tab_cap, tab_n;
+	/*
+	 * In front of it, by the caller's pointer: producers intern the same
+	 * few strings from the same addresses (CUPTI shares one name string
+	 * among all records of a kernel), so most calls are one strcmp instead
+	 * of a hash of the whole name. Slot: table index + 1 (0: empty);
+	 * cleared when the table grows.
+	 */
+	struct {
+		const char *p;
+		uint32_t slot;
+	} pcache[64];
 	uint32_t next_id;
 	uint32_t gen;
 
@@ -364,6 +375,7 @@ static int tab_grow(struct gp_writer *w)
 	free(w->tab);
 	w->tab = nt;
 	w->tab_cap = ncap;
+	memset(w->pcache, 0, sizeof(w->pcache));
 	return 0;
 }
 
@@ -389,11 +401,20 @@ static int define_str(struct gp_writer *w, const struct str_entry *e)
 uint32_t gp_writer__intern(struct gp_writer *w, const char *s)
 {
 	struct str_entry *e;
+	__typeof__(w->pcache[0]) *pc;
 	size_t len;
 	uint32_t h, i;
 
 	if (!w || !s || !*s)
 		return 0;
+	pc = &w->pcache[((uintptr_t)s >> 3) & 63];
+	if (pc->p == s && pc->slot) {
+		/* the same address: the same string only if it still reads the same
+		 * (up to GP_STR_MAX_LEN, where the table cuts strings too) */
+		e = &w->tab[pc->slot - 1];
+		if (!strncmp(e->s, s, GP_STR_MAX_LEN))
+			goto found;
+	}
 	len = strnlen(s, GP_STR_MAX_LEN);
 	h = gp_hash_bytes(s, len);
 	for (i = h & (w->tab_cap - 1);; i = (i + 1) & (w->tab_cap - 1)) {
@@ -421,6 +442,8 @@ uint32_t gp_writer__intern(struct gp_writer *w, const char *s)
 	e->gen = 0;
 	w->tab_n++;
 found:
+	pc->p = s;
+	pc->slot = (uint32_t)(e - w->tab) + 1;
 	if (e->gen != w->gen) {
 		if (define_str(w, e))
 			goto fail;

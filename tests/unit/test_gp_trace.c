@@ -342,6 +342,38 @@ static void test_many_chunks(void **state)
 	free(b.data);
 }
 
+/*
+ * Interning goes by what a string says, not where it lives: a buffer
+ * rewritten in place with another name gets that name's id, and the same
+ * name from another address the first id (the writer caches by address).
+ */
+static void test_intern_by_content(void **state)
+{
+	char buf[32], other[32];
+	uint32_t a, b, a2, a3;
+	FILE *fp;
+	struct gp_writer *w = tmp_writer(&fp, 0);
+	struct blob bl;
+
+	(void)state;
+	strcpy(buf, "_Z5alphav");
+	a = gp_writer__intern(w, buf);
+	assert_int_equal(gp_writer__intern(w, buf), a);
+	strcpy(buf, "_Z4betav");
+	b = gp_writer__intern(w, buf);
+	assert_int_not_equal(a, b);
+	strcpy(other, "_Z5alphav");
+	a2 = gp_writer__intern(w, other);
+	assert_int_equal(a2, a);
+	strcpy(buf, "_Z5alphav");
+	a3 = gp_writer__intern(w, buf);
+	assert_int_equal(a3, a);
+	strcpy(buf, "_Z5alphavx"); /* one character longer than the cached string */
+	assert_int_not_equal(gp_writer__intern(w, buf), a);
+	bl = finish(w, fp, 1);
+	free(bl.data);
+}
+
 /* Chunk boundaries and per-chunk record counts of a well-formed trace. */
 struct chunk_map {
 	size_t end[4096];
@@ -782,6 +814,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip_every_type),
 		cmocka_unit_test(test_many_chunks),
+		cmocka_unit_test(test_intern_by_content),
 		cmocka_unit_test(test_truncation_every_byte),
 		cmocka_unit_test(test_bit_flips),
 		cmocka_unit_test(test_lost_chunk_keeps_names),
