@@ -73,9 +73,11 @@ struct tl_priv {
 	/* launch stacks: a direct-mapped cache in front of the map (key + 1, index) */
 	uint64_t lst_key[64];
 	uint32_t lst_val[64];
-	/* kernel launch configurations: the last one's digest and index + 1 (0: none) */
-	uint64_t kcfg_key;
-	uint16_t kcfg_val;
+	/* kernel launch configurations: the last few seen and their index + 1 (0: none);
+	 * kernels alternate between a handful of configurations */
+	struct tl_kconfig kcfg_recent[4];
+	uint16_t kcfg_recent_val[4];
+	unsigned kcfg_next;
 	/* Stacks already in the frame pool (launch sites and samples repeat):
 	 * open addressing on the frames' hash, entries index stk. */
 	struct stk_ent *stk;
@@ -192,7 +194,7 @@ static void free_maps(struct tl_priv *p)
 	u64map_free(&p->lstack_map);
 	u64map_free(&p->api_name_map);
 	u64map_free(&p->kcfg_map);
-	p->kcfg_val = 0;
+	memset(p->kcfg_recent_val, 0, sizeof(p->kcfg_recent_val));
 	free(p->lane_slots);
 	p->lane_slots = NULL;
 	p->lane_slots_cap = 0;
@@ -410,21 +412,23 @@ uint16_t timeline__kconfig_index(struct timeline *tl, const struct tl_kconfig *k
 	uint32_t w[9], i;
 	uint64_t key = 0x9e3779b97f4a7c15ull;
 
+	for (i = 0; i < 4; i++)
+		if (p->kcfg_recent_val[i] && !memcmp(&p->kcfg_recent[i], k, sizeof(*k)))
+			return p->kcfg_recent_val[i];
 	/* The map is keyed by a 64-bit digest of the nine fields: a collision of two
 	 * configurations among 65535 is about one chance in 10^10. */
 	memcpy(w, k, sizeof(w));
 	for (i = 0; i < 9; i++)
 		key = mix64(key ^ w[i]) + i;
-	if (p->kcfg_val && key == p->kcfg_key)
-		return p->kcfg_val;
 	if (tl->nr_kconfigs >= UINT16_MAX && !u64map_find(&p->kcfg_map, key, &(size_t){ 0 }))
 		return 0;
 	i = table_index(&p->kcfg_map, key, (void **)&tl->kconfigs, &tl->nr_kconfigs,
 			&p->cap_kconfigs, k, sizeof(*k));
 	if (i == UINT32_MAX || i >= UINT16_MAX)
 		return 0;
-	p->kcfg_key = key;
-	p->kcfg_val = (uint16_t)(i + 1);
+	p->kcfg_recent[p->kcfg_next] = *k;
+	p->kcfg_recent_val[p->kcfg_next] = (uint16_t)(i + 1);
+	p->kcfg_next = (p->kcfg_next + 1) % 4;
 	return (uint16_t)(i + 1);
 }
 

@@ -278,6 +278,49 @@ static void test_bad_inputs(void **state)
 	timeline__free(tl);
 }
 
+/*
+ * Launch configurations: one entry per distinct configuration whatever the
+ * order they come in, the same index for the same one, and none (0) past
+ * the 65535 a kernel record can index.
+ */
+static void test_kconfig_table(void **state)
+{
+	struct timeline *tl = timeline__new();
+	struct tl_kconfig k = { .grid = { 1, 1, 1 }, .block = { 256, 1, 1 } };
+	uint16_t first[6], v;
+	unsigned i;
+
+	(void)state;
+	assert_non_null(tl);
+	for (i = 0; i < 6; i++) { /* more than the recent-configuration cache holds */
+		k.grid[0] = i + 1;
+		first[i] = timeline__kconfig_index(tl, &k);
+		assert_int_equal(first[i], i + 1);
+	}
+	for (i = 0; i < 6; i++) {
+		k.grid[0] = 6 - i;
+		assert_int_equal(timeline__kconfig_index(tl, &k), first[5 - i]);
+	}
+	k.grid[0] = 3;
+	k.regs = 32; /* one field differs: another configuration */
+	assert_int_equal(timeline__kconfig_index(tl, &k), 7);
+	assert_int_equal(tl->nr_kconfigs, 7);
+	assert_int_equal(tl->kconfigs[6].regs, 32);
+	for (i = 0; tl->nr_kconfigs < UINT16_MAX; i++) {
+		k.grid[1] = i + 2;
+		assert_int_not_equal(timeline__kconfig_index(tl, &k), 0);
+	}
+	k.grid[1] = 1u << 30; /* the 65536th: not indexed, not stored */
+	assert_int_equal(timeline__kconfig_index(tl, &k), 0);
+	assert_int_equal(tl->nr_kconfigs, UINT16_MAX);
+	k.grid[0] = 1; /* an old one still has its index */
+	k.grid[1] = 1;
+	k.regs = 0;
+	v = timeline__kconfig_index(tl, &k);
+	assert_int_equal(v, first[0]);
+	timeline__free(tl);
+}
+
 static void test_fit_math(void **state)
 {
 	uint64_t p[4] = { 100, 200, 300, 400 }, m[4] = { 1100, 1200, 1300, 1400 };
@@ -305,6 +348,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_clock_fit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_inputs, setup, teardown),
 		cmocka_unit_test(test_fit_math),
+		cmocka_unit_test(test_kconfig_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
