@@ -13,7 +13,7 @@ pkgs=(
 	clang llvm libclang-rt-dev        # BPF target, libFuzzer, sanitizers
 	libbpf-dev bpftool                # CO-RE loader and skeleton generator
 	libelf-dev libdw-dev              # symbolization (elfutils)
-	zlib1g-dev libcjson-dev libcmocka-dev
+	zlib1g-dev libdeflate-dev libcjson-dev libcmocka-dev
 	python3 protobuf-compiler         # test helpers; protoc --decode_raw checks profile.pb.gz
 	util-linux                        # setpriv/runuser for privilege tests
 	chromium nodejs fonts-dejavu-core # flame graph browser test (tests/merger/browser)
