@@ -143,23 +143,32 @@ int cmd_report(int argc, char **argv)
 		return GP_EXIT_DATA;
 	}
 	if (o.text) {
-		char trace[200] = "";
+		char list[512] = "";
+		size_t n = 0;
 
-		if (res.trace_json)
-			snprintf(trace, sizeof(trace), "%s, ",
-				 !res.trace_gzipped ? "trace.json (ui.perfetto.dev)"
-				 : o.gzip == REPORT_GZIP_ALWAYS
-					 ? "trace.json.gz (ui.perfetto.dev)"
-					 : "trace.json.gz (too large for a browser: trace_processor "
-					   "--httpd trace.json.gz, then ui.perfetto.dev)");
-		if (res.trace_perfetto)
-			snprintf(trace + strlen(trace), sizeof(trace) - strlen(trace), "%s, ",
-				 res.trace_by_size ? "trace.pftrace (the timeline; too large as JSON: "
-						     "ui.perfetto.dev or trace_processor --httpd)"
-						   : "trace.pftrace (ui.perfetto.dev)");
-		fprintf(stderr, "\noutputs in %s/: profile.svg (open in a browser), %s"
-				"profile.pb.gz (go tool pprof), summary.json, *.folded\n",
-			o.out_dir ? o.out_dir : o.dir, trace);
+#define ADD(cond, what)                                                                            \
+	do {                                                                                       \
+		if ((cond) && n < sizeof(list))                                                    \
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", n ? ", " : "",   \
+					      what);                                               \
+	} while (0)
+		/* what this run wrote, in the order a reader opens them */
+		ADD(o.formats & REPORT_SVG, "profile.svg (open in a browser)");
+		ADD(res.trace_json && !res.trace_gzipped, "trace.json (ui.perfetto.dev)");
+		ADD(res.trace_json && res.trace_gzipped && o.gzip == REPORT_GZIP_ALWAYS,
+		    "trace.json.gz (ui.perfetto.dev)");
+		ADD(res.trace_json && res.trace_gzipped && o.gzip != REPORT_GZIP_ALWAYS,
+		    "trace.json.gz (too large for a browser: trace_processor --httpd "
+		    "trace.json.gz, then ui.perfetto.dev)");
+		ADD(res.trace_perfetto && res.trace_by_size,
+		    "trace.pftrace (the timeline; too large as JSON: ui.perfetto.dev or "
+		    "trace_processor --httpd)");
+		ADD(res.trace_perfetto && !res.trace_by_size, "trace.pftrace (ui.perfetto.dev)");
+		ADD(o.formats & REPORT_PPROF, "profile.pb.gz (go tool pprof)");
+		ADD(o.formats & REPORT_JSON, "summary.json, analysis.txt");
+		ADD(o.formats & REPORT_FOLDED, "*.folded");
+#undef ADD
+		fprintf(stderr, "\noutputs in %s/: %s\n", o.out_dir ? o.out_dir : o.dir, list);
 	}
 	return GP_EXIT_OK;
 }

@@ -29,6 +29,13 @@ if command -v protoc >/dev/null; then
 		echo "ok: protoc --decode_raw reads it"
 	fi
 fi
+# the closing line names what this run wrote, and only that
+"$GPUPERF" report -f perfetto "$tmp/rec" 2>"$tmp/err" >/dev/null
+line=$(grep '^outputs in ' "$tmp/err")
+case "$line" in
+*"trace.pftrace (ui.perfetto.dev)") echo "ok: $line" ;;
+*) echo "FAIL: report -f perfetto says: $line"; fail=1 ;;
+esac
 # a full disk: exit 1 with the file named
 if [ -w /dev/full ]; then
 	rm -f "$tmp/rec/trace.pftrace"
