@@ -13,8 +13,10 @@
 # (signals, fork, reset) and CUPTI being refused. Then `gpuperf report` of the
 # GPU-only traces of some samples: trace.json and trace.pftrace read back and
 # equal (check_trace_json.py, check_pftrace.py), with real CUPTI's kernel
-# names, launch configurations and graph records. Run it whenever a GPU is at
-# hand and put what it printed in the change's note.
+# names, launch configurations and graph records. As root, also `gpuperf record
+# --cpu` + `report` of train_step: every kernel joined to the CPU stack that
+# launched it. Run it whenever a GPU is at hand and put what it printed in the
+# change's note.
 set -u
 build=${1:-build}
 lib="$build/cupti_inject/libgpuperf_inject.so"
@@ -143,6 +145,48 @@ for name in train_step_shared-injection multi_stream_shared-injection cuda_graph
 		echo "ok   report/$name: $out"
 	fi
 done
+
+# The whole tool as a user runs it (root: eBPF): record --cpu + report of
+# train_step; every GPU record joined to its launch stack, and each kernel
+# in gpu.folded right under the launch_* function of the sample that
+# launched it, as on the simulator (tests/report/sim_samples.sh).
+if [ "$(id -u)" -ne 0 ] || [ ! -x "$build/cli/gpuperf" ]; then
+	echo "skip record --cpu: needs root and the gpuperf command"
+elif ! "$build/cli/gpuperf" record --cpu -q -o "$work/record-probe" -- true \
+	>"$work/record-probe.txt" 2>&1; then
+	echo "skip record --cpu: eBPF unavailable here: $(tail -1 "$work/record-probe.txt")"
+else
+	d="$work/record-train_step"
+	rm -rf "$d"
+	if ! GPUPERF_INJECT_LIB="$lib" "$build/cli/gpuperf" record --cpu -q -o "$d" -- \
+		"$samples/train_step_shared" >"$work/record.txt" 2>&1; then
+		fail record "$(tail -5 "$work/record.txt")"
+	elif ! "$build/cli/gpuperf" report -q "$d" 2>"$work/record-report.txt"; then
+		fail record "report: $(cat "$work/record-report.txt")"
+	elif ! out=$(python3 - "$d" <<'PY' 2>&1
+import json, sys
+d = sys.argv[1]
+s = json.load(open(d + "/summary.json"))
+assert s["join"]["rate"] == 1, "join rate %s" % s["join"]
+kernels = 0
+for line in open(d + "/gpu.folded"):
+    stack, _, ns = line.rpartition(" ")
+    frames = stack.split(";")
+    k = [i for i, f in enumerate(frames) if f.startswith("[gpu] ")]
+    if not k:
+        continue
+    kernels += 1
+    # [gpu] kernel under the API frame (cudaLaunchKernel, __cudaLaunchKernel, ...) under launch_*
+    assert k[0] >= 2 and frames[k[0] - 2].startswith("launch_"), "kernel not under launch_*: " + stack
+assert kernels > 0, "no kernel in gpu.folded"
+print("join rate 1.0, %d kernel stacks under launch_* functions" % kernels)
+PY
+	); then
+		fail record "$out"
+	else
+		echo "ok   record --cpu train_step: $out"
+	fi
+fi
 
 nvidia-smi -L
 if [ $failures -ne 0 ]; then
