@@ -22,6 +22,15 @@ static inline uint32_t gp_fnv1a(const void *p, size_t len)
 	return h;
 }
 
+/* A 64-bit finalizer (MurmurHash3's fmix64, first half): open-addressing tables keyed by u64. */
+static inline uint64_t gp_mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return x;
+}
+
 /*
  * A hash for in-memory tables only (not stable across versions): eight bytes
  * per multiply, where FNV-1a takes one. Kernel names run to hundreds of

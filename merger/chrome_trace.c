@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "correlate.h"
+#include "gp_util.h"
 #include "timeline.h"
 
 /*
@@ -308,13 +309,6 @@ struct keyset {
 	size_t cap, nr;
 };
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
-}
 
 /* 1 if key was new (and is now in), 0 if present, -ENOMEM. */
 static int keyset_add(struct keyset *ks, uint64_t key)
@@ -333,7 +327,7 @@ static int keyset_add(struct keyset *ks, uint64_t key)
 		for (j = 0; j < ks->cap; j++) {
 			if (ks->slots[j] == UINT64_MAX)
 				continue;
-			for (i = mix64(ks->slots[j]) & (ncap - 1); ns[i] != UINT64_MAX;
+			for (i = gp_mix64(ks->slots[j]) & (ncap - 1); ns[i] != UINT64_MAX;
 			     i = (i + 1) & (ncap - 1))
 				;
 			ns[i] = ks->slots[j];
@@ -342,7 +336,7 @@ static int keyset_add(struct keyset *ks, uint64_t key)
 		ks->slots = ns;
 		ks->cap = ncap;
 	}
-	for (i = mix64(key) & (ks->cap - 1); ks->slots[i] != UINT64_MAX;
+	for (i = gp_mix64(key) & (ks->cap - 1); ks->slots[i] != UINT64_MAX;
 	     i = (i + 1) & (ks->cap - 1))
 		if (ks->slots[i] == key)
 			return 0;

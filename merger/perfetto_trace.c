@@ -12,6 +12,7 @@
 #include "correlate.h"
 #include "gp_util.h"
 #include "timeline.h"
+#include "u64map.h"
 
 /*
  * A hand-written encoder, for the reasons pprof.c gives: a trace is one
@@ -102,16 +103,6 @@ static const char *const arg_names[NR_ARGS] = {
 /* Names are cut to this many bytes, so that any packet fits in the buffer. */
 #define MAX_NAME (16u << 10)
 
-/*
- * u64 key -> u32 value, open addressing (key UINT64_MAX: free slot): the
- * interned names (by what they name) and the track uuids (by track).
- */
-struct idmap {
-	uint64_t *keys;
-	uint32_t *vals;
-	size_t cap, nr;
-};
-
 enum key_kind {
 	K_API_NAME = 1, /* a: timeline string id */
 	K_KERNEL_NAME,	/* a: timeline string id */
@@ -141,77 +132,12 @@ struct pt {
 	uint8_t *out; /* OUT_BUF bytes */
 	size_t out_len;
 	uint8_t *pk_len_at; /* the length byte of the packet being built */
-	struct idmap names, tracks;
+	struct u64map names, tracks; /* interned names (by what they name), track uuids */
 	uint32_t next_iid, next_uuid, next_sval_iid;
 	uint64_t last_host_key, last_gpu_key; /* the track of the previous event: its uuid below */
 	uint32_t last_host_uuid, last_gpu_uuid;
 	uint64_t *flows, *multi; /* per API call: starts a flow; has more than one GPU record */
 };
-
-static inline uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
-}
-
-/* The value of key, or 0 when absent (values are never 0). */
-static uint32_t idmap_get(const struct idmap *m, uint64_t key)
-{
-	size_t i;
-
-	if (!m->cap)
-		return 0;
-	for (i = mix64(key) & (m->cap - 1); m->keys[i] != UINT64_MAX; i = (i + 1) & (m->cap - 1))
-		if (m->keys[i] == key)
-			return m->vals[i];
-	return 0;
-}
-
-static int idmap_put(struct idmap *m, uint64_t key, uint32_t val)
-{
-	size_t i, j;
-
-	if (2 * (m->nr + 1) > m->cap) {
-		size_t ncap = m->cap ? 2 * m->cap : 256;
-		uint64_t *nk = malloc(ncap * sizeof(*nk));
-		uint32_t *nv = malloc(ncap * sizeof(*nv));
-
-		if (!nk || !nv) {
-			free(nk);
-			free(nv);
-			return -ENOMEM;
-		}
-		memset(nk, 0xff, ncap * sizeof(*nk));
-		for (j = 0; j < m->cap; j++) {
-			if (m->keys[j] == UINT64_MAX)
-				continue;
-			for (i = mix64(m->keys[j]) & (ncap - 1); nk[i] != UINT64_MAX;
-			     i = (i + 1) & (ncap - 1))
-				;
-			nk[i] = m->keys[j];
-			nv[i] = m->vals[j];
-		}
-		free(m->keys);
-		free(m->vals);
-		m->keys = nk;
-		m->vals = nv;
-		m->cap = ncap;
-	}
-	for (i = mix64(key) & (m->cap - 1); m->keys[i] != UINT64_MAX; i = (i + 1) & (m->cap - 1))
-		;
-	m->keys[i] = key;
-	m->vals[i] = val;
-	m->nr++;
-	return 0;
-}
-
-static void idmap_free(struct idmap *m)
-{
-	free(m->keys);
-	free(m->vals);
-}
 
 /* ---- encoding: a cursor into the packet buffer, which has room for what is written ---- */
 
@@ -322,30 +248,58 @@ static uint32_t new_uuid(struct pt *pt, uint64_t key)
 {
 	uint32_t uuid = ++pt->next_uuid;
 
-	if (idmap_put(&pt->tracks, key, uuid)) {
+	if (u64map_put(&pt->tracks, key, uuid)) {
 		pt->err = -ENOMEM;
 		return 0;
 	}
 	return uuid;
 }
 
+/*
+ * Start a TrackDescriptor packet for track uuid, with room for n bytes of
+ * names: the cursor for its other fields (NULL on error), *td for
+ * track_close().
+ */
+static uint8_t *track_open(struct pt *pt, uint32_t uuid, size_t n, uint8_t **td)
+{
+	uint8_t *p = pk_room(pt, 64 + n);
+
+	if (!p)
+		return NULL;
+	p = put_uint(p, PKT_SEQUENCE_ID, SEQ_ID);
+	p = msg_open(p, PKT_TRACK_DESCRIPTOR, td);
+	return put_uint(p, TD_UUID, uuid);
+}
+
+static void track_close(struct pt *pt, uint8_t *td, uint8_t *p)
+{
+	pk_emit(pt, msg_close(td, p));
+}
+
 /* A process track (ProcessDescriptor) named name. */
 static void process_track(struct pt *pt, uint32_t uuid, uint32_t pid, const char *name)
 {
 	size_t n = name_len(name);
-	uint8_t *p = pk_room(pt, 64 + n), *td, *pd;
+	uint8_t *td, *pd, *p = track_open(pt, uuid, n, &td);
 
 	if (!p)
 		return;
-	p = put_uint(p, PKT_SEQUENCE_ID, SEQ_ID);
-	p = msg_open(p, PKT_TRACK_DESCRIPTOR, &td);
-	p = put_uint(p, TD_UUID, uuid);
 	p = msg_open(p, TD_PROCESS, &pd);
 	p = put_uint(p, PD_PID, pid);
 	p = put_bytes(p, PD_PROCESS_NAME, name, n);
-	p = msg_close(pd, p);
-	p = msg_close(td, p);
-	pk_emit(pt, p);
+	track_close(pt, td, msg_close(pd, p));
+}
+
+/* A track named name (a short name of ours) under track parent. */
+static void child_track(struct pt *pt, uint32_t uuid, uint32_t parent, const char *name)
+{
+	size_t n = strlen(name);
+	uint8_t *td, *p = track_open(pt, uuid, n, &td);
+
+	if (!p)
+		return;
+	p = put_uint(p, TD_PARENT_UUID, parent);
+	track_close(pt, td, put_bytes(p, TD_NAME, name, n));
 }
 
 /* The uuid of a host thread's track, announcing it (and its process) the first time. */
@@ -361,11 +315,11 @@ static uint32_t host_track(struct pt *pt, uint32_t pid, uint32_t tid)
 
 	if (key == pt->last_host_key)
 		return pt->last_host_uuid;
-	uuid = idmap_get(&pt->tracks, key);
+	uuid = u64map_get(&pt->tracks, key);
 	if (!uuid) {
 		uint64_t pkey = key_of(K_PROC_TRACK, pid, 0);
 
-		if (!idmap_get(&pt->tracks, pkey)) {
+		if (!u64map_get(&pt->tracks, pkey)) {
 			uint32_t puuid = new_uuid(pt, pkey);
 
 			name = nm && nm->process_name ? nm->process_name(nm->ctx, pid) : NULL;
@@ -382,19 +336,14 @@ static uint32_t host_track(struct pt *pt, uint32_t pid, uint32_t tid)
 			name = tmp;
 		}
 		n = name_len(name);
-		p = pk_room(pt, 64 + n);
+		p = track_open(pt, uuid, n, &td);
 		if (!p)
 			return 0;
-		p = put_uint(p, PKT_SEQUENCE_ID, SEQ_ID);
-		p = msg_open(p, PKT_TRACK_DESCRIPTOR, &td);
-		p = put_uint(p, TD_UUID, uuid);
 		p = msg_open(p, TD_THREAD, &th);
 		p = put_uint(p, THD_PID, pid);
 		p = put_uint(p, THD_TID, tid);
 		p = put_bytes(p, THD_THREAD_NAME, name, n);
-		p = msg_close(th, p);
-		p = msg_close(td, p);
-		pk_emit(pt, p);
+		track_close(pt, td, msg_close(th, p));
 	}
 	pt->last_host_key = key;
 	pt->last_host_uuid = uuid;
@@ -411,23 +360,13 @@ static uint32_t host_track(struct pt *pt, uint32_t pid, uint32_t tid)
 static uint32_t offcpu_track(struct pt *pt, uint32_t pid, uint32_t tid)
 {
 	uint64_t key = key_of(K_OFFCPU_TRACK, pid, tid);
-	uint32_t uuid = idmap_get(&pt->tracks, key), parent;
-	uint8_t *p, *td;
+	uint32_t uuid = u64map_get(&pt->tracks, key), parent;
 
 	if (uuid)
 		return uuid;
 	parent = host_track(pt, pid, tid);
 	uuid = new_uuid(pt, key);
-	p = pk_room(pt, 64);
-	if (!p)
-		return 0;
-	p = put_uint(p, PKT_SEQUENCE_ID, SEQ_ID);
-	p = msg_open(p, PKT_TRACK_DESCRIPTOR, &td);
-	p = put_uint(p, TD_UUID, uuid);
-	p = put_uint(p, TD_PARENT_UUID, parent);
-	p = put_bytes(p, TD_NAME, "off-CPU", 7);
-	p = msg_close(td, p);
-	pk_emit(pt, p);
+	child_track(pt, uuid, parent, "off-CPU");
 	return uuid;
 }
 
@@ -438,13 +377,12 @@ static uint32_t stream_track(struct pt *pt, uint32_t device, uint32_t stream)
 	uint64_t key = key_of(K_STREAM_TRACK, device, stream), dkey = key_of(K_GPU_TRACK, device, 0);
 	uint32_t uuid, duuid;
 	char tmp[320];
-	uint8_t *p, *td;
 
 	if (key == pt->last_gpu_key)
 		return pt->last_gpu_uuid;
-	uuid = idmap_get(&pt->tracks, key);
+	uuid = u64map_get(&pt->tracks, key);
 	if (!uuid) {
-		duuid = idmap_get(&pt->tracks, dkey);
+		duuid = u64map_get(&pt->tracks, dkey);
 		if (!duuid) {
 			const char *dev = nm && nm->device_name ? nm->device_name(nm->ctx, device) : NULL;
 
@@ -457,16 +395,7 @@ static uint32_t stream_track(struct pt *pt, uint32_t device, uint32_t stream)
 		}
 		uuid = new_uuid(pt, key);
 		snprintf(tmp, sizeof(tmp), "stream %" PRIu32, stream);
-		p = pk_room(pt, 64 + strlen(tmp));
-		if (!p)
-			return 0;
-		p = put_uint(p, PKT_SEQUENCE_ID, SEQ_ID);
-		p = msg_open(p, PKT_TRACK_DESCRIPTOR, &td);
-		p = put_uint(p, TD_UUID, uuid);
-		p = put_uint(p, TD_PARENT_UUID, duuid);
-		p = put_bytes(p, TD_NAME, tmp, strlen(tmp));
-		p = msg_close(td, p);
-		pk_emit(pt, p);
+		child_track(pt, uuid, duuid, tmp);
 	}
 	pt->last_gpu_key = key;
 	pt->last_gpu_uuid = uuid;
@@ -492,7 +421,7 @@ struct ev {
 static bool ev_start(struct pt *pt, struct ev *e, uint64_t ts, uint32_t uuid, unsigned type,
 		     uint64_t key, const char *name, size_t room)
 {
-	uint32_t iid = key ? idmap_get(&pt->names, key) : 0;
+	uint32_t iid = key ? u64map_get(&pt->names, key) : 0;
 	size_t n = !iid && name ? name_len(name) : 0;
 	uint8_t *p = pk_room(pt, 96 + n + room), *idata, *en;
 
@@ -500,7 +429,7 @@ static bool ev_start(struct pt *pt, struct ev *e, uint64_t ts, uint32_t uuid, un
 		return false;
 	if (key && !iid) {
 		iid = ++pt->next_iid;
-		if (idmap_put(&pt->names, key, iid)) {
+		if (u64map_put(&pt->names, key, iid)) {
 			pt->err = -ENOMEM;
 			return false;
 		}
@@ -588,8 +517,8 @@ static bool kconfig_svals(struct pt *pt, uint16_t kcfg, const struct tl_kconfig 
 	size_t n[2];
 	uint8_t *p, *idata, *sv;
 
-	iid[0] = idmap_get(&pt->names, key_of(K_DIMS, kcfg, 0));
-	iid[1] = idmap_get(&pt->names, key_of(K_DIMS, kcfg, 1));
+	iid[0] = u64map_get(&pt->names, key_of(K_DIMS, kcfg, 0));
+	iid[1] = u64map_get(&pt->names, key_of(K_DIMS, kcfg, 1));
 	if (iid[0] && iid[1])
 		return true;
 	n[0] = chrome_trace__dims(dims[0], kc->grid);
@@ -602,7 +531,7 @@ static bool kconfig_svals(struct pt *pt, uint16_t kcfg, const struct tl_kconfig 
 	p = msg_open(p, PKT_INTERNED_DATA, &idata);
 	for (int i = 0; i < 2; i++) {
 		iid[i] = ++pt->next_sval_iid;
-		if (idmap_put(&pt->names, key_of(K_DIMS, kcfg, (uint32_t)i), iid[i])) {
+		if (u64map_put(&pt->names, key_of(K_DIMS, kcfg, (uint32_t)i), iid[i])) {
 			pt->err = -ENOMEM;
 			return false;
 		}
@@ -664,7 +593,7 @@ static void write_sample(struct pt *pt, const struct tl_sample *s)
 	char tmp[32];
 	struct ev e;
 
-	if (!idmap_get(&pt->names, key))
+	if (!u64map_get(&pt->names, key))
 		name = chrome_trace__leaf_name(pt->tl, pt->nm, s->pid, &s->stack, tmp, sizeof(tmp));
 	if (!ev_start(pt, &e, s->ts, uuid, TYPE_INSTANT, key, name, 32))
 		return;
@@ -681,7 +610,7 @@ static void write_offcpu(struct pt *pt, const struct tl_offcpu *o)
 	struct ev e;
 	bool ok;
 
-	if (!idmap_get(&pt->names, key)) {
+	if (!u64map_get(&pt->names, key)) {
 		const char *leaf = chrome_trace__leaf_name(pt->tl, pt->nm, o->pid, &o->stack, tmp,
 							   sizeof(tmp));
 
@@ -718,7 +647,7 @@ static void write_gpu(struct pt *pt, size_t i)
 	switch (g->kind) {
 	case TL_GPU_KERNEL:
 		key = key_of(K_KERNEL_NAME, g->name, 0);
-		if (!idmap_get(&pt->names, key)) {
+		if (!u64map_get(&pt->names, key)) {
 			const char *mangled = timeline__str(tl, g->name);
 
 			if (nm && nm->kernel_name && *mangled)
@@ -832,8 +761,8 @@ int perfetto_trace__write(const struct timeline *tl, const struct correlation *c
 	err = pt->err;
 cleanup:
 	if (pt) {
-		idmap_free(&pt->names);
-		idmap_free(&pt->tracks);
+		u64map_free(&pt->names);
+		u64map_free(&pt->tracks);
 		free(pt->flows);
 		free(pt->multi);
 		free(pt->out);

@@ -250,13 +250,6 @@ static const char *frame_name(struct pp *pp, const char *name, enum gp_frame_kin
 	return pp->scratch;
 }
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
-}
 
 /* The location id of a frame identity; its function and location are written when new. */
 static uint32_t frame_id(struct pp *pp, const char *name, enum gp_frame_kind kind)
@@ -278,7 +271,7 @@ static uint32_t frame_id(struct pp *pp, const char *name, enum gp_frame_kind kin
 		for (j = 0; j < pp->frame_cap; j++) {
 			if (!pp->frames[2 * j])
 				continue;
-			for (i = mix64(pp->frames[2 * j]) & (ncap - 1); nf[2 * i];
+			for (i = gp_mix64(pp->frames[2 * j]) & (ncap - 1); nf[2 * i];
 			     i = (i + 1) & (ncap - 1))
 				;
 			nf[2 * i] = pp->frames[2 * j];
@@ -288,7 +281,7 @@ static uint32_t frame_id(struct pp *pp, const char *name, enum gp_frame_kind kin
 		pp->frames = nf;
 		pp->frame_cap = ncap;
 	}
-	for (i = mix64(key) & (pp->frame_cap - 1); pp->frames[2 * i];
+	for (i = gp_mix64(key) & (pp->frame_cap - 1); pp->frames[2 * i];
 	     i = (i + 1) & (pp->frame_cap - 1))
 		if (pp->frames[2 * i] == key)
 			return (uint32_t)pp->frames[2 * i + 1];

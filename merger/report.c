@@ -108,11 +108,6 @@ int frame_buf__push(struct frame_buf *fb, const char *name, enum gp_frame_kind k
 	return frame_buf__push_src(fb, name, kind, NULL);
 }
 
-const char *report__memcpy_kind(unsigned kind)
-{
-	return chrome_trace__memcpy_kind(kind);
-}
-
 const char *report__api_name(struct report *r, const struct tl_api *a)
 {
 	const char *n = a ? timeline__str(r->tl, timeline__api_name(r->tl, a)) : "";
@@ -128,7 +123,7 @@ const char *report__gpu_frame(struct report *r, const struct tl_gpu *g, char *bu
 			 symbolizer__demangle(r->sym, timeline__str(r->tl, g->name)));
 		return buf;
 	case TL_GPU_MEMCPY:
-		snprintf(buf, size, "[memcpy %s]", report__memcpy_kind(g->copy_kind));
+		snprintf(buf, size, "[memcpy %s]", chrome_trace__memcpy_kind(g->copy_kind));
 		return buf;
 	case TL_GPU_MEMSET:
 		return "[memset]";

@@ -92,8 +92,6 @@ const char *report__api_name(struct report *r, const struct tl_api *a);
 const char *report__gpu_frame(struct report *r, const struct tl_gpu *g, char *buf, size_t size);
 /* A time for people: "812 ns", "3.25 us", "1.20 ms", "2.50 s". */
 void report__fmt_ns(char *buf, size_t size, uint64_t ns);
-/* "HtoD", "DtoH", ... for a CUpti_ActivityMemcpyKind. */
-const char *report__memcpy_kind(unsigned kind);
 
 /*
  * Append the symbolized frames of a recorded stack to fb, root first:

@@ -475,8 +475,8 @@ static int collect(struct report *r, struct report_stats *s)
 			kcfg_add(k, g->kconfig, d);
 		} else if (g->kind == TL_GPU_MEMCPY) {
 			/* kinds without a name of their own all count as "unknown" (0) */
-			struct mstat *m = &s->mc[report__memcpy_kind(g->copy_kind) !=
-							 report__memcpy_kind(0) ? g->copy_kind : 0];
+			struct mstat *m = &s->mc[chrome_trace__memcpy_kind(g->copy_kind) !=
+							 chrome_trace__memcpy_kind(0) ? g->copy_kind : 0];
 
 			m->count++;
 			m->bytes += timeline__gpu_bytes(tl, g);
@@ -728,7 +728,7 @@ static cJSON *build_json(struct report *r, struct report_stats *s)
 		const struct mstat *m = &s->mc[kinds[i].kind];
 
 		e = cJSON_CreateObject();
-		cJSON_AddStringToObject(e, "kind", report__memcpy_kind(kinds[i].kind));
+		cJSON_AddStringToObject(e, "kind", chrome_trace__memcpy_kind(kinds[i].kind));
 		num(e, "count", (double)m->count);
 		num(e, "bytes", (double)m->bytes);
 		num(e, "total_ns", (double)m->total);

@@ -12,6 +12,7 @@
 #include "gp_record.h"
 #include "gp_util.h"
 #include "timeline.h"
+#include "u64map.h"
 
 #define MAX_WARNINGS 256
 
@@ -43,15 +44,6 @@ struct idmap {
 	size_t ndirect;
 };
 
-/*
- * A 64-bit key -> table index map for the small tables (open addressing;
- * vals hold index + 1, 0 marks a free slot).
- */
-struct u64map {
-	uint64_t *keys;
-	uint32_t *vals;
-	size_t cap, nr;
-};
 
 struct tl_priv {
 	struct strtab st;
@@ -180,13 +172,6 @@ const char *timeline__warning(const struct timeline *tl, size_t i)
 	return i < tl->priv->nr_warnings ? tl->priv->warnings[i] : NULL;
 }
 
-static void u64map_free(struct u64map *m)
-{
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
-}
-
 static void free_maps(struct tl_priv *p)
 {
 	u64map_free(&p->tid_map);
@@ -293,54 +278,6 @@ static void *push(void **arr, size_t *nr, size_t *cap, size_t elem)
 #define PUSH(tl, field, nrf, capf) \
 	((__typeof__((tl)->field))push((void **)&(tl)->field, &(tl)->nrf, &(tl)->priv->capf, sizeof(*(tl)->field)))
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	return x;
-}
-
-/* Index + 1 of key, or 0; *slot: where it is or would go. */
-static uint32_t u64map_find(const struct u64map *m, uint64_t key, size_t *slot)
-{
-	size_t j;
-
-	for (j = mix64(key) & (m->cap - 1); m->vals[j]; j = (j + 1) & (m->cap - 1))
-		if (m->keys[j] == key)
-			break;
-	*slot = j;
-	return m->vals[j];
-}
-
-/* Room for one more key: 0 or -ENOMEM. */
-static int u64map_reserve(struct u64map *m)
-{
-	struct u64map n = { 0 };
-	size_t i, j;
-
-	if (2 * (m->nr + 1) <= m->cap)
-		return 0;
-	n.cap = m->cap ? 2 * m->cap : 256;
-	n.keys = malloc(n.cap * sizeof(*n.keys));
-	n.vals = calloc(n.cap, sizeof(*n.vals));
-	if (!n.keys || !n.vals) {
-		u64map_free(&n);
-		return -ENOMEM;
-	}
-	for (i = 0; i < m->cap; i++) {
-		if (!m->vals[i])
-			continue;
-		u64map_find(&n, m->keys[i], &j);
-		n.keys[j] = m->keys[i];
-		n.vals[j] = m->vals[i];
-	}
-	n.nr = m->nr;
-	u64map_free(m);
-	*m = n;
-	return 0;
-}
-
 /*
  * The index of key in a table of `elem`-byte entries (*arr, *nr, *cap),
  * adding the entry `val` when the key is new. UINT32_MAX on ENOMEM.
@@ -392,7 +329,7 @@ uint32_t timeline__tid_index(struct timeline *tl, uint32_t pid, uint32_t tid)
 uint32_t timeline__bytes_index(struct timeline *tl, uint64_t bytes)
 {
 	struct tl_priv *p = tl->priv;
-	size_t c = mix64(bytes) & 15;
+	size_t c = gp_mix64(bytes) & 15;
 	uint32_t i;
 
 	if (p->bytes_key[c] == bytes + 1 && bytes != UINT64_MAX)
@@ -419,7 +356,7 @@ uint16_t timeline__kconfig_index(struct timeline *tl, const struct tl_kconfig *k
 	 * configurations among 65535 is about one chance in 10^10. */
 	memcpy(w, k, sizeof(w));
 	for (i = 0; i < 9; i++)
-		key = mix64(key ^ w[i]) + i;
+		key = gp_mix64(key ^ w[i]) + i;
 	if (tl->nr_kconfigs >= UINT16_MAX && !u64map_find(&p->kcfg_map, key, &(size_t){ 0 }))
 		return 0;
 	i = table_index(&p->kcfg_map, key, (void **)&tl->kconfigs, &tl->nr_kconfigs,
@@ -436,7 +373,7 @@ uint32_t timeline__launch_stack_index(struct timeline *tl, const struct tl_stack
 {
 	struct tl_priv *p = tl->priv;
 	uint64_t key = (uint64_t)st->off << 32 | (uint32_t)st->nr_user << 16 | st->nr_kernel;
-	size_t c = mix64(key) & 63;
+	size_t c = gp_mix64(key) & 63;
 	uint32_t i;
 
 	if (p->lst_key[c] == key + 1 && key != UINT64_MAX)
@@ -504,7 +441,7 @@ uint16_t timeline__api_name_index(struct timeline *tl, uint32_t str)
 
 static uint64_t lane_hash(const struct tl_lane *l)
 {
-	return mix64(((uint64_t)l->pid << 32 | l->device) ^ mix64((uint64_t)l->stream << 32 | l->graph_id));
+	return gp_mix64(((uint64_t)l->pid << 32 | l->device) ^ gp_mix64((uint64_t)l->stream << 32 | l->graph_id));
 }
 
 static int same_lane(const struct tl_lane *a, const struct tl_lane *b)
