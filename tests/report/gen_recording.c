@@ -152,37 +152,38 @@ static void sample(struct gp_writer *w, uint64_t ts, uint32_t tid, int leaf, int
 	gp_writer__commit(w);
 }
 
-static void offcpu(struct gp_writer *w, uint64_t start, uint64_t end)
+static void offcpu_span(struct gp_writer *w, uint64_t start, uint64_t end, uint32_t tid,
+			uint32_t state, const uint64_t *ips, uint16_t nr_user, uint16_t nr_kernel)
 {
-	uint64_t ips[6] = { RET(F_READ), RET(F_LOAD_BATCH), RET(F_LOADER_MAIN),
-			    KADDR(0) + 0x20, KADDR(1) + 0x20, KADDR(3) + 0x20 };
-	struct gp_rec_offcpu *o = gp_writer__reserve(w, GP_REC_OFFCPU, sizeof(*o) + sizeof(ips));
+	size_t n = (size_t)(nr_user + nr_kernel) * sizeof(*ips);
+	struct gp_rec_offcpu *o = gp_writer__reserve(w, GP_REC_OFFCPU, (uint32_t)(sizeof(*o) + n));
 
 	o->start = start;
 	o->end = end;
 	o->pid = PID;
-	o->tid = TID_LOADER;
-	o->state = 1; /* TASK_INTERRUPTIBLE */
-	o->nr_user = 3;
-	o->nr_kernel = 3;
-	memcpy(o->ips, ips, sizeof(ips));
+	o->tid = tid;
+	o->state = state;
+	o->nr_user = nr_user;
+	o->nr_kernel = nr_kernel;
+	memcpy(o->ips, ips, n);
 	gp_writer__commit(w);
+}
+
+/* The loader blocked in read(). */
+static void offcpu(struct gp_writer *w, uint64_t start, uint64_t end)
+{
+	static const uint64_t ips[6] = { RET(F_READ), RET(F_LOAD_BATCH), RET(F_LOADER_MAIN),
+					 KADDR(0) + 0x20, KADDR(1) + 0x20, KADDR(3) + 0x20 };
+
+	offcpu_span(w, start, end, TID_LOADER, 1 /* TASK_INTERRUPTIBLE */, ips, 3, 3);
 }
 
 /* The main thread preempted in backward() (-x). */
 static void preempted(struct gp_writer *w, uint64_t start, uint64_t end)
 {
-	uint64_t ips[2] = { RET(F_BACKWARD), RET(F_TRAIN_STEP) };
-	struct gp_rec_offcpu *o = gp_writer__reserve(w, GP_REC_OFFCPU, sizeof(*o) + sizeof(ips));
+	static const uint64_t ips[2] = { RET(F_BACKWARD), RET(F_TRAIN_STEP) };
 
-	o->start = start;
-	o->end = end;
-	o->pid = PID;
-	o->tid = TID_MAIN;
-	o->state = 0; /* TASK_RUNNING */
-	o->nr_user = 2;
-	memcpy(o->ips, ips, sizeof(ips));
-	gp_writer__commit(w);
+	offcpu_span(w, start, end, TID_MAIN, 0 /* TASK_RUNNING */, ips, 2, 0);
 }
 
 static void api(struct gp_writer *w, uint64_t start, uint64_t end, uint32_t corr, const char *name)

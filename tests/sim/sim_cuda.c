@@ -643,7 +643,6 @@ static void issue(struct CUstream_st *s, struct gpsim_op *op, uint64_t dur)
 	op->tid = gpsim_gettid();
 	op->device_id = GPSIM_DEVICE_ID;
 	op->context_id = GPSIM_CONTEXT_ID;
-	op->issued = now;
 	pthread_mutex_lock(&S.lock);
 	/*
 	 * A full queue: the work issued queue_depth pieces ago on this stream
