@@ -243,6 +243,12 @@ int main(int argc, char **argv)
 		for (r = 0; r < reps; r++)
 			printf(" %.0f", ms[m][r]);
 	}
+	printf("\npeak RSS of each run, sorted (MiB):");
+	for (m = 0; m < NMODES; m++) {
+		printf(" %s:", m == PLAIN ? "plain" : m == REF ? "ref" : "ours");
+		for (r = 0; r < reps; r++)
+			printf(" %.1f", rss[m][r] / 1024.0);
+	}
 	printf("\n");
 	printf("\nadded by gpuperf over the reference client (median of per-round differences, "
 	       "range): %.0f ns/launch (%.0f to %.0f) of loop time, %.0f ns/launch (%.0f to %.0f) "

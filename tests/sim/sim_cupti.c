@@ -58,13 +58,29 @@ union rec {
 
 /* A record waiting for its work to complete and for buffer space. */
 struct pend {
-	struct pend *next;
+	struct pend *next;	/* on the free list */
 	uint64_t ready;		/* CLOCK_MONOTONIC ns at which it is complete */
-	uint64_t seq;		/* staging order, breaks ties */
 	bool convert;		/* its timestamps are CLOCK_MONOTONIC, convert at delivery */
 	uint32_t ctx_id, stream_id; /* where a drop is counted; 0/0 is the global queue */
 	size_t size;
 	union rec r;
+};
+
+/*
+ * A staged record: its sort key beside the pointer, so that the worker
+ * finds and orders the complete ones without touching the records (a
+ * launch-bound program stages two a launch; chasing a list of them, and
+ * dereferencing them to compare, made the worker slower than the program's
+ * launches, and once behind it fell further behind).
+ */
+struct staged {
+	uint64_t ready, seq;
+	struct pend *p;
+};
+
+struct staged_vec {
+	struct staged *v;
+	size_t n, cap;
 };
 
 struct drop_key {
@@ -98,10 +114,9 @@ static struct cupti {
 	atomic_int tid_type;
 	atomic_int latency;
 	uint64_t attrs[16];
-	struct pend *head;
-	struct pend **tailp;	/* link to append at; NULL: &head (O(1) staging) */
+	struct staged_vec staged; /* the worker sorts them by completion */
 	uint64_t seq;
-	size_t nstaged;		/* staged since the worker last took the list */
+	size_t nnew;		/* staged since the worker last took them */
 	/*
 	 * Delivered records' pends, reused: malloc per record, freed by the
 	 * worker, made the simulator's arena locks and page faults the larger
@@ -170,20 +185,44 @@ static uint32_t thread_id(const struct gpsim_call *call)
 	return (uint32_t)call->pthread;
 }
 
+static bool staged_reserve(struct staged_vec *s, size_t n)
+{
+	struct staged *v;
+	size_t cap;
+
+	if (n <= s->cap)
+		return true;
+	cap = s->cap ? s->cap : 4096;
+	while (cap < n)
+		cap *= 2;
+	v = realloc(s->v, cap * sizeof(*v));
+	if (!v)
+		return false;
+	s->v = v;
+	s->cap = cap;
+	return true;
+}
+
+/* The record is dropped (and counted) when even the staging array cannot grow. */
+static void count_drop(const struct pend *p);
+static void pends_free(struct pend *first, struct pend **last_next);
+
 static void stage(struct pend *p)
 {
-	struct pend **pp;
+	bool ok;
 
 	pthread_mutex_lock(&C.lock);
-	p->seq = ++C.seq;
-	/* Appended in staging order; the worker sorts by completion. */
-	pp = C.tailp ? C.tailp : &C.head;
-	p->next = NULL;
-	*pp = p;
-	C.tailp = &p->next;
-	if (++C.nstaged == STAGED_WAKE)
-		pthread_cond_signal(&C.wake);
+	ok = staged_reserve(&C.staged, C.staged.n + 1);
+	if (ok) {
+		C.staged.v[C.staged.n++] = (struct staged){ p->ready, ++C.seq, p };
+		if (++C.nnew == STAGED_WAKE)
+			pthread_cond_signal(&C.wake);
+	}
 	pthread_mutex_unlock(&C.lock);
+	if (!ok) {
+		count_drop(p);
+		pends_free(p, &p->next);
+	}
 }
 
 static struct pend *pend_new(size_t size)
@@ -473,11 +512,10 @@ __attribute__((constructor)) static void cupti_attach(void)
 
 /* ---- the worker ------------------------------------------------------------ */
 
-static void count_drop(const struct pend *p)
+static void count_drop_locked(const struct pend *p)
 {
 	size_t i;
 
-	pthread_mutex_lock(&C.lock);
 	C.drop_global++;
 	if (p->ctx_id) {
 		for (i = 0; i < C.ndrops; i++)
@@ -490,6 +528,12 @@ static void count_drop(const struct pend *p)
 		if (i < C.ndrops)
 			C.drops[i].n++;
 	}
+}
+
+static void count_drop(const struct pend *p)
+{
+	pthread_mutex_lock(&C.lock);
+	count_drop_locked(p);
 	pthread_mutex_unlock(&C.lock);
 }
 
@@ -584,9 +628,9 @@ static void deliver(struct pend *p, int64_t offset, uint64_t now, bool *declined
 	C.buf_count++;
 }
 
-static int pend_cmp(const void *a, const void *b)
+static int staged_cmp(const void *a, const void *b)
 {
-	const struct pend *x = *(struct pend *const *)a, *y = *(struct pend *const *)b;
+	const struct staged *x = a, *y = b;
 
 	if (x->ready != y->ready)
 		return x->ready < y->ready ? -1 : 1;
@@ -594,65 +638,72 @@ static int pend_cmp(const void *a, const void *b)
 }
 
 /*
- * Takes the complete records (all, if forced) off the staging list. Called
- * with the lock held and returns with it held, but walks the list without
- * it: the application's threads stage a record per API call and GPU
- * operation, and must not wait while the worker walks a long backlog.
+ * Takes the complete records (all, if forced) off the staging array and
+ * returns them sorted by completion, in an array that the worker hands back
+ * through *spare when it is done with them. Called with the lock held and
+ * returns with it held, but sorts without it: the application's threads
+ * stage a record per API call and GPU operation, and must not wait while
+ * the worker goes through a long backlog.
  */
-static size_t take_ready(struct pend ***out, uint64_t now, bool forced)
+static struct staged_vec take_ready(struct staged_vec *spare, uint64_t now, bool forced)
 {
-	struct pend *p, *next, *list = C.head, *keep = NULL, **keep_tail = &keep, **arr = NULL;
-	size_t n = 0, cap = 0;
+	struct staged_vec all = C.staged;
+	size_t i, n = 0, nkeep;
+	bool sorted = true;
 
-	C.head = NULL;
-	C.tailp = NULL;
-	C.nstaged = 0;
+	C.staged = *spare;
+	C.staged.n = 0;
+	C.nnew = 0;
+	*spare = (struct staged_vec){ NULL, 0, 0 };
 	pthread_mutex_unlock(&C.lock);
-	for (p = list; p; p = next) {
-		next = p->next;
-		if (!forced && p->ready > now) {
-			*keep_tail = p;
-			keep_tail = &p->next;
-			continue;
-		}
-		if (n == cap) {
-			struct pend **na = realloc(arr, (cap * 2 + 64) * sizeof(*na));
+	/* The complete ones to the front, in staging order; the rest after them. */
+	for (i = 0; i < all.n; i++) {
+		struct staged t = all.v[i];
 
-			if (!na) {
-				*keep_tail = p; /* keep the rest for the next pass */
-				keep_tail = &p->next;
-				continue;
-			}
-			arr = na;
-			cap = cap * 2 + 64;
-		}
-		arr[n++] = p;
+		if (!forced && t.ready > now)
+			continue;
+		if (n && staged_cmp(&all.v[n - 1], &t) > 0)
+			sorted = false;
+		all.v[i] = all.v[n];
+		all.v[n++] = t;
 	}
-	*keep_tail = NULL;
+	if (!sorted)
+		qsort(all.v, n, sizeof(*all.v), staged_cmp);
+	nkeep = all.n - n;
 	pthread_mutex_lock(&C.lock);
-	/* Put what is not complete back in front of what was staged meanwhile. */
-	if (keep) {
-		*keep_tail = C.head;
-		if (!C.tailp)
-			C.tailp = keep_tail;
-		C.head = keep;
+	/* What is not complete is staged again (the order does not matter: it is sorted when taken). */
+	if (nkeep && staged_reserve(&C.staged, C.staged.n + nkeep)) {
+		memcpy(C.staged.v + C.staged.n, all.v + n, nkeep * sizeof(*all.v));
+		C.staged.n += nkeep;
+	} else {
+		for (i = n; i < all.n; i++) {
+			count_drop_locked(all.v[i].p);
+			pends_free(all.v[i].p, &all.v[i].p->next);
+		}
 	}
-	*out = arr;
-	return n;
+	all.n = n;
+	return all;
 }
 
 static void *worker_main(void *arg)
 {
+	struct staged_vec spare = { NULL, 0, 0 };
+
 	tls_is_worker = true;
 	pthread_mutex_lock(&C.lock);
 	while (!C.stop) {
-		struct pend **arr;
+		struct staged_vec ready;
 		uint64_t gen, now;
 		bool forced, declined = false;
 		int64_t offset;
-		size_t n, i;
+		size_t i;
 
-		if (C.flush_req == C.flush_done) {
+		/*
+		 * Records staged while the worker was busy may already be past the
+		 * wake-up mark, whose signal then went to no one: not waiting for
+		 * them is what keeps a launch-bound program's backlog bounded.
+		 */
+		if (C.flush_req == C.flush_done && C.nnew < STAGED_WAKE) {
 			uint32_t ms = C.period_ms ? C.period_ms : DEFAULT_WAKE_MS;
 			struct timespec ts;
 			uint64_t t;
@@ -667,21 +718,22 @@ static void *worker_main(void *arg)
 		forced = C.flush_forced;
 		C.flush_forced = false;
 		now = gpsim_now();
-		n = take_ready(&arr, now, forced && gen != C.flush_done);
+		ready = take_ready(&spare, now, forced && gen != C.flush_done);
 		pthread_mutex_unlock(&C.lock);
 
 		/* Client callbacks run without our lock held. */
-		if (n)
-			qsort(arr, n, sizeof(*arr), pend_cmp);
-		offset = n ? mono_offset() : 0;
-		for (i = 0; i < n; i++) {
+		offset = ready.n ? mono_offset() : 0;
+		for (i = 0; i < ready.n; i++) {
+			struct pend *p = ready.v[i].p;
+
 			if (C.requested)
-				deliver(arr[i], offset, now, &declined);
-			arr[i]->next = i + 1 < n ? arr[i + 1] : NULL;
+				deliver(p, offset, now, &declined);
+			p->next = i + 1 < ready.n ? ready.v[i + 1].p : NULL;
 		}
-		if (n)
-			pends_free(arr[0], &arr[n - 1]->next);
-		free(arr);
+		if (ready.n)
+			pends_free(ready.v[0].p, &ready.v[ready.n - 1].p->next);
+		ready.n = 0;
+		spare = ready;
 		if (gen != C.flush_done && C.buf && C.buf_used)
 			complete_buffer();
 
@@ -690,6 +742,7 @@ static void *worker_main(void *arg)
 		pthread_cond_broadcast(&C.flushed);
 	}
 	pthread_mutex_unlock(&C.lock);
+	free(spare.v);
 	return NULL;
 }
 

@@ -20,6 +20,7 @@
 #include <cupti.h>
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +72,12 @@ static struct {
 	pid_t req_tid, comp_tid;
 	struct cb_seen cbs[MAX_CBS];
 	size_t ncbs;
-} G = { .lock = PTHREAD_MUTEX_INITIALIZER, .bufsize = 1 << 20 };
+	size_t nseen; /* records delivered, all of them (recs keeps the first MAX_RECS) */
+	/* hold: the next bufferCompleted waits (held = 1) until hold is cleared */
+	pthread_cond_t hold_cond;
+	int hold, held;
+} G = { .lock = PTHREAD_MUTEX_INITIALIZER, .bufsize = 1 << 20,
+	.hold_cond = PTHREAD_COND_INITIALIZER };
 
 static pid_t my_tid(void)
 {
@@ -113,6 +119,12 @@ static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buff
 	CUpti_Activity *r = NULL;
 
 	pthread_mutex_lock(&G.lock);
+	if (G.hold) {
+		G.held = 1;
+		pthread_cond_broadcast(&G.hold_cond);
+		while (G.hold)
+			pthread_cond_wait(&G.hold_cond, &G.lock);
+	}
 	G.completed++;
 	G.comp_tid = my_tid();
 	while (cuptiActivityGetNextRecord(buffer, valid, &r) == CUPTI_SUCCESS) {
@@ -120,6 +132,7 @@ static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buff
 
 		if (G.nrecs < MAX_RECS)
 			memcpy(G.recs[G.nrecs++], r, n < REC_SIZE ? n : REC_SIZE);
+		G.nseen++;
 	}
 	pthread_mutex_unlock(&G.lock);
 	free(buffer);
@@ -155,7 +168,9 @@ static void reset_seen(void)
 {
 	pthread_mutex_lock(&G.lock);
 	G.nrecs = 0;
+	G.nseen = 0;
 	G.ncbs = 0;
+	G.hold = G.held = 0;
 	G.requested = G.completed = 0;
 	G.decline = 0;
 	G.bufsize = 1 << 20;
@@ -524,6 +539,56 @@ static void test_full_buffers_delivered(void **state)
 	G.bufsize = 1 << 20;
 }
 
+/* Waits up to ms for cond (evaluated under G.lock); its last value. */
+#define WAIT_FOR(cond, ms)                                                         \
+	({                                                                         \
+		bool ok_ = false;                                                  \
+		for (int t_ = 0; t_ <= (ms) && !ok_; t_++) {                       \
+			pthread_mutex_lock(&G.lock);                               \
+			ok_ = (cond);                                              \
+			pthread_mutex_unlock(&G.lock);                             \
+			if (!ok_)                                                  \
+				nanosleep(&(struct timespec){ 0, 1000000L }, NULL); \
+		}                                                                  \
+		ok_;                                                               \
+	})
+
+static void test_backlog_while_busy(void **state)
+{
+	DOC("(the simulator's worker, tests/sim/README.md) Records go into the client's buffers "
+	    "as work completes, not only once a flush period: the worker also wakes for every "
+	    "4096 records staged, including ones staged while it was busy delivering.");
+	static const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_RUNTIME };
+	const size_t per_buf = 64, wake = 4096;
+	size_t i;
+	int n;
+
+	start_activity(kinds, 1);
+	G.bufsize = per_buf * sizeof(CUpti_ActivityAPI);
+	/* A period far beyond the test: only the wake-up mark delivers anything. */
+	assert_int_equal(cuptiActivityFlushPeriod(60000), CUPTI_SUCCESS);
+	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
+	pthread_mutex_lock(&G.lock);
+	G.nseen = 0;
+	G.hold = 1;
+	pthread_mutex_unlock(&G.lock);
+	for (i = 0; i < wake; i++)
+		assert_int_equal(cudaGetDeviceCount(&n), cudaSuccess);
+	/* The worker woke for them and is now held in the first full buffer's callback... */
+	assert_true(WAIT_FOR(G.held, 5000));
+	/* ...while twice as many more are staged: their wake-up signal finds it busy. */
+	for (i = 0; i < 2 * wake; i++)
+		assert_int_equal(cudaGetDeviceCount(&n), cudaSuccess);
+	pthread_mutex_lock(&G.lock);
+	G.hold = 0;
+	pthread_cond_broadcast(&G.hold_cond);
+	pthread_mutex_unlock(&G.lock);
+	/* All but a partly filled last buffer arrive without a flush, long before the period. */
+	assert_true(WAIT_FOR(G.nseen >= 3 * wake - per_buf, 3000));
+	assert_int_equal(cuptiActivityFlushPeriod(0), CUPTI_SUCCESS);
+	G.bufsize = 1 << 20;
+}
+
 static void test_forced_flush_incomplete(void **state)
 {
 	DOC("For forced flush i.e. when flag CUPTI_ACTIVITY_FLAG_FLUSH_FORCED is passed to the "
@@ -710,6 +775,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_default_clock_and_thread_id, teardown),
 		cmocka_unit_test_teardown(test_worker_thread_and_late_delivery, teardown),
 		cmocka_unit_test_teardown(test_full_buffers_delivered, teardown),
+		cmocka_unit_test_teardown(test_backlog_while_busy, teardown),
 		cmocka_unit_test_teardown(test_forced_flush_incomplete, teardown),
 		cmocka_unit_test_teardown(test_drops, teardown),
 		cmocka_unit_test_teardown(test_timestamp_callback, teardown),
