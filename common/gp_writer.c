@@ -50,6 +50,9 @@ struct gp_writer {
 	uint8_t *out;
 	size_t out_cap;
 	struct libdeflate_compressor *ld; /* raw deflate at `level`, chunk by chunk */
+	struct libdeflate_compressor *ld0; /* stored blocks (level 0), made on first use */
+	bool store;			   /* gp_writer__set_stored: chunks go out uncompressed */
+	uint64_t chunks, stored_chunks;
 	struct gp_codec codec;
 
 	/* String table: open addressing, power-of-two size. */
@@ -262,7 +265,11 @@ int gp_writer__flush(struct gp_writer *w)
 	if (err)
 		goto lost;
 	p = w->out + sizeof(ch);
-	csize = libdeflate_deflate_compress(w->ld, w->pack, packed, p, w->out_cap - sizeof(ch));
+	if (w->store && !w->ld0)
+		w->ld0 = libdeflate_alloc_compressor(0);
+	/* A stored block is still raw deflate: readers see no difference. */
+	csize = libdeflate_deflate_compress(w->store && w->ld0 ? w->ld0 : w->ld, w->pack, packed, p,
+					    w->out_cap - sizeof(ch));
 	if (!csize || csize > UINT32_MAX) {
 		err = -EIO; /* cannot happen with a buffer of the bound's size */
 		goto lost;
@@ -279,6 +286,8 @@ int gp_writer__flush(struct gp_writer *w)
 	if (err)
 		goto lost;
 	w->bytes += sizeof(ch) + ch.csize;
+	w->chunks++;
+	w->stored_chunks += w->store && w->ld0;
 	goto reset;
 lost:
 	w->lost += w->rec_n;
@@ -462,6 +471,7 @@ static void writer_free(struct gp_writer *w)
 	uint32_t i;
 
 	libdeflate_free_compressor(w->ld);
+	libdeflate_free_compressor(w->ld0);
 	for (i = 0; w->tab && i < w->tab_cap; i++)
 		free(w->tab[i].s);
 	free(w->tab);
@@ -500,6 +510,19 @@ void gp_writer__abandon(struct gp_writer *w)
 	if (w->fd >= 0)
 		close(w->fd);
 	writer_free(w);
+}
+
+void gp_writer__set_stored(struct gp_writer *w, bool on)
+{
+	if (w)
+		w->store = on;
+}
+
+uint64_t gp_writer__chunks(const struct gp_writer *w, uint64_t *stored)
+{
+	if (stored)
+		*stored = w ? w->stored_chunks : 0;
+	return w ? w->chunks : 0;
 }
 
 uint64_t gp_writer__records(const struct gp_writer *w)

@@ -101,7 +101,7 @@ void act_buf__completed(struct act_buf *p, uint8_t *buffer, size_t valid, uint32
 	}
 }
 
-int act_buf__take(struct act_buf *p, struct act_buf_done *out)
+int act_buf__take(struct act_buf *p, struct act_buf_done *out, unsigned *waiting)
 {
 	int got = 0;
 
@@ -112,6 +112,8 @@ int act_buf__take(struct act_buf *p, struct act_buf_done *out)
 		p->ndone--;
 		got = 1;
 	}
+	if (waiting)
+		*waiting = p->ndone;
 	pthread_mutex_unlock(&p->lock);
 	return got;
 }

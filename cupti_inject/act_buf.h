@@ -62,13 +62,30 @@ void act_buf__requested(struct act_buf *p, uint8_t **buffer, size_t *size, size_
 /* CUPTI bufferCompleted: queue the buffer for the writer and wake it. */
 void act_buf__completed(struct act_buf *p, uint8_t *buffer, size_t valid, uint32_t stream);
 
-/* Writer side: the oldest completed buffer (1) or none (0). */
-int act_buf__take(struct act_buf *p, struct act_buf_done *out);
+/*
+ * Writer side: the oldest completed buffer (1) or none (0). *waiting (when
+ * not NULL): how many more completed buffers are queued behind it.
+ */
+int act_buf__take(struct act_buf *p, struct act_buf_done *out, unsigned *waiting);
 /*
  * Writer side: give a buffer back once its records are converted; may
  * release the pages of an older free buffer (a syscall, outside the lock).
  */
 void act_buf__put(struct act_buf *p, uint8_t *buffer);
+/*
+ * Whether the writer should store its chunks uncompressed (gp_writer__set_stored)
+ * while converting a buffer with `waiting` more queued behind it: from
+ * ACT_BUF_BEHIND waiting on, until none waits. Compressing costs about half
+ * the writer's CPU per record; a writer that has fallen behind (no idle
+ * core, a launch-bound program) catches up at once instead of holding a
+ * growing backlog of 1 MiB buffers resident until the pool runs out.
+ */
+#define ACT_BUF_BEHIND 2u
+static inline int act_buf__behind(int was_behind, unsigned waiting)
+{
+	return waiting >= ACT_BUF_BEHIND || (was_behind && waiting > 0);
+}
+
 /* Declined requests since the previous call. */
 uint64_t act_buf__take_declined(struct act_buf *p);
 

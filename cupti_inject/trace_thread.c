@@ -108,10 +108,13 @@ int trace_thread__open(struct trace_thread *t, const struct trace_thread_opts *o
 static void drain(struct trace_thread *t)
 {
 	struct act_buf_done d;
+	unsigned waiting;
 
-	while (act_buf__take(t->pool, &d)) {
+	while (act_buf__take(t->pool, &d, &waiting)) {
 		CUpti_Activity *r = NULL;
 
+		t->behind = act_buf__behind(t->behind, waiting);
+		gp_writer__set_stored(t->w, t->behind);
 		while (d.valid &&
 		       gp_cupti.ActivityGetNextRecord(d.buf, d.valid, &r) == CUPTI_SUCCESS)
 			act_parse__record(t->w, r, t->pid, &t->st);
@@ -170,6 +173,14 @@ static void finish(struct trace_thread *t)
 		t->path, (unsigned long long)t->st.api, (unsigned long long)t->st.api_skipped,
 		(unsigned long long)t->st.kernel, (unsigned long long)t->st.memcpy,
 		(unsigned long long)t->st.memset, (unsigned long long)t->st.sync);
+	{
+		uint64_t stored, chunks = gp_writer__chunks(t->w, &stored);
+
+		if (stored)
+			inj_dbg("trace %s: %llu of %llu chunks stored uncompressed, to catch up with "
+				"a backlog of CUPTI buffers",
+				t->path, (unsigned long long)stored, (unsigned long long)chunks);
+	}
 	if (gp_writer__lost(t->w))
 		inj_warn("%llu records could not be written to '%s'",
 			 (unsigned long long)gp_writer__lost(t->w), t->path);

@@ -52,6 +52,7 @@ struct trace_thread {
 	atomic_int stop;
 	atomic_int finished;
 	struct act_parse_stats st;
+	int behind;		/* a backlog of buffers: chunks stored uncompressed (act_buf.h) */
 	char path[PATH_MAX];
 };
 

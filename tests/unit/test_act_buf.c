@@ -66,13 +66,17 @@ static void test_burst_memory_given_back(void **state)
 	for (i = 0; i < COUNT; i++)
 		act_buf__completed(&p, bufs[i], 100 + i, 0);
 	for (i = 0; i < COUNT; i++) {
-		assert_int_equal(act_buf__take(&p, &d), 1);
+		unsigned waiting = 99;
+
+		assert_int_equal(act_buf__take(&p, &d, &waiting), 1);
+		/* ... and the writer knows how many wait behind each. */
+		assert_int_equal(waiting, COUNT - 1 - i);
 		/* Completed buffers reach the writer in the order CUPTI completed them. */
 		assert_ptr_equal(d.buf, bufs[i]);
 		assert_int_equal(d.valid, 100 + i);
 		act_buf__put(&p, d.buf);
 	}
-	assert_int_equal(act_buf__take(&p, &d), 0);
+	assert_int_equal(act_buf__take(&p, &d, NULL), 0);
 	assert_int_equal(p.nfree, COUNT);
 	assert_int_equal(resident_buffers(&p), KEEP);
 
@@ -101,13 +105,13 @@ static void test_steady_state_reuses(void **state)
 	assert_int_equal(act_buf__init(&p, SIZE, COUNT, KEEP, -1), 0);
 	first = request(&p);
 	act_buf__completed(&p, first, 1, 0);
-	assert_int_equal(act_buf__take(&p, &d), 1);
+	assert_int_equal(act_buf__take(&p, &d, NULL), 1);
 	act_buf__put(&p, d.buf);
 	for (i = 0; i < 100; i++) {
 		b = request(&p);
 		assert_ptr_equal(b, first);
 		act_buf__completed(&p, b, 1, 0);
-		assert_int_equal(act_buf__take(&p, &d), 1);
+		assert_int_equal(act_buf__take(&p, &d, NULL), 1);
 		act_buf__put(&p, d.buf);
 	}
 	assert_int_equal(resident_buffers(&p), 1);
@@ -115,9 +119,26 @@ static void test_steady_state_reuses(void **state)
 	act_buf__release(&p);
 }
 
+/* The writer stores chunks uncompressed from ACT_BUF_BEHIND buffers waiting until none waits. */
+static void test_behind_hysteresis(void **state)
+{
+	static const unsigned waiting[] = { 0, 1, 2, 5, 1, 1, 0, 1, 2, 0 };
+	static const int expect[] = { 0, 0, 1, 1, 1, 1, 0, 0, 1, 0 };
+	int behind = 0;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(ACT_BUF_BEHIND, 2);
+	for (i = 0; i < sizeof(waiting) / sizeof(waiting[0]); i++) {
+		behind = act_buf__behind(behind, waiting[i]);
+		assert_int_equal(behind, expect[i]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_behind_hysteresis),
 		cmocka_unit_test(test_burst_memory_given_back),
 		cmocka_unit_test(test_steady_state_reuses),
 	};

@@ -343,6 +343,62 @@ static void test_many_chunks(void **state)
 }
 
 /*
+ * A writer that has fallen behind stores chunks uncompressed for a while:
+ * the records read back the same, the stored chunks are counted, and they
+ * cost more bytes.
+ */
+static void test_stored_chunks(void **state)
+{
+	const uint64_t n = 30000;
+	struct blob packed = write_kernels(n, 16384, 1), b;
+	const struct gp_rec_hdr *h;
+	struct gp_reader *r;
+	struct gp_writer *w;
+	uint64_t i, chunks, stored;
+	FILE *fp;
+	int rc;
+
+	(void)state;
+	w = tmp_writer(&fp, 16384);
+	rng_state = 88172645463325252ull;
+	for (i = 0; i < n; i++) {
+		struct gp_rec_kernel *k;
+
+		gp_writer__set_stored(w, i >= n / 3 && i < 2 * n / 3);
+		k = gp_writer__reserve(w, GP_REC_KERNEL, sizeof(*k));
+		assert_non_null(k);
+		fill_kernel(k, i, gp_writer__intern(w, "_Z4gemmPfS_S_"));
+		gp_writer__commit(w);
+	}
+	chunks = gp_writer__chunks(w, &stored);
+	assert_true(stored > 5);
+	assert_true(chunks > 2 * stored);
+	b = finish(w, fp, 1);
+	assert_true(b.size > packed.size + packed.size / 2);
+
+	r = gp_reader__open_mem(b.data, b.size, "stored.trace", NULL, 0);
+	assert_non_null(r);
+	rng_state = 88172645463325252ull;
+	i = 0;
+	while ((rc = gp_reader__next(r, &h)) != GP_READ_EOF) {
+		struct gp_rec_kernel want = { 0 };
+		const struct gp_rec_kernel *k = (const void *)h;
+
+		assert_int_equal(rc, GP_READ_RECORD); /* no damage anywhere */
+		if (h->type != GP_REC_KERNEL)
+			continue;
+		fill_kernel(&want, i, k->name_str);
+		assert_memory_equal((const char *)k + 8, (const char *)&want + 8, sizeof(want) - 8);
+		assert_string_equal(gp_reader__string(r, k->name_str), "_Z4gemmPfS_S_");
+		i++;
+	}
+	assert_int_equal(i, n);
+	gp_reader__free(r);
+	free(b.data);
+	free(packed.data);
+}
+
+/*
  * Interning goes by what a string says, not where it lives: a buffer
  * rewritten in place with another name gets that name's id, and the same
  * name from another address the first id (the writer caches by address).
@@ -814,6 +870,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip_every_type),
 		cmocka_unit_test(test_many_chunks),
+		cmocka_unit_test(test_stored_chunks),
 		cmocka_unit_test(test_intern_by_content),
 		cmocka_unit_test(test_truncation_every_byte),
 		cmocka_unit_test(test_bit_flips),
