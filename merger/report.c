@@ -1073,6 +1073,22 @@ int report__run(const struct report_opts *opts, struct report_result *res, char 
 			o.dir);
 		return -ENOENT;
 	}
+	/* Before any work: an output directory that cannot be written fails now, not at the end. */
+	if (o.out_dir != o.dir && mkdir(o.out_dir, 0777) && errno != EEXIST) {
+		err = -errno;
+		set_err(&r, "cannot create the output directory '%s': %s", o.out_dir, strerror(-err));
+		return err;
+	}
+	if (stat(o.out_dir, &st) || !S_ISDIR(st.st_mode)) {
+		set_err(&r, "'%s' is not a directory: give a directory for the outputs", o.out_dir);
+		return -ENOTDIR;
+	}
+	if (access(o.out_dir, W_OK | X_OK)) {
+		err = -errno;
+		set_err(&r, "cannot write into '%s': %s%s", o.out_dir, strerror(-err),
+			o.out_dir == o.dir ? "; write the outputs elsewhere with -o DIR" : "");
+		return err;
+	}
 	r.tl = timeline__new();
 	if (!r.tl)
 		return -ENOMEM;

@@ -61,7 +61,17 @@ run 0 'on-CPU' report "$tmp/r"
 [ -s "$tmp/r/cpu.folded" ] && [ -s "$tmp/r/offcpu.folded" ] && [ ! -s "$tmp/r/gpu.folded" ] ||
 	{ echo "FAIL: CPU-only report: wrong outputs"; fail=1; }
 
-# An output directory that cannot be written.
+# -o: a new directory is made; one that cannot be made or is a file fails at once.
 fresh
-run 1 "cannot write '$tmp/r/nodir/" report -o "$tmp/r/nodir" "$tmp/r"
+run 0 'outputs in' report -o "$tmp/r/new" "$tmp/r"
+[ -s "$tmp/r/new/summary.json" ] && [ ! -e "$tmp/r/summary.json" ] ||
+	{ echo "FAIL: -o new directory: outputs not there (or not only there)"; fail=1; }
+run 1 "cannot create the output directory '$tmp/r/no/such': No such file" report -o "$tmp/r/no/such" "$tmp/r"
+run 1 "'$tmp/r/cpu.trace' is not a directory" report -o "$tmp/r/cpu.trace" "$tmp/r"
+# A recording directory the user cannot write (not testable as root: root writes anywhere).
+if [ "$(id -u)" != 0 ]; then
+	chmod a-w "$tmp/r"
+	run 1 "cannot write into '$tmp/r': .*-o DIR" report "$tmp/r"
+	chmod u+w "$tmp/r"
+fi
 exit $fail
