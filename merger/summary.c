@@ -173,6 +173,40 @@ static void kcfg_json(const struct timeline *tl, struct kstat *k, cJSON *e)
 		num(e, "launches_other_config", (double)k->cfg_other);
 }
 
+/* "64x2" for {64, 2, 1}: CUDA's dim3, trailing 1s left out. */
+static int dims_text(char *buf, size_t len, const uint32_t d[3])
+{
+	if (d[2] != 1)
+		return snprintf(buf, len, "%ux%ux%u", d[0], d[1], d[2]);
+	if (d[1] != 1)
+		return snprintf(buf, len, "%ux%u", d[0], d[1]);
+	return snprintf(buf, len, "%u", d[0]);
+}
+
+/*
+ * The text report's launch column: kernel k's main configuration (most GPU
+ * time) as "<<<grid, block>>>", and "+N" other configurations; "-" if none known.
+ */
+static void kcfg_text(const struct timeline *tl, const struct kstat *k, char *buf, size_t len)
+{
+	char g[40], b[40];
+	int n = 0, best = -1;
+
+	for (; n < KCFG_MAX && k->cfg[n].kconfig; n++)
+		if (best < 0 || k->cfg[n].total > k->cfg[best].total)
+			best = n;
+	if (best < 0) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	dims_text(g, sizeof(g), tl->kconfigs[k->cfg[best].kconfig - 1].grid);
+	dims_text(b, sizeof(b), tl->kconfigs[k->cfg[best].kconfig - 1].block);
+	if (n > 1 || k->cfg_other)
+		snprintf(buf, len, "<<<%s, %s>>> +%d%s", g, b, n - 1, k->cfg_other ? "+" : "");
+	else
+		snprintf(buf, len, "<<<%s, %s>>>", g, b);
+}
+
 static struct kstat *kstat_get(struct report_stats *s, uint32_t name)
 {
 	size_t i, mask;
@@ -866,13 +900,17 @@ void summary__write_text(struct report *r, FILE *out)
 		fprintf(out, "launch stacks: %zu of %zu GPU records joined (%.1f%%)\n", s.with_stack,
 			s.gpu_records, 100.0 * (double)s.with_stack / (double)s.gpu_records);
 	if (s.nr_k) {
-		fprintf(out, "\ntop kernels by GPU time:\n  %10s %6s %10s  %s\n", "total", "%", "count",
-			"kernel");
+		fprintf(out, "\ntop kernels by GPU time:\n  %10s %6s %10s %10s  %-22s %s\n", "total", "%",
+			"count", "mean", "launch", "kernel");
 		for (i = 0; i < s.nr_k && i < r->opts->top; i++) {
+			char cfg[112];
+
 			report__fmt_ns(b1, sizeof(b1), s.k[i].total);
-			fprintf(out, "  %10s %5.1f%% %10llu  %s\n", b1,
+			report__fmt_ns(b2, sizeof(b2), s.k[i].count ? s.k[i].total / s.k[i].count : 0);
+			kcfg_text(tl, &s.k[i], cfg, sizeof(cfg));
+			fprintf(out, "  %10s %5.1f%% %10llu %10s  %-22s %s\n", b1,
 				kernel_total ? 100.0 * (double)s.k[i].total / (double)kernel_total : 0.0,
-				(unsigned long long)s.k[i].count,
+				(unsigned long long)s.k[i].count, b2, cfg,
 				symbolizer__demangle(r->sym, timeline__str(tl, s.k[i].name)));
 		}
 	}
