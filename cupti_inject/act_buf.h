@@ -78,7 +78,7 @@ void act_buf__put(struct act_buf *p, uint8_t *buffer);
  * ACT_BUF_BEHIND waiting on, until none waits. Compressing costs about half
  * the writer's CPU per record; a writer that has fallen behind (no idle
  * core, a launch-bound program) catches up at once instead of holding a
- * growing backlog of 1 MiB buffers resident until the pool runs out.
+ * growing backlog of buffers resident until the pool runs out.
  */
 #define ACT_BUF_BEHIND 2u
 static inline int act_buf__behind(int was_behind, unsigned waiting)

@@ -12,7 +12,13 @@
 
 #include "inject_log.h"
 
-#define DEF_BUFFER_SIZE (1u << 20)
+/*
+ * 256 KiB: a buffer being filled, one being converted and a few free ones
+ * stay resident, so the buffer size sets the library's memory in steady
+ * state (1M launches on the simulator: ~2.5 MiB less peak RSS than with
+ * 1 MiB buffers, bench/RESULTS.md); the count keeps 64 MiB for bursts.
+ */
+#define DEF_BUFFER_SIZE (256u << 10)
 #define MIN_BUFFER_SIZE (16u << 10)
 #define MAX_BUFFER_SIZE (256u << 20)
 /*
@@ -20,7 +26,7 @@
  * buffer loses records. Only pages CUPTI writes become resident, and all but
  * a few free buffers are given back after a burst (act_buf.h).
  */
-#define DEF_BUFFER_COUNT 64u
+#define DEF_BUFFER_COUNT 256u
 #define MAX_BUFFER_COUNT 1024u
 #define DEF_FLUSH_MS 1000u
 #define MIN_FLUSH_MS 10u
@@ -34,10 +40,9 @@
 /*
  * The writer thread runs below the application's threads. At the same
  * priority, on a machine without an idle core, it takes turns with the
- * launching thread and with CUPTI's own worker; CUPTI's backlog then grows
- * and everything slows: 1M launches on 2 cores cost 80-160 ns more per
- * launch and 400-490 MiB more memory than a client that discards its
- * buffers, against -30 to -14 ns and 1-4 MiB at nice 10 or 19
+ * launching thread and with CUPTI's own worker, and the launching thread
+ * slows: 1M launches on 2 cores cost ~200 ns more per launch than under a
+ * client that discards its buffers, against about nothing at nice 10 or 19
  * (bench/RESULTS.md). 10 rather than 19: on a saturated machine the writer
  * still gets about a tenth of a core against each busy thread (19: 1.5%),
  * which keeps up with some 300k launches per second; past that the pool

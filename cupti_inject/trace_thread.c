@@ -114,6 +114,8 @@ static void drain(struct trace_thread *t)
 		CUpti_Activity *r = NULL;
 
 		t->behind = act_buf__behind(t->behind, waiting);
+		if (waiting > t->max_waiting)
+			t->max_waiting = waiting;
 		gp_writer__set_stored(t->w, t->behind);
 		while (d.valid &&
 		       gp_cupti.ActivityGetNextRecord(d.buf, d.valid, &r) == CUPTI_SUCCESS)
@@ -176,10 +178,9 @@ static void finish(struct trace_thread *t)
 	{
 		uint64_t stored, chunks = gp_writer__chunks(t->w, &stored);
 
-		if (stored)
-			inj_dbg("trace %s: %llu of %llu chunks stored uncompressed, to catch up with "
-				"a backlog of CUPTI buffers",
-				t->path, (unsigned long long)stored, (unsigned long long)chunks);
+		inj_dbg("trace %s: at most %u CUPTI buffers waited for the writer; %llu of %llu "
+			"chunks stored uncompressed to catch up", t->path, t->max_waiting,
+			(unsigned long long)stored, (unsigned long long)chunks);
 	}
 	if (gp_writer__lost(t->w))
 		inj_warn("%llu records could not be written to '%s'",

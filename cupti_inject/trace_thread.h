@@ -52,7 +52,8 @@ struct trace_thread {
 	atomic_int stop;
 	atomic_int finished;
 	struct act_parse_stats st;
-	int behind;		/* a backlog of buffers: chunks stored uncompressed (act_buf.h) */
+	int behind;
+	unsigned max_waiting;	/* the longest backlog seen (debug log) */		/* a backlog of buffers: chunks stored uncompressed (act_buf.h) */
 	char path[PATH_MAX];
 };
 
