@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 /* The injection library's CUPTI buffer pool: bounded, FIFO hand-over, pages given back after a burst. */
 
+#include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -135,9 +138,108 @@ static void test_behind_hysteresis(void **state)
 	}
 }
 
+/*
+ * CUPTI may request and complete buffers on several threads at once (with
+ * per-thread activity buffers, on the application's own threads) while the
+ * writer takes and gives them back and pages are released: no buffer is
+ * ever in two hands, none is released while in use, none is lost.
+ */
+#define PRODUCERS 4
+#define ROUNDS 4000
+#define MARK 4096 /* bytes of each buffer a producer writes and the writer checks */
+
+struct conc {
+	struct act_buf p;
+	atomic_int owner[COUNT]; /* 0 free, 1 a producer's, 2 the writer's */
+	atomic_int producers_left;
+	atomic_long taken, twice, damaged;
+};
+
+static unsigned buf_index(const struct act_buf *p, const uint8_t *b)
+{
+	return (unsigned)((size_t)(b - p->mem) / p->size);
+}
+
+static void *producer(void *arg)
+{
+	struct conc *c = arg;
+	unsigned n = 0;
+
+	while (n < ROUNDS) {
+		uint8_t *b;
+		size_t size, max;
+		int want = 0;
+		unsigned char tag = (unsigned char)(n * 7 + 1);
+
+		act_buf__requested(&c->p, &b, &size, &max);
+		if (!b) {
+			sched_yield(); /* the pool is empty: CUPTI would drop; here, try again */
+			continue;
+		}
+		if (!atomic_compare_exchange_strong(&c->owner[buf_index(&c->p, b)], &want, 1))
+			atomic_fetch_add(&c->twice, 1);
+		memset(b, tag, MARK);
+		b[size - 1] = tag;
+		act_buf__completed(&c->p, b, MARK, tag); /* the stream argument carries the tag */
+		n++;
+	}
+	atomic_fetch_sub(&c->producers_left, 1);
+	return NULL;
+}
+
+static void test_concurrent_producers(void **state)
+{
+	static struct conc c;
+	pthread_t t[PRODUCERS];
+	struct act_buf_done d;
+	int i;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(act_buf__init(&c.p, SIZE, COUNT, KEEP, -1), 0);
+	atomic_store(&c.producers_left, PRODUCERS);
+	for (i = 0; i < PRODUCERS; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, producer, &c), 0);
+	for (;;) {
+		int left = atomic_load(&c.producers_left);
+
+		if (!act_buf__take(&c.p, &d, NULL)) {
+			if (!left)
+				break;
+			sched_yield();
+			continue;
+		}
+		{
+			unsigned idx = buf_index(&c.p, d.buf);
+			int want = 1;
+			unsigned char tag = (unsigned char)d.stream;
+			size_t k;
+
+			if (!atomic_compare_exchange_strong(&c.owner[idx], &want, 2))
+				atomic_fetch_add(&c.twice, 1);
+			for (k = 0; k < MARK && d.buf[k] == tag; k++)
+				;
+			if (k != MARK || d.buf[SIZE - 1] != tag || d.valid != MARK)
+				atomic_fetch_add(&c.damaged, 1);
+			atomic_store(&c.owner[idx], 0);
+			act_buf__put(&c.p, d.buf);
+			atomic_fetch_add(&c.taken, 1);
+		}
+	}
+	for (i = 0; i < PRODUCERS; i++)
+		pthread_join(t[i], NULL);
+	assert_int_equal(atomic_load(&c.twice), 0);
+	assert_int_equal(atomic_load(&c.damaged), 0);
+	assert_int_equal(atomic_load(&c.taken), PRODUCERS * ROUNDS);
+	assert_int_equal(c.p.nfree, COUNT);
+	assert_true(resident_buffers(&c.p) <= KEEP);
+	act_buf__release(&c.p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_concurrent_producers),
 		cmocka_unit_test(test_behind_hysteresis),
 		cmocka_unit_test(test_burst_memory_given_back),
 		cmocka_unit_test(test_steady_state_reuses),
