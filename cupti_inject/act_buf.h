@@ -75,9 +75,9 @@ void act_buf__put(struct act_buf *p, uint8_t *buffer);
 /*
  * Whether the writer should store its chunks uncompressed (gp_writer__set_stored)
  * while converting a buffer with `waiting` more queued behind it: from
- * ACT_BUF_BEHIND waiting on, until none waits. Compressing costs about half
+ * ACT_BUF_BEHIND waiting on, until none waits. Compressing is a third of
  * the writer's CPU per record; a writer that has fallen behind (no idle
- * core, a launch-bound program) catches up at once instead of holding a
+ * core, a launch-bound program) catches up sooner instead of holding a
  * growing backlog of buffers resident until the pool runs out.
  */
 #define ACT_BUF_BEHIND 2u

@@ -32,9 +32,10 @@
 #define MIN_FLUSH_MS 10u
 #define MAX_FLUSH_MS 3600000u
 /*
- * zlib 1, not the writer's size-tuned default: on a launch-bound program the
- * writer's CPU competes with the application (bench/RESULTS.md); 1..9 or 0
- * (the writer's default) trade CPU for size.
+ * Level 1, not the writer's size-tuned default: on a launch-bound program the
+ * writer's CPU competes with the application (bench/RESULTS.md); 2..9 trade
+ * CPU for size, 0 stores chunks uncompressed (25-35% less of the writer's
+ * CPU, 3-10 times the bytes).
  */
 #define DEF_ZLEVEL 1
 /*

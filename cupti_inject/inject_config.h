@@ -30,7 +30,7 @@ struct inject_config {
 	uint32_t buffer_count;	  /* GPUPERF_BUFFER_COUNT: buffers in the pool at most */
 	uint32_t flush_ms;	  /* GPUPERF_FLUSH_MS: periodic flush to disk */
 	uint32_t kinds;		  /* GPUPERF_ACTIVITY: INJ_KIND_* */
-	int zlevel;		  /* GPUPERF_ZLEVEL: zlib level of the chunks; 0: the writer's default */
+	int zlevel;		  /* GPUPERF_ZLEVEL: deflate level of the chunks; 0: uncompressed */
 	int writer_nice;	  /* GPUPERF_WRITER_NICE: the writer thread's nice value, 0..19 */
 	int signals;		  /* GPUPERF_SIGNALS: finish the trace on SIGINT/SIGTERM */
 	int log_level;		  /* GPUPERF_LOG: error|warn|info|debug */

@@ -70,11 +70,16 @@ static int open_writer(struct trace_thread *t, const struct trace_thread_opts *o
 	wo.producer = GP_PRODUCER_INJECT;
 	wo.clock_id = o->clock_id;
 	wo.pid = t->pid;
-	wo.level = o->zlevel;
+	wo.level = o->zlevel ? o->zlevel : 1;
 	/* A file left by an earlier process with the same pid is stale. */
 	wo.truncate = 1;
 	t->w = gp_writer__open(t->path, &wo);
-	return t->w ? 0 : -errno;
+	if (!t->w)
+		return -errno;
+	/* GPUPERF_ZLEVEL=0: every chunk as deflate's stored blocks (least CPU, most bytes) */
+	t->uncompressed = !o->zlevel;
+	gp_writer__set_stored(t->w, t->uncompressed);
+	return 0;
 }
 
 int trace_thread__open(struct trace_thread *t, const struct trace_thread_opts *o,
@@ -116,7 +121,7 @@ static void drain(struct trace_thread *t)
 		t->behind = act_buf__behind(t->behind, waiting);
 		if (waiting > t->max_waiting)
 			t->max_waiting = waiting;
-		gp_writer__set_stored(t->w, t->behind);
+		gp_writer__set_stored(t->w, t->uncompressed || t->behind);
 		while (d.valid &&
 		       gp_cupti.ActivityGetNextRecord(d.buf, d.valid, &r) == CUPTI_SUCCESS)
 			act_parse__record(t->w, r, t->pid, &t->st);
@@ -175,11 +180,12 @@ static void finish(struct trace_thread *t)
 		t->path, (unsigned long long)t->st.api, (unsigned long long)t->st.api_skipped,
 		(unsigned long long)t->st.kernel, (unsigned long long)t->st.memcpy,
 		(unsigned long long)t->st.memset, (unsigned long long)t->st.sync);
+	gp_writer__flush(t->w); /* the last chunk counts too */
 	{
 		uint64_t stored, chunks = gp_writer__chunks(t->w, &stored);
 
 		inj_dbg("trace %s: at most %u CUPTI buffers waited for the writer; %llu of %llu "
-			"chunks stored uncompressed to catch up", t->path, t->max_waiting,
+			"chunks stored uncompressed", t->path, t->max_waiting,
 			(unsigned long long)stored, (unsigned long long)chunks);
 	}
 	if (gp_writer__lost(t->w))

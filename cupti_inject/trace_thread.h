@@ -31,7 +31,7 @@ struct gp_writer;
 struct trace_thread_opts {
 	const char *dir;
 	uint32_t flush_ms;
-	int zlevel;
+	int zlevel;	   /* deflate level 1..9; 0: chunks stored uncompressed */
 	int nice;	   /* the writer thread's nice value (0: the process's) */
 	uint16_t clock_id; /* GP_CLOCK_*: what CUPTI's timestamps are in */
 };
@@ -52,8 +52,9 @@ struct trace_thread {
 	atomic_int stop;
 	atomic_int finished;
 	struct act_parse_stats st;
-	int behind;
-	unsigned max_waiting;	/* the longest backlog seen (debug log) */		/* a backlog of buffers: chunks stored uncompressed (act_buf.h) */
+	int behind;		/* a backlog of buffers: chunks stored uncompressed (act_buf.h) */
+	int uncompressed;	/* GPUPERF_ZLEVEL=0: every chunk stored uncompressed */
+	unsigned max_waiting;	/* the longest backlog seen (debug log) */
 	char path[PATH_MAX];
 };
 

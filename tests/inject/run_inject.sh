@@ -106,6 +106,15 @@ driver_api) sample driver_api ;;
 multi_stream) sample multi_stream 8 -- --min-threads 8 ;;
 cuda_graph) sample cuda_graph -- --graph ;;
 launch_loop) sample launch_loop 20000 ;;
+uncompressed)
+	# GPUPERF_ZLEVEL=0: every chunk as deflate's stored blocks, and the trace still exact.
+	GPUPERF_ZLEVEL=0 GPUPERF_LOG=debug GPUPERF_LOG_FILE="$dir/log.txt" sample launch_loop 20000
+	grep -Eq " ([0-9]+) of \1 chunks stored uncompressed" "$dir/log.txt" ||
+		fail "not every chunk stored uncompressed: $(grep -o '[0-9]* of [0-9]* chunks' "$dir/log.txt")"
+	t=$(one_trace) || exit 1
+	# 40k records (API + kernel): compressed they take ~8 B each, stored ~3x that
+	[ "$(stat -c %s "$t")" -gt 600000 ] || fail "an uncompressed trace of $(stat -c %s "$t") bytes"
+	;;
 preload)
 	PRELOAD="$GPINJ_LIB" traced CUDA_INJECTION64_PATH= "$GPINJ_SAMPLES/vector_add_shared" \
 		>"$dir/stdout.txt" 2>"$dir/stderr.txt" || fail "exited with status $?"
