@@ -5,7 +5,7 @@ compare it with the trace.json of the same recording.
 
 usage: check_pftrace.py FILE.pftrace [--json TRACE.json] [--min-slices N]
 
-A decoder of its own (no protobuf library, no code shared with the writer),
+A decoder of its own (protowire.py: no protobuf library, no code shared with the writer),
 with the reader's rules (protos/perfetto/trace/trace_packet.proto and
 track_event/*.proto):
 - the file is a Trace: only field 1 (packet), length-delimited;
@@ -31,60 +31,10 @@ import gzip
 import json
 import math
 import struct
-import sys
+
+from protowire import fail, fields
 
 GPU_PID_BASE = 0x40000000
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
-def fields(buf):
-    """(field number, wire type, value) of a message: ints for varint/fixed, bytes for len."""
-    i, n = 0, len(buf)
-    out = []
-    while i < n:
-        key, i = varint(buf, i)
-        fno, wt = key >> 3, key & 7
-        if fno == 0:
-            fail("field number 0 at offset %d" % i)
-        if wt == 0:
-            v, i = varint(buf, i)
-        elif wt == 1:
-            if i + 8 > n:
-                fail("fixed64 cut short")
-            v = struct.unpack_from("<Q", buf, i)[0]
-            i += 8
-        elif wt == 2:
-            ln, i = varint(buf, i)
-            if i + ln > n:
-                fail("length-delimited field %d runs past its message" % fno)
-            v = bytes(buf[i:i + ln])
-            i += ln
-        elif wt == 5:
-            v = struct.unpack_from("<I", buf, i)[0]
-            i += 4
-        else:
-            fail("wire type %d" % wt)
-        out.append((fno, wt, v))
-    return out
-
-
-def varint(buf, i):
-    v, shift = 0, 0
-    while True:
-        if i >= len(buf):
-            fail("varint cut short")
-        b = buf[i]
-        i += 1
-        v |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return v, i
-        shift += 7
-        if shift > 63:
-            fail("varint longer than 10 bytes")
 
 
 def one(fs, fno, wt=None, default=None):

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""check_pprof.py - decode a profile.pb.gz with a protobuf decoder of its own and check it.
+"""check_pprof.py - decode a profile.pb.gz with a protobuf decoder of its own
+(protowire.py) and check it.
 
 usage: check_pprof.py FILE [--samples N] [--functions N] [--locations N] [--default TYPE]
                            [--types T,T,...] [--total TYPE=N]... [--name NAME]...
@@ -18,52 +19,8 @@ import collections
 import gzip
 import shutil
 import subprocess
-import sys
 
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
-def varint(b, i):
-    v = shift = 0
-    while True:
-        if i >= len(b):
-            fail("varint runs past the end")
-        c = b[i]
-        i += 1
-        v |= (c & 0x7F) << shift
-        shift += 7
-        if not c & 0x80:
-            return v, i
-        if shift > 63:
-            fail("varint longer than 10 bytes")
-
-
-def fields(b):
-    """(field, wire type, value) of one message; value is an int or bytes."""
-    i, out = 0, []
-    while i < len(b):
-        key, i = varint(b, i)
-        f, wt = key >> 3, key & 7
-        if f == 0:
-            fail("field number 0")
-        if wt == 0:
-            v, i = varint(b, i)
-        elif wt == 2:
-            n, i = varint(b, i)
-            if i + n > len(b):
-                fail("length-delimited field runs past the end")
-            v, i = b[i:i + n], i + n
-        elif wt == 1:
-            v, i = int.from_bytes(b[i:i + 8], "little"), i + 8
-        elif wt == 5:
-            v, i = int.from_bytes(b[i:i + 4], "little"), i + 4
-        else:
-            fail("wire type %d" % wt)
-        out.append((f, wt, v))
-    return out
+from protowire import fail, fields, varint
 
 
 def ints(wt, v):
