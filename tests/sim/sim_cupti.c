@@ -217,10 +217,10 @@ static bool staged_reserve(struct staged_vec *s, size_t n)
 	return true;
 }
 
-/* The record is dropped (and counted) when even the staging array cannot grow. */
 static void count_drop(const struct pend *p);
 static void pends_free(struct pend *first, struct pend **last_next);
 
+/* For the worker; dropped (and counted) when even the staging array cannot grow. */
 static void stage(struct pend *p)
 {
 	bool ok;
@@ -670,7 +670,7 @@ static struct staged_vec take_ready(struct staged_vec *spare, uint64_t now, bool
 	C.nnew = 0;
 	*spare = (struct staged_vec){ NULL, 0, 0 };
 	pthread_mutex_unlock(&C.lock);
-	/* The complete ones to the front, in staging order; the rest after them. */
+	/* The complete ones to the front, in the array's order; the rest after them. */
 	for (i = 0; i < all.n; i++) {
 		struct staged t = all.v[i];
 
