@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bulk_out.h"
 #include "correlate.h"
 #include "gp_util.h"
 #include "timeline.h"
@@ -99,7 +100,6 @@ static const char *const arg_names[NR_ARGS] = {
 	"cpu", "grid", "block", "registers_per_thread", "shared_memory", "dynamic_shared_memory",
 };
 
-#define OUT_BUF (1u << 20)
 /* Names are cut to this many bytes, so that any packet fits in the buffer. */
 #define MAX_NAME (16u << 10)
 
@@ -127,9 +127,9 @@ static inline uint64_t key_of(enum key_kind kind, uint32_t a, uint32_t b)
 struct pt {
 	const struct timeline *tl;
 	const struct chrome_trace_names *nm;
-	gzFile gz;
+	struct bulk_out *bo;
 	int err;
-	uint8_t *out; /* OUT_BUF bytes */
+	uint8_t *out; /* BULK_OUT_CAP bytes, the output buffer */
 	size_t out_len;
 	uint8_t *pk_len_at; /* the length byte of the packet being built */
 	struct u64map names, tracks; /* interned names (by what they name), track uuids */
@@ -202,9 +202,15 @@ static inline uint8_t *msg_close(uint8_t *len_at, uint8_t *end)
 
 static void out_flush(struct pt *pt)
 {
-	if (pt->out_len && !pt->err && gzwrite(pt->gz, pt->out, (unsigned)pt->out_len) != (int)pt->out_len)
-		pt->err = -EIO;
-	pt->out_len = 0;
+	uint8_t *next;
+
+	if (pt->err)
+		return;
+	next = bulk_out__flush(pt->bo, pt->out_len, &pt->out_len);
+	if (next)
+		pt->out = next;
+	else
+		pt->err = -errno;
 }
 
 /*
@@ -216,7 +222,7 @@ static uint8_t *pk_room(struct pt *pt, size_t n)
 {
 	uint8_t *p;
 
-	if (OUT_BUF - pt->out_len < n + 16)
+	if (BULK_OUT_CAP - pt->out_len < n + 16)
 		out_flush(pt);
 	if (pt->err)
 		return NULL;
@@ -704,22 +710,21 @@ static void write_gpu(struct pt *pt, size_t i)
 }
 
 int perfetto_trace__write(const struct timeline *tl, const struct correlation *c,
-			  const struct chrome_trace_names *names, gzFile out)
+			  const struct chrome_trace_names *names, const char *path)
 {
 	struct pt *pt = NULL;
 	size_t i, s, o, nw;
-	int err = 0;
+	int err = 0, cerr;
 
-	if (!tl || !c || !out || c->nr_gpu != tl->nr_gpu)
+	if (!tl || !c || !path || c->nr_gpu != tl->nr_gpu)
 		return -EINVAL;
 	pt = calloc(1, sizeof(*pt));
 	nw = tl->nr_api / 64 + 1;
 	if (pt) {
 		pt->flows = calloc(nw, sizeof(*pt->flows));
 		pt->multi = calloc(nw, sizeof(*pt->multi));
-		pt->out = malloc(OUT_BUF);
 	}
-	if (!pt || !pt->flows || !pt->multi || !pt->out) {
+	if (!pt || !pt->flows || !pt->multi) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
@@ -735,7 +740,12 @@ int perfetto_trace__write(const struct timeline *tl, const struct correlation *c
 	}
 	pt->tl = tl;
 	pt->nm = names;
-	pt->gz = out;
+	pt->bo = bulk_out__new(path, 1);
+	if (!pt->bo) {
+		err = -errno;
+		goto cleanup;
+	}
+	pt->out = bulk_out__buf(pt->bo);
 	pt->last_host_key = pt->last_gpu_key = UINT64_MAX;
 
 	first_packet(pt);
@@ -755,17 +765,16 @@ int perfetto_trace__write(const struct timeline *tl, const struct correlation *c
 	 */
 	for (i = 0; i < tl->nr_gpu && !pt->err; i++)
 		write_gpu(pt, i);
-	out_flush(pt);
-	if (!pt->err && gzflush(out, Z_SYNC_FLUSH) != Z_OK)
-		pt->err = -EIO;
 	err = pt->err;
 cleanup:
 	if (pt) {
+		cerr = bulk_out__close(pt->bo, pt->out_len);
+		if (!err)
+			err = cerr;
 		u64map_free(&pt->names);
 		u64map_free(&pt->tracks);
 		free(pt->flows);
 		free(pt->multi);
-		free(pt->out);
 	}
 	free(pt);
 	return err;

@@ -31,7 +31,6 @@
 #define GPUPERF_PERFETTO_TRACE_H
 
 #include <stdint.h>
-#include <zlib.h>
 
 #include "chrome_trace.h"
 
@@ -39,11 +38,13 @@ struct timeline;
 struct correlation;
 
 /*
- * Write the whole trace to `out` (opened by the caller, "wT" for a plain
- * file). Names as for chrome_trace__write(); names may be NULL. Returns 0,
- * -EINVAL, -ENOMEM or -EIO (what was written is then not a whole trace).
+ * Write the whole trace to the file at path (created or truncated; written
+ * with bulk_out.h's O_DIRECT where the file system allows). Names as for
+ * chrome_trace__write(); names may be NULL. Returns 0, -EINVAL, -ENOMEM or
+ * the -errno of a failure to create or write the file (what was written is
+ * then not a whole trace).
  */
 int perfetto_trace__write(const struct timeline *tl, const struct correlation *c,
-			  const struct chrome_trace_names *names, gzFile out);
+			  const struct chrome_trace_names *names, const char *path);
 
 #endif /* GPUPERF_PERFETTO_TRACE_H */

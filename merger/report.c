@@ -864,8 +864,9 @@ static int remove_output(struct report *r, const char *name)
 }
 
 /*
- * trace.json, trace.json.gz or trace.pftrace: chrome_trace__write() or
- * perfetto_trace__write() into out_dir/name, opened with gzopen() mode.
+ * trace.json or trace.json.gz: chrome_trace__write() into out_dir/name,
+ * opened with gzopen() mode; trace.pftrace: perfetto_trace__write(),
+ * which makes the file itself.
  */
 static int write_timeline(struct report *r, const char *name, const char *mode, bool perfetto)
 {
@@ -882,6 +883,12 @@ static int write_timeline(struct report *r, const char *name, const char *mode, 
 	int err, cerr;
 
 	snprintf(path, sizeof(path), "%s/%s", r->opts->out_dir, name);
+	if (perfetto) {
+		err = perfetto_trace__write(r->tl, &r->corr, &names, path);
+		if (err && err != -ENOMEM && err != -EINVAL)
+			set_err(r, "cannot write '%s': %s", path, strerror(-err));
+		return err && err != -ENOMEM && err != -EINVAL ? -EIO : err;
+	}
 	out = gzopen(path, mode);
 	if (!out) {
 		set_err(r, "cannot write '%s': %s", path, strerror(errno ? errno : ENOMEM));
@@ -893,8 +900,7 @@ static int write_timeline(struct report *r, const char *name, const char *mode, 
 	 * takes without copying them into its buffer first.
 	 */
 	gzbuffer(out, 128u << 10);
-	err = perfetto ? perfetto_trace__write(r->tl, &r->corr, &names, out)
-		       : chrome_trace__write(r->tl, &r->corr, &names, out);
+	err = chrome_trace__write(r->tl, &r->corr, &names, out);
 	cerr = gzclose(out);
 	if (!err && cerr != Z_OK)
 		err = -EIO;
@@ -945,7 +951,7 @@ static int write_timelines(struct report *r, struct report_result *res)
 		res->files_written += !err;
 	}
 	if (!err && pf) {
-		err = write_timeline(r, "trace.pftrace", "wT", true);
+		err = write_timeline(r, "trace.pftrace", NULL, true);
 		res->trace_perfetto = !err;
 		res->files_written += !err;
 	}
