@@ -30,21 +30,36 @@ enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
 /* Trace */
 #define TRACE_PACKET 1
 /* TracePacket */
+#define PKT_CLOCK_SNAPSHOT    6
 #define PKT_TIMESTAMP	      8
 #define PKT_SEQUENCE_ID	      10 /* trusted_packet_sequence_id */
 #define PKT_TRACK_EVENT	      11
 #define PKT_INTERNED_DATA     12
 #define PKT_SEQUENCE_FLAGS    13
+#define PKT_TIMESTAMP_CLOCK_ID 58
+#define PKT_DEFAULTS	      59 /* trace_packet_defaults */
 #define PKT_TRACK_DESCRIPTOR  60
 #define SEQ_INCREMENTAL_STATE_CLEARED 1
-#define SEQ_NEEDS_INCREMENTAL_STATE   2
+/* TracePacketDefaults */
+#define DEF_TIMESTAMP_CLOCK_ID 58
+#define DEF_TRACK_EVENT	       11 /* track_event_defaults */
+/* TrackEventDefaults */
+#define TED_TRACK_UUID 11
+/* ClockSnapshot, ClockSnapshot.Clock */
+#define CS_CLOCKS	       1
+#define CS_PRIMARY_TRACE_CLOCK 2
+#define CLK_ID		       1
+#define CLK_TIMESTAMP	       2
+#define CLK_IS_INCREMENTAL     3
+#define CLOCK_MONOTONIC_ID     3  /* BuiltinClock BUILTIN_CLOCK_MONOTONIC */
+#define CLOCK_INCREMENTAL_ID   64 /* the first sequence-scoped clock id */
 /* TrackEvent */
 #define TE_DEBUG_ANNOTATIONS 4
 #define TE_TYPE		     9
 #define TE_NAME_IID	     10
 #define TE_TRACK_UUID	     11
-#define TE_FLOW_IDS	     47 /* fixed64 */
-#define TE_TERMINATING_FLOW_IDS 48 /* fixed64 */
+#define TE_FLOW_IDS	     36 /* flow_ids_old: varint; the reader takes it as flow_ids (47, fixed64) */
+#define TE_TERMINATING_FLOW_IDS 42 /* terminating_flow_ids_old, likewise (48) */
 #define TYPE_SLICE_BEGIN 1
 #define TYPE_SLICE_END	 2
 #define TYPE_INSTANT	 3
@@ -76,9 +91,10 @@ enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
 #define DA_STRING_VALUE 6
 #define DA_STRING_VALUE_IID 17
 
+/* The sequence of the track descriptors; each event sequence has an id above it. */
 #define SEQ_ID 1
 
-/* Debug annotation names, interned in the first packet as iid = index + 1. */
+/* Debug annotation names, interned in each event sequence's first packet as iid = index + 1. */
 enum arg {
 	ARG_CORRELATION_ID,
 	ARG_RETURN,
@@ -116,6 +132,7 @@ enum key_kind {
 	K_GPU_TRACK,	/* a: device */
 	K_STREAM_TRACK, /* a: device, b: stream */
 	K_DIMS,		/* a: tl_gpu.kconfig, b: 0 grid, 1 block (an interned string value) */
+	K_SAMPLE_SEQ,	/* a: pid, b: tid: the sequence of a thread's samples */
 };
 
 /* kind in the top 4 bits, a (28 bits), b (32 bits) */
@@ -132,11 +149,37 @@ struct pt {
 	uint8_t *out; /* BULK_OUT_CAP bytes, the output buffer */
 	size_t out_len;
 	uint8_t *pk_len_at; /* the length byte of the packet being built */
-	struct u64map names, tracks; /* interned names (by what they name), track uuids */
-	uint32_t next_iid, next_uuid, next_sval_iid;
+	struct u64map tracks; /* track uuids by what they show */
+	uint32_t next_uuid;
 	uint64_t last_host_key, last_gpu_key; /* the track of the previous event: its uuid below */
 	uint32_t last_host_uuid, last_gpu_uuid;
+	struct seq **seqs; /* event sequences, id SEQ_ID + 1 + index */
+	size_t nr_seqs;
+	struct u64map seq_of; /* by the key of what they hold: index + 1 in seqs */
+	struct seq **api_seq; /* by tl_api.thr */
+	uint64_t last_gpu_seq_key; /* the sequence of the previous GPU record */
+	struct seq *last_gpu_seq;
 	uint64_t *flows, *multi; /* per API call: starts a flow; has more than one GPU record */
+};
+
+/*
+ * A packet sequence of events, all on one track: the API calls of a thread,
+ * its samples, its off-CPU spans, the work of a GPU stream. Its first
+ * packet clears its incremental state, makes its track and the clock
+ * below the defaults, interns the argument names and starts the clock. The
+ * clock is incremental: an event's timestamp is the time since the
+ * sequence's previous event (a varint of 1-3 bytes instead of 6-7). An
+ * event earlier than that (a nested API call, which starts before its
+ * parent's end was written) gives its time on CLOCK_MONOTONIC instead and
+ * leaves the clock where it was.
+ */
+struct seq {
+	uint32_t id;
+	uint64_t last;	     /* the incremental clock: the time of its last event */
+	struct u64map names; /* interned on this sequence: key -> iid */
+	uint32_t next_iid, next_sval_iid;
+	uint64_t last_key;   /* the previous name looked up, and its iid */
+	uint32_t last_iid;
 };
 
 /* ---- encoding: a cursor into the packet buffer, which has room for what is written ---- */
@@ -408,6 +451,123 @@ static uint32_t stream_track(struct pt *pt, uint32_t device, uint32_t stream)
 	return uuid;
 }
 
+/* ---- sequences ---- */
+
+static inline uint8_t *put_clock(uint8_t *p, uint32_t id, uint64_t ts, bool incremental)
+{
+	uint8_t *c;
+
+	p = msg_open(p, CS_CLOCKS, &c);
+	p = put_uint(p, CLK_ID, id);
+	p = put_uint(p, CLK_TIMESTAMP, ts);
+	if (incremental)
+		p = put_uint(p, CLK_IS_INCREMENTAL, 1);
+	return msg_close(c, p);
+}
+
+/*
+ * The first packet of sequence sq, whose events go on track uuid and
+ * start at t0 (struct seq). The first sequence's also makes
+ * CLOCK_MONOTONIC the trace's clock, before any timestamp is read: the
+ * timeline's times are shown as they are, as in trace.json.
+ */
+static void seq_header(struct pt *pt, struct seq *sq, uint32_t uuid, uint64_t t0)
+{
+	uint8_t *p = pk_room(pt, 1024), *m, *m2;
+
+	if (!p)
+		return;
+	p = put_uint(p, PKT_SEQUENCE_ID, sq->id);
+	p = put_uint(p, PKT_SEQUENCE_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
+	p = msg_open(p, PKT_DEFAULTS, &m);
+	p = put_uint(p, DEF_TIMESTAMP_CLOCK_ID, CLOCK_INCREMENTAL_ID);
+	p = msg_open(p, DEF_TRACK_EVENT, &m2);
+	p = put_uint(p, TED_TRACK_UUID, uuid);
+	p = msg_close(m, msg_close(m2, p));
+	p = msg_open(p, PKT_INTERNED_DATA, &m);
+	for (unsigned i = 0; i < NR_ARGS; i++) {
+		p = msg_open(p, ID_DEBUG_ANNOTATION_NAMES, &m2);
+		p = put_uint(p, IN_IID, i + 1);
+		p = put_bytes(p, IN_NAME, arg_names[i], strlen(arg_names[i]));
+		p = msg_close(m2, p);
+	}
+	p = msg_close(m, p);
+	/* read after the defaults and interned data of the same packet */
+	p = msg_open(p, PKT_CLOCK_SNAPSHOT, &m);
+	p = put_clock(p, CLOCK_MONOTONIC_ID, t0, false);
+	p = put_clock(p, CLOCK_INCREMENTAL_ID, t0, true);
+	if (sq->id == SEQ_ID + 1)
+		p = put_uint(p, CS_PRIMARY_TRACE_CLOCK, CLOCK_MONOTONIC_ID);
+	pk_emit(pt, msg_close(m, p));
+	sq->last = t0;
+}
+
+/* The sequence that holds what key names, or NULL when it has not begun. */
+static inline struct seq *seq_find(struct pt *pt, uint64_t key)
+{
+	uint32_t i = u64map_get(&pt->seq_of, key);
+
+	return i ? pt->seqs[i - 1] : NULL;
+}
+
+/*
+ * Begin the sequence that holds what key names, on track uuid (which the
+ * caller made), at t0. NULL on error.
+ */
+static struct seq *seq_new(struct pt *pt, uint64_t key, uint32_t uuid, uint64_t t0)
+{
+	struct seq *sq;
+
+	if (pt->err || !uuid)
+		return NULL;
+	if (!(pt->nr_seqs & (pt->nr_seqs - 1))) { /* 0, 1, 2, 4, ...: double the array */
+		struct seq **v = realloc(pt->seqs, (pt->nr_seqs ? 2 * pt->nr_seqs : 1) * sizeof(*v));
+
+		if (!v)
+			goto nomem;
+		pt->seqs = v;
+	}
+	sq = calloc(1, sizeof(*sq));
+	if (!sq)
+		goto nomem;
+	pt->seqs[pt->nr_seqs++] = sq;
+	sq->id = SEQ_ID + (uint32_t)pt->nr_seqs;
+	if (u64map_put(&pt->seq_of, key, (uint32_t)pt->nr_seqs))
+		goto nomem;
+	seq_header(pt, sq, uuid, t0);
+	return pt->err ? NULL : sq;
+nomem:
+	pt->err = -ENOMEM;
+	return NULL;
+}
+
+/* The iid of name key on sequence sq, or 0 when it is not interned there yet. */
+static inline uint32_t seq_iid(struct seq *sq, uint64_t key)
+{
+	uint32_t iid;
+
+	if (key == sq->last_key)
+		return sq->last_iid;
+	iid = u64map_get(&sq->names, key);
+	if (iid) {
+		sq->last_key = key;
+		sq->last_iid = iid;
+	}
+	return iid;
+}
+
+/* The packet's timestamp on sq's incremental clock, or on CLOCK_MONOTONIC when earlier. */
+static inline uint8_t *put_ts(uint8_t *p, struct seq *sq, uint64_t ts)
+{
+	if (ts >= sq->last) {
+		p = put_uint(p, PKT_TIMESTAMP, ts - sq->last);
+		sq->last = ts;
+		return p;
+	}
+	p = put_uint(p, PKT_TIMESTAMP, ts);
+	return put_uint(p, PKT_TIMESTAMP_CLOCK_ID, CLOCK_MONOTONIC_ID);
+}
+
 /* ---- events ---- */
 
 /*
@@ -416,26 +576,25 @@ static uint32_t stream_track(struct pt *pt, uint32_t device, uint32_t stream)
  */
 struct ev {
 	uint8_t *p, *te;
-	uint32_t iid;
 };
 
 /*
- * Start an event packet at ts on track uuid; its name is key's interned id,
- * interned here as name (made by the caller only when needed: name_fn).
- * room: bytes the caller will add to the event.
+ * Start an event packet at ts on sequence sq; its name is key's interned
+ * id, interned here as name (made by the caller only when needed: when
+ * seq_iid() has none). room: bytes the caller will add to the event.
  */
-static bool ev_start(struct pt *pt, struct ev *e, uint64_t ts, uint32_t uuid, unsigned type,
+static bool ev_start(struct pt *pt, struct seq *sq, struct ev *e, uint64_t ts, unsigned type,
 		     uint64_t key, const char *name, size_t room)
 {
-	uint32_t iid = key ? u64map_get(&pt->names, key) : 0;
+	uint32_t iid = seq_iid(sq, key);
 	size_t n = !iid && name ? name_len(name) : 0;
-	uint8_t *p = pk_room(pt, 96 + n + room), *idata, *en;
+	uint8_t *p = pk_room(pt, 64 + n + room), *idata, *en;
 
 	if (!p)
 		return false;
-	if (key && !iid) {
-		iid = ++pt->next_iid;
-		if (u64map_put(&pt->names, key, iid)) {
+	if (!iid) {
+		iid = ++sq->next_iid;
+		if (u64map_put(&sq->names, key, iid)) {
 			pt->err = -ENOMEM;
 			return false;
 		}
@@ -446,17 +605,11 @@ static bool ev_start(struct pt *pt, struct ev *e, uint64_t ts, uint32_t uuid, un
 		p = msg_close(en, p);
 		p = msg_close(idata, p);
 	}
-	p = put_uint(p, PKT_TIMESTAMP, ts);
-	p = put_uint(p, PKT_SEQUENCE_ID, SEQ_ID);
-	if (key)
-		p = put_uint(p, PKT_SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+	p = put_ts(p, sq, ts);
+	p = put_uint(p, PKT_SEQUENCE_ID, sq->id);
 	p = msg_open(p, PKT_TRACK_EVENT, &e->te);
 	p = put_uint(p, TE_TYPE, type);
-	p = put_uint(p, TE_TRACK_UUID, uuid);
-	if (key)
-		p = put_uint(p, TE_NAME_IID, iid);
-	e->p = p;
-	e->iid = iid;
+	e->p = put_uint(p, TE_NAME_IID, iid);
 	return true;
 }
 
@@ -465,13 +618,17 @@ static void ev_end(struct pt *pt, struct ev *e)
 	pk_emit(pt, msg_close(e->te, e->p));
 }
 
-/* A SLICE_END on track uuid at ts. */
-static void slice_end(struct pt *pt, uint32_t uuid, uint64_t ts)
+/* A SLICE_END at ts on sequence sq's track. */
+static void slice_end(struct pt *pt, struct seq *sq, uint64_t ts)
 {
-	struct ev e;
+	uint8_t *p = pk_room(pt, 32), *te;
 
-	if (ev_start(pt, &e, ts, uuid, TYPE_SLICE_END, 0, NULL, 0))
-		ev_end(pt, &e);
+	if (!p)
+		return;
+	p = put_ts(p, sq, ts);
+	p = put_uint(p, PKT_SEQUENCE_ID, sq->id);
+	p = msg_open(p, PKT_TRACK_EVENT, &te);
+	pk_emit(pt, msg_close(te, put_uint(p, TE_TYPE, TYPE_SLICE_END)));
 }
 
 /* Open a DebugAnnotation named a: the cursor for its value; msg_close(*da, ...) ends it. */
@@ -513,18 +670,19 @@ static inline uint8_t *arg_str(uint8_t *p, enum arg a, const char *s)
 }
 
 /*
- * The interned string values of launch configuration kcfg's grid and block
- * ("256x1x1"): interned, in a packet of their own, the first time.
+ * The interned string values, on stream sequence sq, of launch
+ * configuration kcfg's grid and block ("256x1x1"): interned, in a packet
+ * of their own, the first time.
  */
-static bool kconfig_svals(struct pt *pt, uint16_t kcfg, const struct tl_kconfig *kc,
+static bool kconfig_svals(struct pt *pt, struct seq *sq, uint16_t kcfg, const struct tl_kconfig *kc,
 			  uint32_t iid[2])
 {
 	char dims[2][CHROME_TRACE_DIMS_LEN];
 	size_t n[2];
 	uint8_t *p, *idata, *sv;
 
-	iid[0] = u64map_get(&pt->names, key_of(K_DIMS, kcfg, 0));
-	iid[1] = u64map_get(&pt->names, key_of(K_DIMS, kcfg, 1));
+	iid[0] = u64map_get(&sq->names, key_of(K_DIMS, kcfg, 0));
+	iid[1] = u64map_get(&sq->names, key_of(K_DIMS, kcfg, 1));
 	if (iid[0] && iid[1])
 		return true;
 	n[0] = chrome_trace__dims(dims[0], kc->grid);
@@ -532,12 +690,11 @@ static bool kconfig_svals(struct pt *pt, uint16_t kcfg, const struct tl_kconfig 
 	p = pk_room(pt, 64 + n[0] + n[1]);
 	if (!p)
 		return false;
-	p = put_uint(p, PKT_SEQUENCE_ID, SEQ_ID);
-	p = put_uint(p, PKT_SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+	p = put_uint(p, PKT_SEQUENCE_ID, sq->id);
 	p = msg_open(p, PKT_INTERNED_DATA, &idata);
 	for (int i = 0; i < 2; i++) {
-		iid[i] = ++pt->next_sval_iid;
-		if (u64map_put(&pt->names, key_of(K_DIMS, kcfg, (uint32_t)i), iid[i])) {
+		iid[i] = ++sq->next_sval_iid;
+		if (u64map_put(&sq->names, key_of(K_DIMS, kcfg, (uint32_t)i), iid[i])) {
 			pt->err = -ENOMEM;
 			return false;
 		}
@@ -551,57 +708,51 @@ static bool kconfig_svals(struct pt *pt, uint16_t kcfg, const struct tl_kconfig 
 	return true;
 }
 
-/* The first packet: clears the sequence's incremental state and interns the argument names. */
-static void first_packet(struct pt *pt)
-{
-	uint8_t *p = pk_room(pt, 1024), *idata, *dn;
-
-	if (!p)
-		return;
-	p = put_uint(p, PKT_SEQUENCE_ID, SEQ_ID);
-	p = put_uint(p, PKT_SEQUENCE_FLAGS, SEQ_INCREMENTAL_STATE_CLEARED);
-	p = msg_open(p, PKT_INTERNED_DATA, &idata);
-	for (unsigned i = 0; i < NR_ARGS; i++) {
-		p = msg_open(p, ID_DEBUG_ANNOTATION_NAMES, &dn);
-		p = put_uint(p, IN_IID, i + 1);
-		p = put_bytes(p, IN_NAME, arg_names[i], strlen(arg_names[i]));
-		p = msg_close(dn, p);
-	}
-	p = msg_close(idata, p);
-	pk_emit(pt, p);
-}
-
 static void write_api(struct pt *pt, size_t i)
 {
 	const struct timeline *tl = pt->tl;
 	const struct tl_api *a = &tl->api[i];
-	uint32_t uuid = host_track(pt, timeline__api_pid(tl, a), timeline__api_tid(tl, a));
+	struct seq *sq = pt->api_seq[a->thr];
 	uint32_t name = timeline__api_name(tl, a);
+	uint64_t key = key_of(K_API_NAME, name, 0);
 	struct ev e;
 
-	if (!ev_start(pt, &e, a->start, uuid, TYPE_SLICE_BEGIN, key_of(K_API_NAME, name, 0),
+	if (!sq) {
+		uint32_t pid = timeline__api_pid(tl, a), tid = timeline__api_tid(tl, a);
+
+		sq = seq_new(pt, key_of(K_THREAD_TRACK, pid, tid), host_track(pt, pid, tid), a->start);
+		if (!sq)
+			return;
+		pt->api_seq[a->thr] = sq;
+	}
+	if (!ev_start(pt, sq, &e, a->start, TYPE_SLICE_BEGIN, key,
 		      name ? timeline__str(tl, name) : "[unknown API]", 64))
 		return;
 	if (pt->flows[i / 64] >> (i % 64) & 1)
-		e.p = put_fixed64(e.p, TE_FLOW_IDS, (uint64_t)i + 1);
+		e.p = put_uint(e.p, TE_FLOW_IDS, (uint64_t)i + 1);
 	e.p = arg_uint(e.p, ARG_CORRELATION_ID, a->corr);
 	if (a->ret)
 		e.p = arg_int(e.p, ARG_RETURN, a->ret);
 	ev_end(pt, &e);
-	slice_end(pt, uuid, a->end > a->start ? a->end : a->start);
+	slice_end(pt, sq, a->end > a->start ? a->end : a->start);
 }
 
 static void write_sample(struct pt *pt, const struct tl_sample *s)
 {
-	uint32_t uuid = host_track(pt, s->pid, s->tid);
 	uint64_t key = key_of(K_LEAF, s->stack.off, s->pid);
 	const char *name = NULL;
 	char tmp[32];
+	uint64_t skey = key_of(K_SAMPLE_SEQ, s->pid, s->tid);
+	struct seq *sq = seq_find(pt, skey);
 	struct ev e;
 
-	if (!u64map_get(&pt->names, key))
+	if (!sq)
+		sq = seq_new(pt, skey, host_track(pt, s->pid, s->tid), s->ts);
+	if (!sq)
+		return;
+	if (!seq_iid(sq, key))
 		name = chrome_trace__leaf_name(pt->tl, pt->nm, s->pid, &s->stack, tmp, sizeof(tmp));
-	if (!ev_start(pt, &e, s->ts, uuid, TYPE_INSTANT, key, name, 32))
+	if (!ev_start(pt, sq, &e, s->ts, TYPE_INSTANT, key, name, 32))
 		return;
 	e.p = arg_uint(e.p, ARG_CPU, s->cpu);
 	ev_end(pt, &e);
@@ -609,14 +760,19 @@ static void write_sample(struct pt *pt, const struct tl_sample *s)
 
 static void write_offcpu(struct pt *pt, const struct tl_offcpu *o)
 {
-	uint32_t uuid = offcpu_track(pt, o->pid, o->tid);
 	uint64_t key = key_of(K_OFFCPU_LEAF, o->stack.off, o->pid);
 	const char *state = chrome_trace__task_state(o->state);
 	char tmp[32], *name = NULL;
+	uint64_t okey = key_of(K_OFFCPU_TRACK, o->pid, o->tid);
+	struct seq *sq = seq_find(pt, okey);
 	struct ev e;
 	bool ok;
 
-	if (!u64map_get(&pt->names, key)) {
+	if (!sq)
+		sq = seq_new(pt, okey, offcpu_track(pt, o->pid, o->tid), o->start);
+	if (!sq)
+		return;
+	if (!seq_iid(sq, key)) {
 		const char *leaf = chrome_trace__leaf_name(pt->tl, pt->nm, o->pid, &o->stack, tmp,
 							   sizeof(tmp));
 
@@ -625,7 +781,7 @@ static void write_offcpu(struct pt *pt, const struct tl_offcpu *o)
 			return;
 		}
 	}
-	ok = ev_start(pt, &e, o->start, uuid, TYPE_SLICE_BEGIN, key, name, 64);
+	ok = ev_start(pt, sq, &e, o->start, TYPE_SLICE_BEGIN, key, name, 64);
 	free(name);
 	if (!ok)
 		return;
@@ -634,7 +790,7 @@ static void write_offcpu(struct pt *pt, const struct tl_offcpu *o)
 		e.p = arg_uint(e.p, ARG_TASK_STATE, o->state);
 	e.p = arg_uint(e.p, ARG_CPU, o->cpu);
 	ev_end(pt, &e);
-	slice_end(pt, uuid, o->end > o->start ? o->end : o->start);
+	slice_end(pt, sq, o->end > o->start ? o->end : o->start);
 }
 
 static void write_gpu(struct pt *pt, size_t i)
@@ -643,24 +799,18 @@ static void write_gpu(struct pt *pt, size_t i)
 	const struct tl_gpu *g = &tl->gpu[i];
 	const struct chrome_trace_names *nm = pt->nm;
 	const struct tl_kconfig *kc = timeline__gpu_kconfig(tl, g);
-	uint32_t uuid, graph = timeline__gpu_graph(tl, g), dims[2];
-	uint64_t key, dur = g->end > g->start ? g->end - g->start : 0;
+	uint32_t graph = timeline__gpu_graph(tl, g), dims[2];
+	uint32_t device = timeline__gpu_device(tl, g), stream = timeline__gpu_stream(tl, g);
+	uint64_t key, skey, dur = g->end > g->start ? g->end - g->start : 0;
 	int64_t api = timeline__gpu_api(tl, g);
 	const char *name = NULL;
 	char tmp[32];
+	struct seq *sq;
 	struct ev e;
 
 	switch (g->kind) {
 	case TL_GPU_KERNEL:
 		key = key_of(K_KERNEL_NAME, g->name, 0);
-		if (!u64map_get(&pt->names, key)) {
-			const char *mangled = timeline__str(tl, g->name);
-
-			if (nm && nm->kernel_name && *mangled)
-				name = nm->kernel_name(nm->ctx, mangled);
-			if (!name)
-				name = *mangled ? mangled : "[unknown kernel]";
-		}
 		break;
 	case TL_GPU_MEMCPY:
 		key = key_of(K_COPY_NAME, g->copy_kind, 0);
@@ -674,17 +824,35 @@ static void write_gpu(struct pt *pt, size_t i)
 	default:
 		return;
 	}
-	uuid = stream_track(pt, timeline__gpu_device(tl, g), timeline__gpu_stream(tl, g));
-	if (kc && !kconfig_svals(pt, g->kconfig, kc, dims))
+	skey = key_of(K_STREAM_TRACK, device, stream);
+	if (skey == pt->last_gpu_seq_key) {
+		sq = pt->last_gpu_seq;
+	} else {
+		sq = seq_find(pt, skey);
+		if (!sq)
+			sq = seq_new(pt, skey, stream_track(pt, device, stream), g->start);
+		if (!sq)
+			return;
+		pt->last_gpu_seq_key = skey;
+		pt->last_gpu_seq = sq;
+	}
+	if (g->kind == TL_GPU_KERNEL && !seq_iid(sq, key)) {
+		const char *mangled = timeline__str(tl, g->name);
+
+		if (nm && nm->kernel_name && *mangled)
+			name = nm->kernel_name(nm->ctx, mangled);
+		if (!name)
+			name = *mangled ? mangled : "[unknown kernel]";
+	}
+	if (kc && !kconfig_svals(pt, sq, g->kconfig, kc, dims))
 		return;
-	if (!ev_start(pt, &e, g->start, uuid, TYPE_SLICE_BEGIN, key, name, 160))
+	if (!ev_start(pt, sq, &e, g->start, TYPE_SLICE_BEGIN, key, name, 160))
 		return;
 	if (api >= 0 && (size_t)api < tl->nr_api) {
 		/* one GPU record: the flow ends here; several (a graph): it goes on to the next */
 		bool more = pt->multi[api / 64] >> (api % 64) & 1;
 
-		e.p = put_fixed64(e.p, more ? TE_FLOW_IDS : TE_TERMINATING_FLOW_IDS,
-				  (uint64_t)api + 1);
+		e.p = put_uint(e.p, more ? TE_FLOW_IDS : TE_TERMINATING_FLOW_IDS, (uint64_t)api + 1);
 	} else {
 		e.p = arg_uint(e.p, ARG_CORRELATION_ID, timeline__gpu_corr(tl, g));
 	}
@@ -706,7 +874,7 @@ static void write_gpu(struct pt *pt, size_t i)
 			e.p = arg_uint(e.p, ARG_DYN_SMEM, kc->dynamic_smem);
 	}
 	ev_end(pt, &e);
-	slice_end(pt, uuid, g->start + dur);
+	slice_end(pt, sq, g->start + dur);
 }
 
 int perfetto_trace__write(const struct timeline *tl, const struct correlation *c,
@@ -723,8 +891,9 @@ int perfetto_trace__write(const struct timeline *tl, const struct correlation *c
 	if (pt) {
 		pt->flows = calloc(nw, sizeof(*pt->flows));
 		pt->multi = calloc(nw, sizeof(*pt->multi));
+		pt->api_seq = calloc(tl->nr_tids + 1, sizeof(*pt->api_seq));
 	}
-	if (!pt || !pt->flows || !pt->multi) {
+	if (!pt || !pt->flows || !pt->multi || !pt->api_seq) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
@@ -740,15 +909,15 @@ int perfetto_trace__write(const struct timeline *tl, const struct correlation *c
 	}
 	pt->tl = tl;
 	pt->nm = names;
+	pt->last_host_key = pt->last_gpu_key = pt->last_gpu_seq_key = UINT64_MAX;
 	pt->bo = bulk_out__new(path, 1);
 	if (!pt->bo) {
 		err = -errno;
 		goto cleanup;
 	}
 	pt->out = bulk_out__buf(pt->bo);
-	pt->last_host_key = pt->last_gpu_key = UINT64_MAX;
 
-	first_packet(pt);
+	/* Each sequence's events in time order, which keeps the time between them small. */
 	for (i = 0; i < tl->nr_api && !pt->err; i++)
 		write_api(pt, i);
 	for (s = 0, o = 0; (s < tl->nr_samples || o < tl->nr_offcpu) && !pt->err;) {
@@ -771,8 +940,14 @@ cleanup:
 		cerr = bulk_out__close(pt->bo, pt->out_len);
 		if (!err)
 			err = cerr;
-		u64map_free(&pt->names);
+		for (i = 0; i < pt->nr_seqs; i++) {
+			u64map_free(&pt->seqs[i]->names);
+			free(pt->seqs[i]);
+		}
+		free(pt->seqs);
+		u64map_free(&pt->seq_of);
 		u64map_free(&pt->tracks);
+		free(pt->api_seq);
 		free(pt->flows);
 		free(pt->multi);
 	}

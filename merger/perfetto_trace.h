@@ -19,13 +19,23 @@
  * kernel). Arguments as in trace.json: correlation_id, return, bytes,
  * bandwidth_GBps, graph_id, state, cpu.
  *
- * Encoding: one packet sequence (id 1) whose first packet clears the
- * incremental state; every packet that names something by an interned id
- * says it needs that state; names are interned in the packet that first
- * uses them. A slice is a SLICE_BEGIN and a SLICE_END packet, written one
- * after the other: the reader sorts packets by time, and for equal times
- * keeps the order of the file, so back-to-back slices nest right.
- * Timestamps are the timeline's CLOCK_MONOTONIC ns as they are.
+ * Encoding (what Perfetto's own SDK writes; the reader's rules are in
+ * tests/merger/check_pftrace.py): the track descriptors on sequence 1, and
+ * the events in a packet sequence per track and kind: a thread's API
+ * calls, its samples, its off-CPU spans, a stream's GPU work. A sequence's
+ * first packet clears its incremental state, sets its track and clock as
+ * the defaults of its packets, interns the argument names and relates its
+ * clock to CLOCK_MONOTONIC; names are interned in the packet that first
+ * uses them. The clock is incremental: an event's timestamp is the time
+ * since the sequence's previous one, in ns (events are written in time
+ * order per sequence). An event earlier than that (a driver call nested in
+ * a runtime call starts before its parent's end, written first) gives its
+ * CLOCK_MONOTONIC time instead. The trace's clock is CLOCK_MONOTONIC
+ * (primary_trace_clock), so times are the timeline's as they are. A slice
+ * is a SLICE_BEGIN and a SLICE_END packet: the reader sorts events by time,
+ * and for equal times keeps the order of the file, so back-to-back slices
+ * nest right. Flow ids are varints (flow_ids_old, which the reader takes
+ * as flow_ids).
  */
 #ifndef GPUPERF_PERFETTO_TRACE_H
 #define GPUPERF_PERFETTO_TRACE_H

@@ -6,21 +6,32 @@ compare it with the trace.json of the same recording.
 usage: check_pftrace.py FILE.pftrace [--json TRACE.json] [--min-slices N]
 
 A decoder of its own (protowire.py: no protobuf library, no code shared with the writer),
-with the reader's rules (protos/perfetto/trace/trace_packet.proto and
-track_event/*.proto):
+with the reader's rules (protos/perfetto/trace/trace_packet.proto, clock_snapshot.proto,
+trace_packet_defaults.proto and track_event/*.proto; the trace processor's
+proto_trace_reader.cc, track_event_tokenizer.cc and clock_synchronizer.cc):
 - the file is a Trace: only field 1 (packet), length-delimited;
-- a packet with a track_event has a trusted_packet_sequence_id; interned
-  data is taken only after a packet of its sequence with
-  SEQ_INCREMENTAL_STATE_CLEARED, and a packet that needs incremental state
-  before that fails the check (the reader would drop it);
+- a packet with a track_event has a trusted_packet_sequence_id; each
+  sequence has its own interned data and trace_packet_defaults, taken only
+  after a packet of its sequence with SEQ_INCREMENTAL_STATE_CLEARED (which
+  also forgets them); a packet that says it needs incremental state before
+  that fails the check (the reader would drop it);
+- timestamps: a packet's timestamp_clock_id, else its sequence's default
+  clock, else none (the value is trace time). A sequence-scoped clock
+  (64-127) needs a ClockSnapshot on that sequence first, with
+  CLOCK_MONOTONIC in it; an incremental one adds each packet's value to its
+  previous one. The trace's clock must be CLOCK_MONOTONIC
+  (primary_trace_clock), set before any timestamp is converted; a packet
+  with a clock_snapshot carries nothing else the reader would take;
 - every name_iid and debug annotation name_iid resolves; every track_uuid
-  is declared by a TrackDescriptor; a thread track has a pid and tid, a
-  child track's parent exists;
+  (the event's, else the sequence default's) is declared by a
+  TrackDescriptor; a thread track has a pid and tid, a child track's
+  parent exists;
 - events sorted by timestamp, file order kept for equal ones; a
   SLICE_END closes the innermost open slice of its track, and there must
   be one; no slice is left open at the end;
-- flow_ids / terminating_flow_ids: a flow starts at the first slice naming
-  its id and goes to each later one.
+- flow_ids / terminating_flow_ids (fixed64, fields 47/48, or the varint
+  *_old fields 36/42, which the reader takes when the others are absent):
+  a flow starts at the first slice naming its id and goes to each later one.
 With --json, the slices, instants (name, track, start and duration in ns
 from the first event, arguments) and flows (from each launch to every
 slice its flow reaches) must be the same as in trace.json.
@@ -68,13 +79,92 @@ def annotation(da, names, svals):
     fail("debug annotation %s without a value" % key)
 
 
+MONOTONIC = 3
+
+
+def new_seq():
+    return {"names": {}, "args": {}, "svals": {}, "track": None, "clock": None, "clocks": {}}
+
+
+def read_clock_snapshot(buf, seq, state, order):
+    """A ClockSnapshot: each sequence-scoped clock in it becomes convertible to
+    CLOCK_MONOTONIC through the MONOTONIC reading of the same snapshot."""
+    clocks = []
+    for f, w, v in fields(buf):
+        if f == 1:
+            c = fields(v)
+            cid, ts, inc = one(c, 1, 0, 0), one(c, 2, 0, 0), one(c, 3, 0, 0)
+            if one(c, 4, 0, 1) not in (0, 1):
+                fail("packet %d: clock %d has a unit other than ns" % (order, cid))
+            clocks.append((cid, ts, bool(inc)))
+    primary = one(fields(buf), 2, 0)
+    if primary is not None:
+        if state["converted"]:
+            fail("packet %d: primary_trace_clock after timestamps were converted" % order)
+        state["primary"] = primary
+    mono = [ts for cid, ts, inc in clocks if cid == MONOTONIC]
+    for cid, ts, inc in clocks:
+        if 64 <= cid < 128:
+            if not seq:
+                fail("packet %d: sequence-scoped clock %d without a sequence id" % (order, cid))
+            if not mono:
+                fail("packet %d: clock %d with no CLOCK_MONOTONIC to convert to" % (order, cid))
+            old = state["seqs"][seq]["clocks"].get(cid)
+            if old is not None and (old["inc"] != inc or ts < old["snap"]):
+                fail("packet %d: clock %d snapshot changes its kind or goes back" % (order, cid))
+            state["seqs"][seq]["clocks"][cid] = {"inc": inc, "snap": ts, "last": ts, "mono": mono[0]}
+        elif inc:
+            fail("packet %d: global clock %d marked incremental" % (order, cid))
+
+
+def packet_ts(fs, seq, state, order):
+    """The packet's timestamp in trace time (CLOCK_MONOTONIC ns), as the reader converts it."""
+    ts = one(fs, 8)
+    if ts is None:
+        return None
+    sq = state["seqs"][seq]
+    clock = one(fs, 58, 0)
+    if clock is None:
+        clock = sq["clock"]
+    if clock is None or clock == MONOTONIC:
+        out = ts
+        state["absolute"] += sq["clock"] is not None
+    elif 64 <= clock < 128:
+        c = sq["clocks"].get(clock)
+        if c is None:
+            fail("packet %d: timestamp on clock %d before its ClockSnapshot" % (order, clock))
+        if c["inc"]:
+            c["last"] += signed(ts)
+            v = c["last"]
+        else:
+            v = ts
+        out = v - c["snap"] + c["mono"]
+    else:
+        fail("packet %d: timestamp on clock %d" % (order, clock))
+    if clock is not None:
+        if state["primary"] != MONOTONIC:
+            fail("packet %d: converted to a trace clock other than CLOCK_MONOTONIC (%s)" %
+                 (order, state["primary"]))
+        state["converted"] = True
+    if out < 0:
+        fail("packet %d: negative timestamp %d" % (order, out))
+    return out
+
+
+def flow_list(e, new, old, order):
+    vals = [v for f, w, v in e if f == new and w == 1]
+    if [1 for f, w, v in e if f == old and w != 0]:
+        fail("packet %d: field %d not a plain varint (the reader does not unpack it)" % (order, old))
+    return vals if vals else [v for f, w, v in e if f == old and w == 0]
+
+
 def read_pftrace(path):
     with open(path, "rb") as f:
         raw = f.read()
     if not raw:
         fail("empty file")
-    seq_clear = set()
-    interned = collections.defaultdict(lambda: {"names": {}, "args": {}, "svals": {}})
+    state = {"seqs": collections.defaultdict(new_seq), "cleared": set(), "primary": None,
+             "converted": False, "absolute": 0}
     tracks = {}
     events = []  # (ts, order, uuid, type, name, args, flows, terminating)
     for order, (fno, wt, pkt) in enumerate(fields(raw)):
@@ -84,13 +174,24 @@ def read_pftrace(path):
         seq = one(fs, 10, 0, 0)
         flags = one(fs, 13, 0, 0)
         if flags & 1:
-            seq_clear.add(seq)
-            interned[seq] = {"names": {}, "args": {}, "svals": {}}
-        if flags & 2 and seq not in seq_clear:
+            state["cleared"].add(seq)
+            clocks = state["seqs"][seq]["clocks"]
+            state["seqs"][seq] = new_seq()
+            state["seqs"][seq]["clocks"] = clocks  # clocks are not incremental state
+        if flags & 2 and seq not in state["cleared"]:
             fail("packet %d needs incremental state before its sequence cleared it" % order)
+        sq = state["seqs"][seq]
+        defaults = one(fs, 59, 2)
+        if defaults is not None:
+            if not seq:
+                fail("packet %d: trace_packet_defaults without a sequence id" % order)
+            d = fields(defaults)
+            sq["clock"] = one(d, 58, 0)
+            ted = one(d, 11, 2)
+            sq["track"] = one(fields(ted), 11, 0) if ted is not None else None
         idata = one(fs, 12, 2)
         if idata is not None:
-            if not seq or seq not in seq_clear:
+            if not seq or seq not in state["cleared"]:
                 fail("packet %d: interned data on a sequence that was not cleared" % order)
             for f, w, v in fields(idata):
                 # event_names, debug_annotation_names, debug_annotation_string_values
@@ -100,9 +201,15 @@ def read_pftrace(path):
                     iid, name = one(e, 1), one(e, 2, 2, b"").decode("utf-8")
                     if not iid:
                         fail("interned entry without iid")
-                    interned[seq][table][iid] = name
+                    sq[table][iid] = name
+        cs = one(fs, 6, 2)
         td = one(fs, 60, 2)
         te = one(fs, 11, 2)
+        if cs is not None:
+            if td is not None or te is not None or one(fs, 8) is not None:
+                fail("packet %d: a clock snapshot and more, which the reader skips" % order)
+            read_clock_snapshot(cs, seq, state, order)
+            continue
         if td is not None and te is not None:
             fail("packet %d has a track descriptor and a track event" % order)
         if td is not None:
@@ -124,32 +231,33 @@ def read_pftrace(path):
                 if t["pid"] is None or t["tid"] is None:
                     fail("thread track without pid/tid")
             tracks[uuid] = t
+        ts = packet_ts(fs, seq, state, order)
         if te is not None:
             if not seq:
                 fail("packet %d: track event without trusted_packet_sequence_id" % order)
-            ts = one(fs, 8)
             if ts is None:
                 fail("packet %d: track event without timestamp" % order)
             e = fields(te)
             typ = one(e, 9)
             uuid = one(e, 11)
+            if uuid is None:
+                uuid = sq["track"]
+            if uuid is None:
+                fail("packet %d: track event with no track, given or by default" % order)
             name = None
             iid = one(e, 10)
             if iid is not None:
-                if not flags & 2:
-                    fail("packet %d uses an interned name without SEQ_NEEDS_INCREMENTAL_STATE" % order)
-                name = interned[seq]["names"].get(iid)
+                name = sq["names"].get(iid)
                 if name is None:
                     fail("packet %d: name_iid %d not interned on sequence %d" % (order, iid, seq))
-            args = dict(annotation(v, interned[seq]["args"], interned[seq]["svals"])
-                        for f, w, v in e if f == 4)
-            flows = [v for f, w, v in e if f == 47 and w == 1]
-            term = [v for f, w, v in e if f == 48 and w == 1]
+            args = dict(annotation(v, sq["args"], sq["svals"]) for f, w, v in e if f == 4)
+            flows = flow_list(e, 47, 36, order)
+            term = flow_list(e, 48, 42, order)
             events.append((ts, order, uuid, typ, name, args, flows, term))
     for uuid, t in tracks.items():
         if t["parent"] is not None and t["parent"] not in tracks:
             fail("track %d: parent %d not declared" % (uuid, t["parent"]))
-    return tracks, events
+    return tracks, events, state["absolute"]
 
 
 def track_identity(tracks, uuid):
@@ -268,7 +376,7 @@ def main():
     ap.add_argument("--min-slices", type=int, default=1)
     a = ap.parse_args()
 
-    tracks, events = read_pftrace(a.file)
+    tracks, events, absolute = read_pftrace(a.file)
     slices = slices_of(tracks, events)
     if len(slices) < a.min_slices:
         fail("%d slices and instants, want at least %d" % (len(slices), a.min_slices))
@@ -291,8 +399,9 @@ def main():
             fail("flows differ from %s (%d here, %d there), e.g. from %s: %s vs %s" %
                  (a.json, len(myflows), len(theirflows), diff[0], myflows.get(diff[0]),
                   theirflows.get(diff[0])))
-    print("ok: %d tracks, %d slices and instants, %d flows%s" %
-          (len(tracks), len(slices), nflows, ", same as " + a.json if a.json else ""))
+    print("ok: %d tracks, %d slices and instants, %d flows, %d events timed apart from their "
+          "sequence's default clock%s" %
+          (len(tracks), len(slices), nflows, absolute, ", same as " + a.json if a.json else ""))
 
 
 if __name__ == "__main__":

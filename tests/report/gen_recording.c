@@ -4,7 +4,7 @@
  * number is known: the input of the report's golden tests and of
  * bench/report (10M kernels).
  *
- * usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP] [-k EVERY] [-c CHUNK_BYTES] [-1] [-x] DIR
+ * usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP] [-k EVERY] [-c CHUNK_BYTES] [-1] [-x] [-d] DIR
  *   -k K: CPU samples only in every K-th step (1)
  *   -1: every kernel launched as the format-1.0 fixture's were (grid 1x1x1,
  *       block 256x1x1, nothing else), for tests/report/format_compat.sh
@@ -12,6 +12,9 @@
  *       its cudaMemcpyAsync call to 0.5 us into it: an off-CPU span that
  *       overlaps the call without nesting, as the scheduler's and CUPTI's
  *       timestamps may (tests/report/pftrace.sh)
+ *   -d: each cudaLaunchKernel makes a driver call, cuLaunchKernel, from 1 us
+ *       after its start to 1 us before its end: API calls nested on one
+ *       thread, as CUPTI records them with both API domains enabled
  *
  * One process "train" (pid 100) with a main thread (100) and a loader
  * thread (101). Each step (1 ms apart, starting at 1 s):
@@ -186,7 +189,11 @@ static void preempted(struct gp_writer *w, uint64_t start, uint64_t end)
 	offcpu_span(w, start, end, TID_MAIN, 0 /* TASK_RUNNING */, ips, 2, 0);
 }
 
-static void api(struct gp_writer *w, uint64_t start, uint64_t end, uint32_t corr, const char *name)
+static int legacy_config, overlap, driver;
+static uint32_t driver_corr = 0x80000000u; /* the driver calls' own correlation ids */
+
+static void api_call(struct gp_writer *w, uint64_t start, uint64_t end, uint32_t corr,
+		     const char *name, uint32_t domain)
 {
 	struct gp_rec_api *a = gp_writer__reserve(w, GP_REC_API, sizeof(*a));
 
@@ -195,12 +202,17 @@ static void api(struct gp_writer *w, uint64_t start, uint64_t end, uint32_t corr
 	a->correlation_id = corr;
 	a->pid = PID;
 	a->tid = TID_MAIN;
-	a->domain = GP_API_RUNTIME;
+	a->domain = domain;
 	a->name_str = gp_writer__intern(w, name);
 	gp_writer__commit(w);
 }
 
-static int legacy_config, overlap;
+static void api(struct gp_writer *w, uint64_t start, uint64_t end, uint32_t corr, const char *name)
+{
+	api_call(w, start, end, corr, name, GP_API_RUNTIME);
+	if (driver && !strcmp(name, "cudaLaunchKernel"))
+		api_call(w, start + 1000, end - 1000, driver_corr++, "cuLaunchKernel", GP_API_DRIVER);
+}
 
 static void kernel(struct gp_writer *w, uint64_t start, uint64_t dur, uint32_t corr, const char *name)
 {
@@ -246,9 +258,11 @@ int main(int argc, char **argv)
 	const char *dir;
 	int c;
 
-	while ((c = getopt(argc, argv, "n:s:c:k:1x")) != -1) {
+	while ((c = getopt(argc, argv, "n:s:c:k:1xd")) != -1) {
 		if (c == '1')
 			legacy_config = 1;
+		else if (c == 'd')
+			driver = 1;
 		else if (c == 'x')
 			overlap = 1;
 		else if (c == 'c')
@@ -263,7 +277,7 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	if (optind != argc - 1 || !steps || spp > 40) {
-		fprintf(stderr, "usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP (<= 40)] [-k K] [-c CHUNK] [-1] [-x] DIR\n");
+		fprintf(stderr, "usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP (<= 40)] [-k K] [-c CHUNK] [-1] [-x] [-d] DIR\n");
 		return 2;
 	}
 	dir = argv[optind];

@@ -15,11 +15,20 @@ fail=0
 
 # 300 steps: 1200 GPU records (3 kernels with no API call), samples on two threads,
 # off-CPU spans, a memcpy and a memset per step; -x: the main thread preempted across
-# the ends of two API calls, which must not cut either short.
-mkdir "$tmp/rec" && "$GEN" -n 300 -s 3 -x "$tmp/rec" || exit 1
+# the ends of two API calls, which must not cut either short; -d: a driver call inside
+# each cudaLaunchKernel, which starts before the end of its parent, already written:
+# its begin and end are timed on CLOCK_MONOTONIC, not on the sequence's incremental clock.
+mkdir "$tmp/rec" && "$GEN" -n 300 -s 3 -x -d "$tmp/rec" || exit 1
 "$GPUPERF" report -q -f chrome,perfetto "$tmp/rec" || { echo "FAIL: report"; exit 1; }
-"$PYTHON" "$CHECK" "$tmp/rec/trace.pftrace" --json "$tmp/rec/trace.json" --min-slices 4000 ||
+if "$PYTHON" "$CHECK" "$tmp/rec/trace.pftrace" --json "$tmp/rec/trace.json" \
+	--min-slices 5400 >"$tmp/check"; then
+	cat "$tmp/check"
+	grep -q ', 1200 events timed apart' "$tmp/check" ||
+		{ echo "FAIL: the 600 nested driver calls' begin and end were not timed apart"; fail=1; }
+else
+	cat "$tmp/check"
 	fail=1
+fi
 if command -v protoc >/dev/null; then
 	if ! protoc --decode_raw <"$tmp/rec/trace.pftrace" >"$tmp/raw"; then
 		echo "FAIL: protoc --decode_raw cannot read trace.pftrace"; fail=1
