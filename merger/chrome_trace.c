@@ -943,8 +943,14 @@ uint64_t chrome_trace__estimate_size(const struct timeline *tl)
 		total += len[g->name] - 1;
 	}
 	free(len);
+	/* API names by their index: few, each measured once */
+	len = calloc(tl->nr_api_names + 1, sizeof(*len));
+	for (i = 0; len && i < tl->nr_api_names; i++)
+		len[i] = (uint32_t)strlen(timeline__str(tl, tl->api_names[i]));
 	for (i = 0; i < tl->nr_api; i++)
-		total += EST_API + strlen(timeline__str(tl, timeline__api_name(tl, &tl->api[i])));
+		total += EST_API + (len ? len[tl->api[i].name]
+				      : strlen(timeline__str(tl, timeline__api_name(tl, &tl->api[i]))));
+	free(len);
 	total += (uint64_t)tl->nr_samples * (EST_SAMPLE + EST_LEAF);
 	total += (uint64_t)tl->nr_offcpu * (EST_OFFCPU + EST_LEAF);
 	return total;

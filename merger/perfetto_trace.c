@@ -814,8 +814,6 @@ static void write_gpu(struct pt *pt, size_t i)
 		break;
 	case TL_GPU_MEMCPY:
 		key = key_of(K_COPY_NAME, g->copy_kind, 0);
-		snprintf(tmp, sizeof(tmp), "[memcpy %s]", chrome_trace__memcpy_kind(g->copy_kind));
-		name = tmp;
 		break;
 	case TL_GPU_MEMSET:
 		key = key_of(K_MEMSET_NAME, 0, 0);
@@ -843,6 +841,9 @@ static void write_gpu(struct pt *pt, size_t i)
 			name = nm->kernel_name(nm->ctx, mangled);
 		if (!name)
 			name = *mangled ? mangled : "[unknown kernel]";
+	} else if (g->kind == TL_GPU_MEMCPY && !seq_iid(sq, key)) {
+		snprintf(tmp, sizeof(tmp), "[memcpy %s]", chrome_trace__memcpy_kind(g->copy_kind));
+		name = tmp;
 	}
 	if (kc && !kconfig_svals(pt, sq, g->kconfig, kc, dims))
 		return;
