@@ -161,34 +161,30 @@ void gp_codec__decode(struct gp_codec *c, struct gp_rec_hdr *rec)
 {
 	const struct delta_rule *r;
 	uint64_t *prev;
-	int i, zz = c->zigzag;
+	int i, n;
 
 	if (rec->type >= GP_REC_TYPE_COUNT)
 		return;
 	r = &rules[rec->type];
 	prev = lane(c, r, rec);
-	for (i = 0; i < GP_CODEC_MAX_FIELDS; i++) {
+	/* the fields of a rule come first, the unused ones (DELTA_NONE) after them */
+	for (i = 0; i < GP_CODEC_MAX_FIELDS && r->f[i].kind; i++) {
 		const struct delta_field *f = &r->f[i];
 		uint64_t v;
 
-		switch (f->kind) {
-		case DELTA_PREV64:
+		if (f->kind == DELTA_PREV64) {
 			v = get64(rec, f->off);
-			v = (zz ? unzig64(v) : v) + prev[i];
+			v = (c->zigzag ? unzig64(v) : v) + prev[i];
 			put64(rec, f->off, v);
 			prev[i] = v;
-			break;
-		case DELTA_PREV32:
+		} else if (f->kind == DELTA_PREV32) {
 			v = get32(rec, f->off);
-			v = (uint32_t)((zz ? unzig32((uint32_t)v) : (uint32_t)v) + (uint32_t)prev[i]);
+			v = (uint32_t)((c->zigzag ? unzig32((uint32_t)v) : (uint32_t)v) + (uint32_t)prev[i]);
 			put32(rec, f->off, (uint32_t)v);
 			prev[i] = v;
-			break;
-		default:
-			break;
 		}
 	}
-	for (i = 0; i < GP_CODEC_MAX_FIELDS; i++) {
+	for (n = i, i = 0; i < n; i++) {
 		const struct delta_field *f = &r->f[i];
 
 		if (f->kind == DELTA_SELF64)
