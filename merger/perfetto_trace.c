@@ -91,6 +91,9 @@ enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
 #define DA_STRING_VALUE 6
 #define DA_STRING_VALUE_IID 17
 
+/* Entries of a sequence's cache of interned names: a power of two. */
+#define SEQ_CACHE 64
+
 /* The sequence of the track descriptors; each event sequence has an id above it. */
 #define SEQ_ID 1
 
@@ -178,8 +181,10 @@ struct seq {
 	uint64_t last;	     /* the incremental clock: the time of its last event */
 	struct u64map names; /* interned on this sequence: key -> iid */
 	uint32_t next_iid, next_sval_iid;
-	uint64_t last_key;   /* the previous name looked up, and its iid */
-	uint32_t last_iid;
+	struct {
+		uint64_t key;
+		uint32_t iid;
+	} cache[SEQ_CACHE]; /* names looked up, direct-mapped: a few alternate on a track */
 };
 
 /* ---- encoding: a cursor into the packet buffer, which has room for what is written ---- */
@@ -544,14 +549,15 @@ nomem:
 /* The iid of name key on sequence sq, or 0 when it is not interned there yet. */
 static inline uint32_t seq_iid(struct seq *sq, uint64_t key)
 {
+	size_t c = gp_mix64(key) & (SEQ_CACHE - 1);
 	uint32_t iid;
 
-	if (key == sq->last_key)
-		return sq->last_iid;
+	if (sq->cache[c].key == key) /* keys are never 0: a kind is in their top bits */
+		return sq->cache[c].iid;
 	iid = u64map_get(&sq->names, key);
 	if (iid) {
-		sq->last_key = key;
-		sq->last_iid = iid;
+		sq->cache[c].key = key;
+		sq->cache[c].iid = iid;
 	}
 	return iid;
 }
@@ -681,8 +687,8 @@ static bool kconfig_svals(struct pt *pt, struct seq *sq, uint16_t kcfg, const st
 	size_t n[2];
 	uint8_t *p, *idata, *sv;
 
-	iid[0] = u64map_get(&sq->names, key_of(K_DIMS, kcfg, 0));
-	iid[1] = u64map_get(&sq->names, key_of(K_DIMS, kcfg, 1));
+	iid[0] = seq_iid(sq, key_of(K_DIMS, kcfg, 0));
+	iid[1] = seq_iid(sq, key_of(K_DIMS, kcfg, 1));
 	if (iid[0] && iid[1])
 		return true;
 	n[0] = chrome_trace__dims(dims[0], kc->grid);
