@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bulk_out.h"
 #include "correlate.h"
 #include "gp_util.h"
 #include "timeline.h"
@@ -15,32 +16,45 @@
 /*
  * Output goes through our own buffer and leaves in large gzwrite()s: the
  * document is millions of small pieces, and gzwrite() per piece costs more
- * than the formatting. Numbers are formatted by hand (no printf in the
- * per-event path): every event is a handful of literals and integers.
+ * than the formatting. A plain file is written from bulk_out's buffers
+ * instead (chrome_trace__write_path()). Numbers are formatted by hand (no
+ * printf in the per-event path): every event is a handful of literals and
+ * integers.
  */
 #define JW_BUF (1u << 20)
 #define JW_NUM 32 /* room any number or fixed-width piece needs */
 
 struct jw {
 	gzFile gz;
-	size_t len;
+	struct bulk_out *bo; /* instead of gz: buf is bulk_out's */
+	size_t len, cap;     /* cap: JW_BUF, or BULK_OUT_CAP from bulk_out */
 	int err;
 	unsigned long flushes; /* a piece of buf is still whole if this did not move */
-	char *buf;	       /* JW_BUF bytes */
+	char *buf;
 };
 
+/* Write buf out; with bulk_out, buf is then its next buffer, which may start with a few bytes. */
 static void jw_flush(struct jw *w)
 {
-	if (w->len && !w->err && gzwrite(w->gz, w->buf, (unsigned)w->len) != (int)w->len)
-		w->err = -EIO;
-	w->len = 0;
 	w->flushes++;
+	if (w->bo && !w->err) {
+		char *next = (char *)bulk_out__flush(w->bo, w->len, &w->len);
+
+		if (next) {
+			w->buf = next;
+			return;
+		}
+		w->err = -errno;
+	} else if (w->len && !w->err && gzwrite(w->gz, w->buf, (unsigned)w->len) != (int)w->len) {
+		w->err = -EIO;
+	}
+	w->len = 0;
 }
 
 /* Room for n more bytes (n <= JW_BUF): where to write them. */
 static inline char *jw_room(struct jw *w, size_t n)
 {
-	if (JW_BUF - w->len < n)
+	if (w->cap - w->len < n)
 		jw_flush(w);
 	return w->buf + w->len;
 }
@@ -48,20 +62,20 @@ static inline char *jw_room(struct jw *w, size_t n)
 static void jw_put_long(struct jw *w, const char *s, size_t n)
 {
 	while (n) {
-		size_t room = JW_BUF - w->len, k = n < room ? n : room;
+		size_t room = w->cap - w->len, k = n < room ? n : room;
 
 		memcpy(w->buf + w->len, s, k);
 		w->len += k;
 		s += k;
 		n -= k;
-		if (w->len == JW_BUF)
+		if (w->len == w->cap)
 			jw_flush(w);
 	}
 }
 
 static inline void jw_put(struct jw *w, const char *s, size_t n)
 {
-	if (n > JW_BUF - w->len) {
+	if (n > w->cap - w->len) {
 		jw_put_long(w, s, n);
 		return;
 	}
@@ -291,6 +305,7 @@ int chrome_trace__write_string(gzFile out, const char *s)
 		free(w);
 		return -ENOMEM;
 	}
+	w->cap = JW_BUF;
 	w->gz = out;
 	jw_str(w, s);
 	jw_flush(w);
@@ -956,34 +971,22 @@ uint64_t chrome_trace__estimate_size(const struct timeline *tl)
 	return total;
 }
 
-int chrome_trace__write(const struct timeline *tl, const struct correlation *c,
-			const struct chrome_trace_names *names, gzFile out)
+/* Write the document to ct->w, whose output is set up; 0 or -errno. */
+static int write_doc(struct ct *ct, const struct timeline *tl,
+		     const struct chrome_trace_names *names)
 {
-	struct ct *ct = NULL;
-	uint64_t *flows = NULL;
+	uint64_t *flows;
 	size_t i, s, o;
-	int err = 0;
 
-	if (!tl || !c || !out || c->nr_gpu != tl->nr_gpu)
-		return -EINVAL;
-	ct = calloc(1, sizeof(*ct));
 	/* One bit per API call: does any GPU work join to it (then it starts a flow)? */
 	flows = calloc(tl->nr_api / 64 + 1, sizeof(*flows));
-	if (!ct || !flows) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
+	if (!flows)
+		return -ENOMEM;
 	for (i = 0; i < tl->nr_gpu; i++) {
 		int64_t a = timeline__gpu_api(tl, &tl->gpu[i]);
 
 		if (tl->gpu[i].kind != TL_GPU_SYNC && a >= 0 && (size_t)a < tl->nr_api)
 			flows[a / 64] |= 1ULL << (a % 64);
-	}
-	ct->w.gz = out;
-	ct->w.buf = malloc(JW_BUF);
-	if (!ct->w.buf) {
-		err = -ENOMEM;
-		goto cleanup;
 	}
 	ct->last_host = ct->last_gpu = UINT64_MAX;
 	ct->tl = tl;
@@ -1006,20 +1009,74 @@ int chrome_trace__write(const struct timeline *tl, const struct correlation *c,
 	for (i = 0; i < tl->nr_gpu && !ct->err; i++)
 		write_gpu(ct, i);
 	jw_lit(&ct->w, "\n]}\n");
+	free(flows);
+	return ct->err ? ct->err : ct->w.err;
+}
+
+static void ct_free(struct ct *ct)
+{
+	if (!ct)
+		return;
+	free(ct->procs.slots);
+	free(ct->threads.slots);
+	esc_free(&ct->strs);
+	esc_free(&ct->knames);
+	if (!ct->w.bo)
+		free(ct->w.buf);
+	free(ct);
+}
+
+int chrome_trace__write(const struct timeline *tl, const struct correlation *c,
+			const struct chrome_trace_names *names, gzFile out)
+{
+	struct ct *ct;
+	int err;
+
+	if (!tl || !c || !out || c->nr_gpu != tl->nr_gpu)
+		return -EINVAL;
+	ct = calloc(1, sizeof(*ct));
+	if (ct)
+		ct->w.buf = malloc(JW_BUF);
+	if (!ct || !ct->w.buf) {
+		ct_free(ct);
+		return -ENOMEM;
+	}
+	ct->w.gz = out;
+	ct->w.cap = JW_BUF;
+	err = write_doc(ct, tl, names);
 	jw_flush(&ct->w);
 	/* Push zlib's own buffer out too, so that a full disk shows here, not only at gzclose(). */
-	if (!ct->w.err && gzflush(out, Z_SYNC_FLUSH) != Z_OK)
+	if (!err && !ct->w.err && gzflush(out, Z_SYNC_FLUSH) != Z_OK)
 		ct->w.err = -EIO;
-	err = ct->err ? ct->err : ct->w.err;
-cleanup:
-	if (ct) {
-		free(ct->procs.slots);
-		free(ct->threads.slots);
-		esc_free(&ct->strs);
-		esc_free(&ct->knames);
-		free(ct->w.buf);
+	if (!err)
+		err = ct->w.err;
+	ct_free(ct);
+	return err;
+}
+
+int chrome_trace__write_path(const struct timeline *tl, const struct correlation *c,
+			     const struct chrome_trace_names *names, const char *path)
+{
+	struct ct *ct;
+	int err, cerr;
+
+	if (!tl || !c || !path || c->nr_gpu != tl->nr_gpu)
+		return -EINVAL;
+	ct = calloc(1, sizeof(*ct));
+	if (!ct)
+		return -ENOMEM;
+	ct->w.bo = bulk_out__new(path, 1);
+	if (!ct->w.bo) {
+		err = -errno;
+		free(ct);
+		return err;
 	}
-	free(ct);
-	free(flows);
+	ct->w.buf = (char *)bulk_out__buf(ct->w.bo);
+	ct->w.cap = BULK_OUT_CAP;
+	err = write_doc(ct, tl, names);
+	cerr = bulk_out__close(ct->w.bo, ct->w.err ? 0 : ct->w.len);
+	if (!err)
+		err = cerr;
+	ct_free(ct);
 	return err;
 }

@@ -69,6 +69,17 @@ int chrome_trace__write(const struct timeline *tl, const struct correlation *c,
 			const struct chrome_trace_names *names, gzFile out);
 
 /*
+ * The same document as plain JSON into the file at path (created or
+ * truncated), written with bulk_out.h's O_DIRECT where the file system
+ * allows: at 10M GPU records the JSON is ~4 GB, and copying it into the
+ * page cache costs more than formatting it. Returns as
+ * chrome_trace__write(), with -errno of a failure to create or write the
+ * file.
+ */
+int chrome_trace__write_path(const struct timeline *tl, const struct correlation *c,
+			     const struct chrome_trace_names *names, const char *path);
+
+/*
  * About how many bytes chrome_trace__write() writes for tl (plain JSON):
  * from the number of events of each kind and the length of their names,
  * within some 10% for names as the symbolizer prints them. Reads tl only.

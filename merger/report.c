@@ -864,9 +864,10 @@ static int remove_output(struct report *r, const char *name)
 }
 
 /*
- * trace.json or trace.json.gz: chrome_trace__write() into out_dir/name,
- * opened with gzopen() mode; trace.pftrace: perfetto_trace__write(),
- * which makes the file itself.
+ * trace.json.gz: chrome_trace__write() into out_dir/name, opened with
+ * gzopen() mode; plain trace.json (mode NULL) and trace.pftrace:
+ * chrome_trace__write_path() and perfetto_trace__write(), which make the
+ * file themselves, written around the page cache (bulk_out.h).
  */
 static int write_timeline(struct report *r, const char *name, const char *mode, bool perfetto)
 {
@@ -883,8 +884,9 @@ static int write_timeline(struct report *r, const char *name, const char *mode, 
 	int err, cerr;
 
 	snprintf(path, sizeof(path), "%s/%s", r->opts->out_dir, name);
-	if (perfetto) {
-		err = perfetto_trace__write(r->tl, &r->corr, &names, path);
+	if (perfetto || !mode) {
+		err = perfetto ? perfetto_trace__write(r->tl, &r->corr, &names, path)
+			       : chrome_trace__write_path(r->tl, &r->corr, &names, path);
 		if (err && err != -ENOMEM && err != -EINVAL)
 			set_err(r, "cannot write '%s': %s", path, strerror(-err));
 		return err && err != -ENOMEM && err != -EINVAL ? -EIO : err;
@@ -944,7 +946,7 @@ static int write_timelines(struct report *r, struct report_result *res)
 		/* asked for: a smaller file at the default level; by size: the fastest level */
 		if (!err)
 			err = write_timeline(r, gz ? "trace.json.gz" : "trace.json",
-					     !gz ? "wT" : r->opts->gzip == REPORT_GZIP_ALWAYS ? "wb6" : "wb1",
+					     !gz ? NULL : r->opts->gzip == REPORT_GZIP_ALWAYS ? "wb6" : "wb1",
 					     false);
 		res->trace_gzipped = gz && !err;
 		res->trace_json = !err;

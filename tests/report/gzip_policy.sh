@@ -71,4 +71,23 @@ fi
 # ... and a sixth of it stays plain.
 mkdir "$tmp/mid" && "$GEN" -n 30000 "$tmp/mid" || exit 1
 "$GPUPERF" report -q -f chrome "$tmp/mid" && expect "$tmp/mid" trace.json quick
+
+# A plain trace.json is written around the page cache (bulk_out.h) in 4 MiB pieces: one
+# of ~10 MB, parsed whole; and a full disk is an error that names the file.
+mkdir "$tmp/ten" && "$GEN" -n 5000 "$tmp/ten" || exit 1
+"$GPUPERF" report -q -f chrome "$tmp/ten" && expect "$tmp/ten" trace.json
+if [ "$(stat -c %s "$tmp/ten/trace.json")" -lt 9000000 ]; then
+	echo "FAIL: trace.json of $(stat -c %s "$tmp/ten/trace.json") bytes, want over 9 MB"; fail=1
+fi
+if [ -w /dev/full ]; then
+	rm -f "$tmp/ten/trace.json"
+	ln -s /dev/full "$tmp/ten/trace.json"
+	"$GPUPERF" report -q -f chrome --gzip=never "$tmp/ten" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -ne 1 ] || ! grep -q "cannot write '.*trace.json'" "$tmp/err"; then
+		echo "FAIL: full disk: exit $rc, $(cat "$tmp/err")"; fail=1
+	else
+		echo "ok: full disk: $(cat "$tmp/err")"
+	fi
+fi
 exit $fail
