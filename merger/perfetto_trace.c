@@ -52,6 +52,7 @@ enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
 #define CLK_TIMESTAMP	       2
 #define CLK_IS_INCREMENTAL     3
 #define CLOCK_MONOTONIC_ID     3  /* BuiltinClock BUILTIN_CLOCK_MONOTONIC */
+#define CLOCK_BOOTTIME_ID      6  /* BUILTIN_CLOCK_BOOTTIME */
 #define CLOCK_INCREMENTAL_ID   64 /* the first sequence-scoped clock id */
 /* TrackEvent */
 #define TE_DEBUG_ANNOTATIONS 4
@@ -501,8 +502,17 @@ static void seq_header(struct pt *pt, struct seq *sq, uint32_t uuid, uint64_t t0
 	p = msg_open(p, PKT_CLOCK_SNAPSHOT, &m);
 	p = put_clock(p, CLOCK_MONOTONIC_ID, t0, false);
 	p = put_clock(p, CLOCK_INCREMENTAL_ID, t0, true);
-	if (sq->id == SEQ_ID + 1)
+	if (sq->id == SEQ_ID + 1) {
 		p = put_uint(p, CS_PRIMARY_TRACE_CLOCK, CLOCK_MONOTONIC_ID);
+		/*
+		 * The reader relates CLOCK_BOOTTIME, a proto trace's usual clock,
+		 * to the trace's clock, and reports an import error where nothing
+		 * does. Nothing here is on BOOTTIME and the recording does not
+		 * keep it: it is given as MONOTONIC's value (they differ by the
+		 * time the machine spent suspended before the recording).
+		 */
+		p = put_clock(p, CLOCK_BOOTTIME_ID, t0, false);
+	}
 	pk_emit(pt, msg_close(m, p));
 	sq->last = t0;
 }

@@ -20,8 +20,10 @@ proto_trace_reader.cc, track_event_tokenizer.cc and clock_synchronizer.cc):
   (64-127) needs a ClockSnapshot on that sequence first, with
   CLOCK_MONOTONIC in it; an incremental one adds each packet's value to its
   previous one. The trace's clock must be CLOCK_MONOTONIC
-  (primary_trace_clock), set before any timestamp is converted; a packet
-  with a clock_snapshot carries nothing else the reader would take;
+  (primary_trace_clock), set before any timestamp is converted, and a
+  snapshot must relate CLOCK_BOOTTIME to it (the reader relates BOOTTIME to
+  the trace's clock and reports an import error where nothing does); a
+  packet with a clock_snapshot carries nothing else the reader would take;
 - every name_iid and debug annotation name_iid resolves; every track_uuid
   (the event's, else the sequence default's) is declared by a
   TrackDescriptor; a thread track has a pid and tid, a child track's
@@ -80,6 +82,7 @@ def annotation(da, names, svals):
 
 
 MONOTONIC = 3
+BOOTTIME = 6
 
 
 def new_seq():
@@ -103,6 +106,8 @@ def read_clock_snapshot(buf, seq, state, order):
             fail("packet %d: primary_trace_clock after timestamps were converted" % order)
         state["primary"] = primary
     mono = [ts for cid, ts, inc in clocks if cid == MONOTONIC]
+    if mono and [1 for cid, ts, inc in clocks if cid == BOOTTIME]:
+        state["boottime"] = True
     for cid, ts, inc in clocks:
         if 64 <= cid < 128:
             if not seq:
@@ -164,7 +169,7 @@ def read_pftrace(path):
     if not raw:
         fail("empty file")
     state = {"seqs": collections.defaultdict(new_seq), "cleared": set(), "primary": None,
-             "converted": False, "absolute": 0}
+             "converted": False, "absolute": 0, "boottime": False}
     tracks = {}
     events = []  # (ts, order, uuid, type, name, args, flows, terminating)
     for order, (fno, wt, pkt) in enumerate(fields(raw)):
@@ -257,6 +262,10 @@ def read_pftrace(path):
     for uuid, t in tracks.items():
         if t["parent"] is not None and t["parent"] not in tracks:
             fail("track %d: parent %d not declared" % (uuid, t["parent"]))
+    # the reader relates BOOTTIME to the trace's clock and logs an import error
+    # (clock_sync_unrelatable_clock_domains) when no snapshot does
+    if state["primary"] == MONOTONIC and not state["boottime"]:
+        fail("no ClockSnapshot relates CLOCK_BOOTTIME to the trace's clock (CLOCK_MONOTONIC)")
     return tracks, events, state["absolute"]
 
 

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""pftrace_tp.py - read a trace.pftrace with Perfetto's own trace processor and compare
+what it imported with the trace.json of the same recording.
+
+usage: pftrace_tp.py TRACE_PROCESSOR_SHELL TRACE.pftrace TRACE.json
+
+Checks, with the trace processor's SQL (`trace_processor_shell query FILE SQL`, CSV out):
+- no import error or data loss in its `stats` table;
+- the same slices and instants (name, start from the first event and duration in
+  ns) as trace.json's "X" and "i" events, as many on each host thread's tracks
+  (its off-CPU track included) as trace.json has on that thread;
+- as many flow arrows as trace.json binds (one per launch and GPU record it reached);
+- the thread, process and GPU stream track names;
+- a kernel's launch configuration and an API call's correlation id as arguments.
+Not run by ctest unless a trace processor is given (tests/report/pftrace.sh:
+GPUPERF_TRACE_PROCESSOR); the Debian-based CI has none.
+"""
+import collections
+import csv
+import io
+import json
+import subprocess
+import sys
+
+GPU_PID_BASE = 0x40000000  # chrome_trace.h: CHROME_TRACE_GPU_PID_BASE
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def query(tp, trace, sql):
+    p = subprocess.run([tp, "query", trace, sql], capture_output=True, text=True)
+    if p.returncode != 0:
+        fail("trace processor: %s" % (p.stderr.strip() or p.stdout.strip()))
+    rows = list(csv.reader(io.StringIO(p.stdout.strip())))
+    return rows[1:] if rows else []
+
+
+def json_events(path):
+    with open(path) as f:
+        doc = json.load(f)
+    pname, tname = {}, {}
+    for e in doc["traceEvents"]:
+        if e["ph"] == "M" and e["name"] == "process_name":
+            pname[e["pid"]] = e["args"]["name"]
+        elif e["ph"] == "M" and e["name"] == "thread_name":
+            tname[(e["pid"], e["tid"])] = e["args"]["name"]
+    # a GPU's streams are threads of a process of its own in trace.json, child tracks here
+    streams = {n for (pid, tid), n in tname.items() if pid >= GPU_PID_BASE}
+    tname = {k: n for k, n in tname.items() if k[0] < GPU_PID_BASE}
+    out, binds, per_tid = [], collections.Counter(), collections.Counter()
+    for e in doc["traceEvents"]:
+        if e["ph"] not in ("X", "i"):
+            continue
+        if e["pid"] < GPU_PID_BASE:
+            per_tid[str(e["tid"])] += 1
+        ts = int(round(float(e["ts"]) * 1000))
+        dur = int(round(float(e["dur"]) * 1000)) if e["ph"] == "X" else 0
+        out.append((e["name"], ts, dur))
+        if "bind_id" in e and not e.get("flow_out"):
+            binds[e["bind_id"]] += 1
+    return (out, sum(binds.values()), set(pname.values()), set(tname.values()), streams,
+            per_tid)
+
+
+def rel(rows):
+    base = min(r[1] for r in rows)
+    return collections.Counter((n, t - base, d) for n, t, d in rows)
+
+
+def main():
+    if len(sys.argv) != 4:
+        print(__doc__.strip().splitlines()[2])
+        sys.exit(2)
+    tp, trace, js = sys.argv[1:]
+    bad = query(tp, trace, "select name, idx, source, value from stats "
+                           "where value > 0 and severity in ('error', 'data_loss')")
+    if bad:
+        fail("trace processor stats: %s" % bad)
+
+    want, want_flows, procs, threads, want_streams, want_per_tid = json_events(js)
+    got = [(n, int(t), int(d)) for n, t, d in
+           query(tp, trace, "select name, ts, dur from slice")]
+    if not got:
+        fail("the trace processor imported no slices")
+    mine, theirs = rel(got), rel(want)
+    if mine != theirs:
+        fail("slices differ from trace.json (%d here, %d there); only here: %s; only there: %s"
+             % (len(got), len(want), list((mine - theirs).elements())[:4],
+                list((theirs - mine).elements())[:4]))
+    flows = int(query(tp, trace, "select count(*) from flow")[0][0])
+    if flows != want_flows:
+        fail("%d flows, trace.json binds %d" % (flows, want_flows))
+
+    tnames = {r[0] for r in query(tp, trace, "select name from thread where name is not null")}
+    pnames = {r[0] for r in query(tp, trace, "select name from process where name is not null")}
+    if not threads <= tnames or not procs <= pnames:
+        fail("threads %s / processes %s, trace.json names %s / %s" %
+             (sorted(tnames), sorted(pnames), sorted(threads), sorted(procs)))
+    per_tid = {r[0]: int(r[1]) for r in query(
+        tp, trace, "select thread.tid, count(*) from slice s join thread_track tt "
+                   "on s.track_id = tt.id join thread using(utid) group by 1")}
+    if per_tid != dict(want_per_tid):
+        fail("slices per host thread %s, trace.json %s" % (per_tid, dict(want_per_tid)))
+    streams = {r[0] for r in query(tp, trace, "select distinct t.name from slice s join track t "
+                                              "on s.track_id = t.id where t.name like 'stream %'")}
+    if streams != want_streams:
+        fail("GPU work on tracks %s, trace.json on %s" % (sorted(streams), sorted(want_streams)))
+
+    k = query(tp, trace, "select extract_arg(arg_set_id, 'debug.grid'), "
+                         "extract_arg(arg_set_id, 'debug.block'), "
+                         "extract_arg(arg_set_id, 'debug.registers_per_thread') "
+                         "from slice where name like 'void bwd_kernel%' limit 1")
+    if k != [["128x1x1", "256x1x1", "32"]]:
+        fail("bwd_kernel's launch configuration: %s" % k)
+    c = query(tp, trace, "select count(*) from slice where name = 'cudaLaunchKernel' "
+                         "and extract_arg(arg_set_id, 'debug.correlation_id') is not null")
+    if int(c[0][0]) == 0:
+        fail("no cudaLaunchKernel with its correlation_id")
+    print("ok: the trace processor reads %d slices and instants, %d flows, %d stream track(s), "
+          "no import errors; the same as %s" % (len(got), flows, len(streams), js))
+
+
+if __name__ == "__main__":
+    main()
