@@ -12,7 +12,8 @@ Checks, with the trace processor's SQL (`trace_processor_shell query FILE SQL`, 
   (its off-CPU track included) as trace.json has on that thread;
 - as many flow arrows as trace.json binds (one per launch and GPU record it reached);
 - the thread, process and GPU stream track names;
-- a kernel's launch configuration and an API call's correlation id as arguments.
+- every kernel's launch configuration (grid, block, registers) and as many
+  correlation ids as arguments as in trace.json.
 Not run by ctest unless a trace processor is given (tests/report/pftrace.sh:
 GPUPERF_TRACE_PROCESSOR); the Debian-based CI has none.
 """
@@ -52,6 +53,7 @@ def json_events(path):
     streams = {n for (pid, tid), n in tname.items() if pid >= GPU_PID_BASE}
     tname = {k: n for k, n in tname.items() if k[0] < GPU_PID_BASE}
     out, binds, per_tid = [], collections.Counter(), collections.Counter()
+    kcfg, corr = [], 0
     for e in doc["traceEvents"]:
         if e["ph"] not in ("X", "i"):
             continue
@@ -60,10 +62,15 @@ def json_events(path):
         ts = int(round(float(e["ts"]) * 1000))
         dur = int(round(float(e["dur"]) * 1000)) if e["ph"] == "X" else 0
         out.append((e["name"], ts, dur))
+        a = e.get("args", {})
+        if "grid" in a:
+            kcfg.append((e["name"], ts, a["grid"], a["block"], str(a["registers_per_thread"])))
+        if "correlation_id" in a:
+            corr += 1
         if "bind_id" in e and not e.get("flow_out"):
             binds[e["bind_id"]] += 1
     return (out, sum(binds.values()), set(pname.values()), set(tname.values()), streams,
-            per_tid)
+            per_tid, kcfg, corr)
 
 
 def rel(rows):
@@ -81,7 +88,8 @@ def main():
     if bad:
         fail("trace processor stats: %s" % bad)
 
-    want, want_flows, procs, threads, want_streams, want_per_tid = json_events(js)
+    want, want_flows, procs, threads, want_streams, want_per_tid, want_kcfg, want_corr = \
+        json_events(js)
     got = [(n, int(t), int(d)) for n, t, d in
            query(tp, trace, "select name, ts, dur from slice")]
     if not got:
@@ -110,16 +118,21 @@ def main():
     if streams != want_streams:
         fail("GPU work on tracks %s, trace.json on %s" % (sorted(streams), sorted(want_streams)))
 
-    k = query(tp, trace, "select extract_arg(arg_set_id, 'debug.grid'), "
+    base_json, base_tp = min(r[1] for r in want), min(r[1] for r in got)
+    k = query(tp, trace, "select name, ts, extract_arg(arg_set_id, 'debug.grid'), "
                          "extract_arg(arg_set_id, 'debug.block'), "
-                         "extract_arg(arg_set_id, 'debug.registers_per_thread') "
-                         "from slice where name like 'void bwd_kernel%' limit 1")
-    if k != [["128x1x1", "256x1x1", "32"]]:
-        fail("bwd_kernel's launch configuration: %s" % k)
-    c = query(tp, trace, "select count(*) from slice where name = 'cudaLaunchKernel' "
-                         "and extract_arg(arg_set_id, 'debug.correlation_id') is not null")
-    if int(c[0][0]) == 0:
-        fail("no cudaLaunchKernel with its correlation_id")
+                         "extract_arg(arg_set_id, 'debug.registers_per_thread') from slice "
+                         "where extract_arg(arg_set_id, 'debug.grid') is not null")
+    mine = collections.Counter((n, int(t) - base_tp, g, b, r) for n, t, g, b, r in k)
+    theirs = collections.Counter((n, t - base_json, g, b, r) for n, t, g, b, r in want_kcfg)
+    if mine != theirs:
+        fail("kernel launch configurations differ: %d here, %d in trace.json, e.g. %s vs %s" %
+             (len(k), len(want_kcfg), list((mine - theirs).elements())[:2],
+              list((theirs - mine).elements())[:2]))
+    c = int(query(tp, trace, "select count(*) from slice "
+                             "where extract_arg(arg_set_id, 'debug.correlation_id') is not null")[0][0])
+    if c != want_corr:
+        fail("%d slices with a correlation_id, trace.json has %d" % (c, want_corr))
     print("ok: the trace processor reads %d slices and instants, %d flows, %d stream track(s), "
           "no import errors; the same as %s" % (len(got), flows, len(streams), js))
 
