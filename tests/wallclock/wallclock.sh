@@ -55,9 +55,12 @@ grep -q "^ *$pid  *$sleeper  *sleeper .*sleeping" one/analysis.txt &&
 	ok "-t: analysis.txt has the sleeper's line only" || fail "-t: analysis.txt: $(cat one/analysis.txt)"
 
 # --- -C CPU: only samples and switch-outs on that CPU (gpuperf dump shows each one's);
-# the spinner's CPU, so that there are samples to see
+# the spinner's CPU, so that there are samples to see. The spinner is pinned there for
+# the recording: on a busy machine the scheduler may move it away for the whole second.
 c=$(awk '{print $39}' "/proc/$pid/task/$spinner/stat")
+taskset -p -c "$c" "$spinner" >/dev/null 2>&1 || echo "note [wallclock]: cannot pin the spinner to CPU $c"
 "$GP" record -q -p "$pid" -C "$c" -d 1 -o cpu1 2>err.txt
+taskset -p -c "0-$(($(nproc) - 1))" "$spinner" >/dev/null 2>&1
 expect_status 0 $? "record -p $pid -C $c -d 1"
 "$GP" dump cpu1/cpu.trace >dump.txt 2>&1
 ns=$(grep -c "^cpu_sample .* pid=$pid " dump.txt)
