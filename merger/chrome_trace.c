@@ -383,7 +383,7 @@ struct ct {
 	int first;
 	int err;
 	struct keyset procs, threads;
-	uint64_t last_host, last_gpu; /* the track the previous event announced, or UINT64_MAX */
+	uint64_t last_host, last_gpu, last_offcpu; /* the track the previous event announced, or UINT64_MAX */
 	struct esc_cache strs;	      /* timeline strings as they are */
 	struct esc_cache knames;      /* kernel names as shown (demangled) */
 	/* ",\"pid\":P,\"tid\":T" of recent tracks, by tid % 4: events come in runs per track */
@@ -556,6 +556,33 @@ static void host_track(struct ct *ct, uint32_t pid, uint32_t tid)
 			name = tmp;
 		}
 		meta(ct, "thread", pid, tid, name, tid);
+	}
+}
+
+/* Announce thread tid's off-CPU track (its host track first) the first time. */
+static void offcpu_track(struct ct *ct, uint32_t pid, uint32_t tid)
+{
+	const struct chrome_trace_names *nm = ct->nm;
+	uint64_t key = (uint64_t)pid << 32 | (CHROME_TRACE_OFFCPU_TID + tid);
+	const char *name;
+	char tmp[320];
+	int r;
+
+	if (ct->last_offcpu == key)
+		return;
+	host_track(ct, pid, tid);
+	ct->last_offcpu = key;
+	r = keyset_add(&ct->threads, key);
+	if (r < 0)
+		ct->err = r;
+	if (r > 0) {
+		name = nm && nm->thread_name ? nm->thread_name(nm->ctx, pid, tid) : NULL;
+		if (name)
+			snprintf(tmp, sizeof(tmp), "%.256s (off-CPU)", name);
+		else
+			snprintf(tmp, sizeof(tmp), "thread %" PRIu32 " (off-CPU)", tid);
+		/* right after its thread's track */
+		meta(ct, "thread", pid, CHROME_TRACE_OFFCPU_TID + tid, tmp, tid);
 	}
 }
 
@@ -738,8 +765,8 @@ static void write_offcpu(struct ct *ct, const struct tl_offcpu *o)
 	const char *leaf;
 	char tmp[32];
 
-	host_track(ct, o->pid, o->tid);
-	ev_begin(ct, ev_head("X", "off_cpu"), o->pid, o->tid);
+	offcpu_track(ct, o->pid, o->tid);
+	ev_begin(ct, ev_head("X", "off_cpu"), o->pid, CHROME_TRACE_OFFCPU_TID + o->tid);
 	leaf = leaf_name(ct, o->pid, &o->stack, tmp, sizeof(tmp));
 	jw_lit(w, ",\"name\":");
 	jw_str_prefixed(w, "[off-cpu] ", leaf);
@@ -988,7 +1015,7 @@ static int write_doc(struct ct *ct, const struct timeline *tl,
 		if (tl->gpu[i].kind != TL_GPU_SYNC && a >= 0 && (size_t)a < tl->nr_api)
 			flows[a / 64] |= 1ULL << (a % 64);
 	}
-	ct->last_host = ct->last_gpu = UINT64_MAX;
+	ct->last_host = ct->last_gpu = ct->last_offcpu = UINT64_MAX;
 	ct->tl = tl;
 	ct->nm = names;
 	ct->base = earliest(tl);

@@ -4,8 +4,12 @@
  * (trace.json), the JSON that Perfetto UI and chrome://tracing open.
  *
  * Layout: one process per traced process, one track per host thread with
- * its CUDA API calls ("X" slices), on-CPU samples (instant events named by
- * their leaf frame) and off-CPU spans ("X" slices named "[off-cpu] leaf").
+ * its CUDA API calls ("X" slices) and on-CPU samples (instant events named
+ * by their leaf frame), and beside it a track "<thread> (off-CPU)" (tid +
+ * CHROME_TRACE_OFFCPU_TID) for its off-CPU spans ("X" slices named
+ * "[off-cpu] leaf"): the scheduler's and CUPTI's timestamps can overlap by
+ * microseconds without nesting, and on one track such a pair cannot be
+ * drawn (Perfetto moves one to an overflow track and reports an error).
  * Each GPU device is a process of its own (a synthetic pid, see
  * CHROME_TRACE_GPU_PID_BASE) sorted after the host processes, with one
  * track per stream holding its kernels, memcpys and memsets. A flow arrow
@@ -31,6 +35,8 @@ struct tl_stack;
 
 /* GPU device d is drawn as pid CHROME_TRACE_GPU_PID_BASE + d: above pid_max (2^22). */
 #define CHROME_TRACE_GPU_PID_BASE 0x40000000u
+/* Thread tid's off-CPU spans are drawn as tid CHROME_TRACE_OFFCPU_TID + tid of its process. */
+#define CHROME_TRACE_OFFCPU_TID 0x40000000u
 
 /*
  * How things are named; ctx is passed back to every callback. Any callback

@@ -281,8 +281,9 @@ def track_identity(tracks, uuid):
         return proc["pname"], t["tname"]
     parent = tracks.get(t["parent"])
     if parent is not None and "tid" in parent:
-        # a thread's child track (its off-CPU spans): trace.json has them on the thread's own
-        return track_identity(tracks, t["parent"])
+        # a thread's child track (its off-CPU spans): trace.json's "<thread> (off-CPU)" thread
+        proc, thread = track_identity(tracks, t["parent"])
+        return proc, "%s (%s)" % (thread, t["name"])
     if parent is None or "pname" not in parent:
         fail("track %s is neither a thread nor under a process or thread" % t["name"])
     return parent["pname"], t["name"]

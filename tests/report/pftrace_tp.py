@@ -13,7 +13,9 @@ Checks, with the trace processor's SQL (`trace_processor_shell query FILE SQL`, 
 - as many flow arrows as trace.json binds (one per launch and GPU record it reached);
 - the thread, process and GPU stream track names;
 - every kernel's launch configuration (grid, block, registers) and as many
-  correlation ids as arguments as in trace.json.
+  correlation ids as arguments as in trace.json;
+- and trace.json itself, read by the trace processor: no import error, its
+  slices and flows all there.
 Not run by ctest unless a trace processor is given (tests/report/pftrace.sh:
 GPUPERF_TRACE_PROCESSOR); the Debian-based CI has none.
 """
@@ -25,6 +27,7 @@ import subprocess
 import sys
 
 GPU_PID_BASE = 0x40000000  # chrome_trace.h: CHROME_TRACE_GPU_PID_BASE
+OFFCPU_TID = 0x40000000  # CHROME_TRACE_OFFCPU_TID
 
 
 def fail(msg):
@@ -51,14 +54,15 @@ def json_events(path):
             tname[(e["pid"], e["tid"])] = e["args"]["name"]
     # a GPU's streams are threads of a process of its own in trace.json, child tracks here
     streams = {n for (pid, tid), n in tname.items() if pid >= GPU_PID_BASE}
-    tname = {k: n for k, n in tname.items() if k[0] < GPU_PID_BASE}
+    # a thread's off-CPU spans: a thread of its own there (tid + OFFCPU_TID), a child track here
+    tname = {k: n for k, n in tname.items() if k[0] < GPU_PID_BASE and k[1] < OFFCPU_TID}
     out, binds, per_tid = [], collections.Counter(), collections.Counter()
     kcfg, corr = [], 0
     for e in doc["traceEvents"]:
         if e["ph"] not in ("X", "i"):
             continue
         if e["pid"] < GPU_PID_BASE:
-            per_tid[str(e["tid"])] += 1
+            per_tid[str(e["tid"] % OFFCPU_TID)] += 1
         ts = int(round(float(e["ts"]) * 1000))
         dur = int(round(float(e["dur"]) * 1000)) if e["ph"] == "X" else 0
         out.append((e["name"], ts, dur))
@@ -133,8 +137,19 @@ def main():
                              "where extract_arg(arg_set_id, 'debug.correlation_id') is not null")[0][0])
     if c != want_corr:
         fail("%d slices with a correlation_id, trace.json has %d" % (c, want_corr))
+    # trace.json itself, as the trace processor reads it (flow v2: bind_id, flow_in/out)
+    bad = query(tp, js, "select name, idx, source, value from stats "
+                        "where value > 0 and severity in ('error', 'data_loss')")
+    if bad:
+        fail("trace processor stats for trace.json: %s" % bad)
+    n = int(query(tp, js, "select count(*) from slice")[0][0])
+    f = int(query(tp, js, "select count(*) from flow")[0][0])
+    if n != len(want) or f != want_flows:
+        fail("the trace processor reads trace.json as %d slices and %d flows, not %d and %d" %
+             (n, f, len(want), want_flows))
     print("ok: the trace processor reads %d slices and instants, %d flows, %d stream track(s), "
-          "no import errors; the same as %s" % (len(got), flows, len(streams), js))
+          "no import errors; the same as %s, which it reads alike" %
+          (len(got), flows, len(streams), js))
 
 
 if __name__ == "__main__":
