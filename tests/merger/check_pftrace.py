@@ -349,18 +349,24 @@ def key(s, base):
     return (s[0], s[1], s[2] - base, s[3], norm_args(s[4], True))
 
 
-def read_json(path):
-    with open(path, "rb") as f:
-        raw = f.read()
-    if raw[:2] == b"\x1f\x8b":
-        raw = gzip.decompress(raw)
-    doc = json.loads(raw)
+def json_track_names(doc):
+    """trace.json's process names by pid and thread names by (pid, tid)."""
     pname, tname = {}, {}
     for e in doc["traceEvents"]:
         if e["ph"] == "M" and e["name"] == "process_name":
             pname[e["pid"]] = e["args"]["name"]
         elif e["ph"] == "M" and e["name"] == "thread_name":
             tname[(e["pid"], e["tid"])] = e["args"]["name"]
+    return pname, tname
+
+
+def read_json(path):
+    with open(path, "rb") as f:
+        raw = f.read()
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    doc = json.loads(raw)
+    pname, tname = json_track_names(doc)
     slices, binds = [], collections.defaultdict(lambda: [None, set()])
     for e in doc["traceEvents"]:
         if e["ph"] not in ("X", "i"):

@@ -23,8 +23,12 @@ import collections
 import csv
 import io
 import json
+import os
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "merger"))
+from check_pftrace import json_track_names  # noqa: E402
 
 GPU_PID_BASE = 0x40000000  # chrome_trace.h: CHROME_TRACE_GPU_PID_BASE
 OFFCPU_TID = 0x40000000  # CHROME_TRACE_OFFCPU_TID
@@ -46,12 +50,7 @@ def query(tp, trace, sql):
 def json_events(path):
     with open(path) as f:
         doc = json.load(f)
-    pname, tname = {}, {}
-    for e in doc["traceEvents"]:
-        if e["ph"] == "M" and e["name"] == "process_name":
-            pname[e["pid"]] = e["args"]["name"]
-        elif e["ph"] == "M" and e["name"] == "thread_name":
-            tname[(e["pid"], e["tid"])] = e["args"]["name"]
+    pname, tname = json_track_names(doc)
     # a GPU's streams are threads of a process of its own in trace.json, child tracks here
     streams = {n for (pid, tid), n in tname.items() if pid >= GPU_PID_BASE}
     # a thread's off-CPU spans: a thread of its own there (tid + OFFCPU_TID), a child track here
