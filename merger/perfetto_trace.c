@@ -58,7 +58,6 @@ enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
 #define TE_DEBUG_ANNOTATIONS 4
 #define TE_TYPE		     9
 #define TE_NAME_IID	     10
-#define TE_TRACK_UUID	     11
 #define TE_FLOW_IDS	     36 /* flow_ids_old: varint; the reader takes it as flow_ids (47, fixed64) */
 #define TE_TERMINATING_FLOW_IDS 42 /* terminating_flow_ids_old, likewise (48) */
 #define TYPE_SLICE_BEGIN 1
@@ -155,8 +154,6 @@ struct pt {
 	uint8_t *pk_len_at; /* the length byte of the packet being built */
 	struct u64map tracks; /* track uuids by what they show */
 	uint32_t next_uuid;
-	uint64_t last_host_key, last_gpu_key; /* the track of the previous event: its uuid below */
-	uint32_t last_host_uuid, last_gpu_uuid;
 	struct seq **seqs; /* event sequences, id SEQ_ID + 1 + index */
 	size_t nr_seqs;
 	struct u64map seq_of; /* by the key of what they hold: index + 1 in seqs */
@@ -264,7 +261,7 @@ static void out_flush(struct pt *pt)
 
 /*
  * Start a packet of up to n bytes (names cut to MAX_NAME keep n far below
- * OUT_BUF) in the output buffer: the cursor for its body. Packets are
+ * BULK_OUT_CAP) in the output buffer: the cursor for its body. Packets are
  * built in place; pk_emit() fills in the length.
  */
 static uint8_t *pk_room(struct pt *pt, size_t n)
@@ -368,8 +365,6 @@ static uint32_t host_track(struct pt *pt, uint32_t pid, uint32_t tid)
 	uint8_t *p, *td, *th;
 	size_t n;
 
-	if (key == pt->last_host_key)
-		return pt->last_host_uuid;
 	uuid = u64map_get(&pt->tracks, key);
 	if (!uuid) {
 		uint64_t pkey = key_of(K_PROC_TRACK, pid, 0);
@@ -400,8 +395,6 @@ static uint32_t host_track(struct pt *pt, uint32_t pid, uint32_t tid)
 		p = put_bytes(p, THD_THREAD_NAME, name, n);
 		track_close(pt, td, msg_close(th, p));
 	}
-	pt->last_host_key = key;
-	pt->last_host_uuid = uuid;
 	return uuid;
 }
 
@@ -433,8 +426,6 @@ static uint32_t stream_track(struct pt *pt, uint32_t device, uint32_t stream)
 	uint32_t uuid, duuid;
 	char tmp[320];
 
-	if (key == pt->last_gpu_key)
-		return pt->last_gpu_uuid;
 	uuid = u64map_get(&pt->tracks, key);
 	if (!uuid) {
 		duuid = u64map_get(&pt->tracks, dkey);
@@ -452,8 +443,6 @@ static uint32_t stream_track(struct pt *pt, uint32_t device, uint32_t stream)
 		snprintf(tmp, sizeof(tmp), "stream %" PRIu32, stream);
 		child_track(pt, uuid, duuid, tmp);
 	}
-	pt->last_gpu_key = key;
-	pt->last_gpu_uuid = uuid;
 	return uuid;
 }
 
@@ -926,7 +915,7 @@ int perfetto_trace__write(const struct timeline *tl, const struct correlation *c
 	}
 	pt->tl = tl;
 	pt->nm = names;
-	pt->last_host_key = pt->last_gpu_key = pt->last_gpu_seq_key = UINT64_MAX;
+	pt->last_gpu_seq_key = UINT64_MAX;
 	pt->bo = bulk_out__new(path, 1);
 	if (!pt->bo) {
 		err = -errno;
