@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* bulk_out.c - a large output file written with O_DIRECT from two buffers in turn. */
+/* bulk_out.c - a large output file written with O_DIRECT from four buffers in turn. */
 #include "bulk_out.h"
 
 #include <aio.h>
@@ -15,15 +15,25 @@
  */
 #define ALIGN 4096u
 
+/*
+ * Buffers: all but the one being filled can be on their way to the device.
+ * glibc's AIO runs the requests of one file descriptor one after another,
+ * and a virtual disk takes about twice as many bytes per second with two
+ * writes in flight as with one: each buffer is written through a
+ * descriptor of its own (dup(2): the same open file, flags and all).
+ */
+#define NBUF 4
+
 struct bulk_out {
 	int fd;
-	int direct; /* O_DIRECT on fd: flushes write whole blocks through AIO */
-	int err;    /* the first failure, -errno; sticky */
-	int cur;    /* the buffer being filled */
-	off_t off;  /* where the next write goes */
-	uint8_t *buf[2];
-	struct aiocb cb[2];
-	int busy[2]; /* cb[i] submitted and not yet waited for */
+	int wfd[NBUF]; /* buffer i's writes: fd or a dup of it */
+	int direct;    /* O_DIRECT on fd: flushes write whole blocks through AIO */
+	int err;       /* the first failure, -errno; sticky */
+	int cur;       /* the buffer being filled */
+	off_t off;     /* where the next write goes */
+	uint8_t *buf[NBUF];
+	struct aiocb cb[NBUF];
+	int busy[NBUF]; /* cb[i] submitted and not yet waited for */
 };
 
 static int write_all(int fd, const uint8_t *p, size_t n, off_t off)
@@ -100,7 +110,7 @@ static void submit(struct bulk_out *o, int i, size_t n)
 		return;
 	if (o->direct) {
 		memset(cb, 0, sizeof(*cb));
-		cb->aio_fildes = o->fd;
+		cb->aio_fildes = o->wfd[i];
 		cb->aio_buf = o->buf[i];
 		cb->aio_nbytes = n;
 		cb->aio_offset = o->off;
@@ -115,33 +125,52 @@ static void submit(struct bulk_out *o, int i, size_t n)
 	o->off += (off_t)n;
 }
 
+/* Close o's descriptors, free its buffers and o; -errno when closing fails (a late write error). */
+static int release(struct bulk_out *o)
+{
+	int err = 0;
+
+	for (int i = 0; i < NBUF; i++) {
+		if (o->wfd[i] >= 0 && o->wfd[i] != o->fd)
+			close(o->wfd[i]);
+		free(o->buf[i]);
+	}
+	if (o->fd >= 0 && close(o->fd) < 0)
+		err = -errno;
+	free(o);
+	return err;
+}
+
 struct bulk_out *bulk_out__new(const char *path, int direct)
 {
 	struct bulk_out *o = calloc(1, sizeof(*o));
-	int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, e;
+	int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, e, i;
 
 	if (!o)
 		return NULL;
+	for (i = 0; i < NBUF; i++)
+		o->wfd[i] = -1;
 	o->fd = direct ? open(path, flags | O_DIRECT, 0644) : -1;
 	o->direct = o->fd >= 0;
 	if (o->fd < 0 && (!direct || errno == EINVAL)) /* a file system without O_DIRECT */
 		o->fd = open(path, flags, 0644);
 	if (o->fd < 0)
 		goto fail;
-	o->buf[0] = aligned_alloc(ALIGN, BULK_OUT_CAP);
-	o->buf[1] = aligned_alloc(ALIGN, BULK_OUT_CAP);
-	if (!o->buf[0] || !o->buf[1]) {
-		errno = ENOMEM;
-		goto fail;
+	for (i = 0; i < NBUF; i++) {
+		/* no descriptor to spare: the writes of this buffer wait for the others' */
+		o->wfd[i] = i && o->direct ? fcntl(o->fd, F_DUPFD_CLOEXEC, 0) : -1;
+		if (o->wfd[i] < 0)
+			o->wfd[i] = o->fd;
+		o->buf[i] = aligned_alloc(ALIGN, BULK_OUT_CAP);
+		if (!o->buf[i]) {
+			errno = ENOMEM;
+			goto fail;
+		}
 	}
 	return o;
 fail:
 	e = errno;
-	if (o->fd >= 0)
-		close(o->fd);
-	free(o->buf[0]);
-	free(o->buf[1]);
-	free(o);
+	release(o);
 	errno = e;
 	return NULL;
 }
@@ -158,7 +187,7 @@ int bulk_out__direct(const struct bulk_out *o)
 
 uint8_t *bulk_out__flush(struct bulk_out *o, size_t len, size_t *carried)
 {
-	int cur = o->cur, next = cur ^ 1;
+	int cur = o->cur, next = (cur + 1) % NBUF;
 	size_t n = o->direct ? len & ~(size_t)(ALIGN - 1) : len;
 
 	submit(o, cur, n);
@@ -176,22 +205,18 @@ uint8_t *bulk_out__flush(struct bulk_out *o, size_t len, size_t *carried)
 
 int bulk_out__close(struct bulk_out *o, size_t len)
 {
-	int err;
+	int err, cerr;
 
 	if (!o)
 		return 0;
-	wait_for(o, 0);
-	wait_for(o, 1);
+	for (int i = 0; i < NBUF; i++)
+		wait_for(o, i);
 	/* the last bytes, whatever their length: written through the page cache */
 	if (o->direct && len % ALIGN)
 		fail(o, go_buffered(o));
 	submit(o, o->cur, len);
 	wait_for(o, o->cur);
-	if (close(o->fd) < 0)
-		fail(o, -errno);
 	err = o->err;
-	free(o->buf[0]);
-	free(o->buf[1]);
-	free(o);
-	return err;
+	cerr = release(o);
+	return err ? err : cerr;
 }

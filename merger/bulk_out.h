@@ -6,9 +6,9 @@
  * the kernel copies every byte into page cache pages it first has to find
  * and map, on the writing core: more CPU time than encoding the bytes, and
  * a gigabyte of cache the user did not ask to keep. bulk_out writes with
- * O_DIRECT instead, from two aligned buffers in turn: the device takes one
- * (POSIX AIO) while the caller fills the other, and the CPU cost per byte
- * is about a tenth. Where the file system refuses O_DIRECT (at open or at
+ * O_DIRECT instead, from four aligned buffers in turn: the device takes the
+ * full ones (POSIX AIO, two or more writes in flight) while the caller
+ * fills the next, and the CPU cost per byte is about a tenth. Where the file system refuses O_DIRECT (at open or at
  * the first write) it falls back to plain write(2); the file is the same.
  *
  * The caller encodes straight into the buffer it is given:
