@@ -246,12 +246,14 @@ int correlate__run(struct timeline *tl, struct correlation *c)
 	memset(c, 0, sizeof(*c));
 	if (tl->nr_api > INT32_MAX || tl->nr_launch > INT32_MAX)
 		return -EOVERFLOW;
-	/* A second run starts from the correlation ids again. */
+	/* A second run starts from the correlation ids again (the first writes nothing here). */
 	for (i = 0; i < tl->nr_gpu; i++) {
 		struct tl_gpu *g = &tl->gpu[i];
 
-		g->corr = timeline__gpu_corr(tl, g);
-		g->flags &= (uint8_t)~TL_GPU_JOINED;
+		if (g->flags & TL_GPU_JOINED) {
+			g->corr = timeline__gpu_corr(tl, g);
+			g->flags &= (uint8_t)~TL_GPU_JOINED;
+		}
 	}
 	err = corr_map_build(&m, tl);
 	if (err)

@@ -489,13 +489,13 @@ static struct gpu_key gpu_key_of(const struct report *r, const struct tl_gpu *g)
 {
 	const struct timeline *tl = r->tl;
 	int32_t ai = timeline__gpu_api(tl, g);
-	struct gpu_key k = { .stack = UINT64_MAX, .pid = timeline__gpu_pid(tl, g),
+	struct gpu_key k = { .stack = UINT64_MAX, .thread = (uint64_t)timeline__gpu_pid(tl, g) << 32,
 			     .frame = gpu_frame_id(g), .kind = g->kind };
 
 	if (ai >= 0) {
 		const struct tl_api *a = &tl->api[ai];
 
-		k.tid = timeline__api_tid(tl, a);
+		k.thread |= timeline__api_tid(tl, a);
 		k.api_name = (uint32_t)a->name + 1;
 		if (a->launch >= 0) {
 			const struct tl_stack *st = timeline__launch_stack(tl, &tl->launch[a->launch]);
@@ -512,7 +512,7 @@ static struct gpu_key gpu_key_of(const struct report *r, const struct tl_gpu *g)
 
 static int same_gpu_key(const struct gpu_key *a, const struct gpu_key *b)
 {
-	return a->stack == b->stack && a->pid == b->pid && a->tid == b->tid &&
+	return a->stack == b->stack && a->thread == b->thread &&
 	       a->frame == b->frame && a->api_name == b->api_name && a->kind == b->kind;
 }
 
@@ -520,7 +520,7 @@ static int same_gpu_key(const struct gpu_key *a, const struct gpu_key *b)
 static int group_add_gpu(struct report *r, size_t rec, const struct gpu_key *k, uint64_t weight)
 {
 	struct rec_groups *gs = &r->groups;
-	uint64_t hash = mix(mix(mix(((uint64_t)k->pid << 32) | k->tid, k->stack),
+	uint64_t hash = mix(mix(mix(k->thread, k->stack),
 				((uint64_t)k->kind << 40) ^ ((uint64_t)k->frame << 8) ^
 					((uint64_t)k->api_name << 20)),
 			    VIEW_GPU);
@@ -546,6 +546,8 @@ static int group_add_gpu(struct report *r, size_t rec, const struct gpu_key *k, 
 static int group_records(struct report *r)
 {
 	struct timeline *tl = r->tl;
+	uint32_t pid = UINT32_MAX, tid = 0; /* the thread of the last off-CPU span, */
+	bool skip = false;	   /* and whether it is the writer thread's */
 	size_t i;
 	int err = 0;
 
@@ -557,10 +559,16 @@ static int group_records(struct report *r)
 	}
 	for (i = 0; i < tl->nr_offcpu && !err; i++) {
 		const struct tl_offcpu *o = &tl->offcpu[i];
-		const struct tl_thread *t = timeline__thread(tl, o->pid, o->tid);
 
 		/* the injection library's writer thread waiting for buffers: not the program's time */
-		if (t && !strcmp(timeline__str(tl, t->name), "gpuperf-writer"))
+		if (o->pid != pid || o->tid != tid) {
+			const struct tl_thread *t = timeline__thread(tl, o->pid, o->tid);
+
+			pid = o->pid;
+			tid = o->tid;
+			skip = t && !strcmp(timeline__str(tl, t->name), "gpuperf-writer");
+		}
+		if (skip)
 			continue;
 		err = group_add(r, VIEW_OFFCPU, i,
 				hash_stack(&o->stack, ((uint64_t)o->pid << 32) | o->tid),

@@ -42,7 +42,7 @@ struct report_stats;
 /* What a GPU record's frames depend on, derived once per record (report.c). */
 struct gpu_key {
 	uint64_t stack; /* launch stack: off << 32 | nr_user << 16 | nr_kernel; UINT64_MAX none */
-	uint32_t pid, tid;
+	uint64_t thread;   /* pid << 32 | tid (one value: built and compared in a register) */
 	uint32_t frame;	   /* kernel name or memcpy kind */
 	uint32_t api_name; /* index + 1, 0: no API call */
 	uint32_t kind;

@@ -1083,8 +1083,11 @@ static int cmp_u64(uint64_t a, uint64_t b)
  * budget of element moves (really unordered input) the rest goes to
  * gp_sort(): insertion sort keeps equal elements in their order, so the
  * result is the one a stable gp_sort() (glibc's merge sort) gives alone.
+ * Inlined at each call, with its comparison: an array in order then costs
+ * one pass of inline compares, not a call per element.
  */
-static void sort_nearly(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+static inline __attribute__((always_inline)) void
+sort_nearly(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
 	char *b = base, tmp[128];
 	size_t i, moves = 0, budget = 4 * n + 4096;
@@ -1355,17 +1358,19 @@ void timeline__finish(struct timeline *tl)
 	sort_nearly(tl->samples, tl->nr_samples, sizeof(*tl->samples), cmp_sample);
 	sort_nearly(tl->offcpu, tl->nr_offcpu, sizeof(*tl->offcpu), cmp_offcpu);
 
-	/* A call inside the span of the thread's enclosing call is nested
-	 * (the driver call a runtime call makes). */
+	/*
+	 * A call inside the span of the thread's enclosing call is nested
+	 * (the driver call a runtime call makes). Written only where it
+	 * changes: a record left alone is a cache line not written back.
+	 */
 	for (i = 0; i < tl->nr_api; i++) {
 		struct tl_api *a = &tl->api[i], *o = &tl->api[outer];
+		unsigned nested = i > 0 && a->thr == o->thr && a->start >= o->start && a->end <= o->end;
 
-		if (i > 0 && a->thr == o->thr && a->start >= o->start && a->end <= o->end) {
-			a->nested = 1;
-			continue;
-		}
-		a->nested = 0;
-		outer = i;
+		if (a->nested != nested)
+			a->nested = nested & 1;
+		if (!nested)
+			outer = i;
 	}
 	if (tl->first_ts == UINT64_MAX)
 		tl->first_ts = 0;

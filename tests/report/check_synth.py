@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""check_synth.py DIR STEPS SPP - what `gpuperf report` must say about gen_recording's data.
+"""check_synth.py DIR STEPS SPP [-x] - what `gpuperf report` must say about gen_recording's data.
 
 Every number below follows from gen_recording.c's schedule; see the comment at its top.
+-x: the recording was made with gen_recording -x (the main thread preempted each step).
 """
 import json
 import sys
 
 d, steps, spp = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+preempted = sys.argv[4:] == ["-x"]
 SAMPLE = 10101
 orphans = steps // 100
 fails = []
@@ -37,8 +39,12 @@ expect("kernel without API", gpu.get("train;[unknown API];[gpu] orphan()"), orph
 expect("gpu.folded has nothing else", len(gpu), 4 + (1 if orphans else 0))
 
 off = folded("offcpu.folded")
-expect("off-CPU read with kernel stack",
-       off, {"train;loader_main_[j];load_batch_[j];read_[j];[off-cpu];do_syscall_64;vfs_read;schedule": steps * 400000})
+want_off = {"train;loader_main_[j];load_batch_[j];read_[j];[off-cpu];do_syscall_64;vfs_read;schedule": steps * 400000}
+# -x: preempted in backward() for 2.5 us each step, from 2 us before the first kernel starts
+PREEMPTED = "train;train_step_[j];backward_[j];[off-cpu]"
+if preempted:
+    want_off[PREEMPTED] = steps * 2500
+expect("off-CPU read with kernel stack", off, want_off)
 cpu = folded("cpu.folded")
 odd = steps // 2  # main samples forward() on odd steps, compute_loss() on even ones
 expect("on-CPU", cpu, {f"{M};compute_loss_[j]": (steps - odd) * spp * SAMPLE,
@@ -56,6 +62,10 @@ for st in range(steps - 1):
     n = spp - (1 if st % 100 == 99 else 0)
     if n:
         want_idle[leaf] = want_idle.get(leaf, 0) + n * SAMPLE
+# -x: the 2 us of each preemption before the step's first kernel (the GPU is idle then), in
+# every step: off-CPU spans are attributed after the samples, which come later in each step
+if preempted:
+    want_idle[PREEMPTED] = steps * 2000
 expect("gpu_idle", idle, want_idle)
 
 s = json.load(open(f"{d}/summary.json"))
@@ -81,7 +91,7 @@ expect("gpu busy", s["gpu"]["busy_ns"], busy)
 dev = s["gpu"]["devices"][0]
 expect("device", (dev["name"], dev["busy_ns"], dev["kernel_ns"]), ("Synthetic GPU", busy, steps * 500000 + orphans * 5000))
 expect("cpu", (s["cpu"]["samples"], s["cpu"]["on_cpu_ns"], s["cpu"]["off_cpu_ns"]),
-       (2 * steps * spp, 2 * steps * spp * SAMPLE, steps * 400000))
+       (2 * steps * spp, 2 * steps * spp * SAMPLE, steps * (400000 + (2500 if preempted else 0))))
 expect("process", [(p["pid"], p["comm"]) for p in s["processes"]], [(100, "train")])
 expect("clock", [(c["file"], c["method"]) for c in s["clock_alignment"]], [("gpu-100.trace", "identity")])
 
