@@ -701,7 +701,7 @@ static uint64_t earliest(const struct timeline *tl)
  * byte counts, bandwidth and graph ids: at 10M launches every byte of an
  * event is 20 MB of trace.json.
  */
-static void write_api(struct ct *ct, size_t i, const uint64_t *flows)
+static void write_api(struct ct *ct, size_t i, const struct correlation *c)
 {
 	const struct timeline *tl = ct->tl;
 	const struct tl_api *a = &tl->api[i];
@@ -724,7 +724,7 @@ static void write_api(struct ct *ct, size_t i, const uint64_t *flows)
 	p = fmt_us(p, a->start >= base ? a->start - base : 0);
 	p_lit(p, ",\"dur\":");
 	p = fmt_us(p, a->end > a->start ? a->end - a->start : 0);
-	if (flows[i / 64] >> (i % 64) & 1) {
+	if (correlation__flow(c, i)) {
 		/* bind_id: the API record's index + 1, unique across processes (correlation ids are
 		 * not). */
 		p_lit(p, ",\"bind_id\":");
@@ -948,11 +948,18 @@ static void write_gpu(struct ct *ct, size_t i)
 #define EST_OFFCPU 130
 #define EST_LEAF 16 /* a symbol name */
 
-uint64_t chrome_trace__estimate_size(const struct timeline *tl)
+uint64_t chrome_trace__estimate_size(const struct timeline *tl, uint64_t enough)
 {
 	uint32_t *len = NULL; /* by string id + 1 (0: not measured yet) */
 	size_t nlen = 0, i;
-	uint64_t total = 1024;
+	uint64_t total = 1024, floor;
+
+	/* a lower bound from the counts alone (names of length 0) */
+	floor = total + (uint64_t)tl->nr_api * EST_API +
+		(uint64_t)tl->nr_samples * (EST_SAMPLE + EST_LEAF) +
+		(uint64_t)tl->nr_offcpu * (EST_OFFCPU + EST_LEAF);
+	if (floor > enough)
+		return floor;
 
 	for (i = 0; i < tl->nr_gpu; i++) {
 		const struct tl_gpu *g = &tl->gpu[i];
@@ -999,22 +1006,10 @@ uint64_t chrome_trace__estimate_size(const struct timeline *tl)
 }
 
 /* Write the document to ct->w, whose output is set up; 0 or -errno. */
-static int write_doc(struct ct *ct, const struct timeline *tl,
+static int write_doc(struct ct *ct, const struct timeline *tl, const struct correlation *c,
 		     const struct chrome_trace_names *names)
 {
-	uint64_t *flows;
 	size_t i, s, o;
-
-	/* One bit per API call: does any GPU work join to it (then it starts a flow)? */
-	flows = calloc(tl->nr_api / 64 + 1, sizeof(*flows));
-	if (!flows)
-		return -ENOMEM;
-	for (i = 0; i < tl->nr_gpu; i++) {
-		int64_t a = timeline__gpu_api(tl, &tl->gpu[i]);
-
-		if (tl->gpu[i].kind != TL_GPU_SYNC && a >= 0 && (size_t)a < tl->nr_api)
-			flows[a / 64] |= 1ULL << (a % 64);
-	}
 	ct->last_host = ct->last_gpu = ct->last_offcpu = UINT64_MAX;
 	ct->tl = tl;
 	ct->nm = names;
@@ -1024,7 +1019,7 @@ static int write_doc(struct ct *ct, const struct timeline *tl,
 	jw_puts(&ct->w, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"gpuperf\"},"
 			"\"traceEvents\":[");
 	for (i = 0; i < tl->nr_api && !ct->err; i++)
-		write_api(ct, i, flows);
+		write_api(ct, i, c);
 	/* Samples and off-CPU spans in one time order, so each thread's events ascend. */
 	for (s = 0, o = 0; (s < tl->nr_samples || o < tl->nr_offcpu) && !ct->err;) {
 		if (o == tl->nr_offcpu ||
@@ -1036,7 +1031,6 @@ static int write_doc(struct ct *ct, const struct timeline *tl,
 	for (i = 0; i < tl->nr_gpu && !ct->err; i++)
 		write_gpu(ct, i);
 	jw_lit(&ct->w, "\n]}\n");
-	free(flows);
 	return ct->err ? ct->err : ct->w.err;
 }
 
@@ -1070,7 +1064,7 @@ int chrome_trace__write(const struct timeline *tl, const struct correlation *c,
 	}
 	ct->w.gz = out;
 	ct->w.cap = JW_BUF;
-	err = write_doc(ct, tl, names);
+	err = write_doc(ct, tl, c, names);
 	jw_flush(&ct->w);
 	/* Push zlib's own buffer out too, so that a full disk shows here, not only at gzclose(). */
 	if (!err && !ct->w.err && gzflush(out, Z_SYNC_FLUSH) != Z_OK)
@@ -1100,7 +1094,7 @@ int chrome_trace__write_path(const struct timeline *tl, const struct correlation
 	}
 	ct->w.buf = (char *)bulk_out__buf(ct->w.bo);
 	ct->w.cap = BULK_OUT_CAP;
-	err = write_doc(ct, tl, names);
+	err = write_doc(ct, tl, c, names);
 	cerr = bulk_out__close(ct->w.bo, ct->w.err ? 0 : ct->w.len);
 	if (!err)
 		err = cerr;

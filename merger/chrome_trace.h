@@ -89,8 +89,11 @@ int chrome_trace__write_path(const struct timeline *tl, const struct correlation
  * About how many bytes chrome_trace__write() writes for tl (plain JSON):
  * from the number of events of each kind and the length of their names,
  * within some 10% for names as the symbolizer prints them. Reads tl only.
+ * Once the events whose size needs no pass over the records (API calls
+ * and CPU events, counted, not measured) come to more than `enough`, that
+ * is what it returns: the caller only asks whether the file would be big.
  */
-uint64_t chrome_trace__estimate_size(const struct timeline *tl);
+uint64_t chrome_trace__estimate_size(const struct timeline *tl, uint64_t enough);
 
 /*
  * The JSON string escaper every field of the document goes through:

@@ -246,14 +246,21 @@ int correlate__run(struct timeline *tl, struct correlation *c)
 	memset(c, 0, sizeof(*c));
 	if (tl->nr_api > INT32_MAX || tl->nr_launch > INT32_MAX)
 		return -EOVERFLOW;
-	/* A second run starts from the correlation ids again (the first writes nothing here). */
-	for (i = 0; i < tl->nr_gpu; i++) {
+	/* A second run starts from the correlation ids again. */
+	for (i = 0; i < tl->nr_gpu && tl->joined; i++) {
 		struct tl_gpu *g = &tl->gpu[i];
 
 		if (g->flags & TL_GPU_JOINED) {
 			g->corr = timeline__gpu_corr(tl, g);
 			g->flags &= (uint8_t)~TL_GPU_JOINED;
 		}
+	}
+	tl->joined = 0;
+	c->flows = calloc(tl->nr_api / 64 + 1, sizeof(*c->flows));
+	c->multi = calloc(tl->nr_api / 64 + 1, sizeof(*c->multi));
+	if (!c->flows || !c->multi) {
+		err = -ENOMEM;
+		goto out;
 	}
 	err = corr_map_build(&m, tl);
 	if (err)
@@ -262,14 +269,26 @@ int correlate__run(struct timeline *tl, struct correlation *c)
 	for (i = 0; i < tl->nr_gpu; i++) {
 		struct tl_gpu *g = &tl->gpu[i];
 		int32_t a = corr_map_get(&m, timeline__gpu_pid(tl, g), g->corr);
+		size_t work = g->kind != TL_GPU_SYNC, stack;
 
+		c->nr_work += work;
 		if (a < 0)
 			continue;
 		g->corr = (uint32_t)a;
 		g->flags |= TL_GPU_JOINED;
+		stack = tl->api[a].launch >= 0;
 		with_api++;
-		with_stack += tl->api[a].launch >= 0;
+		with_stack += stack;
+		c->work_with_api += work;
+		c->work_with_stack += work & stack;
+		if (work) {
+			uint64_t bit = 1ULL << (a % 64);
+
+			c->multi[a / 64] |= c->flows[a / 64] & bit;
+			c->flows[a / 64] |= bit;
+		}
 	}
+	tl->joined = 1;
 	c->nr_gpu = tl->nr_gpu;
 	c->gpu_with_api = with_api;
 	c->gpu_with_stack = with_stack;
@@ -280,5 +299,7 @@ out:
 
 void correlate__release(struct correlation *c)
 {
+	free(c->flows);
+	free(c->multi);
 	memset(c, 0, sizeof(*c));
 }

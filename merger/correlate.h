@@ -31,16 +31,36 @@ struct timeline;
  * record: each tl_api's `launch` (its launch-site hit) and each joined
  * tl_gpu's `corr`, which becomes the index of its API call (TL_GPU_JOINED;
  * read through timeline__gpu_api(), _gpu_corr(), _gpu_launch()). What is
- * left here are the counts. Indices are 32-bit: a timeline of more than
- * INT32_MAX API calls or launch hits is refused (-EOVERFLOW).
+ * left here are the counts, and which API calls start flows to GPU work
+ * (what the timeline writers draw as arrows). Indices are 32-bit: a
+ * timeline of more than INT32_MAX API calls or launch hits is refused
+ * (-EOVERFLOW).
  */
 struct correlation {
 	size_t nr_gpu;
 	size_t gpu_with_api;   /* GPU records joined to an API record */
 	size_t gpu_with_stack; /* ... and through it to a launch stack */
+	/* The same three counts for device work alone (kernels, memcpys, memsets; no syncs). */
+	size_t nr_work, work_with_api, work_with_stack;
+	/* By API call index, a bit each: device work joins to it; more than one record does (a graph). */
+	uint64_t *flows, *multi;
 };
 
-/* Needs timeline__finish() first; may be run again. 0, -ENOMEM or -EOVERFLOW. */
+/* Whether API call i has device work joined to it (flows) / several records of it (multi). */
+static inline int correlation__flow(const struct correlation *c, size_t i)
+{
+	return c->flows[i / 64] >> (i % 64) & 1;
+}
+
+static inline int correlation__multi(const struct correlation *c, size_t i)
+{
+	return c->multi[i / 64] >> (i % 64) & 1;
+}
+
+/*
+ * Needs timeline__finish() first; may be run again (correlate__release() c
+ * before). 0, -ENOMEM or -EOVERFLOW.
+ */
 int correlate__run(struct timeline *tl, struct correlation *c);
 void correlate__release(struct correlation *c);
 

@@ -160,7 +160,7 @@ struct pt {
 	struct seq **api_seq; /* by tl_api.thr */
 	uint64_t last_gpu_seq_key; /* the sequence of the previous GPU record */
 	struct seq *last_gpu_seq;
-	uint64_t *flows, *multi; /* per API call: starts a flow; has more than one GPU record */
+	const struct correlation *c; /* which API calls start flows (correlation__flow()) */
 };
 
 /*
@@ -733,7 +733,7 @@ static void write_api(struct pt *pt, size_t i)
 	if (!ev_start(pt, sq, &e, a->start, TYPE_SLICE_BEGIN, key,
 		      name ? timeline__str(tl, name) : "[unknown API]", 64))
 		return;
-	if (pt->flows[i / 64] >> (i % 64) & 1)
+	if (correlation__flow(pt->c, i))
 		e.p = put_uint(e.p, TE_FLOW_IDS, (uint64_t)i + 1);
 	e.p = arg_uint(e.p, ARG_CORRELATION_ID, a->corr);
 	if (a->ret)
@@ -856,7 +856,7 @@ static void write_gpu(struct pt *pt, size_t i)
 		return;
 	if (api >= 0 && (size_t)api < tl->nr_api) {
 		/* one GPU record: the flow ends here; several (a graph): it goes on to the next */
-		bool more = pt->multi[api / 64] >> (api % 64) & 1;
+		bool more = correlation__multi(pt->c, (size_t)api);
 
 		e.p = put_uint(e.p, more ? TE_FLOW_IDS : TE_TERMINATING_FLOW_IDS, (uint64_t)api + 1);
 	} else {
@@ -887,32 +887,19 @@ int perfetto_trace__write(const struct timeline *tl, const struct correlation *c
 			  const struct chrome_trace_names *names, const char *path)
 {
 	struct pt *pt = NULL;
-	size_t i, s, o, nw;
+	size_t i, s, o;
 	int err = 0, cerr;
 
 	if (!tl || !c || !path || c->nr_gpu != tl->nr_gpu)
 		return -EINVAL;
 	pt = calloc(1, sizeof(*pt));
-	nw = tl->nr_api / 64 + 1;
-	if (pt) {
-		pt->flows = calloc(nw, sizeof(*pt->flows));
-		pt->multi = calloc(nw, sizeof(*pt->multi));
+	if (pt)
 		pt->api_seq = calloc(tl->nr_tids + 1, sizeof(*pt->api_seq));
-	}
-	if (!pt || !pt->flows || !pt->multi || !pt->api_seq) {
+	if (!pt || !pt->api_seq) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	/* Which API calls start a flow, and which have several GPU records (graph launches). */
-	for (i = 0; i < tl->nr_gpu; i++) {
-		int64_t a = timeline__gpu_api(tl, &tl->gpu[i]);
-
-		if (tl->gpu[i].kind == TL_GPU_SYNC || a < 0 || (size_t)a >= tl->nr_api)
-			continue;
-		if (pt->flows[a / 64] >> (a % 64) & 1)
-			pt->multi[a / 64] |= 1ULL << (a % 64);
-		pt->flows[a / 64] |= 1ULL << (a % 64);
-	}
+	pt->c = c;
 	pt->tl = tl;
 	pt->nm = names;
 	pt->last_gpu_seq_key = UINT64_MAX;
@@ -954,8 +941,6 @@ cleanup:
 		u64map_free(&pt->seq_of);
 		u64map_free(&pt->tracks);
 		free(pt->api_seq);
-		free(pt->flows);
-		free(pt->multi);
 	}
 	free(pt);
 	return err;

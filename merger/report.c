@@ -935,7 +935,7 @@ static int write_timelines(struct report *r, struct report_result *res)
 
 	if (!(fmt & (REPORT_CHROME | REPORT_PERFETTO | REPORT_TRACE)))
 		return 0;
-	big = chrome_trace__estimate_size(r->tl) > REPORT_GZIP_AUTO_BYTES;
+	big = chrome_trace__estimate_size(r->tl, REPORT_GZIP_AUTO_BYTES) > REPORT_GZIP_AUTO_BYTES;
 	if ((fmt & REPORT_TRACE) && !json) {
 		if (r->opts->gzip == REPORT_GZIP_AUTO && big) {
 			res->trace_by_size = pf = true;

@@ -52,9 +52,22 @@ struct site {
 	uint64_t gpu_ns, launches;
 };
 
+/*
+ * Device time with a min-heap of the ends of running activities, fed the
+ * GPU records in start order (tl->gpu's); memory = the most activities
+ * running at once.
+ */
+struct sweep {
+	uint64_t *heap;
+	size_t n, cap;
+	uint64_t now, busy, overlap;
+	int started;
+};
+
 struct dev_stat {
 	uint32_t id;
 	uint64_t busy, idle, overlap, kernel, memcpy, memset, first, last;
+	struct sweep sw; /* while collecting */
 };
 
 struct mstat {
@@ -249,16 +262,6 @@ static struct kstat *kstat_get(struct report_stats *s, uint32_t name)
 	return &s->k[s->nr_k - 1];
 }
 
-/*
- * Device time with a min-heap of the ends of running activities: one pass
- * over tl->gpu (sorted by start) per device, memory = the most activities
- * running at once. device == UINT32_MAX: all devices together.
- */
-struct sweep {
-	uint64_t *heap;
-	size_t n, cap;
-	uint64_t now, busy, overlap;
-};
 
 static void heap_push(struct sweep *w, uint64_t v)
 {
@@ -304,54 +307,69 @@ static void advance(struct sweep *w, uint64_t t)
 	}
 }
 
-static int sweep_device(const struct timeline *tl, uint32_t device, struct dev_stat *d)
+/* Add GPU record g (device work, with a duration) to d's sweep. */
+static int sweep_add(struct dev_stat *d, const struct tl_gpu *g)
 {
-	struct sweep w = { 0 };
+	struct sweep *w = &d->sw;
+
+	if (!w->started) {
+		d->first = w->now = g->start;
+		w->started = 1;
+	}
+	while (w->n && w->heap[0] <= g->start) {
+		uint64_t e = w->heap[0];
+
+		advance(w, e);
+		heap_pop(w);
+	}
+	advance(w, g->start);
+	if (w->n == w->cap) {
+		size_t ncap = w->cap ? w->cap * 2 : 16;
+		uint64_t *h = realloc(w->heap, ncap * sizeof(*h));
+
+		if (!h)
+			return -ENOMEM;
+		w->heap = h;
+		w->cap = ncap;
+	}
+	heap_push(w, g->end);
+	if (g->end > d->last)
+		d->last = g->end;
+	return 0;
+}
+
+/* The end of d's sweep: its busy, overlap and idle time. */
+static void sweep_finish(struct dev_stat *d)
+{
+	struct sweep *w = &d->sw;
+
+	while (w->n) {
+		uint64_t e = w->heap[0];
+
+		advance(w, e);
+		heap_pop(w);
+	}
+	free(w->heap);
+	w->heap = NULL;
+	d->busy = w->busy;
+	d->overlap = w->overlap;
+	d->idle = d->last > d->first && d->last - d->first > w->busy ? d->last - d->first - w->busy : 0;
+}
+
+/* What sweep_add() counts, and sweep_finish(), for the GPU records of all devices together. */
+static int sweep_all(const struct timeline *tl, struct dev_stat *d)
+{
 	size_t i;
-	int first = 1;
 
 	for (i = 0; i < tl->nr_gpu; i++) {
 		const struct tl_gpu *g = &tl->gpu[i];
 
-		if (g->kind == TL_GPU_SYNC || g->end <= g->start ||
-		    (device != UINT32_MAX && timeline__gpu_device(tl, g) != device))
-			continue;
-		if (first) {
-			d->first = w.now = g->start;
-			first = 0;
+		if (g->kind != TL_GPU_SYNC && g->end > g->start && sweep_add(d, g)) {
+			free(d->sw.heap);
+			return -ENOMEM;
 		}
-		while (w.n && w.heap[0] <= g->start) {
-			uint64_t e = w.heap[0];
-
-			advance(&w, e);
-			heap_pop(&w);
-		}
-		advance(&w, g->start);
-		if (w.n == w.cap) {
-			size_t ncap = w.cap ? w.cap * 2 : 16;
-			uint64_t *h = realloc(w.heap, ncap * sizeof(*h));
-
-			if (!h) {
-				free(w.heap);
-				return -ENOMEM;
-			}
-			w.heap = h;
-			w.cap = ncap;
-		}
-		heap_push(&w, g->end);
-		if (g->end > d->last)
-			d->last = g->end;
 	}
-	while (w.n) {
-		uint64_t e = w.heap[0];
-
-		advance(&w, e);
-		heap_pop(&w);
-	}
-	free(w.heap);
-	d->busy = w.busy;
-	d->overlap = w.overlap;
-	d->idle = d->last > d->first && d->last - d->first > w.busy ? d->last - d->first - w.busy : 0;
+	sweep_finish(d);
 	return 0;
 }
 
@@ -439,8 +457,17 @@ static int add_site(struct report *r, struct report_stats *s, size_t gi, uint64_
 	return 0;
 }
 
+/* timeline__proc(), remembering the last answer (*last): records come in runs of a process */
+static const struct tl_proc *proc_of(const struct timeline *tl, uint32_t pid, const struct tl_proc **last)
+{
+	if (!*last || (*last)->pid != pid)
+		*last = timeline__proc(tl, pid);
+	return *last;
+}
+
 static int collect(struct report *r, struct report_stats *s)
 {
+	const struct tl_proc *last = NULL;
 	struct timeline *tl = r->tl;
 	ptrdiff_t *lane_proc;
 	size_t i, j;
@@ -450,14 +477,14 @@ static int collect(struct report *r, struct report_stats *s)
 	if (!s->proc)
 		return -ENOMEM;
 	for (i = 0; i < tl->nr_samples; i++) {
-		const struct tl_proc *p = timeline__proc(tl, tl->samples[i].pid);
+		const struct tl_proc *p = proc_of(tl, tl->samples[i].pid, &last);
 
 		s->on_cpu += tl->samples[i].weight;
 		if (p)
 			s->proc[p - tl->procs].on += tl->samples[i].weight;
 	}
 	for (i = 0; i < tl->nr_offcpu; i++) {
-		const struct tl_proc *p = timeline__proc(tl, tl->offcpu[i].pid);
+		const struct tl_proc *p = proc_of(tl, tl->offcpu[i].pid, &last);
 		uint64_t d = tl->offcpu[i].end > tl->offcpu[i].start
 				     ? tl->offcpu[i].end - tl->offcpu[i].start
 				     : 0;
@@ -474,6 +501,10 @@ static int collect(struct report *r, struct report_stats *s)
 			s->proc[p - tl->procs].off += tl->offcpu_short[i].total_ns;
 	}
 	s->off_cpu += s->off_cpu_short;
+	/* counted by the join, which looks up each record's API call anyway */
+	s->gpu_records = r->corr.nr_work;
+	s->with_api = r->corr.work_with_api;
+	s->with_stack = r->corr.work_with_stack;
 	/* the process of each stream, looked up once, not per record */
 	lane_proc = malloc((tl->nr_lanes ? tl->nr_lanes : 1) * sizeof(*lane_proc));
 	if (!lane_proc)
@@ -489,9 +520,6 @@ static int collect(struct report *r, struct report_stats *s)
 
 		if (g->kind == TL_GPU_SYNC)
 			continue;
-		s->gpu_records++;
-		s->with_api += timeline__gpu_api(tl, g) >= 0;
-		s->with_stack += timeline__gpu_launch(tl, g) >= 0;
 		if (lane_proc[g->lane] >= 0)
 			s->proc[lane_proc[g->lane]].gpu += d;
 		if (g->kind == TL_GPU_KERNEL) {
@@ -539,6 +567,8 @@ static int collect(struct report *r, struct report_stats *s)
 			s->dev[j].memcpy += d;
 		else
 			s->dev[j].memset += d;
+		if (d && sweep_add(&s->dev[j], g))
+			err = -ENOMEM;
 	}
 	free(lane_proc);
 	/* launch sites: one symbolization per group of identical GPU records */
@@ -546,8 +576,8 @@ static int collect(struct report *r, struct report_stats *s)
 		if (r->groups.g[i].kind == VIEW_GPU)
 			err = add_site(r, s, r->groups.g[i].rep, r->groups.g[i].weight,
 				       r->groups.g[i].count);
-	for (j = 0; j < s->nr_dev && !err; j++) {
-		err = sweep_device(tl, s->dev[j].id, &s->dev[j]);
+	for (j = 0; j < s->nr_dev; j++) {
+		sweep_finish(&s->dev[j]);
 		s->idle += s->dev[j].idle;
 		s->overlap += s->dev[j].overlap;
 	}
@@ -556,7 +586,7 @@ static int collect(struct report *r, struct report_stats *s)
 	} else if (!err && s->nr_dev) {
 		struct dev_stat all = { 0 };
 
-		err = sweep_device(tl, UINT32_MAX, &all);
+		err = sweep_all(tl, &all);
 		s->busy = all.busy;
 	}
 	return err;

@@ -232,6 +232,7 @@ struct timeline {
 
 	uint64_t dropped[16]; /* by GP_DROP_* source */
 	uint64_t first_ts, last_ts;
+	int joined; /* correlate__run() has joined the GPU records (TL_GPU_JOINED) */
 
 	struct tl_priv *priv; /* string table, growth state, warnings */
 };
