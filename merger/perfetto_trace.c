@@ -183,6 +183,8 @@ struct seq {
 		uint64_t key;
 		uint32_t iid;
 	} cache[SEQ_CACHE]; /* names looked up, direct-mapped: a few alternate on a track */
+	uint16_t dims_kcfg;	/* the launch configuration whose grid and block were last asked for */
+	uint32_t dims_iid[2];	/* and their interned string values */
 };
 
 /* ---- encoding: a cursor into the packet buffer, which has room for what is written ---- */
@@ -686,10 +688,19 @@ static bool kconfig_svals(struct pt *pt, struct seq *sq, uint16_t kcfg, const st
 	size_t n[2];
 	uint8_t *p, *idata, *sv;
 
+	if (kcfg == sq->dims_kcfg) { /* a stream runs one configuration many times in a row */
+		iid[0] = sq->dims_iid[0];
+		iid[1] = sq->dims_iid[1];
+		return true;
+	}
 	iid[0] = seq_iid(sq, key_of(K_DIMS, kcfg, 0));
 	iid[1] = seq_iid(sq, key_of(K_DIMS, kcfg, 1));
-	if (iid[0] && iid[1])
+	if (iid[0] && iid[1]) {
+		sq->dims_kcfg = kcfg;
+		sq->dims_iid[0] = iid[0];
+		sq->dims_iid[1] = iid[1];
 		return true;
+	}
 	n[0] = chrome_trace__dims(dims[0], kc->grid);
 	n[1] = chrome_trace__dims(dims[1], kc->block);
 	p = pk_room(pt, 64 + n[0] + n[1]);
@@ -710,6 +721,9 @@ static bool kconfig_svals(struct pt *pt, struct seq *sq, uint16_t kcfg, const st
 	}
 	p = msg_close(idata, p);
 	pk_emit(pt, p);
+	sq->dims_kcfg = kcfg;
+	sq->dims_iid[0] = iid[0];
+	sq->dims_iid[1] = iid[1];
 	return true;
 }
 
