@@ -42,6 +42,7 @@ struct gp_reader {
 
 	uint8_t *raw;
 	size_t raw_cap, raw_len, raw_pos;
+	size_t known_left; /* records of known types in raw past raw_pos */
 	uint8_t *pack; /* format 2: the inflated, still packed chunk */
 	size_t pack_cap;
 	struct gp_codec codec;
@@ -439,8 +440,9 @@ static int load_chunk(struct gp_reader *r)
 	struct gp_chunk_header ch;
 	size_t at = r->off, pos;
 	const uint8_t *payload;
-	uint32_t i, sz = 0;
+	uint32_t i, sz = 0, unknown = 0, strings = 0;
 	const char *why;
+	int end = 0;
 
 	if (r->size - at < sizeof(ch)) {
 		set_err(r, at, "file ends inside a chunk header (truncated: the producer stopped "
@@ -496,6 +498,8 @@ static int load_chunk(struct gp_reader *r)
 	 */
 	gp_codec__reset(&r->codec, r->hdr.version_major);
 	for (pos = 0, i = 0; pos < ch.rsize; pos += sz, i++) {
+		const struct gp_rec_hdr *h = (const struct gp_rec_hdr *)(r->raw + pos);
+
 		why = check_record(r, r->raw + pos, ch.rsize - pos, &sz);
 		if (why) {
 			set_err(r, at, "record %u at chunk byte %zu: %s; skipping this chunk", i, pos, why);
@@ -503,37 +507,37 @@ static int load_chunk(struct gp_reader *r)
 			return GP_READ_ERROR;
 		}
 		gp_codec__decode(&r->codec, (struct gp_rec_hdr *)(r->raw + pos));
+		unknown += h->type >= GP_REC_TYPE_COUNT;
+		strings += h->type == GP_REC_STRING;
+		end |= h->type == GP_REC_END;
 	}
 	if (i != ch.nrecords) {
 		set_err(r, at, "chunk holds %u records, its header says %u; skipping it", i, ch.nrecords);
 		r->st.bad_chunks++;
 		return GP_READ_ERROR;
 	}
+	/* The chunk is sound: what the caller will be handed is accounted for now. */
+	for (pos = 0; strings && pos < ch.rsize; pos += ((const struct gp_rec_hdr *)(r->raw + pos))->size) {
+		const struct gp_rec_hdr *h = (const struct gp_rec_hdr *)(r->raw + pos);
+
+		if (h->type == GP_REC_STRING) {
+			remember_string(r, (const struct gp_rec_string *)h);
+			strings--;
+		}
+	}
+	r->known_left = i - unknown; /* counted in st.records as they are handed out */
+	r->st.skipped_records += unknown;
+	r->st.clean_end |= end;
 	r->raw_len = ch.rsize;
 	r->raw_pos = 0;
 	r->st.chunks++;
 	return GP_READ_RECORD;
 }
 
-int gp_reader__next(struct gp_reader *r, const struct gp_rec_hdr **rec)
+/* Make sure a chunk's records are at r->raw_pos: GP_READ_RECORD, GP_READ_EOF or GP_READ_ERROR. */
+static int have_records(struct gp_reader *r)
 {
-	for (;;) {
-		while (r->raw_pos < r->raw_len) {
-			const struct gp_rec_hdr *h = (const void *)(r->raw + r->raw_pos);
-
-			r->raw_pos += h->size;
-			if (h->type >= GP_REC_TYPE_COUNT) {
-				r->st.skipped_records++;
-				continue;
-			}
-			if (h->type == GP_REC_STRING)
-				remember_string(r, (const struct gp_rec_string *)h);
-			else if (h->type == GP_REC_END)
-				r->st.clean_end = 1;
-			r->st.records++;
-			*rec = h;
-			return GP_READ_RECORD;
-		}
+	while (r->raw_pos >= r->raw_len) {
 		r->raw_len = r->raw_pos = 0;
 		if (r->done || r->off >= r->size) {
 			r->done = 1;
@@ -542,4 +546,37 @@ int gp_reader__next(struct gp_reader *r, const struct gp_rec_hdr **rec)
 		if (load_chunk(r) == GP_READ_ERROR)
 			return GP_READ_ERROR;
 	}
+	return GP_READ_RECORD;
+}
+
+int gp_reader__next(struct gp_reader *r, const struct gp_rec_hdr **rec)
+{
+	int rc;
+
+	while ((rc = have_records(r)) == GP_READ_RECORD) {
+		const struct gp_rec_hdr *h = (const void *)(r->raw + r->raw_pos);
+
+		r->raw_pos += h->size;
+		if (h->type < GP_REC_TYPE_COUNT) { /* (newer types are skipped, and counted) */
+			r->known_left--;
+			r->st.records++;
+			*rec = h;
+			return GP_READ_RECORD;
+		}
+	}
+	return rc;
+}
+
+int gp_reader__next_chunk(struct gp_reader *r, const uint8_t **recs, size_t *len)
+{
+	int rc = have_records(r);
+
+	if (rc == GP_READ_RECORD) {
+		*recs = r->raw + r->raw_pos;
+		*len = r->raw_len - r->raw_pos;
+		r->raw_pos = r->raw_len;
+		r->st.records += r->known_left;
+		r->known_left = 0;
+	}
+	return rc;
 }

@@ -54,12 +54,22 @@ const struct gp_file_header *gp_reader__header(const struct gp_reader *r);
 /* Next record: GP_READ_RECORD and *rec set, GP_READ_EOF, or GP_READ_ERROR. */
 int gp_reader__next(struct gp_reader *r, const struct gp_rec_hdr **rec);
 
+/*
+ * The records next() would hand out up to the end of their chunk, all at
+ * once (for loops over millions of records): GP_READ_RECORD with *recs
+ * and *len (> 0) set, GP_READ_EOF or GP_READ_ERROR, as next() gives them.
+ * Each record is a struct gp_rec_hdr followed by its body, hdr.size bytes
+ * in all, checked as next()'s are; records of types this build does not
+ * know are among them (hdr.type >= GP_REC_TYPE_COUNT): skip those.
+ */
+int gp_reader__next_chunk(struct gp_reader *r, const uint8_t **recs, size_t *len);
+
 /* Last error: "'path': offset N: what is wrong". Empty string if none. */
 const char *gp_reader__error(const struct gp_reader *r);
 
 /* Counts for reports. */
 struct gp_reader_stats {
-	uint64_t records;	 /* records returned */
+	uint64_t records;	 /* records handed out (by next(), or in chunks by next_chunk()) */
 	uint64_t chunks;	 /* intact chunks read */
 	uint64_t bad_chunks;	 /* chunks skipped as corrupt */
 	uint64_t skipped_records; /* records of unknown type skipped */

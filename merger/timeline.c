@@ -961,7 +961,8 @@ int timeline__load_file(struct timeline *tl, const char *path, const char **why)
 	struct gp_reader_stats rs;
 	struct gp_reader *r;
 	struct tl_file *f;
-	const struct gp_rec_hdr *rec;
+	const uint8_t *recs;
+	size_t len;
 	int rc, err = 0;
 
 	r = gp_reader__open(path, p->errbuf, sizeof(p->errbuf));
@@ -1003,14 +1004,16 @@ int timeline__load_file(struct timeline *tl, const char *path, const char **why)
 			return -EIO;
 		}
 	}
-	while ((rc = gp_reader__next(r, &rec)) != GP_READ_EOF) {
+	/* a chunk's records at a time: a call per record is a tenth of the loading time */
+	while (!err && (rc = gp_reader__next_chunk(r, &recs, &len)) != GP_READ_EOF) {
+		const uint8_t *end = recs + len;
+
 		if (rc == GP_READ_ERROR) {
 			warn(tl, "%s", gp_reader__error(r));
 			continue;
 		}
-		err = add_record(tl, &ids, rec, &f->fit, f->pid);
-		if (err)
-			break;
+		for (; recs < end && !err; recs += ((const struct gp_rec_hdr *)recs)->size)
+			err = add_record(tl, &ids, (const struct gp_rec_hdr *)recs, &f->fit, f->pid);
 	}
 	gp_reader__stats(r, &rs);
 	f->clean_end = rs.clean_end;

@@ -10,7 +10,8 @@
  * and wrapped in a valid header and two checksummed chunks, so mutations
  * reach record validation, delta decoding and the string table directly;
  * and once more as the zero-byte packed form of a chunk, for the unpacker.
- * Each image is drained with gp_reader__next() until GP_READ_EOF. Every
+ * Each image is drained with gp_reader__next() until GP_READ_EOF, and
+ * again with next() and gp_reader__next_chunk() in turn. Every
  * record handed out is touched over its whole size (so ASan sees a lie about
  * a length), its string ids are looked up, stack counts are checked against
  * the size, and the error text and stats are read after every step. The
@@ -136,8 +137,43 @@ static void check_record(const struct gp_reader *r, const struct gp_rec_hdr *h)
 	}
 }
 
-/* Drain one trace image, checking every promise of gp_reader.h. */
-static void read_all(const uint8_t *data, size_t size)
+/*
+ * The records of one gp_reader__next_chunk() answer: each header within
+ * the run, each record of a known type checked as next()'s are. Returns
+ * how many of them are of known types.
+ */
+static uint64_t check_run(const struct gp_reader *r, const uint8_t *p, size_t len)
+{
+	const uint8_t *end = p + len;
+	uint64_t known = 0;
+
+	if (!p || !len)
+		__builtin_trap();
+	while (p < end) {
+		struct gp_rec_hdr h;
+
+		if ((size_t)(end - p) < sizeof(h))
+			__builtin_trap();
+		memcpy(&h, p, sizeof(h));
+		if (h.size < sizeof(h) || h.size > (size_t)(end - p))
+			__builtin_trap();
+		if (h.type < GP_REC_TYPE_COUNT) {
+			check_record(r, (const struct gp_rec_hdr *)p);
+			known++;
+		} else {
+			touch(p, h.size);
+		}
+		p += h.size;
+	}
+	return known;
+}
+
+/*
+ * Drain one trace image, checking every promise of gp_reader.h; with
+ * `chunks`, every other call is gp_reader__next_chunk() instead of
+ * gp_reader__next(), so runs start part way into a chunk too.
+ */
+static void read_image(const uint8_t *data, size_t size, int chunks)
 {
 	char errbuf[256];
 	struct gp_reader *r;
@@ -164,12 +200,22 @@ static void read_all(const uint8_t *data, size_t size)
 	}
 	touch(gp_reader__header(r), sizeof(struct gp_file_header));
 
-	for (;;) {
+	for (uint64_t call = 0;; call++) {
+		const uint8_t *run = NULL;
+		size_t len = 0;
+
 		rec = NULL;
-		rc = gp_reader__next(r, &rec);
+		if (chunks && call % 2)
+			rc = gp_reader__next_chunk(r, &run, &len);
+		else
+			rc = gp_reader__next(r, &rec);
 		if (rc == GP_READ_EOF)
 			break;
-		if (rc == GP_READ_RECORD) {
+		if (rc == GP_READ_RECORD && run) {
+			nrec += check_run(r, run, len);
+			if (nrec > max_records)
+				__builtin_trap();
+		} else if (rc == GP_READ_RECORD) {
 			if (!rec || ++nrec > max_records)
 				__builtin_trap();
 			check_record(r, rec);
@@ -194,6 +240,12 @@ static void read_all(const uint8_t *data, size_t size)
 	touch(&st, sizeof(st));
 	(void)gp_reader__error(r);
 	gp_reader__free(r);
+}
+
+static void read_all(const uint8_t *data, size_t size)
+{
+	read_image(data, size, 0);
+	read_image(data, size, 1);
 }
 
 /*
