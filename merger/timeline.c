@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,8 @@ struct strtab {
 };
 
 /* One distinct stack of the frame pool. */
+#define STK_RECENT 64 /* a power of two */
+
 struct stk_ent {
 	uint32_t off;  /* into tl->frames */
 	uint32_t n;    /* frames; 0: free slot */
@@ -74,6 +77,11 @@ struct tl_priv {
 	 * open addressing on the frames' hash, entries index stk. */
 	struct stk_ent *stk;
 	size_t stk_cap, stk_nr;
+	/* Stacks seen lately, by their depth and innermost frame (direct-mapped): most
+	 * records repeat one of a few stacks, found here without hashing every frame. */
+	struct {
+		uint32_t off, n;
+	} stk_recent[STK_RECENT];
 	char **warnings;
 	size_t nr_warnings;
 	char errbuf[512];
@@ -585,10 +593,19 @@ static int stk_grow(struct tl_priv *p)
  * frames) points at the frames already there. The split into user and
  * kernel frames is kept in st, so only the frames have to match.
  */
+/* Whether the n frames at a and b are the same (n is small: a loop beats a call to memcmp). */
+static inline bool same_frames(const uint64_t *a, const uint64_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
 static int add_stack(struct timeline *tl, struct tl_stack *st, const uint64_t *ips, uint16_t nu, uint16_t nk)
 {
 	struct tl_priv *p = tl->priv;
-	size_t n = (size_t)nu + nk, j;
+	size_t n = (size_t)nu + nk, j, r;
 	uint64_t h;
 
 	st->off = (uint32_t)tl->nr_frames;
@@ -596,14 +613,21 @@ static int add_stack(struct timeline *tl, struct tl_stack *st, const uint64_t *i
 	st->nr_kernel = nk;
 	if (!n)
 		return 0; /* an empty stack needs no pool (which may not exist yet) */
+	r = gp_mix64(ips[0] ^ n) & (STK_RECENT - 1);
+	if (p->stk_recent[r].n == n && same_frames(tl->frames + p->stk_recent[r].off, ips, n)) {
+		st->off = p->stk_recent[r].off;
+		return 0;
+	}
 	if (2 * (p->stk_nr + 1) > p->stk_cap && stk_grow(p))
 		return -ENOMEM;
 	h = hash_frames(ips, n);
 	for (j = h & (p->stk_cap - 1); p->stk[j].n; j = (j + 1) & (p->stk_cap - 1)) {
 		const struct stk_ent *e = &p->stk[j];
 
-		if (e->hash == h && e->n == n && !memcmp(tl->frames + e->off, ips, n * sizeof(*ips))) {
+		if (e->hash == h && e->n == n && same_frames(tl->frames + e->off, ips, n)) {
 			st->off = e->off;
+			p->stk_recent[r].off = e->off;
+			p->stk_recent[r].n = (uint32_t)n;
 			return 0;
 		}
 	}
@@ -625,6 +649,8 @@ static int add_stack(struct timeline *tl, struct tl_stack *st, const uint64_t *i
 	p->stk[j].off = (uint32_t)tl->nr_frames;
 	p->stk[j].n = (uint32_t)n;
 	p->stk[j].hash = h;
+	p->stk_recent[r].off = (uint32_t)tl->nr_frames;
+	p->stk_recent[r].n = (uint32_t)n;
 	p->stk_nr++;
 	tl->nr_frames += n;
 	return 0;
