@@ -644,6 +644,7 @@ static int analysis_build(struct report *r, struct analysis *a, int with_stacks)
 {
 	struct timeline *tl = r->tl;
 	struct frame_buf fb = {0};
+	struct an_thread *seen;
 	size_t i;
 	int err;
 
@@ -656,17 +657,22 @@ static int analysis_build(struct report *r, struct analysis *a, int with_stacks)
 		if (t && tl->threads[i].exit_ts)
 			t->last = tl->threads[i].exit_ts;
 	}
-	for (i = 0; i < tl->nr_samples && !err; i++) {
-		struct an_thread *t = find_thread(a, tl->samples[i].pid, tl->samples[i].tid);
+	/* the thread of a run of records is looked up once */
+	for (i = 0, seen = NULL; i < tl->nr_samples && !err; i++) {
+		const struct tl_sample *sa = &tl->samples[i];
 
+		if (!seen || seen->pid != sa->pid || seen->tid != sa->tid)
+			seen = find_thread(a, sa->pid, sa->tid);
 		/* a sample stands for the period before it */
-		note_seen(t, tl->samples[i].ts > tl->samples[i].weight
-				 ? tl->samples[i].ts - tl->samples[i].weight
-				 : tl->samples[i].ts);
+		note_seen(seen, sa->ts > sa->weight ? sa->ts - sa->weight : sa->ts);
 	}
-	for (i = 0; i < tl->nr_offcpu && !err; i++)
-		note_seen(find_thread(a, tl->offcpu[i].pid, tl->offcpu[i].tid),
-			  tl->offcpu[i].start);
+	for (i = 0, seen = NULL; i < tl->nr_offcpu && !err; i++) {
+		const struct tl_offcpu *o = &tl->offcpu[i];
+
+		if (!seen || seen->pid != o->pid || seen->tid != o->tid)
+			seen = find_thread(a, o->pid, o->tid);
+		note_seen(seen, o->start);
+	}
 	for (i = 0; i < r->groups.n && !err; i++) {
 		const struct rec_group *g = &r->groups.g[i];
 		struct an_thread *t;

@@ -91,8 +91,9 @@ enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
 #define DA_STRING_VALUE 6
 #define DA_STRING_VALUE_IID 17
 
-/* Entries of a sequence's cache of interned names: a power of two. */
+/* Entries of a sequence's cache of interned names, and of the cache of sequences: powers of two. */
 #define SEQ_CACHE 64
+#define SEQ_FIND_CACHE 16
 
 /* The sequence of the track descriptors; each event sequence has an id above it. */
 #define SEQ_ID 1
@@ -157,6 +158,10 @@ struct pt {
 	struct seq **seqs; /* event sequences, id SEQ_ID + 1 + index */
 	size_t nr_seqs;
 	struct u64map seq_of; /* by the key of what they hold: index + 1 in seqs */
+	struct {
+		uint64_t key;
+		struct seq *sq;
+	} seq_cache[SEQ_FIND_CACHE]; /* seq_of looked up, direct-mapped: samples and spans of a few threads alternate */
 	struct seq **api_seq; /* by tl_api.thr */
 	uint64_t last_gpu_seq_key; /* the sequence of the previous GPU record */
 	struct seq *last_gpu_seq;
@@ -511,9 +516,17 @@ static void seq_header(struct pt *pt, struct seq *sq, uint32_t uuid, uint64_t t0
 /* The sequence that holds what key names, or NULL when it has not begun. */
 static inline struct seq *seq_find(struct pt *pt, uint64_t key)
 {
-	uint32_t i = u64map_get(&pt->seq_of, key);
+	size_t c = gp_mix64(key) & (SEQ_FIND_CACHE - 1);
+	uint32_t i;
 
-	return i ? pt->seqs[i - 1] : NULL;
+	if (pt->seq_cache[c].key == key) /* keys are never 0 */
+		return pt->seq_cache[c].sq;
+	i = u64map_get(&pt->seq_of, key);
+	if (!i)
+		return NULL;
+	pt->seq_cache[c].key = key;
+	pt->seq_cache[c].sq = pt->seqs[i - 1];
+	return pt->seqs[i - 1];
 }
 
 /*
