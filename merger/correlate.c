@@ -18,7 +18,7 @@ struct pid_ids {
 	uint32_t pid;
 	uint32_t min;	/* smallest correlation id of the pid */
 	uint32_t span;	/* max - min + 1 ids in dense, 0: the pid is in the hash table */
-	int32_t *dense; /* by id - min: api index or -1 */
+	uint32_t *dense; /* by id - min: api index + 1, or 0 (calloc's pages: no pass to fill it) */
 };
 
 struct corr_map {
@@ -104,10 +104,9 @@ static int corr_map_build(struct corr_map *m, const struct timeline *tl)
 			continue;
 		}
 		p->span = max - min + 1;
-		p->dense = malloc((size_t)p->span * sizeof(*p->dense));
+		p->dense = calloc(p->span, sizeof(*p->dense));
 		if (!p->dense)
 			return -ENOMEM;
-		memset(p->dense, 0xff, (size_t)p->span * sizeof(*p->dense));
 	}
 	if (!nr_hashed)
 		return 0;
@@ -124,10 +123,10 @@ static int corr_map_build(struct corr_map *m, const struct timeline *tl)
 static inline void corr_map_put(struct corr_map *m, struct pid_ids *p, uint32_t corr, size_t i)
 {
 	if (p->dense) {
-		int32_t *v = &p->dense[corr - p->min];
+		uint32_t *v = &p->dense[corr - p->min];
 
-		if (*v < 0) /* the first record wins if a buggy producer repeats an id */
-			*v = (int32_t)i;
+		if (!*v) /* the first record wins if a buggy producer repeats an id */
+			*v = (uint32_t)i + 1;
 	} else {
 		corr_map_hash(m, p->pid, corr, i);
 	}
@@ -158,7 +157,7 @@ static int32_t corr_map_get(struct corr_map *m, uint32_t pid, uint32_t corr)
 	}
 	p = &m->pids[m->last];
 	if (p->dense)
-		return corr - p->min < p->span ? p->dense[corr - p->min] : -1;
+		return corr - p->min < p->span ? (int32_t)p->dense[corr - p->min] - 1 : -1;
 	k = key_of(pid, corr);
 	for (j = slot_of(k, m->cap); m->keys[j]; j = (j + 1) & (m->cap - 1))
 		if (m->keys[j] == k)
