@@ -314,15 +314,16 @@ static uint32_t table_index(struct u64map *m, uint64_t key, void **arr, size_t *
 	return (uint32_t)(*nr - 1);
 }
 
-uint32_t timeline__tid_index(struct timeline *tl, uint32_t pid, uint32_t tid)
+/*
+ * The *_index() lookups run for every record loaded: each has its fast
+ * path (a recent answer) inline in add_record(), the rest out of line.
+ */
+static __attribute__((noinline)) uint32_t tid_index_slow(struct timeline *tl, uint64_t key)
 {
 	struct tl_priv *p = tl->priv;
-	uint64_t key = (uint64_t)pid << 32 | tid;
-	struct tl_tid t = { pid, tid };
+	struct tl_tid t = { (uint32_t)(key >> 32), (uint32_t)key };
 	uint32_t i;
 
-	if (key == p->last_tid_key)
-		return p->last_tid;
 	i = table_index(&p->tid_map, key, (void **)&tl->tids, &tl->nr_tids, &p->cap_tids, &t,
 			sizeof(t));
 	if (i != UINT32_MAX && i >= (1u << 29))
@@ -334,14 +335,24 @@ uint32_t timeline__tid_index(struct timeline *tl, uint32_t pid, uint32_t tid)
 	return i;
 }
 
-uint32_t timeline__bytes_index(struct timeline *tl, uint64_t bytes)
+static inline uint32_t tid_index(struct timeline *tl, uint32_t pid, uint32_t tid)
+{
+	uint64_t key = (uint64_t)pid << 32 | tid;
+
+	return key == tl->priv->last_tid_key ? tl->priv->last_tid : tid_index_slow(tl, key);
+}
+
+uint32_t timeline__tid_index(struct timeline *tl, uint32_t pid, uint32_t tid)
+{
+	return tid_index(tl, pid, tid);
+}
+
+static __attribute__((noinline)) uint32_t bytes_index_slow(struct timeline *tl, uint64_t bytes)
 {
 	struct tl_priv *p = tl->priv;
 	size_t c = gp_mix64(bytes) & 15;
 	uint32_t i;
 
-	if (p->bytes_key[c] == bytes + 1 && bytes != UINT64_MAX)
-		return p->bytes_val[c];
 	i = table_index(&p->bytes_map, bytes, (void **)&tl->gpu_bytes, &tl->nr_gpu_bytes,
 			&p->cap_gpu_bytes, &bytes, sizeof(bytes));
 	if (i != UINT32_MAX) {
@@ -351,15 +362,36 @@ uint32_t timeline__bytes_index(struct timeline *tl, uint64_t bytes)
 	return i;
 }
 
-uint16_t timeline__kconfig_index(struct timeline *tl, const struct tl_kconfig *k)
+static inline uint32_t bytes_index(struct timeline *tl, uint64_t bytes)
+{
+	struct tl_priv *p = tl->priv;
+	size_t c = gp_mix64(bytes) & 15;
+
+	if (p->bytes_key[c] == bytes + 1 && bytes != UINT64_MAX)
+		return p->bytes_val[c];
+	return bytes_index_slow(tl, bytes);
+}
+
+uint32_t timeline__bytes_index(struct timeline *tl, uint64_t bytes)
+{
+	return bytes_index(tl, bytes);
+}
+
+static inline bool same_kconfig(const struct tl_kconfig *a, const struct tl_kconfig *b)
+{
+	return a->grid[0] == b->grid[0] && a->grid[1] == b->grid[1] && a->grid[2] == b->grid[2] &&
+	       a->block[0] == b->block[0] && a->block[1] == b->block[1] &&
+	       a->block[2] == b->block[2] && a->static_smem == b->static_smem &&
+	       a->dynamic_smem == b->dynamic_smem && a->regs == b->regs;
+}
+
+static __attribute__((noinline)) uint16_t kconfig_index_slow(struct timeline *tl,
+							     const struct tl_kconfig *k)
 {
 	struct tl_priv *p = tl->priv;
 	uint32_t w[9], i;
 	uint64_t key = 0x9e3779b97f4a7c15ull;
 
-	for (i = 0; i < 4; i++)
-		if (p->kcfg_recent_val[i] && !memcmp(&p->kcfg_recent[i], k, sizeof(*k)))
-			return p->kcfg_recent_val[i];
 	/* The map is keyed by a 64-bit digest of the nine fields: a collision of two
 	 * configurations among 65535 is about one chance in 10^10. */
 	memcpy(w, k, sizeof(w));
@@ -377,15 +409,29 @@ uint16_t timeline__kconfig_index(struct timeline *tl, const struct tl_kconfig *k
 	return (uint16_t)(i + 1);
 }
 
-uint32_t timeline__launch_stack_index(struct timeline *tl, const struct tl_stack *st)
+static inline uint16_t kconfig_index(struct timeline *tl, const struct tl_kconfig *k)
+{
+	struct tl_priv *p = tl->priv;
+
+	for (int i = 0; i < 4; i++)
+		if (p->kcfg_recent_val[i] && same_kconfig(&p->kcfg_recent[i], k))
+			return p->kcfg_recent_val[i];
+	return kconfig_index_slow(tl, k);
+}
+
+uint16_t timeline__kconfig_index(struct timeline *tl, const struct tl_kconfig *k)
+{
+	return kconfig_index(tl, k);
+}
+
+static __attribute__((noinline)) uint32_t launch_stack_index_slow(struct timeline *tl,
+								    const struct tl_stack *st)
 {
 	struct tl_priv *p = tl->priv;
 	uint64_t key = (uint64_t)st->off << 32 | (uint32_t)st->nr_user << 16 | st->nr_kernel;
 	size_t c = gp_mix64(key) & 63;
 	uint32_t i;
 
-	if (p->lst_key[c] == key + 1 && key != UINT64_MAX)
-		return p->lst_val[c];
 	i = table_index(&p->lstack_map, key, (void **)&tl->launch_stacks, &tl->nr_launch_stacks,
 			&p->cap_launch_stacks, st, sizeof(*st));
 	if (i != UINT32_MAX) {
@@ -393,6 +439,22 @@ uint32_t timeline__launch_stack_index(struct timeline *tl, const struct tl_stack
 		p->lst_val[c] = i;
 	}
 	return i;
+}
+
+static inline uint32_t launch_stack_index(struct timeline *tl, const struct tl_stack *st)
+{
+	struct tl_priv *p = tl->priv;
+	uint64_t key = (uint64_t)st->off << 32 | (uint32_t)st->nr_user << 16 | st->nr_kernel;
+	size_t c = gp_mix64(key) & 63;
+
+	if (p->lst_key[c] == key + 1 && key != UINT64_MAX)
+		return p->lst_val[c];
+	return launch_stack_index_slow(tl, st);
+}
+
+uint32_t timeline__launch_stack_index(struct timeline *tl, const struct tl_stack *st)
+{
+	return launch_stack_index(tl, st);
 }
 
 /*
@@ -417,13 +479,11 @@ static int grow_zeroed(void **arr, size_t *cap, size_t idx, size_t elem)
 	return 0;
 }
 
-uint16_t timeline__api_name_index(struct timeline *tl, uint32_t str)
+static __attribute__((noinline)) uint16_t api_name_index_slow(struct timeline *tl, uint32_t str)
 {
 	struct tl_priv *p = tl->priv;
 	uint32_t i;
 
-	if (str < p->api_name_of_cap && p->api_name_of[str])
-		return (uint16_t)(p->api_name_of[str] - 1);
 	if (!tl->nr_api_names) {
 		uint32_t zero = 0;
 
@@ -447,6 +507,20 @@ uint16_t timeline__api_name_index(struct timeline *tl, uint32_t str)
 	return (uint16_t)i;
 }
 
+static inline uint16_t api_name_index(struct timeline *tl, uint32_t str)
+{
+	struct tl_priv *p = tl->priv;
+
+	if (str < p->api_name_of_cap && p->api_name_of[str])
+		return (uint16_t)(p->api_name_of[str] - 1);
+	return api_name_index_slow(tl, str);
+}
+
+uint16_t timeline__api_name_index(struct timeline *tl, uint32_t str)
+{
+	return api_name_index(tl, str);
+}
+
 static uint64_t lane_hash(const struct tl_lane *l)
 {
 	return gp_mix64(((uint64_t)l->pid << 32 | l->device) ^ gp_mix64((uint64_t)l->stream << 32 | l->graph_id));
@@ -458,15 +532,12 @@ static int same_lane(const struct tl_lane *a, const struct tl_lane *b)
 	       a->graph_id == b->graph_id;
 }
 
-uint32_t timeline__lane_index(struct timeline *tl, uint32_t pid, uint32_t device, uint32_t stream,
-			      uint32_t graph_id)
+static __attribute__((noinline)) uint32_t lane_index_slow(struct timeline *tl, struct tl_lane l)
 {
 	struct tl_priv *p = tl->priv;
-	struct tl_lane l = { pid, device, stream, graph_id }, *e;
+	struct tl_lane *e;
 	size_t j, cap;
 
-	if (p->last_lane < tl->nr_lanes && same_lane(&tl->lanes[p->last_lane], &l))
-		return p->last_lane;
 	if (2 * (tl->nr_lanes + 1) > p->lane_slots_cap) {
 		uint32_t *ns;
 		size_t i;
@@ -496,6 +567,23 @@ uint32_t timeline__lane_index(struct timeline *tl, uint32_t pid, uint32_t device
 	*e = l;
 	p->lane_slots[j] = (uint32_t)tl->nr_lanes;
 	return p->last_lane = (uint32_t)tl->nr_lanes - 1;
+}
+
+static inline uint32_t lane_index(struct timeline *tl, uint32_t pid, uint32_t device,
+				  uint32_t stream, uint32_t graph_id)
+{
+	struct tl_priv *p = tl->priv;
+	struct tl_lane l = { pid, device, stream, graph_id };
+
+	if (p->last_lane < tl->nr_lanes && same_lane(&tl->lanes[p->last_lane], &l))
+		return p->last_lane;
+	return lane_index_slow(tl, l);
+}
+
+uint32_t timeline__lane_index(struct timeline *tl, uint32_t pid, uint32_t device, uint32_t stream,
+			      uint32_t graph_id)
+{
+	return lane_index(tl, pid, device, stream, graph_id);
 }
 
 static uint32_t idmap_get(const struct idmap *m, uint32_t key)
@@ -734,7 +822,7 @@ static int add_record(struct timeline *tl, struct idmap *ids, const struct gp_re
 	case GP_REC_API: {
 		const struct gp_rec_api *a = (const void *)rec;
 		struct tl_api *o = PUSH(tl, api, nr_api, cap_api);
-		uint32_t thr = timeline__tid_index(tl, a->pid ? a->pid : file_pid, a->tid);
+		uint32_t thr = tid_index(tl, a->pid ? a->pid : file_pid, a->tid);
 
 		if (!o || thr == UINT32_MAX)
 			return -ENOMEM;
@@ -743,7 +831,7 @@ static int add_record(struct timeline *tl, struct idmap *ids, const struct gp_re
 		o->thr = thr;
 		o->corr = a->correlation_id;
 		o->launch = -1;
-		o->name = timeline__api_name_index(tl, S(a->name_str));
+		o->name = api_name_index(tl, S(a->name_str));
 		if (!tl->nr_api_names)
 			return -ENOMEM; /* not even the "unknown" entry */
 		o->domain = a->domain & 3;
@@ -783,7 +871,7 @@ static int add_record(struct timeline *tl, struct idmap *ids, const struct gp_re
 					.regs = k->registers_per_thread,
 				};
 
-				g->kconfig = timeline__kconfig_index(tl, &c);
+				g->kconfig = kconfig_index(tl, &c);
 			}
 			device = k->device_id;
 			stream = k->stream_id;
@@ -825,11 +913,11 @@ static int add_record(struct timeline *tl, struct idmap *ids, const struct gp_re
 		}
 		g->start = T(g->start);
 		g->end = T(g->end);
-		g->lane = timeline__lane_index(tl, pid ? pid : file_pid, device, stream, graph);
+		g->lane = lane_index(tl, pid ? pid : file_pid, device, stream, graph);
 		if (g->lane == UINT32_MAX)
 			return -ENOMEM;
 		if (g->kind == TL_GPU_MEMCPY || g->kind == TL_GPU_MEMSET) {
-			g->name = timeline__bytes_index(tl, bytes);
+			g->name = bytes_index(tl, bytes);
 			if (g->name == UINT32_MAX)
 				return -ENOMEM;
 		}
@@ -844,10 +932,10 @@ static int add_record(struct timeline *tl, struct idmap *ids, const struct gp_re
 		if (!o)
 			return -ENOMEM;
 		o->ts = T(l->ts);
-		o->thr = timeline__tid_index(tl, l->pid, l->tid);
+		o->thr = tid_index(tl, l->pid, l->tid);
 		if (o->thr == UINT32_MAX || add_stack(tl, &st, l->ips, l->nr_user, l->nr_kernel))
 			return -ENOMEM;
-		o->stack = timeline__launch_stack_index(tl, &st);
+		o->stack = launch_stack_index(tl, &st);
 		return o->stack == UINT32_MAX ? -ENOMEM : 0;
 	}
 	case GP_REC_CPU_SAMPLE: {
