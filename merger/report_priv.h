@@ -41,11 +41,12 @@ struct report_stats;
 
 /* What a GPU record's frames depend on, derived once per record (report.c). */
 struct gpu_key {
-	uint64_t stack; /* launch stack: off << 32 | nr_user << 16 | nr_kernel; UINT64_MAX none */
-	uint64_t thread;   /* pid << 32 | tid (one value: built and compared in a register) */
-	uint32_t frame;	   /* kernel name or memcpy kind */
-	uint32_t api_name; /* index + 1, 0: no API call */
-	uint32_t kind;
+	uint64_t stack;	 /* launch stack: off << 32 | nr_user << 16 | nr_kernel; UINT64_MAX none */
+	uint64_t thread; /* pid << 32 | tid */
+	uint64_t what;	 /* GPU frame (kernel name or memcpy kind) << 32 | API name index + 1
+			  * (0: no API call) << 8 | tl_gpu kind */
+	/* (whole 64-bit words, each made in a register: a key built field by field
+	 * and read back as wider words stalls on store forwarding) */
 };
 
 struct rec_group {
