@@ -107,6 +107,29 @@ static size_t first_gap(struct proc_idle *p, uint64_t t)
 }
 
 /* Gaps of each GPU-using process, from tl->gpu (sorted by start). */
+/* The end of the run of API calls of tl->api[i]'s thread (calls are sorted by thread). */
+static size_t run_end(const struct timeline *tl, size_t i)
+{
+	uint32_t thr = tl->api[i].thr;
+	size_t lo = i + 1, step = 1, hi;
+
+	/* gallop, then bisect: [lo, hi) holds the first call of another thread, or hi = nr_api */
+	while (lo + step < tl->nr_api && tl->api[lo + step - 1].thr == thr) {
+		lo += step;
+		step *= 2;
+	}
+	hi = lo + step < tl->nr_api ? lo + step : tl->nr_api;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (tl->api[mid].thr == thr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static int find_gaps(struct report *r, struct proc_idle **out, size_t *nout)
 {
 	struct timeline *tl = r->tl;
@@ -140,34 +163,29 @@ static int find_gaps(struct report *r, struct proc_idle **out, size_t *nout)
 	/*
 	 * The window opens at the process's first API call; its threads are the
 	 * launchers. Calls are sorted by thread, then start: a thread's first
-	 * call with a time is all it adds, the rest of its run is skipped.
+	 * call with a time is all it adds, and the end of its run is found by
+	 * a search, not a pass over millions of calls.
 	 */
-	for (i = 0, p = NULL; i < tl->nr_api; i++) {
+	for (i = 0; i < tl->nr_api; i = run_end(tl, i)) {
 		const struct tl_api *a = &tl->api[i];
-		uint32_t tid;
+		uint32_t tid = timeline__api_tid(tl, a);
+		size_t j, end;
 
-		if (i && a->thr == tl->api[i - 1].thr) {
-			if (!p)
-				continue; /* not a GPU-using process, or its start is known */
-		} else {
-			tid = timeline__api_tid(tl, a);
-			p = find(v, n, timeline__api_pid(tl, a));
-			if (!p)
-				continue;
-			if (!p->nr_tids || p->tids[p->nr_tids - 1] != tid) {
-				uint32_t *t = realloc(p->tids, (p->nr_tids + 1) * sizeof(*t));
+		p = find(v, n, timeline__api_pid(tl, a));
+		if (!p)
+			continue; /* not a GPU-using process */
+		if (!p->nr_tids || p->tids[p->nr_tids - 1] != tid) {
+			uint32_t *t = realloc(p->tids, (p->nr_tids + 1) * sizeof(*t));
 
-				if (!t)
-					goto nomem;
-				p->tids = t;
-				p->tids[p->nr_tids++] = tid;
-			}
+			if (!t)
+				goto nomem;
+			p->tids = t;
+			p->tids[p->nr_tids++] = tid;
 		}
-		if (a->start) {
-			if (a->start < p->window_start)
-				p->window_start = a->start;
-			p = NULL; /* the thread's earliest: the rest of its run adds nothing */
-		}
+		for (j = i, end = run_end(tl, i); j < end && !tl->api[j].start; j++)
+			;
+		if (j < end && tl->api[j].start < p->window_start)
+			p->window_start = tl->api[j].start;
 	}
 	for (i = 0; i < n; i++) {
 		size_t j, k = 0;

@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""check_synth.py DIR STEPS SPP [-x] - what `gpuperf report` must say about gen_recording's data.
+"""check_synth.py DIR STEPS SPP [-x] [-l] - what `gpuperf report` must say about gen_recording's data.
 
 Every number below follows from gen_recording.c's schedule; see the comment at its top.
--x: the recording was made with gen_recording -x (the main thread preempted each step).
+-x, -l: the recording was made with gen_recording -x (the main thread preempted each step),
+-l (the loader thread makes a CUDA call each step).
 """
 import json
 import sys
 
 d, steps, spp = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-preempted = sys.argv[4:] == ["-x"]
+preempted = "-x" in sys.argv[4:]
+loader_calls = "-l" in sys.argv[4:]
 SAMPLE = 10101
 orphans = steps // 100
 fails = []
@@ -66,6 +68,12 @@ for st in range(steps - 1):
 # every step: off-CPU spans are attributed after the samples, which come later in each step
 if preempted:
     want_idle[PREEMPTED] = steps * 2000
+# -l: the loader launches too, so its off-CPU read [500, 900) us of each step counts where the
+# GPU idles: from the memset's end at 580 us (an orphan kernel at 600-605 us every 100th step),
+# in every step but the last, whose window ends at 580 us
+LOADER_READ = "train;loader_main_[j];load_batch_[j];read_[j];[off-cpu];do_syscall_64;vfs_read;schedule"
+if loader_calls:
+    want_idle[LOADER_READ] = sum(315000 if st % 100 == 99 else 320000 for st in range(steps - 1))
 expect("gpu_idle", idle, want_idle)
 
 s = json.load(open(f"{d}/summary.json"))

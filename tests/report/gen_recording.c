@@ -4,7 +4,7 @@
  * number is known: the input of the report's golden tests and of
  * bench/report (10M kernels).
  *
- * usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP] [-k EVERY] [-c CHUNK_BYTES] [-1] [-x] [-d] DIR
+ * usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP] [-k EVERY] [-c CHUNK_BYTES] [-1] [-x] [-d] [-l] DIR
  *   -k K: CPU samples only in every K-th step (1)
  *   -1: every kernel launched as the format-1.0 fixture's were (grid 1x1x1,
  *       block 256x1x1, nothing else), for tests/report/format_compat.sh
@@ -12,6 +12,9 @@
  *       its cudaMemcpyAsync call to 0.5 us into it: an off-CPU span that
  *       overlaps the call without nesting, as the scheduler's and CUPTI's
  *       timestamps may (tests/report/pftrace.sh)
+ *   -l: the loader thread also makes a CUDA call each step (cudaEventQuery,
+ *       450-451 us into the step, no GPU work): a second launching thread,
+ *       whose off-CPU time in idle gaps counts in gpu_idle.folded
  *   -d: each cudaLaunchKernel makes a driver call, cuLaunchKernel, from 1 us
  *       after its start to 1 us before its end: API calls nested on one
  *       thread, as CUPTI records them with both API domains enabled
@@ -189,11 +192,11 @@ static void preempted(struct gp_writer *w, uint64_t start, uint64_t end)
 	offcpu_span(w, start, end, TID_MAIN, 0 /* TASK_RUNNING */, ips, 2, 0);
 }
 
-static int legacy_config, overlap, driver;
+static int legacy_config, overlap, driver, loader_calls;
 static uint32_t driver_corr = 0x80000000u; /* the driver calls' own correlation ids */
 
-static void api_call(struct gp_writer *w, uint64_t start, uint64_t end, uint32_t corr,
-		     const char *name, uint32_t domain)
+static void api_call_on(struct gp_writer *w, uint32_t tid, uint64_t start, uint64_t end,
+			uint32_t corr, const char *name, uint32_t domain)
 {
 	struct gp_rec_api *a = gp_writer__reserve(w, GP_REC_API, sizeof(*a));
 
@@ -201,10 +204,16 @@ static void api_call(struct gp_writer *w, uint64_t start, uint64_t end, uint32_t
 	a->end = end;
 	a->correlation_id = corr;
 	a->pid = PID;
-	a->tid = TID_MAIN;
+	a->tid = tid;
 	a->domain = domain;
 	a->name_str = gp_writer__intern(w, name);
 	gp_writer__commit(w);
+}
+
+static void api_call(struct gp_writer *w, uint64_t start, uint64_t end, uint32_t corr,
+		     const char *name, uint32_t domain)
+{
+	api_call_on(w, TID_MAIN, start, end, corr, name, domain);
 }
 
 static void api(struct gp_writer *w, uint64_t start, uint64_t end, uint32_t corr, const char *name)
@@ -258,8 +267,10 @@ int main(int argc, char **argv)
 	const char *dir;
 	int c;
 
-	while ((c = getopt(argc, argv, "n:s:c:k:1xd")) != -1) {
-		if (c == '1')
+	while ((c = getopt(argc, argv, "n:s:c:k:1xdl")) != -1) {
+		if (c == 'l')
+			loader_calls = 1;
+		else if (c == '1')
 			legacy_config = 1;
 		else if (c == 'd')
 			driver = 1;
@@ -277,7 +288,7 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	if (optind != argc - 1 || !steps || spp > 40) {
-		fprintf(stderr, "usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP (<= 40)] [-k K] [-c CHUNK] [-1] [-x] [-d] DIR\n");
+		fprintf(stderr, "usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP (<= 40)] [-k K] [-c CHUNK] [-1] [-x] [-d] [-l] DIR\n");
 		return 2;
 	}
 	dir = argv[optind];
@@ -347,6 +358,9 @@ int main(int argc, char **argv)
 			sample(cpu, t + 100000 + i * SAMPLE_NS, TID_LOADER, F_READ, F_LOAD_BATCH);
 		}
 		offcpu(cpu, t + 500000, t + 900000);
+		if (loader_calls) /* its own correlation ids, past the main thread's */
+			api_call_on(gpu, TID_LOADER, t + 450000, t + 451000, 0x40000000u + (uint32_t)s,
+				    "cudaEventQuery", GP_API_RUNTIME);
 	}
 	if (gp_writer__close(cpu) || gp_writer__close(gpu)) {
 		fprintf(stderr, "gen_recording: cannot write the traces: %s\n", strerror(errno));
