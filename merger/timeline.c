@@ -1425,15 +1425,22 @@ static void renumber_tids(struct timeline *tl)
 	size_t n = tl->nr_tids, i, j;
 	uint32_t *rank = malloc(n * sizeof(*rank));
 	struct tl_tid *sorted = malloc(n * sizeof(*sorted));
+	bool same = true;
 
 	if (n < 2 || !rank || !sorted)
 		goto out;
 	memcpy(sorted, tl->tids, n * sizeof(*sorted));
 	gp_sort(sorted, n, sizeof(*sorted), cmp_tid);
 	/* the old index of each pair is still in the map */
-	for (i = 0; i < n; i++)
-		rank[u64map_find(&tl->priv->tid_map, (uint64_t)sorted[i].pid << 32 | sorted[i].tid, &j) -
-		     1] = (uint32_t)i;
+	for (i = 0; i < n; i++) {
+		size_t old = u64map_find(&tl->priv->tid_map,
+					 (uint64_t)sorted[i].pid << 32 | sorted[i].tid, &j) - 1;
+
+		rank[old] = (uint32_t)i;
+		same &= old == i;
+	}
+	if (same) /* first seen in (pid, tid) order already: two passes over the records saved */
+		goto out;
 	memcpy(tl->tids, sorted, n * sizeof(*sorted));
 	for (i = 0; i < tl->nr_api; i++)
 		tl->api[i].thr = rank[tl->api[i].thr];
