@@ -4,6 +4,10 @@
  * O_DIRECT where the file system takes it (the file's pages then stay out of
  * the page cache) and through write(2) where it does not, and reports a
  * failed write.
+ *
+ * A file system that takes O_DIRECT at open and refuses the writes (EINVAL)
+ * is played by wrappers of glibc's aio_write/aio_error/aio_return, linked
+ * with ld's --wrap (tests/merger/CMakeLists.txt).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include <aio.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -22,6 +27,47 @@
 #include <unistd.h>
 
 #include "bulk_out.h"
+
+/* While refuse_direct is set, writes submitted with O_DIRECT on fail as such a file system's do. */
+static int refuse_direct;
+static unsigned refused, submitted;
+
+int __real_aio_write(struct aiocb *cb);
+int __real_aio_error(const struct aiocb *cb);
+ssize_t __real_aio_return(struct aiocb *cb);
+int __wrap_aio_write(struct aiocb *cb);
+int __wrap_aio_error(const struct aiocb *cb);
+ssize_t __wrap_aio_return(struct aiocb *cb);
+
+/* A request this file refused is marked by a sigevent value no caller uses. */
+#define REFUSED_MARK 0x7e57
+
+int __wrap_aio_write(struct aiocb *cb)
+{
+	submitted++;
+	if (refuse_direct && (fcntl(cb->aio_fildes, F_GETFL) & O_DIRECT)) {
+		refused++;
+		cb->aio_sigevent.sigev_value.sival_int = REFUSED_MARK;
+		return 0;
+	}
+	cb->aio_sigevent.sigev_value.sival_int = 0;
+	return __real_aio_write(cb);
+}
+
+int __wrap_aio_error(const struct aiocb *cb)
+{
+	return cb->aio_sigevent.sigev_value.sival_int == REFUSED_MARK ? EINVAL
+								     : __real_aio_error(cb);
+}
+
+ssize_t __wrap_aio_return(struct aiocb *cb)
+{
+	if (cb->aio_sigevent.sigev_value.sival_int == REFUSED_MARK) {
+		errno = EINVAL;
+		return -1;
+	}
+	return __real_aio_return(cb);
+}
 
 static char dir[] = "bulk_out.XXXXXX";
 static char path[64];
@@ -150,6 +196,37 @@ static void test_direct(void **state)
 			 pages);
 }
 
+/*
+ * O_DIRECT taken at open and refused at the first write: the refused
+ * buffers go out again with write(2), every byte lands, and nothing more
+ * is tried with O_DIRECT.
+ */
+static void test_refused_at_write(void **state)
+{
+	size_t total = 5 * BULK_OUT_CAP + 777;
+	int was_direct;
+
+	(void)state;
+	if (!fs_has_direct())
+		skip(); /* open with O_DIRECT fails here: the other fallback, test_direct's */
+	refuse_direct = 1;
+	refused = submitted = 0;
+	write_and_check(1, total, &was_direct);
+	assert_true(was_direct);
+	assert_true(refused >= 1);
+	/* after the first refusal comes back, the rest are plain writes: at most the buffers
+	 * already in flight were tried with O_DIRECT */
+	assert_true(submitted <= 4);
+}
+
+/* After test_refused_at_write, failed or not: the file system takes O_DIRECT again. */
+static int take_direct_again(void **state)
+{
+	(void)state;
+	refuse_direct = 0;
+	return 0;
+}
+
 static void test_buffered(void **state)
 {
 	int was_direct;
@@ -212,6 +289,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_direct),
+		cmocka_unit_test_teardown(test_refused_at_write, take_direct_again),
 		cmocka_unit_test(test_buffered),
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_errors),
