@@ -952,14 +952,13 @@ uint64_t chrome_trace__estimate_size(const struct timeline *tl, uint64_t enough)
 {
 	uint32_t *len = NULL; /* by string id + 1 (0: not measured yet) */
 	size_t nlen = 0, i;
-	uint64_t total = 1024, floor;
+	/* CPU events: counted, not measured */
+	uint64_t total = 1024 + (uint64_t)tl->nr_samples * (EST_SAMPLE + EST_LEAF) +
+			 (uint64_t)tl->nr_offcpu * (EST_OFFCPU + EST_LEAF);
 
-	/* a lower bound from the counts alone (names of length 0) */
-	floor = total + (uint64_t)tl->nr_api * EST_API +
-		(uint64_t)tl->nr_samples * (EST_SAMPLE + EST_LEAF) +
-		(uint64_t)tl->nr_offcpu * (EST_OFFCPU + EST_LEAF);
-	if (floor > enough)
-		return floor;
+	/* a lower bound with API calls of names of length 0 */
+	if (total + (uint64_t)tl->nr_api * EST_API > enough)
+		return total + (uint64_t)tl->nr_api * EST_API;
 
 	for (i = 0; i < tl->nr_gpu; i++) {
 		const struct tl_gpu *g = &tl->gpu[i];
@@ -1000,8 +999,6 @@ uint64_t chrome_trace__estimate_size(const struct timeline *tl, uint64_t enough)
 		total += EST_API + (len ? len[tl->api[i].name]
 				      : strlen(timeline__str(tl, timeline__api_name(tl, &tl->api[i]))));
 	free(len);
-	total += (uint64_t)tl->nr_samples * (EST_SAMPLE + EST_LEAF);
-	total += (uint64_t)tl->nr_offcpu * (EST_OFFCPU + EST_LEAF);
 	return total;
 }
 

@@ -80,7 +80,6 @@ static int is_launcher(const struct proc_idle *p, uint32_t tid)
 	return p->nr_tids && bsearch(&tid, p->tids, p->nr_tids, sizeof(*p->tids), cmp_u32);
 }
 
-/* Index of the first gap that ends after t. */
 /*
  * The first gap of p that ends after t. Samples and off-CPU spans come in
  * time order, so each search starts where the process's last one stopped
@@ -106,7 +105,6 @@ static size_t first_gap(struct proc_idle *p, uint64_t t)
 	return p->cursor = lo;
 }
 
-/* Gaps of each GPU-using process, from tl->gpu (sorted by start). */
 /* The end of the run of API calls of tl->api[i]'s thread (calls are sorted by thread). */
 static size_t run_end(const struct timeline *tl, size_t i)
 {
@@ -130,6 +128,7 @@ static size_t run_end(const struct timeline *tl, size_t i)
 	return lo;
 }
 
+/* Gaps of each GPU-using process, from tl->gpu (sorted by start). */
 static int find_gaps(struct report *r, struct proc_idle **out, size_t *nout)
 {
 	struct timeline *tl = r->tl;

@@ -163,8 +163,6 @@ struct pt {
 		struct seq *sq;
 	} seq_cache[SEQ_FIND_CACHE]; /* seq_of looked up, direct-mapped: samples and spans of a few threads alternate */
 	struct seq **api_seq; /* by tl_api.thr */
-	uint64_t last_gpu_seq_key; /* the sequence of the previous GPU record */
-	struct seq *last_gpu_seq;
 	const struct correlation *c; /* which API calls start flows (correlation__flow()) */
 };
 
@@ -855,17 +853,11 @@ static void write_gpu(struct pt *pt, size_t i)
 		return;
 	}
 	skey = key_of(K_STREAM_TRACK, device, stream);
-	if (skey == pt->last_gpu_seq_key) {
-		sq = pt->last_gpu_seq;
-	} else {
-		sq = seq_find(pt, skey);
-		if (!sq)
-			sq = seq_new(pt, skey, stream_track(pt, device, stream), g->start);
-		if (!sq)
-			return;
-		pt->last_gpu_seq_key = skey;
-		pt->last_gpu_seq = sq;
-	}
+	sq = seq_find(pt, skey);
+	if (!sq)
+		sq = seq_new(pt, skey, stream_track(pt, device, stream), g->start);
+	if (!sq)
+		return;
 	if (g->kind == TL_GPU_KERNEL && !seq_iid(sq, key)) {
 		const char *mangled = timeline__str(tl, g->name);
 
@@ -929,7 +921,6 @@ int perfetto_trace__write(const struct timeline *tl, const struct correlation *c
 	pt->c = c;
 	pt->tl = tl;
 	pt->nm = names;
-	pt->last_gpu_seq_key = UINT64_MAX;
 	pt->bo = bulk_out__new(path, 1);
 	if (!pt->bo) {
 		err = -errno;

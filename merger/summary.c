@@ -262,7 +262,6 @@ static struct kstat *kstat_get(struct report_stats *s, uint32_t name)
 	return &s->k[s->nr_k - 1];
 }
 
-
 static void heap_push(struct sweep *w, uint64_t v)
 {
 	size_t i = w->n++;

@@ -24,9 +24,9 @@ struct strtab {
 	uint32_t nslots;
 };
 
-/* One distinct stack of the frame pool. */
-#define STK_RECENT 64 /* a power of two */
+#define STK_RECENT 64 /* entries of tl_priv.stk_recent: a power of two */
 
+/* One distinct stack of the frame pool. */
 struct stk_ent {
 	uint32_t off;  /* into tl->frames */
 	uint32_t n;    /* frames; 0: free slot */
@@ -676,11 +676,6 @@ static int stk_grow(struct tl_priv *p)
 	return 0;
 }
 
-/*
- * Store a stack in the frame pool, once: a stack seen before (the same
- * frames) points at the frames already there. The split into user and
- * kernel frames is kept in st, so only the frames have to match.
- */
 /* Whether the n frames at a and b are the same (n is small: a loop beats a call to memcmp). */
 static inline bool same_frames(const uint64_t *a, const uint64_t *b, size_t n)
 {
@@ -690,6 +685,11 @@ static inline bool same_frames(const uint64_t *a, const uint64_t *b, size_t n)
 	return true;
 }
 
+/*
+ * Store a stack in the frame pool, once: a stack seen before (the same
+ * frames) points at the frames already there. The split into user and
+ * kernel frames is kept in st, so only the frames have to match.
+ */
 static int add_stack(struct timeline *tl, struct tl_stack *st, const uint64_t *ips, uint16_t nu, uint16_t nk)
 {
 	struct tl_priv *p = tl->priv;

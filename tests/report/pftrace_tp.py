@@ -29,14 +29,10 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "merger"))
 from check_pftrace import json_track_names  # noqa: E402
+from protowire import fail  # noqa: E402
 
 GPU_PID_BASE = 0x40000000  # chrome_trace.h: CHROME_TRACE_GPU_PID_BASE
 OFFCPU_TID = 0x40000000  # CHROME_TRACE_OFFCPU_TID
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
 
 
 def query(tp, trace, sql):
