@@ -29,7 +29,12 @@
  *    when its thread switches out again (a syscall that blocks twice, or is
  *    preempted before it returns) is sent then, with the user stack of
  *    that switch-out: the thread is still in the same kernel entry.
- *  - sched_waking of a thread in oc_start records the waker.
+ *  - sched_waking of a thread in oc_start records the waker and the time.
+ *  - switches the tracepoint never showed: a thread that passes sys_exit or
+ *    switches out again with its last switch-out unmatched lost a switch-in;
+ *    its span is repaired (send_repaired()). A sleeping thread woken off
+ *    every CPU with no switch-out recorded lost a switch-out: its block
+ *    cannot be rebuilt, so it is counted (missed_switch_outs) and reported.
  *  - blocks shorter than min_block_ns are not lost from the totals: their
  *    lengths are summed per thread (in the task storage, moved to the
  *    oc_short hash whenever a thread's sum reaches min_block_ns or a long
@@ -63,6 +68,8 @@ const volatile __u8 kthreads = OFFCPU_ALL_THREADS;
 const volatile __u8 filter_cpus = 0;		/* only switch-outs on CPUs in cpu_mask */
 const volatile __u64 cpu_mask[OFFCPU_MAX_CPUS / 64] = {};
 const volatile __u8 sum_short = 1;		/* sum blocks below min_block_ns in oc_short */
+const volatile __u8 fault = OFFCPU_FAULT_NONE;	/* tests only: see offcpu.h */
+const volatile __u32 fault_every = 0;
 /* without a tgid filter: processes not traced (the recorder itself); 0: none */
 const volatile __u32 exclude_tgid[2] = {};
 
@@ -74,6 +81,7 @@ struct start {
 	__u32 cpu;
 	__u32 waker_pid;
 	__u32 waker_tid;
+	__u64 wake_ts;		/* sched_waking of this block; 0: none seen */
 };
 
 struct {
@@ -151,7 +159,18 @@ struct {
 __u64 lost_events = 0;
 __u64 stack_errors = 0;
 __u64 short_lost = 0;	/* oc_short full: short blocks of a thread not counted */
-__u64 missed_switch_ins = 0;	/* switch-ins the tracepoint never showed: repaired at sys_exit */
+__u64 missed_switch_ins = 0;	/* switch-ins the tracepoint never showed: see send_repaired() */
+__u64 missed_switch_outs = 0;	/* wake-ups of threads whose switch-out the tracepoint never showed */
+
+__u64 fault_count = 0;
+
+/* Tests only: is this switch of kind @kind (OFFCPU_FAULT_*) to be ignored? */
+static __always_inline bool fault_hit(__u8 kind)
+{
+	if (fault != kind || !fault_every)
+		return false;
+	return ++fault_count % fault_every == 0; /* racy: tests need no exact count */
+}
 
 /* Is a switch-out of this thread, on @cpu (< 0: this CPU), one we trace? */
 static __always_inline bool followed(struct task_struct *task, __u32 tgid, __u32 tid, int cpu)
@@ -325,6 +344,58 @@ static __always_inline void span_begin(struct offcpu_event *e, struct task_struc
 	e->nr_user = 0;
 }
 
+/*
+ * A followed thread switched out and then, with no switch-in seen, either
+ * passed sys_exit (so it is running) or switched out again. That happens: on
+ * some kernels and VMs a switch-in is occasionally missing from the
+ * tracepoint's stream (perf record -e sched:sched_switch misses the same
+ * one). Without a repair the block is lost whole, overwritten by the next
+ * switch-out. The span is sent with the current user stack (the thread is
+ * still in, or returning from, the kernel entry it slept in: a switch-out
+ * with no sys_exit between) and no kernel stack (the one at the switch is
+ * gone). It ends at @end: at sys_exit "now", within microseconds of the real
+ * switch-in for a system call that blocked; at a second switch-out the time
+ * sched_waking woke it (the thread may have run for long since), or, with
+ * no wake-up seen, it is dropped. A thread that was preempted (state
+ * TASK_RUNNING) may have run in user space for any time since its unseen
+ * switch-in, so its span is dropped too rather than written over time the
+ * thread spent running. Every repair is counted (missed_switch_ins).
+ */
+static __always_inline void send_repaired(void *ctx, struct task_struct *task,
+					  const struct start *s, __u64 end, __u32 slot)
+{
+	struct offcpu_event *e = bpf_map_lookup_elem(&oc_scratch, &slot);
+
+	if (!e)
+		return;
+	span_begin(e, task, s, end, false);
+	if (want_user)
+		e->nr_user = current_user_stack(ctx, e);
+	else
+		e->flags |= OFFCPU_NO_USER_STACK;
+	emit(e);
+}
+
+/* raw_tp: @s (a copy, its oc_start entry gone) is @task's unmatched switch-out */
+static __always_inline void missed_switch_in_raw(void *ctx, struct task_struct *task, __u32 tid,
+						 const struct start *s, __u64 end, __u32 slot)
+{
+	__u64 delta;
+
+	__sync_fetch_and_add(&missed_switch_ins, 1);
+	if (!s->state || end <= s->ts)
+		return;
+	delta = end - s->ts;
+	if (delta < min_block_ns) {
+		if (sum_short)
+			short_add(BPF_CORE_READ(task, tgid), tid, s->ts, delta, 1);
+		return;
+	}
+	if (max_block_ns && delta > max_block_ns)
+		return;
+	send_repaired(ctx, task, s, end, slot);
+}
+
 /* raw_tp: task pointers are untrusted here, so hash maps keyed by tid */
 static __always_inline int handle_switch(void *ctx, struct task_struct *prev,
 					 struct task_struct *next, __u32 prev_state)
@@ -337,14 +408,21 @@ static __always_inline int handle_switch(void *ctx, struct task_struct *prev,
 	if (ptid) {
 		__u32 ptgid = BPF_CORE_READ(prev, tgid);
 
-		if (followed(prev, ptgid, ptid, -1)) {
+		if (followed(prev, ptgid, ptid, -1) && !fault_hit(OFFCPU_FAULT_SWITCH_OUT)) {
+			if (want_user)
+				flush_pending(ctx, ptid);
+			s = bpf_map_lookup_elem(&oc_start, &ptid);
+			if (s) {
+				/* switched out twice with no switch-in seen: see send_repaired() */
+				st = *s;
+				missed_switch_in_raw(ctx, prev, ptid, &st, st.wake_ts, SCRATCH_SWITCH);
+			}
 			st.ts = now;
 			st.state = prev_state;
 			st.cpu = bpf_get_smp_processor_id();
 			st.waker_pid = 0;
 			st.waker_tid = 0;
-			if (want_user)
-				flush_pending(ctx, ptid);
+			st.wake_ts = 0;
 			bpf_map_update_elem(&oc_start, &ptid, &st, BPF_ANY);
 		}
 	}
@@ -352,7 +430,7 @@ static __always_inline int handle_switch(void *ctx, struct task_struct *prev,
 	if (!ntid)
 		return 0;
 	s = bpf_map_lookup_elem(&oc_start, &ntid);
-	if (!s)
+	if (!s || fault_hit(OFFCPU_FAULT_SWITCH_IN))
 		return 0;
 	delta = now - s->ts;
 	if (delta < min_block_ns) {
@@ -375,7 +453,8 @@ static __always_inline int handle_switch(void *ctx, struct task_struct *prev,
 	span_begin(e, next, &st, now, false);
 	if (want_user && e->state != 0) {
 		/* slept in the kernel: the user stack comes at its sys_exit */
-		bpf_map_update_elem(&oc_pending, &ntid, e, BPF_ANY);
+		if (bpf_map_update_elem(&oc_pending, &ntid, e, BPF_ANY))
+			__sync_fetch_and_add(&lost_events, 1);
 		return 0;
 	}
 	if (want_user)
@@ -407,6 +486,18 @@ static __always_inline bool span_wanted(struct tstate *t, __u32 pid, __u32 tid, 
 	return !(max_block_ns && delta > max_block_ns);
 }
 
+/* tp_btf: @t's unmatched switch-out, ending at @end (0: unknown, dropped); see send_repaired() */
+static __always_inline void missed_switch_in(void *ctx, struct task_struct *task, struct tstate *t,
+					     __u64 end, __u32 slot)
+{
+	t->valid = 0;
+	__sync_fetch_and_add(&missed_switch_ins, 1);
+	if (!t->st.state || end <= t->st.ts ||
+	    !span_wanted(t, task->tgid, task->pid, end - t->st.ts))
+		return;
+	send_repaired(ctx, task, &t->st, end, slot);
+}
+
 /*
  * The tp_btf version of handle_switch(): per-thread state in task-local
  * storage (a pointer in the task, no hashing, freed with the task) instead
@@ -421,18 +512,23 @@ static __always_inline int handle_switch_btf(void *ctx, struct task_struct *prev
 	struct tstate *t;
 	__u64 delta;
 
-	if (prev->pid && followed(prev, ptgid, prev->pid, -1)) {
+	if (prev->pid && followed(prev, ptgid, prev->pid, -1) &&
+	    !fault_hit(OFFCPU_FAULT_SWITCH_OUT)) {
 		t = bpf_task_storage_get(&oc_tstate, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (t) {
 			if (t->pending) {
 				flush_pending(ctx, prev->pid);
 				t->pending = 0;
 			}
+			if (t->valid)
+				/* switched out twice with no switch-in seen */
+				missed_switch_in(ctx, prev, t, t->st.wake_ts, SCRATCH_SWITCH);
 			t->st.ts = now;
 			t->st.state = prev_state;
 			t->st.cpu = bpf_get_smp_processor_id();
 			t->st.waker_pid = 0;
 			t->st.waker_tid = 0;
+			t->st.wake_ts = 0;
 			t->valid = 1;
 		}
 	}
@@ -440,7 +536,7 @@ static __always_inline int handle_switch_btf(void *ctx, struct task_struct *prev
 	if (!next->pid)
 		return 0;
 	t = bpf_task_storage_get(&oc_tstate, next, 0, 0);
-	if (!t || !t->valid)
+	if (!t || !t->valid || fault_hit(OFFCPU_FAULT_SWITCH_IN))
 		return 0;
 	t->valid = 0;
 	delta = now - t->st.ts;
@@ -455,6 +551,8 @@ static __always_inline int handle_switch_btf(void *ctx, struct task_struct *prev
 		/* slept in the kernel: the user stack comes at its sys_exit */
 		if (!bpf_map_update_elem(&oc_pending, &ntid, e, BPF_ANY))
 			t->pending = 1;
+		else
+			__sync_fetch_and_add(&lost_events, 1);
 		return 0;
 	}
 	if (want_user)
@@ -468,11 +566,24 @@ static __always_inline int handle_waking_btf(struct task_struct *p)
 	struct tstate *t = bpf_task_storage_get(&oc_tstate, p, 0, 0);
 	__u64 id;
 
-	if (!t || !t->valid)
+	if (!t)
 		return 0;
+	if (!t->valid) {
+		/*
+		 * A sleeping thread off every CPU has switched out (on_cpu is
+		 * cleared after the switch's tracepoint ran), yet its switch-out
+		 * is not here: the tracepoint did not show it, and the block it
+		 * ends is lost. Count it so the loss is reported. Switch-outs on
+		 * CPUs left out by cpu_mask are not traced by design.
+		 */
+		if (!filter_cpus && !p->on_cpu)
+			__sync_fetch_and_add(&missed_switch_outs, 1);
+		return 0;
+	}
 	id = bpf_get_current_pid_tgid();
 	t->st.waker_pid = id >> 32;
 	t->st.waker_tid = (__u32)id;
+	t->st.wake_ts = bpf_ktime_get_ns();
 	return 0;
 }
 
@@ -487,41 +598,8 @@ static __always_inline int handle_waking(struct task_struct *p)
 	id = bpf_get_current_pid_tgid();
 	s->waker_pid = id >> 32;
 	s->waker_tid = (__u32)id;
+	s->wake_ts = bpf_ktime_get_ns();
 	return 0;
-}
-
-/*
- * A thread passing sys_exit while its switch-out is still unmatched was
- * switched in without a sched_switch event reaching us. That happens: on
- * some kernels and VMs a switch-in is occasionally missing from the
- * tracepoint's stream (perf record -e sched:sched_switch misses the same
- * one). Without this the block would be lost whole when the thread next
- * switches out. Its span ends now, within microseconds of the real
- * switch-in for a system call that blocked; the kernel stack at the switch
- * is gone (nr_kernel 0), the user stack is the one returning now. A
- * thread that was preempted (state TASK_RUNNING) may have run in user
- * space for any time since its unseen switch-in, so "now" says nothing of
- * when its wait ended: that span is dropped (counted with the repairs)
- * rather than written over time the thread spent running.
- */
-static __always_inline void missed_switch_in(void *ctx, struct task_struct *task,
-					     struct tstate *t)
-{
-	__u64 now = bpf_ktime_get_ns();
-	struct offcpu_event *e;
-	__u32 slot = SCRATCH_EXIT;
-
-	t->valid = 0;
-	__sync_fetch_and_add(&missed_switch_ins, 1);
-	if (!t->st.state || now <= t->st.ts ||
-	    !span_wanted(t, task->tgid, task->pid, now - t->st.ts))
-		return;
-	e = bpf_map_lookup_elem(&oc_scratch, &slot);
-	if (!e)
-		return;
-	span_begin(e, task, &t->st, now, false); /* no kernel stack: it is not the switch's */
-	e->nr_user = current_user_stack(ctx, e);
-	emit(e);
 }
 
 static __always_inline int handle_sys_exit(void *ctx)
@@ -538,13 +616,23 @@ static __always_inline int handle_sys_exit(void *ctx)
 		if (!t)
 			return 0;
 		if (t->valid) {
-			/* running, yet its last switch-out is unmatched: see missed_switch_in() */
-			missed_switch_in(ctx, cur, t);
+			/* running, yet its last switch-out is unmatched: see send_repaired() */
+			missed_switch_in(ctx, cur, t, bpf_ktime_get_ns(), SCRATCH_EXIT);
 			return 0;
 		}
 		if (!t->pending)
 			return 0;
 		t->pending = 0;
+	} else {
+		struct start *s = bpf_map_lookup_elem(&oc_start, &tid), st;
+
+		if (s) {
+			/* the same repair as under tp_btf */
+			st = *s;
+			bpf_map_delete_elem(&oc_start, &tid);
+			missed_switch_in_raw(ctx, (struct task_struct *)bpf_get_current_task(), tid,
+					     &st, bpf_ktime_get_ns(), SCRATCH_EXIT);
+		}
 	}
 	send_pending(ctx, tid, SCRATCH_EXIT);
 	return 0;

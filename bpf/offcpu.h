@@ -47,6 +47,16 @@ _Static_assert(sizeof(struct offcpu_event) == 48 + 8 * GP_BPF_STACK_SLOTS,
 #define OFFCPU_KERNEL_THREADS	2	/* PF_KTHREAD only */
 
 /*
+ * Fault injection for tests (rodata fault): act as if the sched_switch
+ * tracepoint had not shown every fault_every-th switch-in, or switch-out, of
+ * a followed thread, as happens now and then on some kernels and VMs, to
+ * test the repair and the loss report of those switches.
+ */
+#define OFFCPU_FAULT_NONE	0
+#define OFFCPU_FAULT_SWITCH_IN	1
+#define OFFCPU_FAULT_SWITCH_OUT	2
+
+/*
  * The blocks of one thread shorter than min_block_us, summed in the kernel
  * (map oc_short, key: tid) so that off-CPU totals do not miss them. Read by
  * the loader at stop.

@@ -1416,6 +1416,7 @@ static int record_json(struct record *r, const struct cpu_agent_stats *st)
 			STAT(offcpu_spans);
 			STAT(offcpu_open);
 			STAT(offcpu_repaired);
+			STAT(offcpu_missed);
 			STAT(launches);
 			STAT(launches_nested);
 			STAT(loader_stops);
@@ -1541,6 +1542,12 @@ static void summary(struct record *r, const struct cpu_agent_stats *st)
 		if (st->lost_stack)
 			fprintf(stderr, "gpuperf record: warning: %" PRIu64 " stacks could not be read\n",
 				st->lost_stack);
+		if (st->offcpu_missed)
+			fprintf(stderr,
+				"gpuperf record: warning: the kernel did not show %" PRIu64
+				" context switches to the off-CPU tracer; the blocks they began "
+				"are missing from the off-CPU time\n",
+				st->offcpu_missed);
 		if (st->sw_clock && r->o.verbose)
 			fprintf(stderr, "gpuperf record: on-CPU sampling used the software CPU clock\n");
 	}

@@ -446,6 +446,7 @@ static void collect_stats(struct cpu_agent *a)
 		a->st.lost_offcpu = os.lost_events;
 		a->st.lost_short = os.short_lost;
 		a->st.offcpu_repaired = os.missed_switch_ins;
+		a->st.offcpu_missed = os.missed_switch_outs + os.prog_misses;
 		a->st.lost_stack += os.stack_errors;
 	}
 	if (a->cl) {
@@ -1172,6 +1173,8 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 			.user_threads_only = opts->user_threads_only,
 			.kernel_threads_only = opts->kernel_threads_only,
 			.force_raw_tp = opts->force_raw_tp,
+			.fault = opts->offcpu_fault,
+			.fault_every = opts->offcpu_fault_every,
 			.on_event = on_offcpu,
 			.ctx = a,
 		};

@@ -106,6 +106,9 @@ struct cpu_agent_opts {
 
 	uint32_t max_procs;	/* followed processes at once; 0: 8192 */
 	bool force_raw_tp;	/* raw_tp instead of tp_btf (tests of the fallback) */
+	/* tests only: ignore every Nth switch-in or switch-out (OFFCPU_FAULT_*, bpf/offcpu.h) */
+	uint8_t offcpu_fault;
+	uint32_t offcpu_fault_every;
 	bool no_kallsyms;	/* do not copy /proc/kallsyms to DIR/kallsyms at stop */
 
 	/*
@@ -121,7 +124,9 @@ struct cpu_agent_stats {
 	uint64_t samples;	/* on-CPU samples written */
 	uint64_t offcpu_spans;	/* off-CPU spans written */
 	uint64_t offcpu_open;	/* of them: blocks still in progress at stop, cut there */
-	uint64_t offcpu_repaired; /* switch-ins the tracepoint did not show, ended at sys_exit */
+	uint64_t offcpu_repaired; /* switch-ins the tracepoint did not show, spans repaired */
+	uint64_t offcpu_missed;	/* blocks lost: switches the tracepoint did not show, or whose
+				 * program run the kernel skipped */
 	uint64_t offcpu_aggregates; /* GP_OFFCPU_AGGREGATE records written (threads) */
 	uint64_t offcpu_short;	/* short blocks summed in them */
 	uint64_t lost_short;	/* short blocks not summed (per-thread map full) */

@@ -63,6 +63,8 @@ static int load(struct offcpu_prog *p, const struct offcpu_opts *opts, bool tp_b
 				 : opts->kernel_threads_only ? OFFCPU_KERNEL_THREADS
 							     : OFFCPU_ALL_THREADS;
 	skel->rodata->filter_cpus = opts->nr_cpus > 0;
+	skel->rodata->fault = opts->fault;
+	skel->rodata->fault_every = opts->fault_every;
 	for (size_t i = 0; i < opts->nr_cpus; i++)
 		skel->rodata->cpu_mask[opts->cpus[i] / 64] |= 1ull << (opts->cpus[i] % 64);
 	err = bpf_map__set_max_entries(skel->maps.oc_events, opts->ringbuf_bytes ?
@@ -191,6 +193,22 @@ bool offcpu_prog__uses_tp_btf(const struct offcpu_prog *p)
 	return p->tp_btf;
 }
 
+/*
+ * Runs of @prog the kernel skipped because a run of it was already in
+ * progress on that CPU (bpf_prog_info.recursion_misses); 0 when not loaded.
+ */
+static uint64_t prog_misses(const struct bpf_program *prog)
+{
+	struct bpf_prog_info info;
+	uint32_t len = sizeof(info);
+	int fd = bpf_program__fd(prog);
+
+	memset(&info, 0, sizeof(info));
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+		return 0;
+	return info.recursion_misses;
+}
+
 void offcpu_prog__stats(const struct offcpu_prog *p, struct offcpu_stats *st)
 {
 	st->lost_events = __atomic_load_n(&p->skel->bss->lost_events, __ATOMIC_RELAXED);
@@ -198,6 +216,14 @@ void offcpu_prog__stats(const struct offcpu_prog *p, struct offcpu_stats *st)
 	st->short_lost = __atomic_load_n(&p->skel->bss->short_lost, __ATOMIC_RELAXED);
 	st->missed_switch_ins =
 		__atomic_load_n(&p->skel->bss->missed_switch_ins, __ATOMIC_RELAXED);
+	st->missed_switch_outs =
+		__atomic_load_n(&p->skel->bss->missed_switch_outs, __ATOMIC_RELAXED);
+	st->prog_misses = prog_misses(p->skel->progs.oc_switch) +
+			  prog_misses(p->skel->progs.oc_switch_raw) +
+			  prog_misses(p->skel->progs.oc_waking) +
+			  prog_misses(p->skel->progs.oc_waking_raw) +
+			  prog_misses(p->skel->progs.oc_sys_exit) +
+			  prog_misses(p->skel->progs.oc_sys_exit_raw);
 }
 
 int offcpu_prog__for_each_short(struct offcpu_prog *p, offcpu_short_fn fn, void *ctx)

@@ -35,6 +35,8 @@ struct offcpu_opts {
 	uint32_t max_short;	/* threads whose short spans are summed; 0: 16384 */
 	uint32_t ringbuf_bytes;	/* power of 2; 0: 4 MiB */
 	bool force_raw_tp;
+	uint8_t fault;		/* tests only: OFFCPU_FAULT_* (bpf/offcpu.h) */
+	uint32_t fault_every;
 	offcpu_event_fn on_event; /* required */
 	void *ctx;
 };
@@ -43,7 +45,9 @@ struct offcpu_stats {
 	uint64_t lost_events;	/* ring buffer full */
 	uint64_t stack_errors;
 	uint64_t short_lost;	/* short spans not summed: the per-thread map was full */
-	uint64_t missed_switch_ins; /* switch-ins the tracepoint did not show, repaired at sys_exit */
+	uint64_t missed_switch_ins; /* switch-ins the tracepoint did not show, repaired */
+	uint64_t missed_switch_outs; /* switch-outs the tracepoint did not show: blocks lost */
+	uint64_t prog_misses;	/* runs of the switch, wake-up and sys_exit programs the kernel skipped */
 };
 
 /* One thread's sum of short spans; return 0 to go on. */
