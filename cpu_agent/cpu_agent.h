@@ -106,7 +106,7 @@ struct cpu_agent_opts {
 
 	uint32_t max_procs;	/* followed processes at once; 0: 8192 */
 	bool force_raw_tp;	/* raw_tp instead of tp_btf (tests of the fallback) */
-	/* tests only: ignore every Nth switch-in or switch-out (OFFCPU_FAULT_*, bpf/offcpu.h) */
+	/* tests only: ignore one in N switch-ins or switch-outs at random (OFFCPU_FAULT_*, bpf/offcpu.h) */
 	uint8_t offcpu_fault;
 	uint32_t offcpu_fault_every;
 	bool no_kallsyms;	/* do not copy /proc/kallsyms to DIR/kallsyms at stop */

@@ -36,7 +36,7 @@ struct offcpu_opts {
 	uint32_t ringbuf_bytes;	/* power of 2; 0: 4 MiB */
 	bool force_raw_tp;
 	uint8_t fault;		/* tests only: OFFCPU_FAULT_* (bpf/offcpu.h) */
-	uint32_t fault_every;
+	uint32_t fault_every;	/* one in this many, at random */
 	offcpu_event_fn on_event; /* required */
 	void *ctx;
 };
