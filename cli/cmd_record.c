@@ -1432,6 +1432,8 @@ static int record_json(struct record *r, const struct cpu_agent_stats *st)
 #undef STAT
 			cJSON_AddBoolToObject(ag, "sw_clock", st->sw_clock);
 			cJSON_AddBoolToObject(ag, "tp_btf", st->tp_btf);
+			if (r->o.off_cpu)
+				cJSON_AddBoolToObject(ag, "offcpu_iters", st->offcpu_iters);
 			if (r->agent_err)
 				cJSON_AddStringToObject(ag, "error", cpu_agent__strerror(r->agent_err));
 		}

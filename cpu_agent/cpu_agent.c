@@ -1173,6 +1173,7 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 			.user_threads_only = opts->user_threads_only,
 			.kernel_threads_only = opts->kernel_threads_only,
 			.force_raw_tp = opts->force_raw_tp,
+			.force_no_iters = opts->force_no_iters,
 			.fault = opts->offcpu_fault,
 			.fault_every = opts->offcpu_fault_every,
 			.on_event = on_offcpu,
@@ -1185,6 +1186,7 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 			err = -errno;
 			goto fail;
 		}
+		a->st.offcpu_iters = offcpu_prog__has_iters(a->oc);
 	}
 	{
 		/*

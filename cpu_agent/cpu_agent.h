@@ -106,6 +106,7 @@ struct cpu_agent_opts {
 
 	uint32_t max_procs;	/* followed processes at once; 0: 8192 */
 	bool force_raw_tp;	/* raw_tp instead of tp_btf (tests of the fallback) */
+	bool force_no_iters;	/* off-CPU without the task iterators (tests of the fallback) */
 	/* tests only: ignore one in N switch-ins or switch-outs at random (OFFCPU_FAULT_*, bpf/offcpu.h) */
 	uint8_t offcpu_fault;
 	uint32_t offcpu_fault_every;
@@ -143,6 +144,8 @@ struct cpu_agent_stats {
 	uint64_t lost_writer;	/* records the trace writer could not store */
 	bool sw_clock;		/* on-CPU sampling fell back to the software clock */
 	bool tp_btf;		/* tracepoints attached as tp_btf (false: raw_tp) */
+	bool offcpu_iters;	/* off-CPU task iterators loaded: blocks in progress at
+				 * start and stop are written */
 };
 
 /*

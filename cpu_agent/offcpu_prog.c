@@ -146,7 +146,7 @@ struct offcpu_prog *offcpu_prog__new(const struct offcpu_opts *opts)
 			offcpu_bpf__destroy(p->skel);
 		p->skel = NULL;
 		p->tp_btf = i < 2;
-		p->iters = !(i & 1);
+		p->iters = !(i & 1) && !opts->force_no_iters;
 		err = load(p, opts, p->tp_btf, p->iters);
 	}
 	if (err)
@@ -191,6 +191,11 @@ int offcpu_prog__epoll_fd(const struct offcpu_prog *p)
 bool offcpu_prog__uses_tp_btf(const struct offcpu_prog *p)
 {
 	return p->tp_btf;
+}
+
+bool offcpu_prog__has_iters(const struct offcpu_prog *p)
+{
+	return p->iters;
 }
 
 /*

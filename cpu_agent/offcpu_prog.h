@@ -35,6 +35,7 @@ struct offcpu_opts {
 	uint32_t max_short;	/* threads whose short spans are summed; 0: 16384 */
 	uint32_t ringbuf_bytes;	/* power of 2; 0: 4 MiB */
 	bool force_raw_tp;
+	bool force_no_iters;	/* load without the task iterators (tests of the fallback) */
 	uint8_t fault;		/* tests only: OFFCPU_FAULT_* (bpf/offcpu.h) */
 	uint32_t fault_every;	/* one in this many, at random */
 	offcpu_event_fn on_event; /* required */
@@ -59,6 +60,8 @@ void offcpu_prog__detach(struct offcpu_prog *p);
 int offcpu_prog__consume(struct offcpu_prog *p);
 int offcpu_prog__epoll_fd(const struct offcpu_prog *p);
 bool offcpu_prog__uses_tp_btf(const struct offcpu_prog *p);
+/* Were the task iterators (blocks in progress at start and stop) loaded? */
+bool offcpu_prog__has_iters(const struct offcpu_prog *p);
 void offcpu_prog__stats(const struct offcpu_prog *p, struct offcpu_stats *st);
 /*
  * Call @fn for every thread's sum of spans shorter than min_block_us (read

@@ -104,17 +104,17 @@ static void dump_spans(const struct harness_trace *t, uint32_t tid)
 #define LONGEST_BLOCK_NS 45000000ull
 
 /*
- * Record the blocker, with @fault (OFFCPU_FAULT_*) injected into one in
- * @every switches at random, and check the off-CPU time of each kind of
- * block against the truth. Blocks whose switch-out the tracer did not see
- * are lost, but must be reported (offcpu_missed): each may take one block
- * off its kind's total. Returns the agent's counters.
+ * Record the blocker with @o (its fallbacks and injected faults: one in
+ * offcpu_fault_every switches of kind offcpu_fault ignored at random), and
+ * check the off-CPU time of each kind of block against the truth. Blocks
+ * whose switch-out the tracer did not see are lost, but must be reported
+ * (offcpu_missed): each may take one block off its kind's total. Returns
+ * the agent's counters.
  */
-static struct cpu_agent_stats check_blocker(bool raw_tp, uint8_t fault, uint32_t every)
+static struct cpu_agent_stats check_blocker(struct cpu_agent_opts o)
 {
-	struct cpu_agent_opts o = { .off_cpu = true, .min_block_us = 1000, .no_kallsyms = true,
-				    .force_raw_tp = raw_tp, .offcpu_fault = fault,
-				    .offcpu_fault_every = every };
+	bool raw_tp = o.force_raw_tp;
+	uint8_t fault = o.offcpu_fault;
 	char *argv[] = { (char *)BLOCKER, NULL };
 	static const char *const kinds[] = { "sleep", "pipe", "cond", "fullpipe" };
 	static const char *const funcs[] = { "do_sleep", "do_pipe", "do_condvar", "do_fullpipe" };
@@ -129,6 +129,9 @@ static struct cpu_agent_stats check_blocker(bool raw_tp, uint8_t fault, uint32_t
 	int status, err, kstacks = 0, spans = 0;
 	bool ok = true;
 
+	o.off_cpu = true;
+	o.min_block_us = 1000;
+	o.no_kallsyms = true;
 	harness__mkdtemp(dir, sizeof(dir), "offcpu");
 	o.dir = dir;
 	err = harness__run(&o, argv, NULL, &status, &st);
@@ -155,9 +158,9 @@ static struct cpu_agent_stats check_blocker(bool raw_tp, uint8_t fault, uint32_t
 		else
 			other += x->t1 - x->t0;
 	}
-	fprintf(stderr, "%s%s: %d spans of the main thread, %d with kernel stack, "
+	fprintf(stderr, "%s%s%s: %d spans of the main thread, %d with kernel stack, "
 			"not under a do_* frame %llu ns; repaired %llu, missed %llu, lost %llu\n",
-		raw_tp ? "raw_tp" : "tp_btf",
+		raw_tp ? "raw_tp" : "tp_btf", o.force_no_iters ? " without task iterators" : "",
 		fault == OFFCPU_FAULT_SWITCH_IN	   ? " (switch-ins ignored)"
 		: fault == OFFCPU_FAULT_SWITCH_OUT ? " (switch-outs ignored)"
 						   : "",
@@ -204,12 +207,26 @@ static struct cpu_agent_stats check_blocker(bool raw_tp, uint8_t fault, uint32_t
 
 static void test_blocking_stacks(void **state)
 {
-	check_blocker(false, OFFCPU_FAULT_NONE, 0);
+	struct cpu_agent_stats st = check_blocker((struct cpu_agent_opts){ 0 });
+
+	assert_true(st.offcpu_iters);
 }
 
 static void test_blocking_stacks_raw_tp(void **state)
 {
-	check_blocker(true, OFFCPU_FAULT_NONE, 0);
+	check_blocker((struct cpu_agent_opts){ .force_raw_tp = true });
+}
+
+/*
+ * A kernel without task iterators (or whose verifier refuses the sleepable
+ * one): the programs load without them and every kind's time is still
+ * right; only blocks in progress at start and stop go unwritten.
+ */
+static void test_blocking_stacks_no_iters(void **state)
+{
+	struct cpu_agent_stats st = check_blocker((struct cpu_agent_opts){ .force_no_iters = true });
+
+	assert_false(st.offcpu_iters);
 }
 
 /*
@@ -220,7 +237,8 @@ static void test_blocking_stacks_raw_tp(void **state)
  */
 static void test_missed_switch_ins(void **state)
 {
-	struct cpu_agent_stats st = check_blocker(false, OFFCPU_FAULT_SWITCH_IN, 3);
+	struct cpu_agent_stats st = check_blocker(
+		(struct cpu_agent_opts){ .offcpu_fault = OFFCPU_FAULT_SWITCH_IN, .offcpu_fault_every = 3 });
 
 	assert_true(st.offcpu_repaired > 0);
 	assert_int_equal(st.offcpu_missed, 0);
@@ -228,7 +246,8 @@ static void test_missed_switch_ins(void **state)
 
 static void test_missed_switch_ins_raw_tp(void **state)
 {
-	struct cpu_agent_stats st = check_blocker(true, OFFCPU_FAULT_SWITCH_IN, 3);
+	struct cpu_agent_stats st = check_blocker((struct cpu_agent_opts){
+		.force_raw_tp = true, .offcpu_fault = OFFCPU_FAULT_SWITCH_IN, .offcpu_fault_every = 3 });
 
 	assert_true(st.offcpu_repaired > 0);
 	assert_int_equal(st.offcpu_missed, 0);
@@ -241,7 +260,8 @@ static void test_missed_switch_ins_raw_tp(void **state)
  */
 static void test_missed_switch_outs(void **state)
 {
-	struct cpu_agent_stats st = check_blocker(false, OFFCPU_FAULT_SWITCH_OUT, 3);
+	struct cpu_agent_stats st = check_blocker(
+		(struct cpu_agent_opts){ .offcpu_fault = OFFCPU_FAULT_SWITCH_OUT, .offcpu_fault_every = 3 });
 
 	assert_true(st.offcpu_missed > 0);
 }
@@ -251,6 +271,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_blocking_stacks),
 		cmocka_unit_test(test_blocking_stacks_raw_tp),
+		cmocka_unit_test(test_blocking_stacks_no_iters),
 		cmocka_unit_test(test_missed_switch_ins),
 		cmocka_unit_test(test_missed_switch_ins_raw_tp),
 		cmocka_unit_test(test_missed_switch_outs),
