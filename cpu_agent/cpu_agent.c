@@ -111,7 +111,7 @@ struct cpu_agent {
 	struct cpu_agent_exit *exits;	/* of opts.pids / opts.tids, as seen */
 	size_t nexits;
 	/* lost counts already written, per GP_DROP_* source */
-	uint64_t written_lost[GP_DROP_WRITER + 1];
+	uint64_t written_lost[GP_DROP_OFFCPU_MISSED + 1];
 	int err; /* first write error */
 };
 
@@ -466,8 +466,10 @@ static void write_all_dropped(struct cpu_agent *a, bool always)
 	write_dropped(a, GP_DROP_RINGBUF_PROC, a->st.lost_proc, always);
 	if (a->cs)
 		write_dropped(a, GP_DROP_RINGBUF_SAMPLE, a->st.lost_sample, always);
-	if (a->oc)
+	if (a->oc) {
 		write_dropped(a, GP_DROP_RINGBUF_OFFCPU, a->st.lost_offcpu, always);
+		write_dropped(a, GP_DROP_OFFCPU_MISSED, a->st.offcpu_missed, always);
+	}
 	if (a->cl && a->opts.launch)
 		write_dropped(a, GP_DROP_RINGBUF_LAUNCH, a->st.lost_launch, always);
 	write_dropped(a, GP_DROP_STACK, a->st.lost_stack, always);

@@ -22,7 +22,7 @@
 #include "report_priv.h"
 
 #define SUMMARY_SCHEMA "gpuperf-summary"
-#define SUMMARY_VERSION "1.2"
+#define SUMMARY_VERSION "1.3"
 #define HIST_SUB 64u
 #define HIST_BUCKETS (HIST_SUB * 60u)
 #define MAX_SITES 100
@@ -680,6 +680,7 @@ static cJSON *build_json(struct report *r, struct report_stats *s)
 		[GP_DROP_RINGBUF_PROC] = "ringbuf_proc",
 		[GP_DROP_STACK] = "stack",
 		[GP_DROP_WRITER] = "writer",
+		[GP_DROP_OFFCPU_MISSED] = "offcpu_missed",
 	};
 	cJSON *root = cJSON_CreateObject(), *o, *a, *e;
 	const struct tl_file *host = tl->nr_files ? &tl->files[0] : NULL;

@@ -120,7 +120,7 @@ static struct cpu_agent_stats check_blocker(struct cpu_agent_opts o)
 	static const char *const funcs[] = { "do_sleep", "do_pipe", "do_condvar", "do_fullpipe" };
 	/* funcs[2] is not found under a libc without frame pointers: see below */
 	enum { NKINDS = 4 };
-	uint64_t got[NKINDS] = { 0 }, truth[NKINDS], other = 0;
+	uint64_t got[NKINDS] = { 0 }, truth[NKINDS], other = 0, missed_in_trace = 0;
 	struct cpu_agent_stats st;
 	struct harness_trace t;
 	struct harness_syms y;
@@ -197,6 +197,11 @@ static struct cpu_agent_stats check_blocker(struct cpu_agent_opts o)
 	if (!ok)
 		dump_spans(&t, tid);
 	assert_true(ok);
+	/* the blocks lost are in the trace too, for the report's "drops" */
+	for (size_t i = 0; i < t.n; i++)
+		if (t.r[i].type == GP_REC_DROPPED && t.r[i].source == GP_DROP_OFFCPU_MISSED)
+			missed_in_trace += t.r[i].count;
+	assert_int_equal(missed_in_trace, st.offcpu_missed);
 	if (!raw_tp && !fault)
 		assert_true(kstacks >= spans * 9 / 10);
 	harness__free(&t);

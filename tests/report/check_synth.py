@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""check_synth.py DIR STEPS SPP [-x] [-l] - what `gpuperf report` must say about gen_recording's data.
+"""check_synth.py DIR STEPS SPP [-x] [-l] [-L] - what `gpuperf report` must say about gen_recording's data.
 
 Every number below follows from gen_recording.c's schedule; see the comment at its top.
--x, -l: the recording was made with gen_recording -x (the main thread preempted each step),
--l (the loader thread makes a CUDA call each step).
+-x, -l, -L: the recording was made with gen_recording -x (the main thread preempted each step),
+-l (the loader thread makes a CUDA call each step), -L (the recorders reported losses).
 """
 import json
 import sys
@@ -12,6 +12,7 @@ import sys
 d, steps, spp = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 preempted = "-x" in sys.argv[4:]
 loader_calls = "-l" in sys.argv[4:]
+losses = "-L" in sys.argv[4:]
 SAMPLE = 10101
 orphans = steps // 100
 fails = []
@@ -77,7 +78,13 @@ if loader_calls:
 expect("gpu_idle", idle, want_idle)
 
 s = json.load(open(f"{d}/summary.json"))
-expect("schema", (s["schema"], s["schema_version"]), ("gpuperf-summary", "1.2"))
+expect("schema", (s["schema"], s["schema_version"]), ("gpuperf-summary", "1.3"))
+# -L: losses reported by the recorders, summed by source; every source always present
+want_drops = dict.fromkeys(["cupti", "inject_buffers", "ringbuf_sample", "ringbuf_offcpu",
+                            "ringbuf_launch", "ringbuf_proc", "stack", "writer", "offcpu_missed"], 0)
+if losses:
+    want_drops.update(cupti=4, ringbuf_sample=2, offcpu_missed=5)
+expect("drops", s["drops"], want_drops)
 expect("join", (s["join"]["gpu_records"], s["join"]["with_api"], s["join"]["with_stack"]),
        (4 * steps + orphans, 4 * steps, 3 * steps))
 k = {x["name"]: x for x in s["kernels"]}

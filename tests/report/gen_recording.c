@@ -4,7 +4,7 @@
  * number is known: the input of the report's golden tests and of
  * bench/report (10M kernels).
  *
- * usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP] [-k EVERY] [-c CHUNK_BYTES] [-1] [-x] [-d] [-l] DIR
+ * usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP] [-k EVERY] [-c CHUNK_BYTES] [-1] [-x] [-d] [-l] [-L] DIR
  *   -k K: CPU samples only in every K-th step (1)
  *   -1: every kernel launched as the format-1.0 fixture's were (grid 1x1x1,
  *       block 256x1x1, nothing else), for tests/report/format_compat.sh
@@ -15,6 +15,9 @@
  *   -l: the loader thread also makes a CUDA call each step (cudaEventQuery,
  *       450-451 us into the step, no GPU work): a second launching thread,
  *       whose off-CPU time in idle gaps counts in gpu_idle.folded
+ *   -L: the CPU trace reports losses, at the first step and at the end: 2 + 3
+ *       off-CPU blocks whose switch the kernel did not show and 1 + 1 samples
+ *       (ring buffer full); the GPU trace 4 CUPTI records at the end
  *   -d: each cudaLaunchKernel makes a driver call, cuLaunchKernel, from 1 us
  *       after its start to 1 us before its end: API calls nested on one
  *       thread, as CUPTI records them with both API domains enabled
@@ -192,7 +195,17 @@ static void preempted(struct gp_writer *w, uint64_t start, uint64_t end)
 	offcpu_span(w, start, end, TID_MAIN, 0 /* TASK_RUNNING */, ips, 2, 0);
 }
 
-static int legacy_config, overlap, driver, loader_calls;
+static int legacy_config, overlap, driver, loader_calls, losses;
+
+static void dropped(struct gp_writer *w, uint64_t ts, uint32_t source, uint64_t count)
+{
+	struct gp_rec_dropped *r = gp_writer__reserve(w, GP_REC_DROPPED, sizeof(*r));
+
+	r->ts = ts;
+	r->count = count;
+	r->source = source;
+	gp_writer__commit(w);
+}
 static uint32_t driver_corr = 0x80000000u; /* the driver calls' own correlation ids */
 
 static void api_call_on(struct gp_writer *w, uint32_t tid, uint64_t start, uint64_t end,
@@ -267,8 +280,10 @@ int main(int argc, char **argv)
 	const char *dir;
 	int c;
 
-	while ((c = getopt(argc, argv, "n:s:c:k:1xdl")) != -1) {
-		if (c == 'l')
+	while ((c = getopt(argc, argv, "n:s:c:k:1xdlL")) != -1) {
+		if (c == 'L')
+			losses = 1;
+		else if (c == 'l')
 			loader_calls = 1;
 		else if (c == '1')
 			legacy_config = 1;
@@ -288,7 +303,7 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	if (optind != argc - 1 || !steps || spp > 40) {
-		fprintf(stderr, "usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP (<= 40)] [-k K] [-c CHUNK] [-1] [-x] [-d] [-l] DIR\n");
+		fprintf(stderr, "usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP (<= 40)] [-k K] [-c CHUNK] [-1] [-x] [-d] [-l] [-L] DIR\n");
 		return 2;
 	}
 	dir = argv[optind];
@@ -316,6 +331,10 @@ int main(int argc, char **argv)
 		struct gp_rec_memcpy *m;
 		struct gp_rec_memset *ms;
 
+		if (losses && !s) {
+			dropped(cpu, t, GP_DROP_OFFCPU_MISSED, 2);
+			dropped(cpu, t, GP_DROP_RINGBUF_SAMPLE, 1);
+		}
 		/* forward: hit 1 us before the API call; kernel starts 10 us later */
 		hit(cpu, t + 9000, F_LAUNCH, F_FORWARD);
 		api(gpu, t + 10000, t + 15000, corr, "cudaLaunchKernel");
@@ -361,6 +380,13 @@ int main(int argc, char **argv)
 		if (loader_calls) /* its own correlation ids, past the main thread's */
 			api_call_on(gpu, TID_LOADER, t + 450000, t + 451000, 0x40000000u + (uint32_t)s,
 				    "cudaEventQuery", GP_API_RUNTIME);
+	}
+	if (losses) {
+		uint64_t end = T0 + steps * STEP;
+
+		dropped(cpu, end, GP_DROP_OFFCPU_MISSED, 3);
+		dropped(cpu, end, GP_DROP_RINGBUF_SAMPLE, 1);
+		dropped(gpu, end, GP_DROP_CUPTI, 4);
 	}
 	if (gp_writer__close(cpu) || gp_writer__close(gpu)) {
 		fprintf(stderr, "gen_recording: cannot write the traces: %s\n", strerror(errno));
