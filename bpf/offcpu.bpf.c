@@ -575,10 +575,13 @@ static __always_inline int handle_waking_btf(struct task_struct *p)
 		 * A sleeping thread off every CPU has switched out (on_cpu is
 		 * cleared after the switch's tracepoint ran), yet its switch-out
 		 * is not here: the tracepoint did not show it, and the block it
-		 * ends is lost. Count it so the loss is reported. Switch-outs on
-		 * CPUs left out by cpu_mask are not traced by design.
+		 * ends is lost. Count it so the loss is reported. valid is read
+		 * again after on_cpu: the switch stored it before on_cpu was
+		 * cleared, so a switch-out that raced with the first read is
+		 * seen. Switch-outs on CPUs left out by cpu_mask are not traced
+		 * by design.
 		 */
-		if (!filter_cpus && !p->on_cpu)
+		if (!filter_cpus && !*(volatile int *)&p->on_cpu && !*(volatile __u32 *)&t->valid)
 			__sync_fetch_and_add(&missed_switch_outs, 1);
 		return 0;
 	}
