@@ -378,31 +378,36 @@ static __always_inline void send_repaired(void *ctx, struct task_struct *task,
 	emit(e);
 }
 
+/*
+ * raw_tp's span_wanted(): a block of @delta ns of @task (@tid), switched
+ * out at @ts, just ended; a short one is summed straight into oc_short.
+ * True if it is to be sent as a span.
+ */
+static __always_inline bool span_wanted_raw(struct task_struct *task, __u32 tid, __u64 ts,
+					    __u64 delta)
+{
+	if (delta < min_block_ns) {
+		if (sum_short)
+			short_add(BPF_CORE_READ(task, tgid), tid, ts, delta, 1);
+		return false;
+	}
+	return !(max_block_ns && delta > max_block_ns);
+}
+
 /* raw_tp: @s (a copy, its oc_start entry gone) is @task's unmatched switch-out */
 static __always_inline void missed_switch_in_raw(void *ctx, struct task_struct *task, __u32 tid,
 						 const struct start *s, __u64 end, __u32 slot)
 {
-	__u64 delta;
-
 	__sync_fetch_and_add(&missed_switch_ins, 1);
-	if (!s->state || end <= s->ts)
-		return;
-	delta = end - s->ts;
-	if (delta < min_block_ns) {
-		if (sum_short)
-			short_add(BPF_CORE_READ(task, tgid), tid, s->ts, delta, 1);
-		return;
-	}
-	if (max_block_ns && delta > max_block_ns)
-		return;
-	send_repaired(ctx, task, s, end, slot);
+	if (s->state && end > s->ts && span_wanted_raw(task, tid, s->ts, end - s->ts))
+		send_repaired(ctx, task, s, end, slot);
 }
 
 /* raw_tp: task pointers are untrusted here, so hash maps keyed by tid */
 static __always_inline int handle_switch(void *ctx, struct task_struct *prev,
 					 struct task_struct *next, __u32 prev_state)
 {
-	__u64 now = bpf_ktime_get_ns(), delta;
+	__u64 now = bpf_ktime_get_ns();
 	__u32 ptid = BPF_CORE_READ(prev, pid), ntid = BPF_CORE_READ(next, pid), zero = 0;
 	struct offcpu_event *e;
 	struct start *s, st;
@@ -434,14 +439,7 @@ static __always_inline int handle_switch(void *ctx, struct task_struct *prev,
 	s = bpf_map_lookup_elem(&oc_start, &ntid);
 	if (!s || fault_hit(OFFCPU_FAULT_SWITCH_IN))
 		return 0;
-	delta = now - s->ts;
-	if (delta < min_block_ns) {
-		if (sum_short)
-			short_add(BPF_CORE_READ(next, tgid), ntid, s->ts, delta, 1);
-		bpf_map_delete_elem(&oc_start, &ntid);
-		return 0;
-	}
-	if (max_block_ns && delta > max_block_ns) {
+	if (!span_wanted_raw(next, ntid, s->ts, now - s->ts)) {
 		bpf_map_delete_elem(&oc_start, &ntid);
 		return 0;
 	}
