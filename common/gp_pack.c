@@ -134,14 +134,47 @@ __attribute__((target("ssse3"))) static size_t pack_ssse3(const uint8_t *in, siz
 	return o;
 }
 
-/* Words [0, to) while 8 data bytes can be loaded; returns where it stopped. */
+/*
+ * Bits set in each byte of v, in that byte: the counts of eight masks at
+ * once (a mask's count is at most 8, so no byte carries into the next).
+ */
+static uint64_t byte_counts(uint64_t v)
+{
+	v -= (v >> 1) & 0x5555555555555555ull;
+	v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+	return (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0full;
+}
+
+/*
+ * Words [0, to) while 8 data bytes can be loaded; returns where it stopped.
+ * Eight words at a time, whose data offsets come from one prefix sum of
+ * their masks' counts (a multiply sums the bytes below each byte), so the
+ * eight loads do not wait on each other; one word at a time near the end.
+ */
 __attribute__((target("ssse3"))) static size_t unpack_ssse3(const uint8_t *masks, size_t to,
 							   const uint8_t *data, size_t data_len,
 							   size_t *off, uint8_t *out)
 {
-	size_t w, o = *off;
+	size_t w = 0, o = *off;
+	int k;
 
-	for (w = 0; w < to && data_len - o >= 8; w++) {
+	/* eight words take at most 64 bytes, and the last load reads 8 from its start */
+	for (; to - w >= 8 && data_len - o >= 72; w += 8) {
+		uint64_t m8, sums;
+
+		memcpy(&m8, masks + w, sizeof(m8));
+		sums = byte_counts(m8) * 0x0101010101010101ull; /* byte k: words 0..k */
+#pragma GCC unroll 8
+		for (k = 0; k < 8; k++) {
+			size_t at = o + (k ? (size_t)(uint8_t)(sums >> (8 * k - 8)) : 0);
+			__m128i v = _mm_loadl_epi64((const __m128i *)(const void *)(data + at));
+			__m128i ctl = _mm_cvtsi64_si128((long long)expand[(uint8_t)(m8 >> (8 * k))]);
+
+			_mm_storel_epi64((__m128i *)(void *)(out + 8 * (w + k)), _mm_shuffle_epi8(v, ctl));
+		}
+		o += sums >> 56;
+	}
+	for (; w < to && data_len - o >= 8; w++) {
 		unsigned m = masks[w];
 		__m128i v = _mm_loadl_epi64((const __m128i *)(const void *)(data + o));
 		__m128i ctl = _mm_cvtsi64_si128((long long)expand[m]);
