@@ -43,6 +43,7 @@ while [ $# -gt 0 ]; do
 done
 GPUPERF=$BUILD/cli/gpuperf
 GEN=$BUILD/tests/report/gen_recording
+TOUCH=$BUILD/bench/report/touch_mem
 TIME=/usr/bin/time
 [ -x "$TIME" ] || { echo "run.sh: needs GNU time (apt-get install time)" >&2; exit 77; }
 [ -x "$GEN" ] || { echo "run.sh: no $GEN (configure with tests on and build gen_recording)" >&2; exit 77; }
@@ -137,6 +138,13 @@ if [ "$FORMATS" = 1 ]; then
 fi
 rm -rf "$TMP/out"
 set -- $all
+# The machine's price for the default report's peak RSS: mapping, first-touching and
+# unmapping that many fresh pages, as a share of the report's wall time.
+if [ -x "$TOUCH" ]; then
+	"$TOUCH" $(($4 / 1024 + 1)) 3 | awk -v w="$1" -v m="$4" '{
+		printf "memory: first touch and unmap of %d MiB (the peak RSS) alone: %.2fs, %.2f us/page, %.0f%% of the report'"'"'s wall time\n",
+			m / 1024 + 1, $1, $2, (w > 0 ? 100 * $1 / w : 0) }'
+fi
 awk -v w="$1" -v m="$4" -v n="$NGPU" 'BEGIN {
 	r = w > 0 ? n / w / 1e6 : 0; b = m * 1024 / n;
 	printf "goal: >= 5M GPU records/s: %.2fM (%s); <= 100 B/GPU record: %.1f (%s)\n",
