@@ -393,6 +393,7 @@ _Static_assert(sizeof(struct gp_rec_launch_site) == 32, "gp_rec_launch_site");
 #define GP_DROP_STACK 7u	 /* a stack could not be read */
 #define GP_DROP_WRITER 8u	 /* records the writer could not store */
 #define GP_DROP_OFFCPU_MISSED 9u /* off-CPU blocks whose switch the kernel did not show */
+#define GP_DROP_SOURCES 10u	 /* one past the last source: size arrays by source with it */
 
 /* GP_REC_DROPPED: `count` records of `source` lost since the previous one. */
 struct gp_rec_dropped {

@@ -111,7 +111,7 @@ struct cpu_agent {
 	struct cpu_agent_exit *exits;	/* of opts.pids / opts.tids, as seen */
 	size_t nexits;
 	/* lost counts already written, per GP_DROP_* source */
-	uint64_t written_lost[GP_DROP_OFFCPU_MISSED + 1];
+	uint64_t written_lost[GP_DROP_SOURCES];
 	int err; /* first write error */
 };
 

@@ -671,7 +671,7 @@ static int cmp_kind_total(const void *a, const void *b)
 static cJSON *build_json(struct report *r, struct report_stats *s)
 {
 	struct timeline *tl = r->tl;
-	static const char *const drop_names[] = {
+	static const char *const drop_names[GP_DROP_SOURCES] = {
 		[GP_DROP_CUPTI] = "cupti",
 		[GP_DROP_INJECT_BUFFERS] = "inject_buffers",
 		[GP_DROP_RINGBUF_SAMPLE] = "ringbuf_sample",

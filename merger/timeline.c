@@ -985,6 +985,9 @@ static int add_record(struct timeline *tl, struct idmap *ids, const struct gp_re
 	case GP_REC_DROPPED: {
 		const struct gp_rec_dropped *d = (const void *)rec;
 
+		_Static_assert(GP_DROP_SOURCES <= sizeof(tl->dropped) / sizeof(tl->dropped[0]),
+			       "timeline.dropped holds every source");
+
 		if (d->source < sizeof(tl->dropped) / sizeof(tl->dropped[0]))
 			tl->dropped[d->source] += d->count;
 		return 0;

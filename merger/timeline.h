@@ -230,7 +230,7 @@ struct timeline {
 	struct tl_file *files;
 	size_t nr_files;
 
-	uint64_t dropped[16]; /* by GP_DROP_* source */
+	uint64_t dropped[16]; /* by GP_DROP_* source (room for sources a newer minor version adds) */
 	uint64_t first_ts, last_ts;
 	int joined; /* correlate__run() has joined the GPU records (TL_GPU_JOINED) */
 
