@@ -141,7 +141,8 @@ set -- $all
 # The machine's price for the default report's peak RSS: mapping, first-touching and
 # unmapping that many fresh pages, as a share of the report's wall time.
 if [ -x "$TOUCH" ]; then
-	"$TOUCH" $(($4 / 1024 + 1)) 3 | awk -v w="$1" -v m="$4" '{
+	mem=$("$TOUCH" $(($4 / 1024 + 1)) 3) || { echo "run.sh: $TOUCH failed" >&2; exit 1; }
+	echo "$mem" | awk -v w="$1" -v m="$4" '{
 		printf "memory: first touch and unmap of %d MiB (the peak RSS) alone: %.2fs, %.2f us/page, %.0f%% of the report'"'"'s wall time\n",
 			m / 1024 + 1, $1, $2, (w > 0 ? 100 * $1 / w : 0) }'
 fi
