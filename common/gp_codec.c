@@ -104,13 +104,14 @@ static uint32_t unzig32(uint32_t z)
  * The state of a record's type and lane, zeroed when the chunk first uses
  * it. The stream id is never coded, so both directions see the same lane.
  */
-static uint64_t *lane(struct gp_codec *c, const struct delta_rule *r, const struct gp_rec_hdr *rec)
+static inline __attribute__((always_inline)) uint64_t *
+lane(struct gp_codec *c, const struct delta_rule *r, unsigned type, const struct gp_rec_hdr *rec)
 {
 	uint32_t l = r->lane_off ? get32(rec, r->lane_off) % GP_CODEC_LANES : 0;
-	uint64_t *prev = c->prev[rec->type][l];
+	uint64_t *prev = c->prev[type][l];
 
-	if (!(c->seen[rec->type] & (1u << l))) {
-		c->seen[rec->type] |= (uint16_t)(1u << l);
+	if (!(c->seen[type] & (1u << l))) {
+		c->seen[type] |= (uint16_t)(1u << l);
 		memset(prev, 0, sizeof(c->prev[0][0]));
 	}
 	return prev;
@@ -129,7 +130,7 @@ void gp_codec__encode(struct gp_codec *c, struct gp_rec_hdr *rec)
 	if (rec->type >= GP_REC_TYPE_COUNT)
 		return;
 	r = &rules[rec->type];
-	prev = lane(c, r, rec);
+	prev = lane(c, r, rec->type, rec);
 	for (i = 0; i < GP_CODEC_MAX_FIELDS; i++) {
 		const struct delta_field *f = &r->f[i];
 
@@ -164,17 +165,12 @@ void gp_codec__encode(struct gp_codec *c, struct gp_rec_hdr *rec)
  */
 static inline __attribute__((always_inline)) void decode_rule(struct gp_codec *c,
 							      struct gp_rec_hdr *rec,
-							      enum gp_rec_type type)
+							      unsigned type)
 {
 	const struct delta_rule *r = &rules[type];
-	uint32_t l = r->lane_off ? get32(rec, r->lane_off) % GP_CODEC_LANES : 0;
-	uint64_t *prev = c->prev[type][l];
+	uint64_t *prev = lane(c, r, type, rec);
 	int i;
 
-	if (!(c->seen[type] & (1u << l))) {
-		c->seen[type] |= (uint16_t)(1u << l);
-		memset(prev, 0, sizeof(c->prev[0][0]));
-	}
 #pragma GCC unroll 4
 	for (i = 0; i < GP_CODEC_MAX_FIELDS; i++) {
 		const struct delta_field *f = &r->f[i];
@@ -217,8 +213,10 @@ void gp_codec__decode(struct gp_codec *c, struct gp_rec_hdr *rec)
 		DECODE(GP_REC_OFFCPU);
 		DECODE(GP_REC_LAUNCH_SITE);
 		DECODE(GP_REC_CLOCK_PAIR);
-	default:
-		break; /* no coded fields, or a type this version does not know */
+	default: /* the same from the table, for a type with a rule not listed above */
+		if (rec->type < GP_REC_TYPE_COUNT)
+			decode_rule(c, rec, rec->type);
+		break;
 	}
 #undef DECODE
 }
