@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gp_util.h"
 #include "report_priv.h"
 
 struct span {
@@ -215,93 +214,11 @@ nomem:
 	return -ENOMEM;
 }
 
-/*
- * Idle time by what it draws: records of one thread with one stack (the
- * timeline stores each distinct stack once, so its pool offset names it)
- * make the same frames, which are then built once per group, not once per
- * record.
- */
-struct idle_group {
-	uint32_t pid, tid;
-	struct tl_stack stack;
-	uint32_t rec; /* a record of the group: its index in tl->samples or tl->offcpu */
-	uint8_t offcpu;
-	uint64_t weight;
-};
-
-struct idle_groups {
-	struct idle_group *g;
-	size_t n;
-	uint32_t *slots; /* open addressing: index + 1 into g */
-	size_t nslots;	 /* a power of two, over twice n */
-};
-
-static uint64_t idle_hash(uint32_t pid, uint32_t tid, const struct tl_stack *st, int offcpu)
-{
-	uint64_t h = gp_mix64(((uint64_t)pid << 32 | tid) ^ (uint64_t)offcpu << 63);
-
-	return gp_mix64(h ^ ((uint64_t)st->off << 32 | (uint32_t)st->nr_user << 16 | st->nr_kernel));
-}
-
-static int idle_grow(struct idle_groups *gs)
-{
-	size_t n = gs->nslots ? gs->nslots * 2 : 256, i, j;
-	uint32_t *slots = calloc(n, sizeof(*slots));
-	struct idle_group *g = realloc(gs->g, n / 2 * sizeof(*g));
-
-	if (g)
-		gs->g = g;
-	if (!slots || !g) {
-		free(slots);
-		return -ENOMEM;
-	}
-	for (i = 0; i < gs->n; i++) {
-		const struct idle_group *e = &gs->g[i];
-
-		for (j = idle_hash(e->pid, e->tid, &e->stack, e->offcpu) & (n - 1); slots[j];
-		     j = (j + 1) & (n - 1))
-			;
-		slots[j] = (uint32_t)i + 1;
-	}
-	free(gs->slots);
-	gs->slots = slots;
-	gs->nslots = n;
-	return 0;
-}
-
-/* Add weight w of record rec (a sample, or an off-CPU span if offcpu) to its group. */
-static int idle_add(struct idle_groups *gs, uint32_t pid, uint32_t tid, const struct tl_stack *st,
-		    int offcpu, size_t rec, uint64_t w)
-{
-	static const struct tl_stack empty;
-	size_t j, mask;
-
-	if (2 * (gs->n + 1) > gs->nslots && idle_grow(gs))
-		return -ENOMEM;
-	mask = gs->nslots - 1;
-	/* an empty stack matches any other empty one (its offset means nothing) */
-	if (!(st->nr_user + st->nr_kernel))
-		st = &empty;
-	for (j = idle_hash(pid, tid, st, offcpu) & mask; gs->slots[j]; j = (j + 1) & mask) {
-		struct idle_group *e = &gs->g[gs->slots[j] - 1];
-
-		if (e->pid == pid && e->tid == tid && e->offcpu == offcpu && e->stack.off == st->off &&
-		    e->stack.nr_user == st->nr_user && e->stack.nr_kernel == st->nr_kernel) {
-			e->weight += w;
-			return 0;
-		}
-	}
-	gs->g[gs->n] = (struct idle_group){ .pid = pid, .tid = tid, .stack = *st, .rec = (uint32_t)rec,
-					    .offcpu = (uint8_t)offcpu, .weight = w };
-	gs->slots[j] = (uint32_t)++gs->n;
-	return 0;
-}
-
 int gpu_idle__build(struct report *r)
 {
 	struct timeline *tl = r->tl;
 	struct stack_agg *agg = r->view[VIEW_IDLE];
-	struct idle_groups gs = { 0 };
+	struct rec_groups gs = { 0 }; /* idle time by what it draws: frames built once a group */
 	struct proc_idle *v = NULL, *p;
 	size_t n = 0, i;
 	int err = find_gaps(r, &v, &n);
@@ -316,7 +233,7 @@ int gpu_idle__build(struct report *r)
 		g = first_gap(p, s->ts);
 		if (g == p->nr_gaps || p->gaps[g].start > s->ts)
 			continue;
-		err = idle_add(&gs, s->pid, s->tid, &s->stack, 0, i, s->weight);
+		err = report__group_add(r, &gs, VIEW_CPU, i, s->weight);
 	}
 	for (i = 0; i < n; i++)
 		v[i].cursor = 0;
@@ -335,22 +252,21 @@ int gpu_idle__build(struct report *r)
 			w += b > a ? b - a : 0;
 		}
 		if (w)
-			err = idle_add(&gs, o->pid, o->tid, &o->stack, 1, i, w);
+			err = report__group_add(r, &gs, VIEW_OFFCPU, i, w);
 	}
 	/* in the order the groups began: that of the records, as without grouping */
 	for (i = 0; i < gs.n && !err; i++) {
-		const struct idle_group *e = &gs.g[i];
+		const struct rec_group *e = &gs.g[i];
 
 		r->fb.n = 0;
-		err = e->offcpu ? report__offcpu_frames(r, &tl->offcpu[e->rec], &r->fb)
-				: report__sample_frames(r, &tl->samples[e->rec], &r->fb);
+		err = e->kind == VIEW_OFFCPU ? report__offcpu_frames(r, &tl->offcpu[e->rep], &r->fb)
+					     : report__sample_frames(r, &tl->samples[e->rep], &r->fb);
 		if (!err)
 			err = stack_agg__add(agg, r->fb.f, r->fb.n, e->weight);
 		if (err == -EOVERFLOW) /* a stack too deep for the aggregate: the others still go in */
 			err = 0;
 	}
-	free(gs.g);
-	free(gs.slots);
+	report__groups_free(&gs);
 	for (i = 0; i < n; i++) {
 		free(v[i].gaps);
 		free(v[i].tids);

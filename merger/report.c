@@ -421,6 +421,13 @@ static int same_record(const struct report *r, enum report_view kind, size_t a, 
 	}
 }
 
+void report__groups_free(struct rec_groups *gs)
+{
+	free(gs->g);
+	free(gs->slots);
+	memset(gs, 0, sizeof(*gs));
+}
+
 static int groups_grow(struct rec_groups *gs)
 {
 	size_t n = gs->nslots ? gs->nslots * 2 : 1024, i, j;
@@ -456,14 +463,17 @@ static int group_new(struct rec_groups *gs, size_t j, const struct rec_group *g)
 	return 0;
 }
 
-/* Add sample or off-CPU span `rec` of `kind` with `weight` to its group. */
-static int group_add(struct report *r, enum report_view kind, size_t rec, uint64_t hash,
-		     uint64_t weight)
+int report__group_add(struct report *r, struct rec_groups *gs, enum report_view kind, size_t rec,
+		      uint64_t weight)
 {
-	struct rec_groups *gs = &r->groups;
+	const struct tl_sample *sa = kind == VIEW_CPU ? &r->tl->samples[rec] : NULL;
+	const struct tl_offcpu *o = sa ? NULL : &r->tl->offcpu[rec];
+	uint64_t hash = sa ? hash_stack(&sa->stack, (uint64_t)sa->pid << 32 | sa->tid)
+			   : hash_stack(&o->stack, (uint64_t)o->pid << 32 | o->tid);
 	size_t j;
 
 	hash = mix(hash, kind);
+
 	if ((gs->n + 1) * 2 > gs->nslots && groups_grow(gs))
 		return -ENOMEM;
 	for (j = hash & (gs->nslots - 1); gs->slots[j]; j = (j + 1) & (gs->nslots - 1)) {
@@ -515,7 +525,7 @@ static int same_gpu_key(const struct gpu_key *a, const struct gpu_key *b)
 	return a->stack == b->stack && a->thread == b->thread && a->what == b->what;
 }
 
-/* group_add() for a GPU record, compared by its key instead of the group's representative. */
+/* report__group_add() for a GPU record, compared by its key instead of the group's representative. */
 static int group_add_gpu(struct report *r, size_t rec, const struct gpu_key *k, uint64_t weight)
 {
 	struct rec_groups *gs = &r->groups;
@@ -552,8 +562,7 @@ static int group_records(struct report *r)
 	for (i = 0; i < tl->nr_samples && !err; i++) {
 		const struct tl_sample *s = &tl->samples[i];
 
-		err = group_add(r, VIEW_CPU, i,
-				hash_stack(&s->stack, ((uint64_t)s->pid << 32) | s->tid), s->weight);
+		err = report__group_add(r, &r->groups, VIEW_CPU, i, s->weight);
 	}
 	for (i = 0; i < tl->nr_offcpu && !err; i++) {
 		const struct tl_offcpu *o = &tl->offcpu[i];
@@ -568,9 +577,8 @@ static int group_records(struct report *r)
 		}
 		if (skip)
 			continue;
-		err = group_add(r, VIEW_OFFCPU, i,
-				hash_stack(&o->stack, ((uint64_t)o->pid << 32) | o->tid),
-				o->end > o->start ? o->end - o->start : 0);
+		err = report__group_add(r, &r->groups, VIEW_OFFCPU, i,
+					o->end > o->start ? o->end - o->start : 0);
 	}
 	for (i = 0; i < tl->nr_gpu && !err; i++) {
 		const struct tl_gpu *g = &tl->gpu[i];
@@ -1052,9 +1060,8 @@ static void report_release(struct report *r)
 	free(r->proc_root);
 	free(r->fb.f);
 	free(r->fb.src);
-	free(r->groups.g);
+	report__groups_free(&r->groups);
 	summary__free_stats(r);
-	free(r->groups.slots);
 	free(r->command_line_json);
 	symbolizer__free(r->sym);
 	correlate__release(&r->corr);

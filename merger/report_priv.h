@@ -84,6 +84,16 @@ struct report {
 	size_t errlen;
 };
 
+/*
+ * Add sample (VIEW_CPU) or off-CPU span (VIEW_OFFCPU) number rec of r's
+ * timeline, with weight, to its group in gs: records of one thread with the
+ * same stack draw the same frames, so a group's frames are built once. The
+ * groups stay in the order they began. 0 or -ENOMEM.
+ */
+int report__group_add(struct report *r, struct rec_groups *gs, enum report_view kind, size_t rec,
+		      uint64_t weight);
+void report__groups_free(struct rec_groups *gs);
+
 /* The root frame of a process: its comm, with " [pid]" when several share it. */
 const char *report__proc_root(struct report *r, uint32_t pid);
 
