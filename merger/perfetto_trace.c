@@ -706,32 +706,27 @@ static bool kconfig_svals(struct pt *pt, struct seq *sq, uint16_t kcfg, const st
 	}
 	iid[0] = seq_iid(sq, key_of(K_DIMS, kcfg, 0));
 	iid[1] = seq_iid(sq, key_of(K_DIMS, kcfg, 1));
-	if (iid[0] && iid[1]) {
-		sq->dims_kcfg = kcfg;
-		sq->dims_iid[0] = iid[0];
-		sq->dims_iid[1] = iid[1];
-		return true;
-	}
-	n[0] = chrome_trace__dims(dims[0], kc->grid);
-	n[1] = chrome_trace__dims(dims[1], kc->block);
-	p = pk_room(pt, 64 + n[0] + n[1]);
-	if (!p)
-		return false;
-	p = put_uint(p, PKT_SEQUENCE_ID, sq->id);
-	p = msg_open(p, PKT_INTERNED_DATA, &idata);
-	for (int i = 0; i < 2; i++) {
-		iid[i] = ++sq->next_sval_iid;
-		if (u64map_put(&sq->names, key_of(K_DIMS, kcfg, (uint32_t)i), iid[i])) {
-			pt->err = -ENOMEM;
+	if (!iid[0] || !iid[1]) {
+		n[0] = chrome_trace__dims(dims[0], kc->grid);
+		n[1] = chrome_trace__dims(dims[1], kc->block);
+		p = pk_room(pt, 64 + n[0] + n[1]);
+		if (!p)
 			return false;
+		p = put_uint(p, PKT_SEQUENCE_ID, sq->id);
+		p = msg_open(p, PKT_INTERNED_DATA, &idata);
+		for (int i = 0; i < 2; i++) {
+			iid[i] = ++sq->next_sval_iid;
+			if (u64map_put(&sq->names, key_of(K_DIMS, kcfg, (uint32_t)i), iid[i])) {
+				pt->err = -ENOMEM;
+				return false;
+			}
+			p = msg_open(p, ID_DEBUG_ANNOTATION_STRING_VALUES, &sv);
+			p = put_uint(p, IN_IID, iid[i]);
+			p = put_bytes(p, IN_NAME, dims[i], n[i]);
+			p = msg_close(sv, p);
 		}
-		p = msg_open(p, ID_DEBUG_ANNOTATION_STRING_VALUES, &sv);
-		p = put_uint(p, IN_IID, iid[i]);
-		p = put_bytes(p, IN_NAME, dims[i], n[i]);
-		p = msg_close(sv, p);
+		pk_emit(pt, msg_close(idata, p));
 	}
-	p = msg_close(idata, p);
-	pk_emit(pt, p);
 	sq->dims_kcfg = kcfg;
 	sq->dims_iid[0] = iid[0];
 	sq->dims_iid[1] = iid[1];
