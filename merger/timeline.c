@@ -347,10 +347,11 @@ uint32_t timeline__tid_index(struct timeline *tl, uint32_t pid, uint32_t tid)
 	return tid_index(tl, pid, tid);
 }
 
-static __attribute__((noinline)) uint32_t bytes_index_slow(struct timeline *tl, uint64_t bytes)
+/* c: bytes' slot in the cache of recent answers (bytes_index()) */
+static __attribute__((noinline)) uint32_t bytes_index_slow(struct timeline *tl, uint64_t bytes,
+							   size_t c)
 {
 	struct tl_priv *p = tl->priv;
-	size_t c = gp_mix64(bytes) & 15;
 	uint32_t i;
 
 	i = table_index(&p->bytes_map, bytes, (void **)&tl->gpu_bytes, &tl->nr_gpu_bytes,
@@ -369,7 +370,7 @@ static inline uint32_t bytes_index(struct timeline *tl, uint64_t bytes)
 
 	if (p->bytes_key[c] == bytes + 1 && bytes != UINT64_MAX)
 		return p->bytes_val[c];
-	return bytes_index_slow(tl, bytes);
+	return bytes_index_slow(tl, bytes, c);
 }
 
 uint32_t timeline__bytes_index(struct timeline *tl, uint64_t bytes)
@@ -424,12 +425,12 @@ uint16_t timeline__kconfig_index(struct timeline *tl, const struct tl_kconfig *k
 	return kconfig_index(tl, k);
 }
 
+/* key: st as launch_stack_index() makes it; c: its slot in the cache of recent answers */
 static __attribute__((noinline)) uint32_t launch_stack_index_slow(struct timeline *tl,
-								    const struct tl_stack *st)
+								    const struct tl_stack *st,
+								    uint64_t key, size_t c)
 {
 	struct tl_priv *p = tl->priv;
-	uint64_t key = (uint64_t)st->off << 32 | (uint32_t)st->nr_user << 16 | st->nr_kernel;
-	size_t c = gp_mix64(key) & 63;
 	uint32_t i;
 
 	i = table_index(&p->lstack_map, key, (void **)&tl->launch_stacks, &tl->nr_launch_stacks,
@@ -449,7 +450,7 @@ static inline uint32_t launch_stack_index(struct timeline *tl, const struct tl_s
 
 	if (p->lst_key[c] == key + 1 && key != UINT64_MAX)
 		return p->lst_val[c];
-	return launch_stack_index_slow(tl, st);
+	return launch_stack_index_slow(tl, st, key, c);
 }
 
 uint32_t timeline__launch_stack_index(struct timeline *tl, const struct tl_stack *st)
