@@ -723,7 +723,7 @@ static void write_api(struct ct *ct, size_t i, const struct correlation *c)
 	p_lit(p, ",\"ts\":");
 	p = fmt_us(p, a->start >= base ? a->start - base : 0);
 	p_lit(p, ",\"dur\":");
-	p = fmt_us(p, a->end > a->start ? a->end - a->start : 0);
+	p = fmt_us(p, timeline__dur(ct->tl, a->dur));
 	if (correlation__flow(c, i)) {
 		/* bind_id: the API record's index + 1, unique across processes (correlation ids are
 		 * not). */
@@ -833,7 +833,7 @@ static void write_gpu(struct ct *ct, size_t i)
 	struct jw *w = &ct->w;
 	struct esc_ent *kn = NULL;
 	const char *mangled = NULL, *name = NULL;
-	uint64_t dur = g->end > g->start ? g->end - g->start : 0, base = ct->base;
+	uint64_t dur = timeline__dur(ct->tl, g->dur), base = ct->base;
 	int64_t api = timeline__gpu_api(tl, g);
 	unsigned nargs = 0;
 	char *p;

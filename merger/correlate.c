@@ -215,7 +215,7 @@ static void bind_launches(struct timeline *tl, struct corr_map *m)
 			window_lo = 0; /* first call of this thread */
 			from = 0;
 		} else {
-			window_lo = tl->api[outer].end + 1;
+			window_lo = timeline__api_end(tl, &tl->api[outer]) + 1;
 			if (window_lo < prev_lo) /* an end of UINT64_MAX wrapped */
 				from = 0;
 		}
@@ -231,7 +231,7 @@ static void bind_launches(struct timeline *tl, struct corr_map *m)
 		if (j == from + 8)
 			j = launch_lower_bound(tl, j, a->thr, window_lo);
 		from = j;
-		if (j < tl->nr_launch && tl->launch[j].thr == a->thr && tl->launch[j].ts <= a->end)
+		if (j < tl->nr_launch && tl->launch[j].thr == a->thr && tl->launch[j].ts <= timeline__api_end(tl, a))
 			a->launch = (int32_t)j;
 	}
 }

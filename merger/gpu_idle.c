@@ -137,7 +137,7 @@ static int find_gaps(struct report *r, struct proc_idle **out, size_t *nout)
 	for (i = 0; i < tl->nr_gpu; i++) {
 		const struct tl_gpu *g = &tl->gpu[i];
 
-		if (g->kind == TL_GPU_SYNC || g->end <= g->start)
+		if (g->kind == TL_GPU_SYNC || !g->dur)
 			continue;
 		p = find(v, n, timeline__gpu_pid(tl, g));
 		if (!p) {
@@ -155,8 +155,8 @@ static int find_gaps(struct report *r, struct proc_idle **out, size_t *nout)
 		}
 		if (push_gap(p, p->busy_end, g->start))
 			goto nomem;
-		if (g->end > p->busy_end)
-			p->busy_end = g->end;
+		if (timeline__gpu_end(tl, g) > p->busy_end)
+			p->busy_end = timeline__gpu_end(tl, g);
 	}
 	/*
 	 * The window opens at the process's first API call; its threads are the

@@ -759,7 +759,7 @@ static void write_api(struct pt *pt, size_t i)
 	if (a->ret)
 		e.p = arg_int(e.p, ARG_RETURN, a->ret);
 	ev_end(pt, &e);
-	slice_end(pt, sq, a->end > a->start ? a->end : a->start);
+	slice_end(pt, sq, timeline__api_end(tl, a));
 }
 
 static void write_sample(struct pt *pt, const struct tl_sample *s)
@@ -826,7 +826,7 @@ static void write_gpu(struct pt *pt, size_t i)
 	const struct tl_kconfig *kc = timeline__gpu_kconfig(tl, g);
 	uint32_t graph = timeline__gpu_graph(tl, g), dims[2];
 	uint32_t device = timeline__gpu_device(tl, g), stream = timeline__gpu_stream(tl, g);
-	uint64_t key, skey, dur = g->end > g->start ? g->end - g->start : 0;
+	uint64_t key, skey, dur = timeline__dur(tl, g->dur);
 	int64_t api = timeline__gpu_api(tl, g);
 	const char *name = NULL;
 	char tmp[32];

@@ -587,7 +587,7 @@ static int group_records(struct report *r)
 		if (g->kind == TL_GPU_SYNC)
 			continue; /* waiting, not device work: in the timeline and off-CPU */
 		k = gpu_key_of(r, g);
-		err = group_add_gpu(r, i, &k, g->end > g->start ? g->end - g->start : 0);
+		err = group_add_gpu(r, i, &k, timeline__dur(tl, g->dur));
 	}
 	return err;
 }

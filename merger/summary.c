@@ -306,22 +306,22 @@ static void advance(struct sweep *w, uint64_t t)
 	}
 }
 
-/* Add GPU record g (device work, with a duration) to d's sweep. */
-static int sweep_add(struct dev_stat *d, const struct tl_gpu *g)
+/* Add device work from start to end (a duration) to d's sweep. */
+static int sweep_add(struct dev_stat *d, uint64_t start, uint64_t end)
 {
 	struct sweep *w = &d->sw;
 
 	if (!w->started) {
-		d->first = w->now = g->start;
+		d->first = w->now = start;
 		w->started = 1;
 	}
-	while (w->n && w->heap[0] <= g->start) {
+	while (w->n && w->heap[0] <= start) {
 		uint64_t e = w->heap[0];
 
 		advance(w, e);
 		heap_pop(w);
 	}
-	advance(w, g->start);
+	advance(w, start);
 	if (w->n == w->cap) {
 		size_t ncap = w->cap ? w->cap * 2 : 16;
 		uint64_t *h = realloc(w->heap, ncap * sizeof(*h));
@@ -331,9 +331,9 @@ static int sweep_add(struct dev_stat *d, const struct tl_gpu *g)
 		w->heap = h;
 		w->cap = ncap;
 	}
-	heap_push(w, g->end);
-	if (g->end > d->last)
-		d->last = g->end;
+	heap_push(w, end);
+	if (end > d->last)
+		d->last = end;
 	return 0;
 }
 
@@ -363,7 +363,8 @@ static int sweep_all(const struct timeline *tl, struct dev_stat *d)
 	for (i = 0; i < tl->nr_gpu; i++) {
 		const struct tl_gpu *g = &tl->gpu[i];
 
-		if (g->kind != TL_GPU_SYNC && g->end > g->start && sweep_add(d, g)) {
+		if (g->kind != TL_GPU_SYNC && g->dur &&
+		    sweep_add(d, g->start, timeline__gpu_end(tl, g))) {
 			free(d->sw.heap);
 			return -ENOMEM;
 		}
@@ -515,7 +516,7 @@ static int collect(struct report *r, struct report_stats *s)
 	}
 	for (i = 0; i < tl->nr_gpu && !err; i++) {
 		const struct tl_gpu *g = &tl->gpu[i];
-		uint64_t d = g->end > g->start ? g->end - g->start : 0;
+		uint64_t d = timeline__dur(tl, g->dur);
 
 		if (g->kind == TL_GPU_SYNC)
 			continue;
@@ -566,7 +567,7 @@ static int collect(struct report *r, struct report_stats *s)
 			s->dev[j].memcpy += d;
 		else
 			s->dev[j].memset += d;
-		if (d && sweep_add(&s->dev[j], g))
+		if (d && sweep_add(&s->dev[j], g->start, g->start + d))
 			err = -ENOMEM;
 	}
 	free(lane_proc);

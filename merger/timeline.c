@@ -52,7 +52,7 @@ struct tl_priv {
 	struct strtab st;
 	size_t cap_gpu, cap_api, cap_launch, cap_samples, cap_offcpu, cap_frames, cap_files;
 	size_t cap_procs, cap_threads, cap_modules, cap_devices, cap_offcpu_short;
-	size_t cap_lanes, cap_gpu_bytes, cap_tids, cap_api_names, cap_launch_stacks, cap_kconfigs;
+	size_t cap_lanes, cap_gpu_bytes, cap_long_durs, cap_tids, cap_api_names, cap_launch_stacks, cap_kconfigs;
 	/* What the small tables hold, while loading (freed by timeline__finish()). */
 	struct u64map tid_map, bytes_map, lstack_map, api_name_map, kcfg_map;
 	uint32_t *lane_slots; /* lane index + 1, by hash of its fields */
@@ -261,6 +261,7 @@ void timeline__free(struct timeline *tl)
 	free(tl->devices);
 	free(tl->lanes);
 	free(tl->gpu_bytes);
+	free(tl->long_durs);
 	free(tl->kconfigs);
 	free(tl->tids);
 	free(tl->api_names);
@@ -345,6 +346,24 @@ static inline uint32_t tid_index(struct timeline *tl, uint32_t pid, uint32_t tid
 uint32_t timeline__tid_index(struct timeline *tl, uint32_t pid, uint32_t tid)
 {
 	return tid_index(tl, pid, tid);
+}
+
+/* timeline__dur_code()'s for a duration d of TL_DUR_LONG or more. */
+uint32_t timeline__long_dur_code(struct timeline *tl, uint64_t d)
+{
+	struct tl_priv *p = tl->priv;
+
+	if (tl->nr_long_durs == p->cap_long_durs) {
+		size_t ncap = p->cap_long_durs ? 2 * p->cap_long_durs : 64;
+		uint64_t *v = ncap < TL_DUR_LONG ? realloc(tl->long_durs, ncap * sizeof(*v)) : NULL;
+
+		if (!v)
+			return UINT32_MAX;
+		tl->long_durs = v;
+		p->cap_long_durs = ncap;
+	}
+	tl->long_durs[tl->nr_long_durs] = d;
+	return TL_DUR_LONG + (uint32_t)tl->nr_long_durs++;
 }
 
 /* c: bytes' slot in the cache of recent answers (bytes_index()) */
@@ -823,24 +842,29 @@ static int add_record(struct timeline *tl, struct idmap *ids, const struct gp_re
 	case GP_REC_API: {
 		const struct gp_rec_api *a = (const void *)rec;
 		struct tl_api *o = PUSH(tl, api, nr_api, cap_api);
+		uint64_t start = T(a->start), end = T(a->end);
 		uint32_t thr = tid_index(tl, a->pid ? a->pid : file_pid, a->tid);
+		struct tl_api bits = { .thr = thr & 0x1fffffff, .domain = a->domain & 3 };
 
 		if (!o || thr == UINT32_MAX)
 			return -ENOMEM;
-		o->start = T(a->start);
-		o->end = T(a->end);
-		o->thr = thr;
+		/*
+		 * Plain stores only, in the order of the fields: the first touch of
+		 * each new page is a write. A bit field's read-modify-write would
+		 * map the zero page first and take a second fault to replace it.
+		 */
+		o->start = start;
+		o->dur = timeline__dur_code(tl, start, end);
 		o->corr = a->correlation_id;
 		o->launch = -1;
+		o->bits = bits.bits;
 		o->name = api_name_index(tl, S(a->name_str));
-		if (!tl->nr_api_names)
-			return -ENOMEM; /* not even the "unknown" entry */
-		o->domain = a->domain & 3;
-		o->nested = 0;
 		o->ret = a->return_value > INT16_MAX   ? INT16_MAX
 			 : a->return_value < INT16_MIN ? INT16_MIN
 						       : (int16_t)a->return_value;
-		seen_ts(tl, o->start, o->end);
+		if (o->dur == UINT32_MAX || !tl->nr_api_names)
+			return -ENOMEM; /* a long duration, or not even the "unknown" API name */
+		seen_ts(tl, start, end);
 		return 0;
 	}
 	case GP_REC_KERNEL:
@@ -849,7 +873,7 @@ static int add_record(struct timeline *tl, struct idmap *ids, const struct gp_re
 	case GP_REC_SYNC: {
 		struct tl_gpu *g = PUSH(tl, gpu, nr_gpu, cap_gpu);
 		uint32_t pid = 0, device = 0, stream = 0, graph = 0;
-		uint64_t bytes = 0;
+		uint64_t bytes = 0, start, end;
 
 		if (!g)
 			return -ENOMEM;
@@ -858,8 +882,8 @@ static int add_record(struct timeline *tl, struct idmap *ids, const struct gp_re
 			const struct gp_rec_kernel *k = (const void *)rec;
 
 			g->kind = TL_GPU_KERNEL;
-			g->start = k->start;
-			g->end = k->end;
+			start = k->start;
+			end = k->end;
 			pid = k->pid;
 			g->corr = k->correlation_id;
 			g->name = S(k->name_str);
@@ -881,8 +905,8 @@ static int add_record(struct timeline *tl, struct idmap *ids, const struct gp_re
 			const struct gp_rec_memcpy *m = (const void *)rec;
 
 			g->kind = TL_GPU_MEMCPY;
-			g->start = m->start;
-			g->end = m->end;
+			start = m->start;
+			end = m->end;
 			pid = m->pid;
 			g->corr = m->correlation_id;
 			device = m->device_id;
@@ -894,8 +918,8 @@ static int add_record(struct timeline *tl, struct idmap *ids, const struct gp_re
 			const struct gp_rec_memset *m = (const void *)rec;
 
 			g->kind = TL_GPU_MEMSET;
-			g->start = m->start;
-			g->end = m->end;
+			start = m->start;
+			end = m->end;
 			pid = m->pid;
 			g->corr = m->correlation_id;
 			device = m->device_id;
@@ -906,14 +930,17 @@ static int add_record(struct timeline *tl, struct idmap *ids, const struct gp_re
 			const struct gp_rec_sync *s = (const void *)rec;
 
 			g->kind = TL_GPU_SYNC;
-			g->start = s->start;
-			g->end = s->end;
+			start = s->start;
+			end = s->end;
 			pid = s->pid;
 			g->corr = s->correlation_id;
 			stream = s->stream_id;
 		}
-		g->start = T(g->start);
-		g->end = T(g->end);
+		g->start = T(start);
+		end = T(end);
+		g->dur = timeline__dur_code(tl, g->start, end);
+		if (g->dur == UINT32_MAX)
+			return -ENOMEM;
 		g->lane = lane_index(tl, pid ? pid : file_pid, device, stream, graph);
 		if (g->lane == UINT32_MAX)
 			return -ENOMEM;
@@ -922,7 +949,7 @@ static int add_record(struct timeline *tl, struct idmap *ids, const struct gp_re
 			if (g->name == UINT32_MAX)
 				return -ENOMEM;
 		}
-		seen_ts(tl, g->start, g->end);
+		seen_ts(tl, g->start, end);
 		return 0;
 	}
 	case GP_REC_LAUNCH_SITE: {
@@ -1238,6 +1265,9 @@ sort_nearly(void *base, size_t n, size_t size, int (*cmp)(const void *, const vo
 	}
 }
 
+/* The timeline being sorted, for the comparators' long durations (timeline__dur()). */
+static const struct timeline *sort_tl;
+
 /* By thread: after renumber_tids(), thread indices are in (pid, tid) order. */
 static int cmp_api(const void *a, const void *b)
 {
@@ -1247,7 +1277,8 @@ static int cmp_api(const void *a, const void *b)
 		return cmp_u64(x->thr, y->thr);
 	if (x->start != y->start)
 		return cmp_u64(x->start, y->start);
-	return cmp_u64(y->end, x->end); /* the enclosing call first */
+	/* the enclosing call first */
+	return cmp_u64(timeline__dur(sort_tl, y->dur), timeline__dur(sort_tl, x->dur));
 }
 
 static int cmp_launch(const void *a, const void *b)
@@ -1263,7 +1294,8 @@ static int cmp_gpu(const void *a, const void *b)
 {
 	const struct tl_gpu *x = a, *y = b;
 
-	return x->start != y->start ? cmp_u64(x->start, y->start) : cmp_u64(x->end, y->end);
+	return x->start != y->start ? cmp_u64(x->start, y->start)
+				    : cmp_u64(timeline__dur(sort_tl, x->dur), timeline__dur(sort_tl, y->dur));
 }
 
 static int cmp_sample(const void *a, const void *b)
@@ -1458,6 +1490,7 @@ out:
 void timeline__finish(struct timeline *tl)
 {
 	size_t i, outer = 0;
+	uint64_t outer_end;
 
 	/* Loading is over: the table that deduplicates stacks is not needed any more. */
 	free(tl->priv->stk);
@@ -1480,6 +1513,7 @@ void timeline__finish(struct timeline *tl)
 		tl->nr_devices = n;
 	}
 
+	sort_tl = tl;
 	sort_nearly(tl->api, tl->nr_api, sizeof(*tl->api), cmp_api);
 	sort_nearly(tl->launch, tl->nr_launch, sizeof(*tl->launch), cmp_launch);
 	sort_nearly(tl->gpu, tl->nr_gpu, sizeof(*tl->gpu), cmp_gpu);
@@ -1491,14 +1525,17 @@ void timeline__finish(struct timeline *tl)
 	 * (the driver call a runtime call makes). Written only where it
 	 * changes: a record left alone is a cache line not written back.
 	 */
-	for (i = 0; i < tl->nr_api; i++) {
+	for (i = 0, outer_end = 0; i < tl->nr_api; i++) {
 		struct tl_api *a = &tl->api[i], *o = &tl->api[outer];
-		unsigned nested = i > 0 && a->thr == o->thr && a->start >= o->start && a->end <= o->end;
+		uint64_t end = timeline__api_end(tl, a);
+		unsigned nested = i > 0 && a->thr == o->thr && a->start >= o->start && end <= outer_end;
 
 		if (a->nested != nested)
 			a->nested = nested & 1;
-		if (!nested)
+		if (!nested) {
 			outer = i;
+			outer_end = end;
+		}
 	}
 	if (tl->first_ts == UINT64_MAX)
 		tl->first_ts = 0;

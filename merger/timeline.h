@@ -10,7 +10,7 @@
  * loading goes on. GPU traces not in CLOCK_MONOTONIC are aligned with
  * clock_align (see there) before their records are stored.
  *
- * Memory: GPU records and API calls are 32 bytes each, launch hits 16; what
+ * Memory: GPU records and API calls are 28 bytes each, launch hits 16; what
  * many records share (a stream's pid/device/stream/graph, a thread's pid and
  * tid, API names, launch stacks, memcpy sizes) is in small tables they index;
  * stacks are kept in one frame pool, each distinct stack once: two records
@@ -40,7 +40,7 @@ enum tl_gpu_kind {
 
 /*
  * Where a GPU record ran: what records of one stream share, stored once
- * (tl->lanes) so that a record is 32 bytes.
+ * (tl->lanes) so that a record is 28 bytes.
  */
 struct tl_lane {
 	uint32_t pid;
@@ -50,12 +50,23 @@ struct tl_lane {
 };
 
 /*
- * One piece of GPU work (or a synchronization), from a gpu trace. 32 bytes:
- * at 10M records every byte here is 10 MB. Read pid/device/stream/graph id,
- * memcpy bytes and the correlation id through the timeline__gpu_*() helpers.
+ * A duration in a record: nanoseconds below TL_DUR_LONG (2.1 s); at or
+ * above it, TL_DUR_LONG + an index into tl->long_durs, where the few longer
+ * ones are kept. Read it with timeline__dur(); records store
+ * timeline__dur_code()'s.
  */
-struct tl_gpu {
-	uint64_t start, end;
+#define TL_DUR_LONG 0x80000000u
+
+/*
+ * One piece of GPU work (or a synchronization), from a gpu trace. 28 bytes:
+ * at 10M records every byte here is 10 MB, and the kernel charges for each
+ * page the first time it is written. Read the end, pid/device/stream/graph
+ * id, memcpy bytes and the correlation id through the timeline__gpu_*()
+ * helpers.
+ */
+struct __attribute__((packed, aligned(4))) tl_gpu {
+	uint64_t start;
+	uint32_t dur;	   /* end - start (0 when the end is not after the start), coded: TL_DUR_LONG */
 	/* Correlation id of the issuing API call; with TL_GPU_JOINED (set by
 	 * correlate__run()) the index of that call in tl->api instead, whose
 	 * corr is the same id. */
@@ -87,16 +98,23 @@ struct tl_tid {
 };
 
 /*
- * One CUDA API call on a host thread. 32 bytes: the thread and the API name
- * are indices into small tables (timeline__api_pid(), _tid(), _name()).
+ * One CUDA API call on a host thread. 28 bytes: the thread and the API name
+ * are indices into small tables (timeline__api_pid(), _tid(), _name()); the
+ * end is timeline__api_end().
  */
-struct tl_api {
-	uint64_t start, end;
+struct __attribute__((packed, aligned(4))) tl_api {
+	uint64_t start;
+	uint32_t dur; /* end - start (0 when the end is not after the start), coded: TL_DUR_LONG */
 	uint32_t corr;
 	int32_t launch;	    /* after correlate__run(): the call's launch-site hit in tl->launch, or -1 */
-	uint32_t thr : 29;  /* index into tl->tids, in (pid, tid) order after timeline__finish() */
-	uint32_t domain : 2; /* GP_API_RUNTIME / GP_API_DRIVER */
-	uint32_t nested : 1; /* inside another API call on the same thread */
+	union {
+		struct {
+			uint32_t thr : 29;   /* index into tl->tids, in (pid, tid) order after timeline__finish() */
+			uint32_t domain : 2; /* GP_API_RUNTIME / GP_API_DRIVER */
+			uint32_t nested : 1; /* inside another API call on the same thread */
+		};
+		uint32_t bits; /* the three together, to store in one write */
+	};
 	uint16_t name;	    /* index into tl->api_names */
 	int16_t ret;	    /* return value (CUresult / cudaError_t are < 1000; others saturate) */
 };
@@ -207,6 +225,8 @@ struct timeline {
 	size_t nr_lanes;
 	uint64_t *gpu_bytes; /* distinct memcpy/memset byte counts */
 	size_t nr_gpu_bytes;
+	uint64_t *long_durs; /* durations of TL_DUR_LONG or more (struct tl_gpu.dur, tl_api.dur) */
+	size_t nr_long_durs;
 	struct tl_kconfig *kconfigs; /* distinct kernel launch configurations */
 	size_t nr_kconfigs;
 	struct tl_tid *tids;
@@ -280,6 +300,36 @@ uint32_t timeline__bytes_index(struct timeline *tl, uint64_t bytes);
 uint16_t timeline__kconfig_index(struct timeline *tl, const struct tl_kconfig *k);
 uint16_t timeline__api_name_index(struct timeline *tl, uint32_t str);
 uint32_t timeline__launch_stack_index(struct timeline *tl, const struct tl_stack *st);
+
+/*
+ * The code of a record's duration from start to end (0 when end is not
+ * after start), keeping a long one in tl->long_durs; UINT32_MAX when out
+ * of memory.
+ */
+uint32_t timeline__long_dur_code(struct timeline *tl, uint64_t dur);
+
+static inline uint32_t timeline__dur_code(struct timeline *tl, uint64_t start, uint64_t end)
+{
+	uint64_t d = end > start ? end - start : 0;
+
+	return d < TL_DUR_LONG ? (uint32_t)d : timeline__long_dur_code(tl, d);
+}
+
+/* The duration a record's code stands for. */
+static inline uint64_t timeline__dur(const struct timeline *tl, uint32_t code)
+{
+	return code < TL_DUR_LONG ? code : tl->long_durs[code - TL_DUR_LONG];
+}
+
+static inline uint64_t timeline__gpu_end(const struct timeline *tl, const struct tl_gpu *g)
+{
+	return g->start + timeline__dur(tl, g->dur);
+}
+
+static inline uint64_t timeline__api_end(const struct timeline *tl, const struct tl_api *a)
+{
+	return a->start + timeline__dur(tl, a->dur);
+}
 
 /* The fields of small records that live in the timeline's tables. */
 static inline uint32_t timeline__gpu_pid(const struct timeline *tl, const struct tl_gpu *g)

@@ -64,7 +64,7 @@ static void api(struct timeline *tl, uint32_t pid, uint32_t tid, uint32_t corr, 
 	tl->api = grow(tl->api, tl->nr_api, sizeof(*tl->api));
 	a = &tl->api[tl->nr_api++];
 	a->start = T0 + start;
-	a->end = T0 + end;
+	a->dur = timeline__dur_code(tl, a->start, T0 + end);
 	a->thr = timeline__tid_index(tl, pid, tid);
 	a->corr = corr;
 	a->domain = domain & 3;
@@ -81,7 +81,7 @@ static void gpu_graph(struct timeline *tl, uint16_t kind, uint32_t pid, uint32_t
 	g = &tl->gpu[tl->nr_gpu++];
 	g->kind = (uint8_t)kind;
 	g->start = T0 + start;
-	g->end = T0 + end;
+	g->dur = timeline__dur_code(tl, g->start, T0 + end);
 	g->corr = corr;
 	g->lane = timeline__lane_index(tl, pid, device, stream, graph);
 	if (kind == TL_GPU_MEMCPY || kind == TL_GPU_MEMSET)

@@ -201,6 +201,57 @@ static void test_join(void **state)
 	timeline__free(tl);
 }
 
+/*
+ * Durations of 2.1 s and more live outside the records (TL_DUR_LONG): a
+ * long kernel, a long synchronizing call with a nested driver call and a
+ * launch inside its window, and an end before its start.
+ */
+static void test_long_durations(void **state)
+{
+	struct gp_writer *g = open_trace("gpu-10.trace", GP_PRODUCER_INJECT, GP_CLOCK_MONOTONIC, 10);
+	struct gp_writer *c = open_trace("cpu.trace", GP_PRODUCER_CPU_AGENT, GP_CLOCK_MONOTONIC, 1);
+	const uint64_t s = 1000000000ull;
+	struct correlation cr;
+	struct timeline *tl;
+	size_t i;
+
+	(void)state;
+	/* a 7 s runtime call; the driver call it makes ends 6 s in: nested */
+	api(g, 10, 100, 1, 10 * s, 17 * s + 5, GP_API_RUNTIME, "cudaDeviceSynchronize");
+	api(g, 10, 100, 2, 10 * s + 100, 16 * s, GP_API_DRIVER, "cuCtxSynchronize");
+	/* a launch whose probe fires 3 s into its (long) call */
+	api(g, 10, 100, 3, 20 * s, 24 * s, GP_API_RUNTIME, "cudaLaunchKernel");
+	hit(c, 10, 100, 23 * s, 0xA1, "cudaLaunchKernel");
+	kernel(g, 10, 3, 30 * s, 35 * s + 7, "k_long");	/* 5 s */
+	kernel(g, 10, 3, 3 * s - 1, 3 * s - 1 + 0x7fffffff, "k_just_short");
+	kernel(g, 10, 3, 40 * s, 39 * s, "k_backwards");	/* ends before it starts */
+	assert_int_equal(gp_writer__close(g), 0);
+	assert_int_equal(gp_writer__close(c), 0);
+
+	tl = load();
+	assert_int_equal(correlate__run(tl, &cr), 0);
+	assert_int_equal(tl->nr_api, 3);
+	assert_int_equal(timeline__api_end(tl, &tl->api[0]), 17 * s + 5);
+	assert_int_equal(tl->api[1].nested, 1);
+	assert_int_equal(timeline__api_end(tl, &tl->api[1]), 16 * s);
+	assert_int_equal(tl->api[2].nested, 0);
+	assert_int_equal(tl->nr_gpu, 3);
+	for (i = 0; i < tl->nr_gpu; i++) {
+		const struct tl_gpu *k = &tl->gpu[i];
+		const char *name = timeline__str(tl, k->name);
+
+		if (!strcmp(name, "k_long"))
+			assert_int_equal(timeline__gpu_end(tl, k), 35 * s + 7);
+		else if (!strcmp(name, "k_just_short"))
+			assert_int_equal(timeline__dur(tl, k->dur), 0x7fffffffull);
+		else
+			assert_int_equal(timeline__gpu_end(tl, k), k->start); /* nothing ran */
+	}
+	assert_int_equal(stack_of(tl, &cr, "k_long", 0), 0xA1);
+	correlate__release(&cr);
+	timeline__free(tl);
+}
+
 /* A GPU trace in CUPTI's default CLOCK_REALTIME, aligned by its clock pairs. */
 static void test_clock_fit(void **state)
 {
@@ -231,7 +282,7 @@ static void test_clock_fit(void **state)
 	assert_true(tl->files[0].fit.residual_max <= 1);
 	assert_int_equal(tl->nr_gpu, 1);
 	assert_true(llabs((long long)(tl->gpu[0].start - 1500000000ull)) <= 2);
-	assert_true(llabs((long long)(tl->gpu[0].end - 1501000000ull)) <= 2);
+	assert_true(llabs((long long)(timeline__gpu_end(tl, &tl->gpu[0]) - 1501000000ull)) <= 2);
 	timeline__free(tl);
 }
 
@@ -345,6 +396,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_join, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_durations, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clock_fit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_inputs, setup, teardown),
 		cmocka_unit_test(test_fit_math),
