@@ -163,6 +163,7 @@ struct pt {
 		struct seq *sq;
 	} seq_cache[SEQ_FIND_CACHE]; /* seq_of looked up, direct-mapped: samples and spans of a few threads alternate */
 	struct seq **api_seq; /* by tl_api.thr */
+	struct seq **lane_seq; /* by tl_gpu.lane: a lane's stream, looked up once */
 	const struct correlation *c; /* which API calls start flows (correlation__flow()) */
 };
 
@@ -186,6 +187,10 @@ struct seq {
 		uint64_t key;
 		uint32_t iid;
 	} cache[SEQ_CACHE]; /* names looked up, direct-mapped: a few alternate on a track */
+	uint8_t end_tail[16];	/* a SLICE_END packet after its timestamp: the sequence id and the event */
+	uint8_t end_tail_len;
+	uint8_t ev_head[8];	/* any other event after its timestamp: the sequence id, the event's tag */
+	uint8_t ev_head_len;
 	uint16_t dims_kcfg;	/* the launch configuration whose grid and block were last asked for */
 	uint32_t dims_iid[2];	/* and their interned string values */
 };
@@ -269,7 +274,7 @@ static void out_flush(struct pt *pt)
  * BULK_OUT_CAP) in the output buffer: the cursor for its body. Packets are
  * built in place; pk_emit() fills in the length.
  */
-static uint8_t *pk_room(struct pt *pt, size_t n)
+static inline uint8_t *pk_room(struct pt *pt, size_t n)
 {
 	uint8_t *p;
 
@@ -551,6 +556,16 @@ static struct seq *seq_new(struct pt *pt, uint64_t key, uint32_t uuid, uint64_t 
 	sq->id = SEQ_ID + (uint32_t)pt->nr_seqs;
 	if (u64map_put(&pt->seq_of, key, (uint32_t)pt->nr_seqs))
 		goto nomem;
+	{
+		uint8_t *p = put_uint(sq->end_tail, PKT_SEQUENCE_ID, sq->id), *te;
+
+		p = msg_open(p, PKT_TRACK_EVENT, &te);
+		p = msg_close(te, put_uint(p, TE_TYPE, TYPE_SLICE_END));
+		sq->end_tail_len = (uint8_t)(p - sq->end_tail);
+		p = put_uint(sq->ev_head, PKT_SEQUENCE_ID, sq->id);
+		p = put_varint(p, TAG(PKT_TRACK_EVENT, WT_LEN));
+		sq->ev_head_len = (uint8_t)(p - sq->ev_head);
+	}
 	seq_header(pt, sq, uuid, t0);
 	return pt->err ? NULL : sq;
 nomem:
@@ -624,10 +639,12 @@ static bool ev_start(struct pt *pt, struct seq *sq, struct ev *e, uint64_t ts, u
 		p = msg_close(idata, p);
 	}
 	p = put_ts(p, sq, ts);
-	p = put_uint(p, PKT_SEQUENCE_ID, sq->id);
-	p = msg_open(p, PKT_TRACK_EVENT, &e->te);
-	p = put_uint(p, TE_TYPE, type);
-	e->p = put_uint(p, TE_NAME_IID, iid);
+	memcpy(p, sq->ev_head, sizeof(sq->ev_head));
+	p += sq->ev_head_len;
+	e->te = p++; /* its length: ev_end() */
+	p[0] = TAG(TE_TYPE, WT_VARINT);
+	p[1] = (uint8_t)type; /* a one-byte varint */
+	e->p = put_uint(p + 2, TE_NAME_IID, iid);
 	return true;
 }
 
@@ -636,17 +653,26 @@ static void ev_end(struct pt *pt, struct ev *e)
 	pk_emit(pt, msg_close(e->te, e->p));
 }
 
-/* A SLICE_END at ts on sequence sq's track. */
+/*
+ * A SLICE_END at ts on sequence sq's track: after the timestamp, the same
+ * bytes every time (struct seq's end_tail), and a packet short enough for
+ * a one-byte length. One in two packets of a trace is one of these.
+ */
 static void slice_end(struct pt *pt, struct seq *sq, uint64_t ts)
 {
-	uint8_t *p = pk_room(pt, 32), *te;
+	uint8_t *pk, *p;
 
-	if (!p)
+	if (BULK_OUT_CAP - pt->out_len < 64)
+		out_flush(pt);
+	if (pt->err)
 		return;
-	p = put_ts(p, sq, ts);
-	p = put_uint(p, PKT_SEQUENCE_ID, sq->id);
-	p = msg_open(p, PKT_TRACK_EVENT, &te);
-	pk_emit(pt, msg_close(te, put_uint(p, TE_TYPE, TYPE_SLICE_END)));
+	pk = pt->out + pt->out_len;
+	p = put_ts(pk + 2, sq, ts);
+	memcpy(p, sq->end_tail, sizeof(sq->end_tail));
+	p += sq->end_tail_len;
+	pk[0] = TAG(TRACE_PACKET, WT_LEN);
+	pk[1] = (uint8_t)(p - pk - 2); /* at most 14 + 16 */
+	pt->out_len = (size_t)(p - pt->out);
 }
 
 /* Open a DebugAnnotation named a: the cursor for its value; msg_close(*da, ...) ends it. */
@@ -656,13 +682,22 @@ static inline uint8_t *arg_open(uint8_t *p, enum arg a, uint8_t **da)
 	return put_uint(p, DA_NAME_IID, (uint64_t)a + 1);
 }
 
-/* An argument whose value is a varint field (uint_value, int_value, string_value_iid). */
+/*
+ * An argument whose value is a varint field (uint_value, int_value,
+ * string_value_iid), written straight: it is short enough for one-byte
+ * lengths and name ids.
+ */
 static inline uint8_t *arg_varint(uint8_t *p, enum arg a, unsigned field, uint64_t v)
 {
-	uint8_t *da;
+	uint8_t *q;
 
-	p = arg_open(p, a, &da);
-	return msg_close(da, put_uint(p, field, v));
+	_Static_assert(NR_ARGS < 0x80, "argument name ids are one byte");
+	p[0] = TAG(TE_DEBUG_ANNOTATIONS, WT_LEN);
+	p[2] = TAG(DA_NAME_IID, WT_VARINT);
+	p[3] = (uint8_t)(a + 1);
+	q = put_varint(put_varint(p + 4, TAG(field, WT_VARINT)), v);
+	p[1] = (uint8_t)(q - p - 2); /* at most 2 + 2 + 10 */
+	return q;
 }
 
 #define arg_uint(p, a, v) arg_varint((p), (a), DA_UINT_VALUE, (v))
@@ -825,8 +860,7 @@ static void write_gpu(struct pt *pt, size_t i)
 	const struct chrome_trace_names *nm = pt->nm;
 	const struct tl_kconfig *kc = timeline__gpu_kconfig(tl, g);
 	uint32_t graph = timeline__gpu_graph(tl, g), dims[2];
-	uint32_t device = timeline__gpu_device(tl, g), stream = timeline__gpu_stream(tl, g);
-	uint64_t key, skey, dur = timeline__dur(tl, g->dur);
+	uint64_t key, dur = timeline__dur(tl, g->dur);
 	int64_t api = timeline__gpu_api(tl, g);
 	const char *name = NULL;
 	char tmp[32];
@@ -847,12 +881,18 @@ static void write_gpu(struct pt *pt, size_t i)
 	default:
 		return;
 	}
-	skey = key_of(K_STREAM_TRACK, device, stream);
-	sq = seq_find(pt, skey);
-	if (!sq)
-		sq = seq_new(pt, skey, stream_track(pt, device, stream), g->start);
-	if (!sq)
-		return;
+	sq = pt->lane_seq[g->lane];
+	if (!sq) {
+		uint32_t device = timeline__gpu_device(tl, g), stream = timeline__gpu_stream(tl, g);
+		uint64_t skey = key_of(K_STREAM_TRACK, device, stream);
+
+		sq = seq_find(pt, skey);
+		if (!sq)
+			sq = seq_new(pt, skey, stream_track(pt, device, stream), g->start);
+		if (!sq)
+			return;
+		pt->lane_seq[g->lane] = sq;
+	}
 	if (g->kind == TL_GPU_KERNEL && !seq_iid(sq, key)) {
 		const char *mangled = timeline__str(tl, g->name);
 
@@ -907,9 +947,11 @@ int perfetto_trace__write(const struct timeline *tl, const struct correlation *c
 	if (!tl || !c || !path || c->nr_gpu != tl->nr_gpu)
 		return -EINVAL;
 	pt = calloc(1, sizeof(*pt));
-	if (pt)
+	if (pt) {
 		pt->api_seq = calloc(tl->nr_tids + 1, sizeof(*pt->api_seq));
-	if (!pt || !pt->api_seq) {
+		pt->lane_seq = calloc(tl->nr_lanes + 1, sizeof(*pt->lane_seq));
+	}
+	if (!pt || !pt->api_seq || !pt->lane_seq) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
@@ -954,6 +996,7 @@ cleanup:
 		u64map_free(&pt->seq_of);
 		u64map_free(&pt->tracks);
 		free(pt->api_seq);
+		free(pt->lane_seq);
 	}
 	free(pt);
 	return err;
