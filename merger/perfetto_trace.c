@@ -616,8 +616,9 @@ struct ev {
  * id, interned here as name (made by the caller only when needed: when
  * seq_iid() has none). room: bytes the caller will add to the event.
  */
-static bool ev_start(struct pt *pt, struct seq *sq, struct ev *e, uint64_t ts, unsigned type,
-		     uint64_t key, const char *name, size_t room)
+static inline __attribute__((always_inline)) bool
+ev_start(struct pt *pt, struct seq *sq, struct ev *e, uint64_t ts, unsigned type,
+	 uint64_t key, const char *name, size_t room)
 {
 	uint32_t iid = seq_iid(sq, key);
 	size_t n = !iid && name ? name_len(name) : 0;
@@ -658,7 +659,8 @@ static void ev_end(struct pt *pt, struct ev *e)
  * bytes every time (struct seq's end_tail), and a packet short enough for
  * a one-byte length. One in two packets of a trace is one of these.
  */
-static void slice_end(struct pt *pt, struct seq *sq, uint64_t ts)
+static inline __attribute__((always_inline)) void
+slice_end(struct pt *pt, struct seq *sq, uint64_t ts)
 {
 	uint8_t *pk, *p;
 

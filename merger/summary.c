@@ -307,13 +307,23 @@ static void advance(struct sweep *w, uint64_t t)
 }
 
 /* Add device work from start to end (a duration) to d's sweep. */
-static int sweep_add(struct dev_stat *d, uint64_t start, uint64_t end)
+static inline int sweep_add(struct dev_stat *d, uint64_t start, uint64_t end)
 {
 	struct sweep *w = &d->sw;
 
 	if (!w->started) {
 		d->first = w->now = start;
 		w->started = 1;
+	}
+	if (w->n == 1 && w->heap[0] <= start) {
+		/* the usual case: the one activity running ended before this one starts */
+		advance(w, w->heap[0]);
+		if (start > w->now)
+			w->now = start;
+		w->heap[0] = end;
+		if (end > d->last)
+			d->last = end;
+		return 0;
 	}
 	while (w->n && w->heap[0] <= start) {
 		uint64_t e = w->heap[0];
