@@ -721,7 +721,13 @@ static int add_stack(struct timeline *tl, struct tl_stack *st, const uint64_t *i
 	st->nr_kernel = nk;
 	if (!n)
 		return 0; /* an empty stack needs no pool (which may not exist yet) */
-	r = gp_mix64(ips[0] ^ n) & (STK_RECENT - 1);
+	/*
+	 * Not by the leaf alone: every launch hit's is the probed function and
+	 * most off-CPU stacks' the scheduler. The caller and a frame half way
+	 * down tell the stacks of different places apart.
+	 */
+	r = gp_mix64(ips[0] ^ n ^ ips[n > 1] * 0x9e3779b97f4a7c15ull ^ ips[n / 2] * 0xc2b2ae3d27d4eb4full) &
+	    (STK_RECENT - 1);
 	if (p->stk_recent[r].n == n && same_frames(tl->frames + p->stk_recent[r].off, ips, n)) {
 		st->off = p->stk_recent[r].off;
 		return 0;
