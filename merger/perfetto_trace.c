@@ -516,10 +516,16 @@ static void seq_header(struct pt *pt, struct seq *sq, uint32_t uuid, uint64_t t0
 	sq->last = t0;
 }
 
+/* The slot of key in a direct-mapped cache of n entries: its fields folded (key_of()), no multiply. */
+static inline size_t cache_slot(uint64_t key, size_t n)
+{
+	return ((uint32_t)key ^ (uint32_t)(key >> 32) ^ (uint32_t)(key >> 60) * 7) & (n - 1);
+}
+
 /* The sequence that holds what key names, or NULL when it has not begun. */
 static inline struct seq *seq_find(struct pt *pt, uint64_t key)
 {
-	size_t c = gp_mix64(key) & (SEQ_FIND_CACHE - 1);
+	size_t c = cache_slot(key, SEQ_FIND_CACHE);
 	uint32_t i;
 
 	if (pt->seq_cache[c].key == key) /* keys are never 0 */
@@ -576,7 +582,7 @@ nomem:
 /* The iid of name key on sequence sq, or 0 when it is not interned there yet. */
 static inline uint32_t seq_iid(struct seq *sq, uint64_t key)
 {
-	size_t c = gp_mix64(key) & (SEQ_CACHE - 1);
+	size_t c = cache_slot(key, SEQ_CACHE);
 	uint32_t iid;
 
 	if (sq->cache[c].key == key) /* keys are never 0: a kind is in their top bits */
