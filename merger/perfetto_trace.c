@@ -95,6 +95,9 @@ enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
 #define SEQ_CACHE 64
 #define SEQ_FIND_CACHE 16
 
+/* Bytes of a kernel's launch configuration arguments: five of at most 14. */
+#define KC_ARGS_MAX 80
+
 /* The sequence of the track descriptors; each event sequence has an id above it. */
 #define SEQ_ID 1
 
@@ -191,8 +194,9 @@ struct seq {
 	uint8_t end_tail_len;
 	uint8_t ev_head[8];	/* any other event after its timestamp: the sequence id, the event's tag */
 	uint8_t ev_head_len;
-	uint16_t dims_kcfg;	/* the launch configuration whose grid and block were last asked for */
-	uint32_t dims_iid[2];	/* and their interned string values */
+	uint16_t kc_kcfg;	/* the launch configuration whose arguments were last written */
+	uint8_t kc_len;		/* and those arguments, encoded (kconfig_args()) */
+	uint8_t kc_args[KC_ARGS_MAX];
 };
 
 /* ---- encoding: a cursor into the packet buffer, which has room for what is written ---- */
@@ -712,14 +716,17 @@ static inline uint8_t *arg_varint(uint8_t *p, enum arg a, unsigned field, uint64
 #define arg_int(p, a, v) arg_varint((p), (a), DA_INT_VALUE, (uint64_t)(int64_t)(v))
 #define arg_sval(p, a, iid) arg_varint((p), (a), DA_STRING_VALUE_IID, (iid))
 
+/* A double argument, written straight like arg_varint()'s: 13 bytes. */
 static inline uint8_t *arg_double(uint8_t *p, enum arg a, double v)
 {
 	uint64_t bits;
-	uint8_t *da;
 
 	memcpy(&bits, &v, sizeof(bits));
-	p = arg_open(p, a, &da);
-	return msg_close(da, put_fixed64(p, DA_DOUBLE_VALUE, bits));
+	p[0] = TAG(TE_DEBUG_ANNOTATIONS, WT_LEN);
+	p[1] = 11;
+	p[2] = TAG(DA_NAME_IID, WT_VARINT);
+	p[3] = (uint8_t)(a + 1);
+	return put_fixed64(p + 4, DA_DOUBLE_VALUE, bits);
 }
 
 static inline uint8_t *arg_str(uint8_t *p, enum arg a, const char *s)
@@ -731,22 +738,22 @@ static inline uint8_t *arg_str(uint8_t *p, enum arg a, const char *s)
 }
 
 /*
- * The interned string values, on stream sequence sq, of launch
- * configuration kcfg's grid and block ("256x1x1"): interned, in a packet
- * of their own, the first time.
+ * The arguments launch configuration kcfg gives a kernel on stream
+ * sequence sq (grid and block as interned strings such as "256x1x1",
+ * registers, shared memory), encoded into sq->kc_args once per run of the
+ * configuration on the stream, to be copied into each kernel's event. The
+ * grid and block strings are interned, in a packet of their own, the first
+ * time.
  */
-static bool kconfig_svals(struct pt *pt, struct seq *sq, uint16_t kcfg, const struct tl_kconfig *kc,
-			  uint32_t iid[2])
+static bool kconfig_args(struct pt *pt, struct seq *sq, uint16_t kcfg, const struct tl_kconfig *kc)
 {
 	char dims[2][CHROME_TRACE_DIMS_LEN];
+	uint32_t iid[2];
 	size_t n[2];
 	uint8_t *p, *idata, *sv;
 
-	if (kcfg == sq->dims_kcfg) { /* a stream runs one configuration many times in a row */
-		iid[0] = sq->dims_iid[0];
-		iid[1] = sq->dims_iid[1];
+	if (kcfg == sq->kc_kcfg && sq->kc_len) /* a stream runs one configuration many times in a row */
 		return true;
-	}
 	iid[0] = seq_iid(sq, key_of(K_DIMS, kcfg, 0));
 	iid[1] = seq_iid(sq, key_of(K_DIMS, kcfg, 1));
 	if (!iid[0] || !iid[1]) {
@@ -770,9 +777,14 @@ static bool kconfig_svals(struct pt *pt, struct seq *sq, uint16_t kcfg, const st
 		}
 		pk_emit(pt, msg_close(idata, p));
 	}
-	sq->dims_kcfg = kcfg;
-	sq->dims_iid[0] = iid[0];
-	sq->dims_iid[1] = iid[1];
+	p = arg_sval(sq->kc_args, ARG_GRID, iid[0]);
+	p = arg_sval(p, ARG_BLOCK, iid[1]);
+	p = arg_uint(p, ARG_REGS, kc->regs);
+	p = arg_uint(p, ARG_SMEM, (uint64_t)kc->static_smem + kc->dynamic_smem);
+	if (kc->dynamic_smem)
+		p = arg_uint(p, ARG_DYN_SMEM, kc->dynamic_smem);
+	sq->kc_len = (uint8_t)(p - sq->kc_args);
+	sq->kc_kcfg = kcfg;
 	return true;
 }
 
@@ -867,7 +879,7 @@ static void write_gpu(struct pt *pt, size_t i)
 	const struct tl_gpu *g = &tl->gpu[i];
 	const struct chrome_trace_names *nm = pt->nm;
 	const struct tl_kconfig *kc = timeline__gpu_kconfig(tl, g);
-	uint32_t graph = timeline__gpu_graph(tl, g), dims[2];
+	uint32_t graph = timeline__gpu_graph(tl, g);
 	uint64_t key, dur = timeline__dur(tl, g->dur);
 	int64_t api = timeline__gpu_api(tl, g);
 	const char *name = NULL;
@@ -912,7 +924,7 @@ static void write_gpu(struct pt *pt, size_t i)
 		snprintf(tmp, sizeof(tmp), "[memcpy %s]", chrome_trace__memcpy_kind(g->copy_kind));
 		name = tmp;
 	}
-	if (kc && !kconfig_svals(pt, sq, g->kconfig, kc, dims))
+	if (kc && !kconfig_args(pt, sq, g->kconfig, kc))
 		return;
 	if (!ev_start(pt, sq, &e, g->start, TYPE_SLICE_BEGIN, key, name, 160))
 		return;
@@ -934,12 +946,8 @@ static void write_gpu(struct pt *pt, size_t i)
 	if (graph)
 		e.p = arg_uint(e.p, ARG_GRAPH_ID, graph);
 	if (kc) {
-		e.p = arg_sval(e.p, ARG_GRID, dims[0]);
-		e.p = arg_sval(e.p, ARG_BLOCK, dims[1]);
-		e.p = arg_uint(e.p, ARG_REGS, kc->regs);
-		e.p = arg_uint(e.p, ARG_SMEM, (uint64_t)kc->static_smem + kc->dynamic_smem);
-		if (kc->dynamic_smem)
-			e.p = arg_uint(e.p, ARG_DYN_SMEM, kc->dynamic_smem);
+		memcpy(e.p, sq->kc_args, sizeof(sq->kc_args)); /* within the room ev_start() was given */
+		e.p += sq->kc_len;
 	}
 	ev_end(pt, &e);
 	slice_end(pt, sq, g->start + dur);
