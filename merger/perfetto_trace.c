@@ -687,27 +687,25 @@ slice_end(struct pt *pt, struct seq *sq, uint64_t ts)
 	pt->out_len = (size_t)(p - pt->out);
 }
 
-/* Open a DebugAnnotation named a: the cursor for its value; msg_close(*da, ...) ends it. */
-static inline uint8_t *arg_open(uint8_t *p, enum arg a, uint8_t **da)
-{
-	p = msg_open(p, TE_DEBUG_ANNOTATIONS, da);
-	return put_uint(p, DA_NAME_IID, (uint64_t)a + 1);
-}
-
 /*
- * An argument whose value is a varint field (uint_value, int_value,
- * string_value_iid), written straight: it is short enough for one-byte
- * lengths and name ids.
+ * The start of a DebugAnnotation named a, written straight: arguments are
+ * short enough for a one-byte length, which the caller puts at p[1] when
+ * the value is written; the cursor for the value.
  */
-static inline uint8_t *arg_varint(uint8_t *p, enum arg a, unsigned field, uint64_t v)
+static inline uint8_t *arg_head(uint8_t *p, enum arg a)
 {
-	uint8_t *q;
-
 	_Static_assert(NR_ARGS < 0x80, "argument name ids are one byte");
 	p[0] = TAG(TE_DEBUG_ANNOTATIONS, WT_LEN);
 	p[2] = TAG(DA_NAME_IID, WT_VARINT);
 	p[3] = (uint8_t)(a + 1);
-	q = put_varint(put_varint(p + 4, TAG(field, WT_VARINT)), v);
+	return p + 4;
+}
+
+/* An argument whose value is a varint field (uint_value, int_value, string_value_iid). */
+static inline uint8_t *arg_varint(uint8_t *p, enum arg a, unsigned field, uint64_t v)
+{
+	uint8_t *q = put_uint(arg_head(p, a), field, v);
+
 	p[1] = (uint8_t)(q - p - 2); /* at most 2 + 2 + 10 */
 	return q;
 }
@@ -716,25 +714,23 @@ static inline uint8_t *arg_varint(uint8_t *p, enum arg a, unsigned field, uint64
 #define arg_int(p, a, v) arg_varint((p), (a), DA_INT_VALUE, (uint64_t)(int64_t)(v))
 #define arg_sval(p, a, iid) arg_varint((p), (a), DA_STRING_VALUE_IID, (iid))
 
-/* A double argument, written straight like arg_varint()'s: 13 bytes. */
+/* A double argument: 13 bytes. */
 static inline uint8_t *arg_double(uint8_t *p, enum arg a, double v)
 {
 	uint64_t bits;
 
 	memcpy(&bits, &v, sizeof(bits));
-	p[0] = TAG(TE_DEBUG_ANNOTATIONS, WT_LEN);
 	p[1] = 11;
-	p[2] = TAG(DA_NAME_IID, WT_VARINT);
-	p[3] = (uint8_t)(a + 1);
-	return put_fixed64(p + 4, DA_DOUBLE_VALUE, bits);
+	return put_fixed64(arg_head(p, a), DA_DOUBLE_VALUE, bits);
 }
 
+/* A string argument, one of ours (shorter than 0x80 - 6 bytes). */
 static inline uint8_t *arg_str(uint8_t *p, enum arg a, const char *s)
 {
-	uint8_t *da;
+	uint8_t *q = put_bytes(arg_head(p, a), DA_STRING_VALUE, s, strlen(s));
 
-	p = arg_open(p, a, &da);
-	return msg_close(da, put_bytes(p, DA_STRING_VALUE, s, strlen(s))); /* short names of ours */
+	p[1] = (uint8_t)(q - p - 2);
+	return q;
 }
 
 /*
