@@ -38,7 +38,7 @@ struct proc_idle {
 	size_t cursor; /* first_gap()'s last answer */
 };
 
-static int push_gap(struct proc_idle *p, uint64_t start, uint64_t end)
+static inline int push_gap(struct proc_idle *p, uint64_t start, uint64_t end)
 {
 	if (end <= start)
 		return 0;
@@ -133,26 +133,34 @@ static int find_gaps(struct report *r, struct proc_idle **out, size_t *nout)
 	struct timeline *tl = r->tl;
 	struct proc_idle *v = NULL, *p;
 	size_t n = 0, i;
+	/* each stream's process, looked up once: index + 1 into v */
+	uint32_t *lane_proc = calloc(tl->nr_lanes + 1, sizeof(*lane_proc));
 
+	if (!lane_proc)
+		return -ENOMEM;
 	for (i = 0; i < tl->nr_gpu; i++) {
 		const struct tl_gpu *g = &tl->gpu[i];
 
 		if (g->kind == TL_GPU_SYNC || !g->dur)
 			continue;
-		p = find(v, n, timeline__gpu_pid(tl, g));
-		if (!p) {
-			struct proc_idle *nv = realloc(v, (n + 1) * sizeof(*nv));
+		if (!lane_proc[g->lane]) {
+			p = find(v, n, timeline__gpu_pid(tl, g));
+			if (!p) {
+				struct proc_idle *nv = realloc(v, (n + 1) * sizeof(*nv));
 
-			if (!nv)
-				goto nomem;
-			v = nv;
-			p = &v[n++];
-			memset(p, 0, sizeof(*p));
-			p->pid = timeline__gpu_pid(tl, g);
-			p->window_start = g->start;
-			p->first_busy = g->start;
-			p->busy_end = g->start;
+				if (!nv)
+					goto nomem;
+				v = nv;
+				p = &v[n++];
+				memset(p, 0, sizeof(*p));
+				p->pid = timeline__gpu_pid(tl, g);
+				p->window_start = g->start;
+				p->first_busy = g->start;
+				p->busy_end = g->start;
+			}
+			lane_proc[g->lane] = (uint32_t)(p - v) + 1;
 		}
+		p = &v[lane_proc[g->lane] - 1];
 		if (push_gap(p, p->busy_end, g->start))
 			goto nomem;
 		if (timeline__gpu_end(tl, g) > p->busy_end)
@@ -202,10 +210,12 @@ static int find_gaps(struct report *r, struct proc_idle **out, size_t *nout)
 			v[i].gaps[0].end = v[i].first_busy;
 		}
 	}
+	free(lane_proc);
 	*out = v;
 	*nout = n;
 	return 0;
 nomem:
+	free(lane_proc);
 	for (i = 0; i < n; i++) {
 		free(v[i].gaps);
 		free(v[i].tids);
