@@ -231,7 +231,8 @@ static void bind_launches(struct timeline *tl, struct corr_map *m)
 		if (j == from + 8)
 			j = launch_lower_bound(tl, j, a->thr, window_lo);
 		from = j;
-		if (j < tl->nr_launch && tl->launch[j].thr == a->thr && tl->launch[j].ts <= timeline__api_end(tl, a))
+		if (j < tl->nr_launch && tl->launch[j].thr == a->thr &&
+		    tl->launch[j].ts <= timeline__api_end(tl, a))
 			a->launch = (int32_t)j;
 	}
 }

@@ -190,9 +190,11 @@ struct seq {
 		uint64_t key;
 		uint32_t iid;
 	} cache[SEQ_CACHE]; /* names looked up, direct-mapped: a few alternate on a track */
-	uint8_t end_tail[16];	/* a SLICE_END packet after its timestamp: the sequence id and the event */
+	/* After its timestamp, a SLICE_END packet: the sequence id and the event, */
+	uint8_t end_tail[16];
 	uint8_t end_tail_len;
-	uint8_t ev_head[8];	/* any other event after its timestamp: the sequence id, the event's tag */
+	/* and any other event's start: the sequence id and the event's tag. */
+	uint8_t ev_head[8];
 	uint8_t ev_head_len;
 	uint16_t kc_kcfg;	/* the launch configuration whose arguments were last written */
 	uint8_t kc_len;		/* and those arguments, encoded (kconfig_args()) */
@@ -520,7 +522,7 @@ static void seq_header(struct pt *pt, struct seq *sq, uint32_t uuid, uint64_t t0
 	sq->last = t0;
 }
 
-/* The slot of key in a direct-mapped cache of n entries: its fields folded (key_of()), no multiply. */
+/* The slot of key in a direct-mapped cache of n entries: key_of()'s fields folded, no multiply. */
 static inline size_t cache_slot(uint64_t key, size_t n)
 {
 	return ((uint32_t)key ^ (uint32_t)(key >> 32) ^ (uint32_t)(key >> 60) * 7) & (n - 1);
@@ -748,7 +750,7 @@ static bool kconfig_args(struct pt *pt, struct seq *sq, uint16_t kcfg, const str
 	size_t n[2];
 	uint8_t *p, *idata, *sv;
 
-	if (kcfg == sq->kc_kcfg && sq->kc_len) /* a stream runs one configuration many times in a row */
+	if (kcfg == sq->kc_kcfg && sq->kc_len) /* a stream runs one configuration many times */
 		return true;
 	iid[0] = seq_iid(sq, key_of(K_DIMS, kcfg, 0));
 	iid[1] = seq_iid(sq, key_of(K_DIMS, kcfg, 1));
@@ -942,7 +944,7 @@ static void write_gpu(struct pt *pt, size_t i)
 	if (graph)
 		e.p = arg_uint(e.p, ARG_GRAPH_ID, graph);
 	if (kc) {
-		memcpy(e.p, sq->kc_args, sizeof(sq->kc_args)); /* within the room ev_start() was given */
+		memcpy(e.p, sq->kc_args, sizeof(sq->kc_args)); /* within ev_start()'s room */
 		e.p += sq->kc_len;
 	}
 	ev_end(pt, &e);

@@ -52,7 +52,8 @@ struct tl_priv {
 	struct strtab st;
 	size_t cap_gpu, cap_api, cap_launch, cap_samples, cap_offcpu, cap_frames, cap_files;
 	size_t cap_procs, cap_threads, cap_modules, cap_devices, cap_offcpu_short;
-	size_t cap_lanes, cap_gpu_bytes, cap_long_durs, cap_tids, cap_api_names, cap_launch_stacks, cap_kconfigs;
+	size_t cap_lanes, cap_gpu_bytes, cap_long_durs, cap_tids, cap_api_names, cap_launch_stacks;
+	size_t cap_kconfigs;
 	/* What the small tables hold, while loading (freed by timeline__finish()). */
 	struct u64map tid_map, bytes_map, lstack_map, api_name_map, kcfg_map;
 	uint32_t *lane_slots; /* lane index + 1, by hash of its fields */
@@ -726,8 +727,8 @@ static int add_stack(struct timeline *tl, struct tl_stack *st, const uint64_t *i
 	 * most off-CPU stacks' the scheduler. The caller and a frame half way
 	 * down tell the stacks of different places apart.
 	 */
-	r = gp_mix64(ips[0] ^ n ^ ips[n > 1] * 0x9e3779b97f4a7c15ull ^ ips[n / 2] * 0xc2b2ae3d27d4eb4full) &
-	    (STK_RECENT - 1);
+	r = gp_mix64(ips[0] ^ n ^ ips[n > 1] * 0x9e3779b97f4a7c15ull ^
+		     ips[n / 2] * 0xc2b2ae3d27d4eb4full) & (STK_RECENT - 1);
 	if (p->stk_recent[r].n == n && same_frames(tl->frames + p->stk_recent[r].off, ips, n)) {
 		st->off = p->stk_recent[r].off;
 		return 0;
@@ -1300,8 +1301,9 @@ static int cmp_gpu(const void *a, const void *b)
 {
 	const struct tl_gpu *x = a, *y = b;
 
-	return x->start != y->start ? cmp_u64(x->start, y->start)
-				    : cmp_u64(timeline__dur(sort_tl, x->dur), timeline__dur(sort_tl, y->dur));
+	if (x->start != y->start)
+		return cmp_u64(x->start, y->start);
+	return cmp_u64(timeline__dur(sort_tl, x->dur), timeline__dur(sort_tl, y->dur));
 }
 
 static int cmp_sample(const void *a, const void *b)
@@ -1534,7 +1536,8 @@ void timeline__finish(struct timeline *tl)
 	for (i = 0, outer_end = 0; i < tl->nr_api; i++) {
 		struct tl_api *a = &tl->api[i], *o = &tl->api[outer];
 		uint64_t end = timeline__api_end(tl, a);
-		unsigned nested = i > 0 && a->thr == o->thr && a->start >= o->start && end <= outer_end;
+		unsigned nested =
+			i > 0 && a->thr == o->thr && a->start >= o->start && end <= outer_end;
 
 		if (a->nested != nested)
 			a->nested = nested & 1;

@@ -66,7 +66,7 @@ struct tl_lane {
  */
 struct __attribute__((packed, aligned(4))) tl_gpu {
 	uint64_t start;
-	uint32_t dur;	   /* end - start (0 when the end is not after the start), coded: TL_DUR_LONG */
+	uint32_t dur;	   /* end - start, or 0 when the end is not after it; coded: TL_DUR_LONG */
 	/* Correlation id of the issuing API call; with TL_GPU_JOINED (set by
 	 * correlate__run()) the index of that call in tl->api instead, whose
 	 * corr is the same id. */
@@ -104,12 +104,12 @@ struct tl_tid {
  */
 struct __attribute__((packed, aligned(4))) tl_api {
 	uint64_t start;
-	uint32_t dur; /* end - start (0 when the end is not after the start), coded: TL_DUR_LONG */
+	uint32_t dur; /* end - start, or 0 when the end is not after it; coded: TL_DUR_LONG */
 	uint32_t corr;
 	int32_t launch;	    /* after correlate__run(): the call's launch-site hit in tl->launch, or -1 */
 	union {
 		struct {
-			uint32_t thr : 29;   /* index into tl->tids, in (pid, tid) order after timeline__finish() */
+			uint32_t thr : 29; /* index into tl->tids, (pid, tid) order after timeline__finish() */
 			uint32_t domain : 2; /* GP_API_RUNTIME / GP_API_DRIVER */
 			uint32_t nested : 1; /* inside another API call on the same thread */
 		};
