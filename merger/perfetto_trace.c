@@ -786,7 +786,8 @@ static bool kconfig_args(struct pt *pt, struct seq *sq, uint16_t kcfg, const str
 	return true;
 }
 
-static void write_api(struct pt *pt, size_t i)
+static inline __attribute__((always_inline)) void
+write_api(struct pt *pt, size_t i)
 {
 	const struct timeline *tl = pt->tl;
 	const struct tl_api *a = &tl->api[i];

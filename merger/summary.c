@@ -307,7 +307,8 @@ static void advance(struct sweep *w, uint64_t t)
 }
 
 /* Add device work from start to end (a duration) to d's sweep. */
-static inline int sweep_add(struct dev_stat *d, uint64_t start, uint64_t end)
+static inline __attribute__((always_inline)) int
+sweep_add(struct dev_stat *d, uint64_t start, uint64_t end)
 {
 	struct sweep *w = &d->sw;
 
