@@ -706,33 +706,14 @@ static inline bool same_frames(const uint64_t *a, const uint64_t *b, size_t n)
 	return true;
 }
 
-/*
- * Store a stack in the frame pool, once: a stack seen before (the same
- * frames) points at the frames already there. The split into user and
- * kernel frames is kept in st, so only the frames have to match.
- */
-static int add_stack(struct timeline *tl, struct tl_stack *st, const uint64_t *ips, uint16_t nu, uint16_t nk)
+/* add_stack() for a stack not in the cache of recent ones (its slot r there): by its hash. */
+static __attribute__((noinline)) int add_stack_slow(struct timeline *tl, struct tl_stack *st,
+						    const uint64_t *ips, size_t n, size_t r)
 {
 	struct tl_priv *p = tl->priv;
-	size_t n = (size_t)nu + nk, j, r;
+	size_t j;
 	uint64_t h;
 
-	st->off = (uint32_t)tl->nr_frames;
-	st->nr_user = nu;
-	st->nr_kernel = nk;
-	if (!n)
-		return 0; /* an empty stack needs no pool (which may not exist yet) */
-	/*
-	 * Not by the leaf alone: every launch hit's is the probed function and
-	 * most off-CPU stacks' the scheduler. The caller and a frame half way
-	 * down tell the stacks of different places apart.
-	 */
-	r = gp_mix64(ips[0] ^ n ^ ips[n > 1] * 0x9e3779b97f4a7c15ull ^
-		     ips[n / 2] * 0xc2b2ae3d27d4eb4full) & (STK_RECENT - 1);
-	if (p->stk_recent[r].n == n && same_frames(tl->frames + p->stk_recent[r].off, ips, n)) {
-		st->off = p->stk_recent[r].off;
-		return 0;
-	}
 	if (2 * (p->stk_nr + 1) > p->stk_cap && stk_grow(p))
 		return -ENOMEM;
 	h = hash_frames(ips, n);
@@ -769,6 +750,38 @@ static int add_stack(struct timeline *tl, struct tl_stack *st, const uint64_t *i
 	p->stk_nr++;
 	tl->nr_frames += n;
 	return 0;
+}
+
+/*
+ * Store a stack in the frame pool, once: a stack seen before (the same
+ * frames) points at the frames already there. The split into user and
+ * kernel frames is kept in st, so only the frames have to match. A stack
+ * met a moment ago is found in a small cache first, inline; the rest is
+ * add_stack_slow()'s.
+ */
+static inline int add_stack(struct timeline *tl, struct tl_stack *st, const uint64_t *ips,
+			    uint16_t nu, uint16_t nk)
+{
+	struct tl_priv *p = tl->priv;
+	size_t n = (size_t)nu + nk, r;
+
+	st->off = (uint32_t)tl->nr_frames;
+	st->nr_user = nu;
+	st->nr_kernel = nk;
+	if (!n)
+		return 0; /* an empty stack needs no pool (which may not exist yet) */
+	/*
+	 * Not by the leaf alone: every launch hit's is the probed function and
+	 * most off-CPU stacks' the scheduler. The caller and a frame half way
+	 * down tell the stacks of different places apart.
+	 */
+	r = gp_mix64(ips[0] ^ n ^ ips[n > 1] * 0x9e3779b97f4a7c15ull ^
+		     ips[n / 2] * 0xc2b2ae3d27d4eb4full) & (STK_RECENT - 1);
+	if (p->stk_recent[r].n == n && same_frames(tl->frames + p->stk_recent[r].off, ips, n)) {
+		st->off = p->stk_recent[r].off;
+		return 0;
+	}
+	return add_stack_slow(tl, st, ips, n, r);
 }
 
 const uint64_t *timeline__frames(const struct timeline *tl, const struct tl_stack *st)
