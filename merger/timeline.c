@@ -1289,7 +1289,7 @@ sort_nearly(void *base, size_t n, size_t size, int (*cmp)(const void *, const vo
 static const struct timeline *sort_tl;
 
 /* By thread: after renumber_tids(), thread indices are in (pid, tid) order. */
-static int cmp_api(const void *a, const void *b)
+static inline __attribute__((always_inline)) int cmp_api(const void *a, const void *b)
 {
 	const struct tl_api *x = a, *y = b;
 
@@ -1310,7 +1310,7 @@ static int cmp_launch(const void *a, const void *b)
 	return cmp_u64(x->ts, y->ts);
 }
 
-static int cmp_gpu(const void *a, const void *b)
+static inline __attribute__((always_inline)) int cmp_gpu(const void *a, const void *b)
 {
 	const struct tl_gpu *x = a, *y = b;
 
