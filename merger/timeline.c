@@ -1285,6 +1285,65 @@ sort_nearly(void *base, size_t n, size_t size, int (*cmp)(const void *, const vo
 	}
 }
 
+/*
+ * Group the n records at *arr by thread index (thr(), below nthr), each
+ * thread's in the order they were: what sorting by thread, then time, does
+ * to records of several threads interleaved in time, in one pass. Such an
+ * array is far from sorted for sort_nearly(), whose fallback (qsort: a
+ * merge sort) copies it too, then compares ~log2(n) times per record.
+ * Nothing is done when the records are grouped already, or on ENOMEM (the
+ * sort does it all then). The new array replaces the old one (*cap: its
+ * size).
+ */
+static inline __attribute__((always_inline)) void
+group_by_thread(void **arr, size_t n, size_t size, size_t nthr, uint32_t (*thr)(const void *),
+		size_t *cap)
+{
+	const char *a = *arr;
+	size_t i, *at;
+	char *out;
+
+	for (i = 1; i < n && thr(a + i * size) >= thr(a + (i - 1) * size); i++)
+		;
+	if (i >= n)
+		return;
+	at = calloc(nthr + 1, sizeof(*at));
+	out = malloc(n * size);
+	if (!at || !out) {
+		free(at);
+		free(out);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t t = thr(a + i * size);
+
+		if (t >= nthr) { /* not an index into tl->tids: leave it to the sort */
+			free(at);
+			free(out);
+			return;
+		}
+		at[t + 1]++;
+	}
+	for (i = 1; i <= nthr; i++)
+		at[i] += at[i - 1];
+	for (i = 0; i < n; i++)
+		memcpy(out + at[thr(a + i * size)]++ * size, a + i * size, size);
+	free(at);
+	free(*arr);
+	*arr = out;
+	*cap = n;
+}
+
+static inline uint32_t api_thr(const void *a)
+{
+	return ((const struct tl_api *)a)->thr;
+}
+
+static inline uint32_t launch_thr(const void *l)
+{
+	return ((const struct tl_launch *)l)->thr;
+}
+
 /* The timeline being sorted, for the comparators' long durations (timeline__dur()). */
 static const struct timeline *sort_tl;
 
@@ -1535,7 +1594,11 @@ void timeline__finish(struct timeline *tl)
 	}
 
 	sort_tl = tl;
+	group_by_thread((void **)&tl->api, tl->nr_api, sizeof(*tl->api), tl->nr_tids, api_thr,
+			&tl->priv->cap_api);
 	sort_nearly(tl->api, tl->nr_api, sizeof(*tl->api), cmp_api);
+	group_by_thread((void **)&tl->launch, tl->nr_launch, sizeof(*tl->launch), tl->nr_tids,
+			launch_thr, &tl->priv->cap_launch);
 	sort_nearly(tl->launch, tl->nr_launch, sizeof(*tl->launch), cmp_launch);
 	sort_nearly(tl->gpu, tl->nr_gpu, sizeof(*tl->gpu), cmp_gpu);
 	sort_nearly(tl->samples, tl->nr_samples, sizeof(*tl->samples), cmp_sample);

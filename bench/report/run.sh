@@ -5,11 +5,14 @@
 # reading the same traces, and per output format.
 #
 # usage: bench/report/run.sh BUILD_DIR [--steps N] [--samples S] [--every K]
-#                            [--reps R] [--dir DIR] [--keep] [--no-formats]
+#                            [--two-threads] [--reps R] [--dir DIR] [--keep]
+#                            [--no-formats]
 # --steps N     gen_recording steps: 4 GPU records (+4 API calls, 3 launch-site
 #               hits, 1 off-CPU span) each [2500000 = 10M GPU records]
 # --samples S   CPU samples per thread (2 threads) every K-th step [1]
 # --every K     [5]: 2 * S * N / K samples = 1M at the defaults
+# --two-threads the loader thread makes a CUDA call every step too
+#               (gen_recording -l): API calls of two threads interleaved
 # --reps R      timed runs of each command, best wall time kept [1]
 # --dir DIR     where the recording goes (reused when it is already there)
 #               [a temporary directory, removed at exit unless --keep]
@@ -25,6 +28,7 @@ shift
 STEPS=2500000
 SAMPLES=1
 EVERY=5
+GENOPTS=
 REPS=1
 DIR=
 KEEP=0
@@ -34,6 +38,7 @@ while [ $# -gt 0 ]; do
 	--steps) STEPS=$2; shift 2 ;;
 	--samples) SAMPLES=$2; shift 2 ;;
 	--every) EVERY=$2; shift 2 ;;
+	--two-threads) GENOPTS=-l; shift ;;
 	--reps) REPS=$2; shift 2 ;;
 	--dir) DIR=$2; shift 2 ;;
 	--keep) KEEP=1; shift ;;
@@ -65,7 +70,7 @@ trap cleanup EXIT
 
 if [ ! -f "$DIR/cpu.trace" ]; then
 	mkdir -p "$DIR"
-	"$TIME" -f "%e" -o "$TMP/t" "$GEN" -n "$STEPS" -s "$SAMPLES" -k "$EVERY" "$DIR"
+	"$TIME" -f "%e" -o "$TMP/t" "$GEN" -n "$STEPS" -s "$SAMPLES" -k "$EVERY" $GENOPTS "$DIR"
 	echo "generated in $(cat "$TMP/t") s: $DIR"
 fi
 TRACES=$(ls "$DIR"/cpu.trace "$DIR"/gpu-*.trace)
