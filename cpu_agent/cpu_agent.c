@@ -736,8 +736,17 @@ static int on_proc_event(void *ctx, const struct proc_track_event *ev)
 	memcpy(comm, ev->comm, PROC_TRACK_COMM_LEN);
 	comm[PROC_TRACK_COMM_LEN] = '\0';
 	p = proc_find(a, (pid_t)ev->pid);
-	if (known_only && ev->type != PROC_TRACK_FORK && (!p || !p->alive))
+	if (known_only && ev->type != PROC_TRACK_FORK && (!p || !p->alive)) {
+		/*
+		 * Two threads that exit together can reach the ring buffer in
+		 * either order: a named thread's exit may come after its
+		 * process's last thread's. It is still its exit, and a -t
+		 * recording waits for it.
+		 */
+		if (ev->type == PROC_TRACK_THREAD_EXIT && a->tids)
+			note_exit(a, ev, comm, false);
 		return 0;
+	}
 	switch (ev->type) {
 	case PROC_TRACK_FORK: {
 		char exe[PATH_MAX];
