@@ -48,9 +48,10 @@ _Static_assert(sizeof(struct offcpu_event) == 48 + 8 * GP_BPF_STACK_SLOTS,
 
 /*
  * Fault injection for tests (rodata fault): act as if the sched_switch
- * tracepoint had not shown one in fault_every switch-ins, or switch-outs, of
- * followed threads, chosen at random, as happens now and then on some kernels and VMs, to
- * test the repair and the loss report of those switches.
+ * tracepoint had not shown one in fault_every switch-ins, or switch-outs,
+ * of followed threads, chosen at random, as happens now and then on some
+ * kernels and VMs, to test the repair and the loss report of those
+ * switches.
  */
 #define OFFCPU_FAULT_NONE	0
 #define OFFCPU_FAULT_SWITCH_IN	1

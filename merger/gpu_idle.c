@@ -140,6 +140,7 @@ static int find_gaps(struct report *r, struct proc_idle **out, size_t *nout)
 		return -ENOMEM;
 	for (i = 0; i < tl->nr_gpu; i++) {
 		const struct tl_gpu *g = &tl->gpu[i];
+		uint64_t end;
 
 		if (g->kind == TL_GPU_SYNC || !g->dur)
 			continue;
@@ -163,8 +164,9 @@ static int find_gaps(struct report *r, struct proc_idle **out, size_t *nout)
 		p = &v[lane_proc[g->lane] - 1];
 		if (push_gap(p, p->busy_end, g->start))
 			goto nomem;
-		if (timeline__gpu_end(tl, g) > p->busy_end)
-			p->busy_end = timeline__gpu_end(tl, g);
+		end = timeline__gpu_end(tl, g);
+		if (end > p->busy_end)
+			p->busy_end = end;
 	}
 	/*
 	 * The window opens at the process's first API call; its threads are the

@@ -528,6 +528,19 @@ static inline size_t cache_slot(uint64_t key, size_t n)
 	return ((uint32_t)key ^ (uint32_t)(key >> 32) ^ (uint32_t)(key >> 60) * 7) & (n - 1);
 }
 
+/* The bytes every SLICE_END packet of sq ends with, and every other event's starts with. */
+static void seq_templates(struct seq *sq)
+{
+	uint8_t *p = put_uint(sq->end_tail, PKT_SEQUENCE_ID, sq->id), *te;
+
+	p = msg_open(p, PKT_TRACK_EVENT, &te);
+	p = msg_close(te, put_uint(p, TE_TYPE, TYPE_SLICE_END));
+	sq->end_tail_len = (uint8_t)(p - sq->end_tail);
+	p = put_uint(sq->ev_head, PKT_SEQUENCE_ID, sq->id);
+	p = put_varint(p, TAG(PKT_TRACK_EVENT, WT_LEN));
+	sq->ev_head_len = (uint8_t)(p - sq->ev_head);
+}
+
 /* The sequence that holds what key names, or NULL when it has not begun. */
 static inline struct seq *seq_find(struct pt *pt, uint64_t key)
 {
@@ -568,16 +581,7 @@ static struct seq *seq_new(struct pt *pt, uint64_t key, uint32_t uuid, uint64_t 
 	sq->id = SEQ_ID + (uint32_t)pt->nr_seqs;
 	if (u64map_put(&pt->seq_of, key, (uint32_t)pt->nr_seqs))
 		goto nomem;
-	{
-		uint8_t *p = put_uint(sq->end_tail, PKT_SEQUENCE_ID, sq->id), *te;
-
-		p = msg_open(p, PKT_TRACK_EVENT, &te);
-		p = msg_close(te, put_uint(p, TE_TYPE, TYPE_SLICE_END));
-		sq->end_tail_len = (uint8_t)(p - sq->end_tail);
-		p = put_uint(sq->ev_head, PKT_SEQUENCE_ID, sq->id);
-		p = put_varint(p, TAG(PKT_TRACK_EVENT, WT_LEN));
-		sq->ev_head_len = (uint8_t)(p - sq->ev_head);
-	}
+	seq_templates(sq);
 	seq_header(pt, sq, uuid, t0);
 	return pt->err ? NULL : sq;
 nomem:
@@ -668,25 +672,19 @@ static void ev_end(struct pt *pt, struct ev *e)
 
 /*
  * A SLICE_END at ts on sequence sq's track: after the timestamp, the same
- * bytes every time (struct seq's end_tail), and a packet short enough for
- * a one-byte length. One in two packets of a trace is one of these.
+ * bytes every time (struct seq's end_tail). One in two packets of a trace
+ * is one of these.
  */
 static inline __attribute__((always_inline)) void
 slice_end(struct pt *pt, struct seq *sq, uint64_t ts)
 {
-	uint8_t *pk, *p;
+	uint8_t *p = pk_room(pt, 32); /* a timestamp of at most 14 bytes, the tail */
 
-	if (BULK_OUT_CAP - pt->out_len < 64)
-		out_flush(pt);
-	if (pt->err)
+	if (!p)
 		return;
-	pk = pt->out + pt->out_len;
-	p = put_ts(pk + 2, sq, ts);
+	p = put_ts(p, sq, ts);
 	memcpy(p, sq->end_tail, sizeof(sq->end_tail));
-	p += sq->end_tail_len;
-	pk[0] = TAG(TRACE_PACKET, WT_LEN);
-	pk[1] = (uint8_t)(p - pk - 2); /* at most 14 + 16 */
-	pt->out_len = (size_t)(p - pt->out);
+	pk_emit(pt, p + sq->end_tail_len);
 }
 
 /*

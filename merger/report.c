@@ -473,7 +473,6 @@ int report__group_add(struct report *r, struct rec_groups *gs, enum report_view 
 	size_t j;
 
 	hash = mix(hash, kind);
-
 	if ((gs->n + 1) * 2 > gs->nslots && groups_grow(gs))
 		return -ENOMEM;
 	for (j = hash & (gs->nslots - 1); gs->slots[j]; j = (j + 1) & (gs->nslots - 1)) {
@@ -525,7 +524,7 @@ static int same_gpu_key(const struct gpu_key *a, const struct gpu_key *b)
 	return a->stack == b->stack && a->thread == b->thread && a->what == b->what;
 }
 
-/* report__group_add() for a GPU record, compared by its key instead of the group's representative. */
+/* report__group_add() for a GPU record, compared by its key, not the group's representative. */
 static int group_add_gpu(struct report *r, size_t rec, const struct gpu_key *k, uint64_t weight)
 {
 	struct rec_groups *gs = &r->groups;

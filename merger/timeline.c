@@ -349,7 +349,6 @@ uint32_t timeline__tid_index(struct timeline *tl, uint32_t pid, uint32_t tid)
 	return tid_index(tl, pid, tid);
 }
 
-/* timeline__dur_code()'s for a duration d of TL_DUR_LONG or more. */
 uint32_t timeline__long_dur_code(struct timeline *tl, uint64_t d)
 {
 	struct tl_priv *p = tl->priv;

@@ -301,13 +301,14 @@ uint16_t timeline__kconfig_index(struct timeline *tl, const struct tl_kconfig *k
 uint16_t timeline__api_name_index(struct timeline *tl, uint32_t str);
 uint32_t timeline__launch_stack_index(struct timeline *tl, const struct tl_stack *st);
 
+/* timeline__dur_code() for a duration of TL_DUR_LONG or more. */
+uint32_t timeline__long_dur_code(struct timeline *tl, uint64_t dur);
+
 /*
  * The code of a record's duration from start to end (0 when end is not
  * after start), keeping a long one in tl->long_durs; UINT32_MAX when out
  * of memory.
  */
-uint32_t timeline__long_dur_code(struct timeline *tl, uint64_t dur);
-
 static inline uint32_t timeline__dur_code(struct timeline *tl, uint64_t start, uint64_t end)
 {
 	uint64_t d = end > start ? end - start : 0;
