@@ -19,6 +19,7 @@ struct pid_ids {
 	uint32_t min;	/* smallest correlation id of the pid */
 	uint32_t span;	/* max - min + 1 ids in dense, 0: the pid is in the hash table */
 	uint32_t *dense; /* by id - min: api index + 1, or 0 (calloc's pages: no pass to fill it) */
+	uint32_t fresh;	 /* dense[fresh..] have not been written yet: still zero */
 };
 
 struct corr_map {
@@ -123,10 +124,19 @@ static int corr_map_build(struct corr_map *m, const struct timeline *tl)
 static inline void corr_map_put(struct corr_map *m, struct pid_ids *p, uint32_t corr, size_t i)
 {
 	if (p->dense) {
-		uint32_t *v = &p->dense[corr - p->min];
+		uint32_t k = corr - p->min, *v = &p->dense[k];
 
-		if (!*v) /* the first record wins if a buggy producer repeats an id */
+		/*
+		 * Past every slot written so far it is zero without a look: a
+		 * read would map calloc's zero page first and the store then
+		 * copy it, two faults per page. Ids mostly come in order.
+		 */
+		if (k >= p->fresh) {
 			*v = (uint32_t)i + 1;
+			p->fresh = k + 1;
+		} else if (!*v) { /* the first record wins if a buggy producer repeats an id */
+			*v = (uint32_t)i + 1;
+		}
 	} else {
 		corr_map_hash(m, p->pid, corr, i);
 	}

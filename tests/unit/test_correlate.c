@@ -164,6 +164,13 @@ static void test_join(void **state)
 	hit(c, 10, 200, 1000, 0xE1, "cudaLaunchKernel");
 	api(g, 10, 200, 20, 1010, 1500, GP_API_RUNTIME, "cudaLaunchKernel");
 	kernel(g, 10, 20, 3000, 3500, "k_thread200");
+	/* ids of two threads interleave: a lower id after thread 100's higher ones */
+	hit(c, 10, 200, 1600, 0xE2, "cudaLaunchKernel");
+	api(g, 10, 200, 7, 1610, 1700, GP_API_RUNTIME, "cudaLaunchKernel");
+	kernel(g, 10, 7, 3500, 3600, "k_thread200_low");
+	/* a buggy producer repeats id 6: the first call (in thread order) keeps it */
+	hit(c, 10, 200, 1800, 0xE3, "cudaLaunchKernel");
+	api(g, 10, 200, 6, 1810, 1900, GP_API_RUNTIME, "cudaLaunchKernel");
 
 	/* no API record, and an API record without a hit */
 	kernel(g, 10, 99, 8000, 8100, "k_orphan");
@@ -181,7 +188,7 @@ static void test_join(void **state)
 
 	tl = load();
 	assert_int_equal(timeline__nr_warnings(tl), 0);
-	assert_int_equal(tl->nr_gpu, 12);
+	assert_int_equal(tl->nr_gpu, 13);
 	assert_int_equal(correlate__run(tl, &cr), 0);
 	assert_int_equal(stack_of(tl, &cr, "k_first", 0), 0xA1);
 	assert_int_equal(stack_of(tl, &cr, "k_second", 0), 0xA2);
@@ -192,11 +199,12 @@ static void test_join(void **state)
 	assert_int_equal(stack_of(tl, &cr, "k_graph", 2), 0xC1);
 	assert_int_equal(stack_of(tl, &cr, "k_after_sync", 0), 0xD1);
 	assert_int_equal(stack_of(tl, &cr, "k_thread200", 0), 0xE1);
+	assert_int_equal(stack_of(tl, &cr, "k_thread200_low", 0), 0xE2);
 	assert_int_equal(stack_of(tl, &cr, "k_pid11", 0), 0xF1);
 	assert_int_equal(stack_of(tl, &cr, "k_orphan", 0), 0);
 	assert_int_equal(stack_of(tl, &cr, "k_nostack", 0), 0);
-	assert_int_equal(cr.gpu_with_api, 11);	 /* all but the orphan */
-	assert_int_equal(cr.gpu_with_stack, 10); /* and not k_nostack */
+	assert_int_equal(cr.gpu_with_api, 12);	 /* all but the orphan */
+	assert_int_equal(cr.gpu_with_stack, 11); /* and not k_nostack */
 	correlate__release(&cr);
 	timeline__free(tl);
 }
