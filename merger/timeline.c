@@ -1285,52 +1285,85 @@ sort_nearly(void *base, size_t n, size_t size, int (*cmp)(const void *, const vo
 }
 
 /*
- * Group the n records at *arr by thread index (thr(), below nthr), each
+ * Group the n records at arr by thread index (thr(), below nthr), each
  * thread's in the order they were: what sorting by thread, then time, does
  * to records of several threads interleaved in time, in one pass. Such an
  * array is far from sorted for sort_nearly(), whose fallback (qsort: a
  * merge sort) copies it too, then compares ~log2(n) times per record.
  * Nothing is done when the records are grouped already, or on ENOMEM (the
- * sort does it all then). The new array replaces the old one (*cap: its
- * size).
+ * sort does it all then).
+ *
+ * The thread with the most records (the main one, usually) stays in the
+ * array: only the others go out to a scratch copy and back, so a program
+ * with one busy launching thread and a few quiet ones does not pay for a
+ * second copy of every record. The busy thread's k-th record goes from its
+ * place c(k) to p + k, p being the records of the threads before it.
+ * c(k) - k (the others' records before it) only grows with k, so the ones
+ * that move left (c(k) >= p + k) come after those that move right: the
+ * first go in one pass forward, each into a slot already emptied (an
+ * other's, copied out, or a busy record's, moved already); the rest in a
+ * pass backward over the slots below p + (how many move right), where
+ * nothing was written and the busy thread has no other record.
  */
 static inline __attribute__((always_inline)) void
-group_by_thread(void **arr, size_t n, size_t size, size_t nthr, uint32_t (*thr)(const void *),
-		size_t *cap)
+group_by_thread(void *arr, size_t n, size_t size, size_t nthr, uint32_t (*thr)(const void *))
 {
-	const char *a = *arr;
-	size_t i, *at;
-	char *out;
+	char *a = arr, *out;
+	size_t i, k, t, big = 0, nbig, p, right = 0, *at;
 
 	for (i = 1; i < n && thr(a + i * size) >= thr(a + (i - 1) * size); i++)
 		;
 	if (i >= n)
 		return;
 	at = calloc(nthr + 1, sizeof(*at));
-	out = malloc(n * size);
-	if (!at || !out) {
-		free(at);
-		free(out);
+	if (!at)
 		return;
-	}
 	for (i = 0; i < n; i++) {
-		uint32_t t = thr(a + i * size);
-
+		t = thr(a + i * size);
 		if (t >= nthr) { /* not an index into tl->tids: leave it to the sort */
 			free(at);
-			free(out);
 			return;
 		}
 		at[t + 1]++;
 	}
-	for (i = 1; i <= nthr; i++)
-		at[i] += at[i - 1];
-	for (i = 0; i < n; i++)
-		memcpy(out + at[thr(a + i * size)]++ * size, a + i * size, size);
+	for (t = 1; t < nthr; t++)
+		if (at[t + 1] > at[big + 1])
+			big = t;
+	nbig = at[big + 1];
+	for (t = 1; t <= nthr; t++)
+		at[t] += at[t - 1]; /* at[t]: where thread t's records start */
+	p = at[big];
+	out = malloc((n - nbig) * size);
+	if (!out) {
+		free(at);
+		return;
+	}
+	/* at[t] becomes thread t's next slot in out, where the busy thread's records are not */
+	for (t = big + 1; t < nthr; t++)
+		at[t] -= nbig;
+	for (i = 0, k = 0; i < n; i++) {
+		t = thr(a + i * size);
+		if (t != big) {
+			memcpy(out + at[t]++ * size, a + i * size, size);
+		} else {
+			if (i < p + k)
+				right = k + 1; /* moves right: in the pass backward */
+			else if (i != p + k)
+				memcpy(a + (p + k) * size, a + i * size, size);
+			k++;
+		}
+	}
+	/* the ones that move right are the busy thread's only records below p + right */
+	for (i = p + right, k = right; k;) {
+		if (thr(a + --i * size) != big)
+			continue;
+		k--;
+		memcpy(a + (p + k) * size, a + i * size, size);
+	}
+	memcpy(a, out, p * size);
+	memcpy(a + (p + nbig) * size, out + p * size, (n - p - nbig) * size);
+	free(out);
 	free(at);
-	free(*arr);
-	*arr = out;
-	*cap = n;
 }
 
 static inline uint32_t api_thr(const void *a)
@@ -1593,11 +1626,9 @@ void timeline__finish(struct timeline *tl)
 	}
 
 	sort_tl = tl;
-	group_by_thread((void **)&tl->api, tl->nr_api, sizeof(*tl->api), tl->nr_tids, api_thr,
-			&tl->priv->cap_api);
+	group_by_thread(tl->api, tl->nr_api, sizeof(*tl->api), tl->nr_tids, api_thr);
 	sort_nearly(tl->api, tl->nr_api, sizeof(*tl->api), cmp_api);
-	group_by_thread((void **)&tl->launch, tl->nr_launch, sizeof(*tl->launch), tl->nr_tids,
-			launch_thr, &tl->priv->cap_launch);
+	group_by_thread(tl->launch, tl->nr_launch, sizeof(*tl->launch), tl->nr_tids, launch_thr);
 	sort_nearly(tl->launch, tl->nr_launch, sizeof(*tl->launch), cmp_launch);
 	sort_nearly(tl->gpu, tl->nr_gpu, sizeof(*tl->gpu), cmp_gpu);
 	sort_nearly(tl->samples, tl->nr_samples, sizeof(*tl->samples), cmp_sample);

@@ -380,6 +380,74 @@ static void test_kconfig_table(void **state)
 	timeline__free(tl);
 }
 
+/*
+ * API calls and launch hits of three threads interleaved in time, the
+ * busiest thread between the other two in (pid, tid) order: after loading,
+ * each array is grouped by thread and in time order within a thread, no
+ * record lost or doubled, and every kernel still finds its launch stack.
+ * The busiest thread's first records move right (thread 100's go first),
+ * its later ones left: both passes of the grouping.
+ */
+static void test_threads_interleaved(void **state)
+{
+	/* tid of the i-th call in time order: 200 is the busiest */
+	static const uint32_t tids[] = { 200, 100, 300, 200, 100, 200, 200, 300, 200, 100, 200, 200 };
+	enum { N = sizeof(tids) / sizeof(tids[0]) };
+	struct gp_writer *g = open_trace("gpu-10.trace", GP_PRODUCER_INJECT, GP_CLOCK_MONOTONIC, 10);
+	struct gp_writer *c = open_trace("cpu.trace", GP_PRODUCER_CPU_AGENT, GP_CLOCK_MONOTONIC, 1);
+	int seen[N] = { 0 };
+	struct correlation cr;
+	struct timeline *tl;
+	char name[32];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N; i++) {
+		uint64_t t = 1000 + 100 * i;
+
+		hit(c, 10, tids[i], t - 5, 0x1000 + i, "cudaLaunchKernel");
+		api(g, 10, tids[i], (uint32_t)i + 1, t, t + 50, GP_API_RUNTIME, "cudaLaunchKernel");
+		snprintf(name, sizeof(name), "k%zu", i);
+		kernel(g, 10, (uint32_t)i + 1, 100000 + 100 * i, 100000 + 100 * i + 50, name);
+	}
+	assert_int_equal(gp_writer__close(g), 0);
+	assert_int_equal(gp_writer__close(c), 0);
+
+	tl = load();
+	assert_int_equal(tl->nr_api, N);
+	assert_int_equal(tl->nr_launch, N);
+	for (i = 0; i < N; i++) {
+		const struct tl_api *a = &tl->api[i];
+		const struct tl_launch *l = &tl->launch[i];
+
+		assert_in_range(a->corr, 1, N);
+		seen[a->corr - 1]++;
+		assert_int_equal(timeline__api_tid(tl, a), tids[a->corr - 1]);
+		/* the hit's frame says which it was: still with its own time */
+		assert_int_equal((timeline__frames(tl, timeline__launch_stack(tl, l))[0] - 0x1000) * 100 +
+					 1000 - 5,
+				 l->ts);
+		assert_int_equal(timeline__launch_tid(tl, l), tids[(l->ts + 5 - 1000) / 100]);
+		if (i) {
+			uint32_t pt = timeline__api_tid(tl, a - 1), lt = timeline__launch_tid(tl, l - 1);
+
+			assert_true(pt < timeline__api_tid(tl, a) ||
+				    (pt == timeline__api_tid(tl, a) && a[-1].start < a->start));
+			assert_true(lt < timeline__launch_tid(tl, l) ||
+				    (lt == timeline__launch_tid(tl, l) && l[-1].ts < l->ts));
+		}
+	}
+	for (i = 0; i < N; i++)
+		assert_int_equal(seen[i], 1);
+	assert_int_equal(correlate__run(tl, &cr), 0);
+	for (i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "k%zu", i);
+		assert_int_equal(stack_of(tl, &cr, name, 0), 0x1000 + i);
+	}
+	correlate__release(&cr);
+	timeline__free(tl);
+}
+
 static void test_fit_math(void **state)
 {
 	uint64_t p[4] = { 100, 200, 300, 400 }, m[4] = { 1100, 1200, 1300, 1400 };
@@ -407,6 +475,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_long_durations, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clock_fit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_inputs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_threads_interleaved, setup, teardown),
 		cmocka_unit_test(test_fit_math),
 		cmocka_unit_test(test_kconfig_table),
 	};
