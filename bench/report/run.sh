@@ -5,14 +5,17 @@
 # reading the same traces, and per output format.
 #
 # usage: bench/report/run.sh BUILD_DIR [--steps N] [--samples S] [--every K]
-#                            [--two-threads] [--reps R] [--dir DIR] [--keep]
-#                            [--no-formats]
+#                            [--two-threads] [--sparse-ids] [--reps R] [--dir DIR]
+#                            [--keep] [--no-formats]
 # --steps N     gen_recording steps: 4 GPU records (+4 API calls, 3 launch-site
 #               hits, 1 off-CPU span) each [2500000 = 10M GPU records]
 # --samples S   CPU samples per thread (2 threads) every K-th step [1]
 # --every K     [5]: 2 * S * N / K samples = 1M at the defaults
 # --two-threads the loader thread makes a CUDA call every step too
-#               (gen_recording -l): API calls of two threads interleaved
+#               (gen_recording -l -i): API calls of two threads interleaved in
+#               time, their correlation ids from one counter, as CUPTI's are
+# --sparse-ids  with --two-threads: the loader's ids in a range of their own
+#               (gen_recording -l): the join's hash table instead of its array
 # --reps R      timed runs of each command, best wall time kept [1]
 # --dir DIR     where the recording goes (reused when it is already there)
 #               [a temporary directory, removed at exit unless --keep]
@@ -33,12 +36,14 @@ REPS=1
 DIR=
 KEEP=0
 FORMATS=1
+SPARSE=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--steps) STEPS=$2; shift 2 ;;
 	--samples) SAMPLES=$2; shift 2 ;;
 	--every) EVERY=$2; shift 2 ;;
-	--two-threads) GENOPTS=-l; shift ;;
+	--two-threads) GENOPTS="-l -i"; shift ;;
+	--sparse-ids) SPARSE=1; shift ;;
 	--reps) REPS=$2; shift 2 ;;
 	--dir) DIR=$2; shift 2 ;;
 	--keep) KEEP=1; shift ;;
@@ -46,6 +51,8 @@ while [ $# -gt 0 ]; do
 	*) echo "run.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
+[ "$SPARSE" = 0 ] || [ -n "$GENOPTS" ] || { echo "run.sh: --sparse-ids goes with --two-threads" >&2; exit 2; }
+[ "$SPARSE" = 0 ] || GENOPTS=-l
 GPUPERF=$BUILD/cli/gpuperf
 GEN=$BUILD/tests/report/gen_recording
 TOUCH=$BUILD/bench/report/touch_mem

@@ -4,7 +4,7 @@
  * number is known: the input of the report's golden tests and of
  * bench/report (10M kernels).
  *
- * usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP] [-k EVERY] [-c CHUNK_BYTES] [-1] [-x] [-d] [-l] [-L] DIR
+ * usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP] [-k EVERY] [-c CHUNK_BYTES] [-1] [-x] [-d] [-l [-i]] [-L] DIR
  *   -k K: CPU samples only in every K-th step (1)
  *   -1: every kernel launched as the format-1.0 fixture's were (grid 1x1x1,
  *       block 256x1x1, nothing else), for tests/report/format_compat.sh
@@ -14,7 +14,13 @@
  *       timestamps may (tests/report/pftrace.sh)
  *   -l: the loader thread also makes a CUDA call each step (cudaEventQuery,
  *       450-451 us into the step, no GPU work): a second launching thread,
- *       whose off-CPU time in idle gaps counts in gpu_idle.folded
+ *       whose off-CPU time in idle gaps counts in gpu_idle.folded. Its
+ *       correlation ids are a range of their own (0x40000000 up), which
+ *       makes the process's ids sparse: the report's join then goes
+ *       through its hash table
+ *   -i: with -l, the loader's calls take their ids from the one counter
+ *       the main thread's come from, interleaved, as CUPTI numbers a
+ *       process's calls (bench/report/run.sh --two-threads)
  *   -L: the CPU trace reports losses, at the first step and at the end: 2 + 3
  *       off-CPU blocks whose switch the kernel did not show and 1 + 1 samples
  *       (ring buffer full); the GPU trace 4 CUPTI records at the end
@@ -195,7 +201,7 @@ static void preempted(struct gp_writer *w, uint64_t start, uint64_t end)
 	offcpu_span(w, start, end, TID_MAIN, 0 /* TASK_RUNNING */, ips, 2, 0);
 }
 
-static int legacy_config, overlap, driver, loader_calls, losses;
+static int legacy_config, overlap, driver, loader_calls, losses, shared_ids;
 
 static void dropped(struct gp_writer *w, uint64_t ts, uint32_t source, uint64_t count)
 {
@@ -280,8 +286,10 @@ int main(int argc, char **argv)
 	const char *dir;
 	int c;
 
-	while ((c = getopt(argc, argv, "n:s:c:k:1xdlL")) != -1) {
-		if (c == 'L')
+	while ((c = getopt(argc, argv, "n:s:c:k:1xdilL")) != -1) {
+		if (c == 'i')
+			shared_ids = 1;
+		else if (c == 'L')
 			losses = 1;
 		else if (c == 'l')
 			loader_calls = 1;
@@ -303,7 +311,7 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	if (optind != argc - 1 || !steps || spp > 40) {
-		fprintf(stderr, "usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP (<= 40)] [-k K] [-c CHUNK] [-1] [-x] [-d] [-l] [-L] DIR\n");
+		fprintf(stderr, "usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP (<= 40)] [-k K] [-c CHUNK] [-1] [-x] [-d] [-l [-i]] [-L] DIR\n");
 		return 2;
 	}
 	dir = argv[optind];
@@ -377,9 +385,10 @@ int main(int argc, char **argv)
 			sample(cpu, t + 100000 + i * SAMPLE_NS, TID_LOADER, F_READ, F_LOAD_BATCH);
 		}
 		offcpu(cpu, t + 500000, t + 900000);
-		if (loader_calls) /* its own correlation ids, past the main thread's */
-			api_call_on(gpu, TID_LOADER, t + 450000, t + 451000, 0x40000000u + (uint32_t)s,
-				    "cudaEventQuery", GP_API_RUNTIME);
+		if (loader_calls) /* its own correlation ids, past the main thread's; or the next one */
+			api_call_on(gpu, TID_LOADER, t + 450000, t + 451000,
+				    shared_ids ? corr++ : 0x40000000u + (uint32_t)s, "cudaEventQuery",
+				    GP_API_RUNTIME);
 	}
 	if (losses) {
 		uint64_t end = T0 + steps * STEP;
