@@ -1514,9 +1514,11 @@ static void summary(struct record *r, const struct cpu_agent_stats *st)
 	fprintf(stderr, "gpuperf record: wrote %s/\n", r->dir);
 	if (st) {
 		snprintf(what, sizeof(what),
-			 "%" PRIu64 " samples, %" PRIu64 " off-CPU spans, %" PRIu64
-			 " launch stacks, %" PRIu64 " processes",
-			 st->samples, st->offcpu_spans, st->launches, st->procs);
+			 "%" PRIu64 " sample%s, %" PRIu64 " off-CPU span%s, %" PRIu64
+			 " launch stack%s, %" PRIu64 " process%s",
+			 st->samples, st->samples == 1 ? "" : "s", st->offcpu_spans,
+			 st->offcpu_spans == 1 ? "" : "s", st->launches, st->launches == 1 ? "" : "s",
+			 st->procs, st->procs == 1 ? "" : "es");
 		snprintf(path, sizeof(path), "%s/cpu.trace", r->dir);
 		print_size(path, "cpu.trace", what);
 	}
