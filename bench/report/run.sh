@@ -5,8 +5,8 @@
 # reading the same traces, and per output format.
 #
 # usage: bench/report/run.sh BUILD_DIR [--steps N] [--samples S] [--every K]
-#                            [--two-threads] [--sparse-ids] [--reps R] [--dir DIR]
-#                            [--keep] [--no-formats]
+#                            [--two-threads] [--sparse-ids] [--depth D] [--reps R]
+#                            [--dir DIR] [--keep] [--no-formats]
 # --steps N     gen_recording steps: 4 GPU records (+4 API calls, 3 launch-site
 #               hits, 1 off-CPU span) each [2500000 = 10M GPU records]
 # --samples S   CPU samples per thread (2 threads) every K-th step [1]
@@ -16,6 +16,8 @@
 #               time, their correlation ids from one counter, as CUPTI's are
 # --sparse-ids  with --two-threads: the loader's ids in a range of their own
 #               (gen_recording -l): the join's hash table instead of its array
+# --depth D     D more frames in every launch stack and main-thread sample
+#               (gen_recording -D): 4 + D frames a launch stack [0]
 # --reps R      timed runs of each command, best wall time kept [1]
 # --dir DIR     where the recording goes (reused when it is already there)
 #               [a temporary directory, removed at exit unless --keep]
@@ -37,6 +39,7 @@ DIR=
 KEEP=0
 FORMATS=1
 SPARSE=0
+DEPTH=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--steps) STEPS=$2; shift 2 ;;
@@ -44,6 +47,7 @@ while [ $# -gt 0 ]; do
 	--every) EVERY=$2; shift 2 ;;
 	--two-threads) GENOPTS="-l -i"; shift ;;
 	--sparse-ids) SPARSE=1; shift ;;
+	--depth) DEPTH=$2; shift 2 ;;
 	--reps) REPS=$2; shift 2 ;;
 	--dir) DIR=$2; shift 2 ;;
 	--keep) KEEP=1; shift ;;
@@ -53,6 +57,7 @@ while [ $# -gt 0 ]; do
 done
 [ "$SPARSE" = 0 ] || [ -n "$GENOPTS" ] || { echo "run.sh: --sparse-ids goes with --two-threads" >&2; exit 2; }
 [ "$SPARSE" = 0 ] || GENOPTS=-l
+GENOPTS="$GENOPTS -D $DEPTH"
 GPUPERF=$BUILD/cli/gpuperf
 GEN=$BUILD/tests/report/gen_recording
 TOUCH=$BUILD/bench/report/touch_mem

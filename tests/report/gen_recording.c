@@ -4,7 +4,7 @@
  * number is known: the input of the report's golden tests and of
  * bench/report (10M kernels).
  *
- * usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP] [-k EVERY] [-c CHUNK_BYTES] [-1] [-x] [-d] [-l [-i]] [-L] DIR
+ * usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP] [-k EVERY] [-c CHUNK_BYTES] [-D DEPTH] [-1] [-x] [-d] [-l [-i]] [-L] DIR
  *   -k K: CPU samples only in every K-th step (1)
  *   -1: every kernel launched as the format-1.0 fixture's were (grid 1x1x1,
  *       block 256x1x1, nothing else), for tests/report/format_compat.sh
@@ -24,6 +24,10 @@
  *   -L: the CPU trace reports losses, at the first step and at the end: 2 + 3
  *       off-CPU blocks whose switch the kernel did not show and 1 + 1 samples
  *       (ring buffer full); the GPU trace 4 CUPTI records at the end
+ *   -D N: N more frames in every launch stack and main-thread sample, between
+ *       train_step() and main(): layer_0() .. layer_<N-1>(), the framework and
+ *       interpreter frames a real program's 20-60 frame stacks have (at most
+ *       100; the default stacks are 3-4 frames)
  *   -d: each cudaLaunchKernel makes a driver call, cuLaunchKernel, from 1 us
  *       after its start to 1 us before its end: API calls nested on one
  *       thread, as CUPTI records them with both API domains enabled
@@ -66,11 +70,26 @@ static const char *const fname[F_COUNT] = {
 	"main", "train_step", "forward", "backward", "load_batch", "cudaLaunchKernel",
 	"cudaMemcpyAsync", "read", "compute_loss", "loader_main",
 };
+#define MAX_DEPTH 100 /* -D: layer_<i>() is function F_COUNT + i */
 #define FADDR(f) (0x400000ull + 0x100ull * (f))
 #define RET(f) (FADDR(f) + 0x10) /* a return address inside f */
 
 static const char *const kname[] = { "schedule", "vfs_read", "ksys_read", "do_syscall_64" };
 #define KADDR(i) (0xffffffff81000000ull + 0x100ull * (i))
+
+static int depth; /* -D */
+
+/* Append the -D frames to a main-thread stack at ips[n] (room for MAX_DEPTH more): the new n. */
+static uint16_t deepen(uint64_t *ips, uint16_t n)
+{
+	uint64_t main_ret = ips[n - 1];
+	int i;
+
+	for (i = 0; i < depth; i++)
+		ips[n - 1 + i] = RET(F_COUNT + depth - 1 - i);
+	ips[n - 1 + depth] = main_ret;
+	return (uint16_t)(n + depth);
+}
 
 static int write_maps(const char *dir)
 {
@@ -84,6 +103,8 @@ static int write_maps(const char *dir)
 		return -errno;
 	for (i = 0; i < F_COUNT; i++)
 		fprintf(f, "%llx 100 %s\n", (unsigned long long)FADDR(i), fname[i]);
+	for (i = 0; i < depth; i++)
+		fprintf(f, "%llx 100 layer_%d\n", (unsigned long long)FADDR(F_COUNT + i), i);
 	if (fclose(f))
 		return -EIO;
 	snprintf(path, sizeof(path), "%s/kallsyms", dir);
@@ -140,30 +161,35 @@ static void proc_thread(struct gp_writer *w)
 /* A launch-site hit: probe entry, then return addresses into caller, ..., main. */
 static void hit(struct gp_writer *w, uint64_t ts, int probe, int caller)
 {
-	uint64_t ips[4] = { FADDR(probe), RET(caller), RET(F_TRAIN_STEP), RET(F_MAIN) };
-	struct gp_rec_launch_site *l = gp_writer__reserve(w, GP_REC_LAUNCH_SITE, sizeof(*l) + sizeof(ips));
+	uint64_t ips[4 + MAX_DEPTH] = { FADDR(probe), RET(caller), RET(F_TRAIN_STEP), RET(F_MAIN) };
+	uint16_t n = deepen(ips, 4);
+	struct gp_rec_launch_site *l =
+		gp_writer__reserve(w, GP_REC_LAUNCH_SITE, (uint32_t)(sizeof(*l) + n * sizeof(*ips)));
 
 	l->ts = ts;
 	l->pid = PID;
 	l->tid = TID_MAIN;
 	l->probe_str = gp_writer__intern(w, fname[probe]);
-	l->nr_user = 4;
-	memcpy(l->ips, ips, sizeof(ips));
+	l->nr_user = n;
+	memcpy(l->ips, ips, n * sizeof(*ips));
 	gp_writer__commit(w);
 }
 
 static void sample(struct gp_writer *w, uint64_t ts, uint32_t tid, int leaf, int mid)
 {
-	uint64_t ips[3] = { RET(leaf) - 8, RET(mid), RET(tid == TID_MAIN ? F_MAIN : F_LOADER_MAIN) };
-	struct gp_rec_cpu_sample *s = gp_writer__reserve(w, GP_REC_CPU_SAMPLE, sizeof(*s) + sizeof(ips));
+	uint64_t ips[3 + MAX_DEPTH] = { RET(leaf) - 8, RET(mid),
+					RET(tid == TID_MAIN ? F_MAIN : F_LOADER_MAIN) };
+	uint16_t n = tid == TID_MAIN ? deepen(ips, 3) : 3;
+	struct gp_rec_cpu_sample *s =
+		gp_writer__reserve(w, GP_REC_CPU_SAMPLE, (uint32_t)(sizeof(*s) + n * sizeof(*ips)));
 
 	s->ts = ts;
 	s->weight_ns = SAMPLE_NS;
 	s->pid = PID;
 	s->tid = tid;
 	s->cpu = tid & 1;
-	s->nr_user = 3;
-	memcpy(s->ips, ips, sizeof(ips));
+	s->nr_user = n;
+	memcpy(s->ips, ips, n * sizeof(*ips));
 	gp_writer__commit(w);
 }
 
@@ -286,8 +312,10 @@ int main(int argc, char **argv)
 	const char *dir;
 	int c;
 
-	while ((c = getopt(argc, argv, "n:s:c:k:1xdilL")) != -1) {
-		if (c == 'i')
+	while ((c = getopt(argc, argv, "n:s:c:k:D:1xdilL")) != -1) {
+		if (c == 'D')
+			depth = atoi(optarg);
+		else if (c == 'i')
 			shared_ids = 1;
 		else if (c == 'L')
 			losses = 1;
@@ -310,8 +338,8 @@ int main(int argc, char **argv)
 		else
 			return 2;
 	}
-	if (optind != argc - 1 || !steps || spp > 40) {
-		fprintf(stderr, "usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP (<= 40)] [-k K] [-c CHUNK] [-1] [-x] [-d] [-l [-i]] [-L] DIR\n");
+	if (optind != argc - 1 || !steps || spp > 40 || depth < 0 || depth > MAX_DEPTH) {
+		fprintf(stderr, "usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP (<= 40)] [-k K] [-c CHUNK] [-D DEPTH (<= 100)] [-1] [-x] [-d] [-l [-i]] [-L] DIR\n");
 		return 2;
 	}
 	dir = argv[optind];
