@@ -24,7 +24,8 @@
 # --no-formats  time only -f all, not each format on its own
 # Outputs go to a temporary directory and are removed after each run. Rows: wall and
 # CPU time (user + sys) with their ratio to reading alone, GPU records/s, peak RSS and
-# the bytes written, each per GPU record.
+# the bytes written, each per GPU record; then what the machine charges for the peak
+# RSS (memory:) and for writing the output (disk:) on their own.
 # Goals (issue): >= 5M GPU records/s end to end, peak RSS <= 100 B/GPU record.
 set -eu
 
@@ -163,6 +164,16 @@ if [ -x "$TOUCH" ]; then
 		printf "memory: first touch and unmap of %d MiB (the peak RSS) alone: %.2fs, %.2f us/page, %.0f%% of the report'"'"'s wall time\n",
 			m / 1024 + 1, $1, $2, (w > 0 ? 100 * $1 / w : 0) }'
 fi
+# The output device's price for the report's bytes: writing as many with O_DIRECT alone
+# (4 MiB at a time, as the report's trace writer does; it keeps up to four in flight).
+mkdir -p "$TMP/out"
+blocks=$(($5 / 4194304 + 1))
+if "$TIME" -f "%e" -o "$TMP/t" dd if=/dev/zero of="$TMP/out/dd" bs=4M count="$blocks" oflag=direct 2>/dev/null; then
+	awk -v w="$1" -v b="$blocks" '{
+		printf "disk: writing the report'"'"'s %d MiB with O_DIRECT alone: %.2fs (%.2f GB/s), %.0f%% of the report'"'"'s wall time\n",
+			4 * b, $1, ($1 > 0 ? 4 * b * 1.048576 / 1000 / $1 : 0), (w > 0 ? 100 * $1 / w : 0) }' "$TMP/t"
+fi
+rm -rf "$TMP/out"
 awk -v w="$1" -v m="$4" -v n="$NGPU" 'BEGIN {
 	r = w > 0 ? n / w / 1e6 : 0; b = m * 1024 / n;
 	printf "goal: >= 5M GPU records/s: %.2fM (%s); <= 100 B/GPU record: %.1f (%s)\n",
