@@ -168,6 +168,20 @@ static void print_record(const struct gp_reader *r, const struct gp_rec_hdr *h)
 		print_ips(l->ips, l->nr_user, l->nr_kernel);
 		break;
 	}
+	case GP_REC_STACK: {
+		const struct gp_rec_stack *k = (const void *)h;
+
+		printf(" id=%u", k->id);
+		print_ips(k->ips, k->nr_user, k->nr_kernel);
+		break;
+	}
+	case GP_REC_LAUNCH_SITE_ID: {
+		const struct gp_rec_launch_site_id *l = (const void *)h;
+
+		printf(" ts=%" PRIu64 " pid=%u tid=%u probe=%s stack_id=%u", l->ts, l->pid, l->tid,
+		       str(r, l->probe_str), l->stack_id);
+		break;
+	}
 	case GP_REC_DROPPED: {
 		const struct gp_rec_dropped *d = (const void *)h;
 

@@ -392,6 +392,8 @@ static const char *check_record(const struct gp_reader *r, const uint8_t *p, siz
 			return "stack deeper than the format allows";
 		if (h.size != l->fixed + 8u * (nr[0] + nr[1]))
 			return "stack frame count does not match record size";
+		if (h.type == GP_REC_STACK && !((const struct gp_rec_stack *)(const void *)p)->id)
+			return "stack record with id 0";
 	} else if (h.type == GP_REC_STRING) {
 		struct gp_rec_string s;
 

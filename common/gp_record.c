@@ -24,6 +24,8 @@ static const struct rec_info infos[GP_REC_TYPE_COUNT] = {
 	[GP_REC_LAUNCH_SITE] = { "launch_site", sizeof(struct gp_rec_launch_site) },
 	[GP_REC_DROPPED] = { "dropped", sizeof(struct gp_rec_dropped) },
 	[GP_REC_END] = { "end", sizeof(struct gp_rec_end) },
+	[GP_REC_STACK] = { "stack", sizeof(struct gp_rec_stack) },
+	[GP_REC_LAUNCH_SITE_ID] = { "launch_site_id", sizeof(struct gp_rec_launch_site_id) },
 };
 
 uint32_t gp_rec_min_size(uint16_t type)
@@ -52,6 +54,10 @@ int gp_rec_stack_layout(uint16_t type, uint32_t *fixed, uint32_t *nr_off)
 	case GP_REC_LAUNCH_SITE:
 		*fixed = sizeof(struct gp_rec_launch_site);
 		*nr_off = __builtin_offsetof(struct gp_rec_launch_site, nr_user);
+		return 1;
+	case GP_REC_STACK:
+		*fixed = sizeof(struct gp_rec_stack);
+		*nr_off = __builtin_offsetof(struct gp_rec_stack, nr_user);
 		return 1;
 	default:
 		return 0;

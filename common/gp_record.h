@@ -25,7 +25,7 @@
 
 #define GP_FILE_MAGIC "GPUPERF\n" /* 8 bytes, no NUL stored */
 #define GP_FORMAT_MAJOR 2
-#define GP_FORMAT_MINOR 0
+#define GP_FORMAT_MINOR 1
 /* The oldest major version readers still read (1: no zero-byte packing, zlib-wrapped chunks). */
 #define GP_FORMAT_MAJOR_OLDEST 1
 
@@ -118,6 +118,8 @@ enum gp_rec_type {
 	GP_REC_LAUNCH_SITE = 14,
 	GP_REC_DROPPED = 15,
 	GP_REC_END = 16,
+	GP_REC_STACK = 17,	     /* since 2.1 */
+	GP_REC_LAUNCH_SITE_ID = 18, /* since 2.1 */
 	GP_REC_TYPE_COUNT /* one past the last known type */
 };
 
@@ -382,6 +384,37 @@ struct gp_rec_launch_site {
 	uint64_t ips[];
 };
 _Static_assert(sizeof(struct gp_rec_launch_site) == 32, "gp_rec_launch_site");
+
+/*
+ * GP_REC_STACK (2.1): defines stack `id` (ids are per file, stable, never 0;
+ * an id always names the same frames), nr_user user addresses then
+ * nr_kernel kernel ones, innermost first. Like a string, it is defined in
+ * every chunk that names it, ahead of the records that do, so every chunk
+ * reads on its own.
+ */
+struct gp_rec_stack {
+	struct gp_rec_hdr hdr;
+	uint32_t id;
+	uint16_t nr_user;
+	uint16_t nr_kernel;
+	uint64_t ips[];
+};
+_Static_assert(sizeof(struct gp_rec_stack) == 16, "gp_rec_stack");
+
+/*
+ * GP_REC_LAUNCH_SITE_ID (2.1): a GP_REC_LAUNCH_SITE whose stack is named by
+ * id (a GP_REC_STACK of the same chunk), not carried: a program launches
+ * from a few places millions of times. stack_id 0: the stack is not known.
+ */
+struct gp_rec_launch_site_id {
+	struct gp_rec_hdr hdr;
+	uint64_t ts;
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t probe_str; /* string id: the probed symbol, e.g. "cudaLaunchKernel" */
+	uint32_t stack_id;
+};
+_Static_assert(sizeof(struct gp_rec_launch_site_id) == 32, "gp_rec_launch_site_id");
 
 /* gp_rec_dropped.source */
 #define GP_DROP_CUPTI 1u	 /* cuptiActivityGetNumDroppedRecords */

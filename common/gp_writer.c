@@ -31,6 +31,24 @@ struct str_entry {
 	uint32_t gen; /* chunk generation in which it was last defined */
 };
 
+/* A stack of gp_writer__intern_stack(): its frames are in the writer's pool. */
+struct stk_entry {
+	uint64_t hash;
+	uint32_t off; /* first frame in stk_frames */
+	uint16_t nu, nk;
+	uint32_t id;  /* 0: an empty slot */
+	uint32_t gen; /* chunk generation in which it was last defined */
+};
+
+/*
+ * At most this many stacks are kept (their table has twice the slots) and
+ * this many frames: past either, the table starts again empty, with new
+ * ids (an id never changes its frames), so a producer's memory stays
+ * bounded however many distinct stacks it meets.
+ */
+#define STK_MAX_ENTRIES (1u << 16)
+#define STK_MAX_FRAMES (1u << 21)
+
 struct gp_writer {
 	int fd;
 	uint32_t chunk_size;
@@ -71,6 +89,13 @@ struct gp_writer {
 	} pcache[64];
 	uint32_t next_id;
 	uint32_t gen;
+
+	/* Stack table: open addressing, power-of-two size, frames in a pool. */
+	struct stk_entry *stk;
+	uint32_t stk_cap, stk_n;
+	uint64_t *stk_frames;
+	size_t stk_nframes, stk_frames_cap; /* frames */
+	uint32_t next_stack_id;
 
 	uint64_t records, lost, bytes;
 };
@@ -168,6 +193,7 @@ struct gp_writer *gp_writer__fdopen(int fd, const struct gp_writer_opts *opts)
 		w->chunk_size = MAX_CHUNK;
 	w->level = opts->level >= 1 && opts->level <= 9 ? opts->level : 3;
 	w->next_id = 1;
+	w->next_stack_id = 1;
 	w->gen = 1;
 	w->rec_cap = w->chunk_size + GP_REC_MAX_SIZE;
 	w->rec = malloc(w->rec_cap);
@@ -466,6 +492,100 @@ fail:
 	return 0;
 }
 
+static int define_stack(struct gp_writer *w, const struct stk_entry *e)
+{
+	size_t n = (size_t)e->nu + e->nk, sz = sizeof(struct gp_rec_stack) + 8 * n;
+	struct gp_rec_stack *r;
+
+	if (grow(&w->str, &w->str_cap, w->str_len, sz))
+		return -ENOMEM;
+	r = (struct gp_rec_stack *)(w->str + w->str_len);
+	memset(r, 0, sizeof(*r));
+	r->hdr.type = GP_REC_STACK;
+	r->hdr.size = (uint32_t)sz;
+	r->id = e->id;
+	r->nr_user = e->nu;
+	r->nr_kernel = e->nk;
+	memcpy(r->ips, w->stk_frames + e->off, 8 * n);
+	w->str_len += sz;
+	w->str_n++;
+	return 0;
+}
+
+/* Empty the stack table (ids go on counting), or make it the first time: 0 or -ENOMEM. */
+static int stk_reset(struct gp_writer *w)
+{
+	if (!w->stk) {
+		w->stk = calloc(2 * STK_MAX_ENTRIES, sizeof(*w->stk));
+		if (!w->stk)
+			return -ENOMEM;
+		w->stk_cap = 2 * STK_MAX_ENTRIES;
+	} else {
+		memset(w->stk, 0, w->stk_cap * sizeof(*w->stk));
+	}
+	w->stk_n = 0;
+	w->stk_nframes = 0;
+	return 0;
+}
+
+uint32_t gp_writer__intern_stack(struct gp_writer *w, const uint64_t *ips, uint16_t nr_user,
+				 uint16_t nr_kernel)
+{
+	size_t n = (size_t)nr_user + nr_kernel, i;
+	struct stk_entry *e;
+	uint64_t h;
+
+	if (!w || !n || nr_user > GP_STACK_MAX_DEPTH || nr_kernel > GP_STACK_MAX_DEPTH)
+		return 0;
+	if (!w->stk && stk_reset(w))
+		goto fail;
+	h = gp_mix64(((uint64_t)nr_user << 16 | nr_kernel) ^ 0x9e3779b97f4a7c15ull);
+	for (i = 0; i < n; i++)
+		h = gp_mix64(h ^ ips[i]);
+	for (i = h & (w->stk_cap - 1); w->stk[i].id; i = (i + 1) & (w->stk_cap - 1)) {
+		e = &w->stk[i];
+		if (e->hash == h && e->nu == nr_user && e->nk == nr_kernel &&
+		    !memcmp(w->stk_frames + e->off, ips, 8 * n))
+			goto found;
+	}
+	if (w->stk_n >= STK_MAX_ENTRIES || w->stk_nframes + n > STK_MAX_FRAMES) {
+		stk_reset(w);
+		for (i = h & (w->stk_cap - 1); w->stk[i].id; i = (i + 1) & (w->stk_cap - 1))
+			;
+	}
+	if (w->stk_nframes + n > w->stk_frames_cap) {
+		size_t ncap = w->stk_frames_cap ? 2 * w->stk_frames_cap : 4096;
+		uint64_t *nf = realloc(w->stk_frames, ncap * sizeof(*nf));
+
+		if (!nf)
+			goto fail;
+		w->stk_frames = nf;
+		w->stk_frames_cap = ncap; /* >= n more: n <= 2 * GP_STACK_MAX_DEPTH < 4096 */
+	}
+	e = &w->stk[i];
+	memcpy(w->stk_frames + w->stk_nframes, ips, 8 * n);
+	e->hash = h;
+	e->off = (uint32_t)w->stk_nframes;
+	e->nu = nr_user;
+	e->nk = nr_kernel;
+	e->id = w->next_stack_id++;
+	if (!w->next_stack_id) /* 2^32 stacks later: 0 is no stack */
+		w->next_stack_id = 1;
+	e->gen = 0;
+	w->stk_n++;
+	w->stk_nframes += n;
+found:
+	if (e->gen != w->gen) {
+		if (define_stack(w, e))
+			goto fail;
+		e->gen = w->gen;
+	}
+	return e->id;
+fail:
+	w->lost++;
+	return 0;
+}
+
 static void writer_free(struct gp_writer *w)
 {
 	uint32_t i;
@@ -475,6 +595,8 @@ static void writer_free(struct gp_writer *w)
 	for (i = 0; w->tab && i < w->tab_cap; i++)
 		free(w->tab[i].s);
 	free(w->tab);
+	free(w->stk);
+	free(w->stk_frames);
 	free(w->rec);
 	free(w->str);
 	free(w->pack);

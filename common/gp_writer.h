@@ -63,6 +63,18 @@ int gp_writer__append(struct gp_writer *w, uint16_t type, const void *rec, uint3
  */
 uint32_t gp_writer__intern(struct gp_writer *w, const char *s);
 
+/*
+ * The id of the stack of nr_user user then nr_kernel kernel addresses at
+ * ips (innermost first), defined in the current chunk (a GP_REC_STACK
+ * ahead of its records), for a GP_REC_LAUNCH_SITE_ID: like intern(), after
+ * reserve, never before. The same frames get the same id while the
+ * writer's table keeps them (65536 stacks, 2M frames; then it starts
+ * again, with new ids). 0 for an empty or too deep stack, or on allocation
+ * failure (counted as lost).
+ */
+uint32_t gp_writer__intern_stack(struct gp_writer *w, const uint64_t *ips, uint16_t nr_user,
+				 uint16_t nr_kernel);
+
 /* Compress and write the current chunk now (a no-op when it is empty). */
 int gp_writer__flush(struct gp_writer *w);
 /* Write GP_REC_END (stamped CLOCK_MONOTONIC now), flush, close, free. Accepts NULL. */

@@ -871,7 +871,8 @@ static bool launch_is_nested(struct cpu_agent *a, const struct cuda_launch_event
 static int on_launch(void *ctx, const struct cuda_launch_event *ev)
 {
 	struct cpu_agent *a = ctx;
-	struct gp_rec_launch_site *r;
+	struct gp_rec_launch_site_id *r;
+	uint64_t ips[GP_STACK_MAX_DEPTH];
 	uint32_t nu = ev->nr_user;
 	bool splice;
 
@@ -902,23 +903,25 @@ static int on_launch(void *ctx, const struct cuda_launch_event *ev)
 	splice = ev->ret_addr && nu >= 1 && (nu < 2 || ev->ips[1] != ev->ret_addr) &&
 		 nu < GP_STACK_MAX_DEPTH;
 	note_thread(a, ev->pid, ev->tid, ev->ts_ns);
-	r = gp_writer__reserve(a->w, GP_REC_LAUNCH_SITE,
-			       (uint32_t)(sizeof(*r) + 8 * (nu + (splice ? 1 : 0))));
+	if (nu > GP_STACK_MAX_DEPTH)
+		nu = GP_STACK_MAX_DEPTH;
+	if (splice) {
+		ips[0] = ev->ips[0];
+		ips[1] = ev->ret_addr;
+		memcpy(&ips[2], &ev->ips[1], 8 * (size_t)(nu - 1));
+		nu++;
+	} else {
+		memcpy(ips, ev->ips, 8 * (size_t)nu);
+	}
+	/* the stack by id: a program launches from a few places, millions of times */
+	r = gp_writer__reserve(a->w, GP_REC_LAUNCH_SITE_ID, sizeof(*r));
 	if (!r)
 		return 0;
 	r->ts = ev->ts_ns;
 	r->pid = ev->pid;
 	r->tid = ev->tid;
 	r->probe_str = gp_writer__intern(a->w, cuda_launch_prog__probe_name(a->cl, ev->probe_id));
-	if (splice) {
-		r->ips[0] = ev->ips[0];
-		r->ips[1] = ev->ret_addr;
-		memcpy(&r->ips[2], &ev->ips[1], 8 * (size_t)(nu - 1));
-		nu++;
-	} else {
-		memcpy(r->ips, ev->ips, 8 * (size_t)nu);
-	}
-	r->nr_user = (uint16_t)nu;
+	r->stack_id = gp_writer__intern_stack(a->w, ips, (uint16_t)nu, 0);
 	gp_writer__commit(a->w);
 	a->st.launches++;
 	return 0;

@@ -844,9 +844,26 @@ static void fit_clock(struct timeline *tl, const char *path, struct gp_reader *r
 	free(mono);
 }
 
-/* Copy one record into the timeline; -ENOMEM is the only failure. */
-static int add_record(struct timeline *tl, struct idmap *ids, const struct gp_rec_hdr *rec,
-		      const struct clock_fit *fit, uint32_t file_pid)
+/* A launch-probe hit whose stack is tl->launch_stacks[stack] (UINT32_MAX: none to be had). */
+static int push_launch(struct timeline *tl, uint64_t ts, uint32_t pid, uint32_t tid, uint32_t stack)
+{
+	struct tl_launch *o = PUSH(tl, launch, nr_launch, cap_launch);
+
+	if (!o || stack == UINT32_MAX)
+		return -ENOMEM;
+	o->ts = ts;
+	o->thr = tid_index(tl, pid, tid);
+	o->stack = stack;
+	return o->thr == UINT32_MAX ? -ENOMEM : 0;
+}
+
+/*
+ * Copy one record into the timeline; -ENOMEM is the only failure. ids and
+ * stacks: the file's string and stack ids, to timeline strings and launch
+ * stacks (index + 1).
+ */
+static int add_record(struct timeline *tl, struct idmap *ids, struct idmap *stacks,
+		      const struct gp_rec_hdr *rec, const struct clock_fit *fit, uint32_t file_pid)
 {
 /* most traces are CLOCK_MONOTONIC already: no call per timestamp then */
 #define T(x) (fit->method == CLOCK_IDENTITY ? (x) : clock_fit__apply(fit, (x)))
@@ -973,17 +990,38 @@ static int add_record(struct timeline *tl, struct idmap *ids, const struct gp_re
 	}
 	case GP_REC_LAUNCH_SITE: {
 		const struct gp_rec_launch_site *l = (const void *)rec;
-		struct tl_launch *o = PUSH(tl, launch, nr_launch, cap_launch);
 		struct tl_stack st;
 
-		if (!o)
+		if (add_stack(tl, &st, l->ips, l->nr_user, l->nr_kernel))
 			return -ENOMEM;
-		o->ts = T(l->ts);
-		o->thr = tid_index(tl, l->pid, l->tid);
-		if (o->thr == UINT32_MAX || add_stack(tl, &st, l->ips, l->nr_user, l->nr_kernel))
+		return push_launch(tl, T(l->ts), l->pid, l->tid, launch_stack_index(tl, &st));
+	}
+	case GP_REC_STACK: {
+		/* launch stacks, so far the only ones named by id (GP_REC_LAUNCH_SITE_ID) */
+		const struct gp_rec_stack *k = (const void *)rec;
+		struct tl_stack st;
+		uint32_t li;
+
+		if (idmap_get(stacks, k->id))
+			return 0; /* defined in an earlier chunk too: an id keeps its frames */
+		if (add_stack(tl, &st, k->ips, k->nr_user, k->nr_kernel))
 			return -ENOMEM;
-		o->stack = launch_stack_index(tl, &st);
-		return o->stack == UINT32_MAX ? -ENOMEM : 0;
+		li = launch_stack_index(tl, &st);
+		return li == UINT32_MAX ? -ENOMEM : idmap_put(stacks, k->id, li + 1);
+	}
+	case GP_REC_LAUNCH_SITE_ID: {
+		const struct gp_rec_launch_site_id *l = (const void *)rec;
+		uint32_t li = l->stack_id ? idmap_get(stacks, l->stack_id) : 0;
+
+		/* a stack its chunk did not define (a producer's bug): the hit, without frames */
+		if (!li) {
+			static const struct tl_stack none;
+
+			li = launch_stack_index(tl, &none) + 1;
+			if (!li)
+				return -ENOMEM;
+		}
+		return push_launch(tl, T(l->ts), l->pid, l->tid, li - 1);
 	}
 	case GP_REC_CPU_SAMPLE: {
 		const struct gp_rec_cpu_sample *s = (const void *)rec;
@@ -1121,7 +1159,7 @@ static int add_record(struct timeline *tl, struct idmap *ids, const struct gp_re
 int timeline__load_file(struct timeline *tl, const char *path, const char **why)
 {
 	struct tl_priv *p = tl->priv;
-	struct idmap ids = { 0 };
+	struct idmap ids = { 0 }, stacks = { 0 };
 	struct gp_reader_stats rs;
 	struct gp_reader *r;
 	struct tl_file *f;
@@ -1177,7 +1215,8 @@ int timeline__load_file(struct timeline *tl, const char *path, const char **why)
 			continue;
 		}
 		for (; recs < end && !err; recs += ((const struct gp_rec_hdr *)recs)->size)
-			err = add_record(tl, &ids, (const struct gp_rec_hdr *)recs, &f->fit, f->pid);
+			err = add_record(tl, &ids, &stacks, (const struct gp_rec_hdr *)recs, &f->fit,
+					 f->pid);
 	}
 	gp_reader__stats(r, &rs);
 	f->clean_end = rs.clean_end;
@@ -1188,6 +1227,9 @@ int timeline__load_file(struct timeline *tl, const char *path, const char **why)
 	free(ids.keys);
 	free(ids.vals);
 	free(ids.direct);
+	free(stacks.keys);
+	free(stacks.vals);
+	free(stacks.direct);
 	gp_reader__free(r);
 	if (err && why) {
 		snprintf(p->errbuf, sizeof(p->errbuf), "out of memory loading '%s'", path);

@@ -142,7 +142,11 @@ static inline int harness__load(const char *dir, struct harness_trace *t)
 	const struct gp_rec_hdr *h;
 	struct gp_reader_stats rs;
 	struct gp_reader *rd;
-	size_t cap = 0;
+	struct {
+		uint16_t nr_user;
+		uint64_t ips[GP_STACK_MAX_DEPTH];
+	} *stk = NULL; /* by stack id */
+	size_t cap = 0, nstk = 0;
 	int s;
 
 	memset(t, 0, sizeof(*t));
@@ -158,10 +162,27 @@ static inline int harness__load(const char *dir, struct harness_trace *t)
 		if (s == GP_READ_ERROR) {
 			fprintf(stderr, "%s\n", gp_reader__error(rd));
 			gp_reader__free(rd);
+			free(stk);
 			return -1;
 		}
 		if (h->type == GP_REC_STRING)
 			continue;
+		if (h->type == GP_REC_STACK) { /* by id: launch hits name them (format 2.1) */
+			const struct gp_rec_stack *k = (const void *)h;
+
+			if (k->id >= nstk) {
+				size_t ncap = 2 * (size_t)k->id + 16;
+
+				stk = realloc(stk, ncap * sizeof(*stk));
+				if (!stk)
+					abort();
+				memset(stk + nstk, 0, (ncap - nstk) * sizeof(*stk));
+				nstk = ncap;
+			}
+			stk[k->id].nr_user = k->nr_user;
+			memcpy(stk[k->id].ips, k->ips, 8 * (size_t)k->nr_user);
+			continue;
+		}
 		if (t->n == cap) {
 			cap = cap ? cap * 2 : 1024;
 			t->r = realloc(t->r, cap * sizeof(*t->r));
@@ -199,6 +220,19 @@ static inline int harness__load(const char *dir, struct harness_trace *t)
 			x->nr_user = c->nr_user;
 			snprintf(x->probe, sizeof(x->probe), "%s", n ? n : "");
 			memcpy(x->ips, c->ips, 8 * (size_t)c->nr_user);
+			break;
+		}
+		case GP_REC_LAUNCH_SITE_ID: { /* as a launch_site, its stack looked up */
+			const struct gp_rec_launch_site_id *c = (const void *)h;
+			const char *n = gp_reader__string(rd, c->probe_str);
+
+			x->type = GP_REC_LAUNCH_SITE;
+			x->pid = c->pid, x->tid = c->tid, x->t0 = c->ts;
+			snprintf(x->probe, sizeof(x->probe), "%s", n ? n : "");
+			if (c->stack_id && c->stack_id < nstk) {
+				x->nr_user = stk[c->stack_id].nr_user;
+				memcpy(x->ips, stk[c->stack_id].ips, 8 * (size_t)x->nr_user);
+			}
 			break;
 		}
 		case GP_REC_PROCESS: {
@@ -241,6 +275,7 @@ static inline int harness__load(const char *dir, struct harness_trace *t)
 	gp_reader__stats(rd, &rs);
 	t->clean_end = rs.clean_end;
 	gp_reader__free(rd);
+	free(stk);
 	return 0;
 }
 

@@ -62,7 +62,7 @@ check no-args 2 "$gpuperf"
 check help 0 "$gpuperf" help dump
 expect help-text "$tmp/out" '^usage: gpuperf dump'
 check version 0 "$gpuperf" --version
-expect version-text "$tmp/out" '^gpuperf [0-9]+\.[0-9]+\.[0-9]+ \(trace format 2\.0'
+expect version-text "$tmp/out" '^gpuperf [0-9]+\.[0-9]+\.[0-9]+ \(trace format 2\.[0-9]+'
 
 [ "$fail" -eq 0 ] && echo "cli_dump: all checks passed"
 exit "$fail"

@@ -16,7 +16,7 @@ set -- both/gpu-*.trace
 [ -f "$1" ] && [ "$(kernels "$1")" = 48 ] || fail "--cpu: gpu trace missing or not 48 kernels"
 pid=${1#both/gpu-}
 pid=${pid%.trace}
-n=$("$GP" dump both/cpu.trace 2>/dev/null | grep -c "^launch_site .* pid=$pid .*probe=")
+n=$("$GP" dump both/cpu.trace 2>/dev/null | grep -Ec "^launch_site(_id)? .* pid=$pid .*probe=")
 [ "$n" -ge 48 ] && ok "cpu.trace: $n launch-site records of pid $pid" ||
 	fail "cpu.trace: $n launch-site records of pid $pid, expected >= 48"
 clean_end both/cpu.trace || fail "cpu.trace not closed cleanly"
@@ -32,7 +32,7 @@ if [ -n "${GP_FORK:-}" ] && [ -x "$GP_FORK" ]; then
 	for p in "$ppid" "$cpid"; do
 		[ -f "fork/gpu-$p.trace" ] && [ "$(kernels "fork/gpu-$p.trace")" = 3 ] ||
 			fail "fork: gpu-$p.trace missing or without its 3 kernels ($(ls fork))"
-		"$GP" dump fork/cpu.trace 2>/dev/null | grep -q "^launch_site .* pid=$p " ||
+		"$GP" dump fork/cpu.trace 2>/dev/null | grep -Eq "^launch_site(_id)? .* pid=$p " ||
 			fail "fork: no launch stacks of pid $p in cpu.trace"
 	done
 	ok "fork: both processes traced"

@@ -75,6 +75,21 @@ static void hit(struct gp_writer *w, uint32_t pid, uint32_t tid, uint64_t ts, ui
 	gp_writer__commit(w);
 }
 
+/* hit(), its stack named by id (format 2.1); ip 0: a stack id no chunk defines. */
+static void hit_id(struct gp_writer *w, uint32_t pid, uint32_t tid, uint64_t ts, uint64_t ip,
+		   const char *probe)
+{
+	struct gp_rec_launch_site_id *l = gp_writer__reserve(w, GP_REC_LAUNCH_SITE_ID, sizeof(*l));
+	uint64_t ips[2] = { ip, 0x999 };
+
+	l->ts = ts;
+	l->pid = pid;
+	l->tid = tid;
+	l->probe_str = gp_writer__intern(w, probe);
+	l->stack_id = ip ? gp_writer__intern_stack(w, ips, 2, 0) : 12345;
+	gp_writer__commit(w);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -448,6 +463,58 @@ static void test_threads_interleaved(void **state)
 	timeline__free(tl);
 }
 
+/*
+ * Launch hits whose stacks are named by id (stack + launch_site_id records,
+ * format 2.1) join as those that carry them, across chunks; a hit naming a
+ * stack no chunk defines still takes its call, without frames.
+ */
+static void test_stack_ids_join(void **state)
+{
+	struct gp_writer_opts o = { .producer = GP_PRODUCER_CPU_AGENT, .pid = 1, .chunk_size = 4096 };
+	struct gp_writer *g = open_trace("gpu-10.trace", GP_PRODUCER_INJECT, GP_CLOCK_MONOTONIC, 10);
+	struct gp_writer *c;
+	struct correlation cr;
+	struct timeline *tl;
+	char path[128], name[32];
+	size_t i;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/cpu.trace", dir);
+	c = gp_writer__open(path, &o);
+	assert_non_null(c);
+	for (i = 0; i < 600; i++) { /* 4 KiB chunks: a few hundred records span many */
+		uint64_t t = 1000 + 100 * i;
+
+		hit_id(c, 10, 100, t - 5, i == 7 ? 0 : 0xA000 + i % 3, "cudaLaunchKernel");
+		api(g, 10, 100, (uint32_t)i + 1, t, t + 50, GP_API_RUNTIME, "cudaLaunchKernel");
+		snprintf(name, sizeof(name), "k%zu", i);
+		kernel(g, 10, (uint32_t)i + 1, 100000 + 100 * i, 100000 + 100 * i + 50, name);
+	}
+	assert_int_equal(gp_writer__close(g), 0);
+	assert_int_equal(gp_writer__close(c), 0);
+
+	tl = load();
+	assert_int_equal(timeline__nr_warnings(tl), 0);
+	assert_int_equal(tl->nr_launch, 600);
+	assert_int_equal(tl->nr_launch_stacks, 4); /* three stacks, and none */
+	assert_int_equal(correlate__run(tl, &cr), 0);
+	for (i = 0; i < 600; i++) {
+		int32_t li;
+
+		snprintf(name, sizeof(name), "k%zu", i);
+		if (i != 7) {
+			assert_int_equal(stack_of(tl, &cr, name, 0), 0xA000 + i % 3);
+			continue;
+		}
+		li = timeline__gpu_launch(tl, &tl->gpu[i]);
+		assert_true(li >= 0); /* bound to its hit... */
+		assert_int_equal(timeline__launch_stack(tl, &tl->launch[li])->nr_user, 0); /* ...no frames */
+	}
+	assert_int_equal(cr.gpu_with_stack, 600);
+	correlate__release(&cr);
+	timeline__free(tl);
+}
+
 static void test_fit_math(void **state)
 {
 	uint64_t p[4] = { 100, 200, 300, 400 }, m[4] = { 1100, 1200, 1300, 1400 };
@@ -476,6 +543,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_clock_fit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_inputs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threads_interleaved, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stack_ids_join, setup, teardown),
 		cmocka_unit_test(test_fit_math),
 		cmocka_unit_test(test_kconfig_table),
 	};

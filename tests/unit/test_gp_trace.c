@@ -207,6 +207,18 @@ static void test_roundtrip_every_type(void **state)
 	ls->ips[0] = 0x403000;
 	gp_writer__commit(w);
 	assert_int_equal(ls->probe_str, a.name_str); /* interned once */
+	{
+		static const uint64_t kips[3] = { 0x404000, 0x404100, 0xffffffff81000100ull };
+		struct gp_rec_launch_site_id *li = gp_writer__reserve(w, GP_REC_LAUNCH_SITE_ID, sizeof(*li));
+
+		assert_non_null(li);
+		li->ts = 95;
+		li->tid = 77;
+		li->probe_str = gp_writer__intern(w, "cudaLaunchKernel");
+		li->stack_id = gp_writer__intern_stack(w, kips, 2, 1);
+		assert_int_equal(li->stack_id, 1);
+		gp_writer__commit(w);
+	}
 
 	b = finish(w, fp, 1);
 	r = gp_reader__open_mem(b.data, b.size, "rt.trace", err, sizeof(err));
@@ -273,6 +285,23 @@ static void test_roundtrip_every_type(void **state)
 			assert_string_equal(gp_reader__string(r, l->probe_str), "cudaLaunchKernel");
 			break;
 		}
+		case GP_REC_STACK: {
+			const struct gp_rec_stack *sk = (const void *)h;
+
+			assert_int_equal(sk->id, 1);
+			assert_int_equal(sk->nr_user, 2);
+			assert_int_equal(sk->nr_kernel, 1);
+			assert_int_equal(sk->ips[2], 0xffffffff81000100ull);
+			assert_int_equal(seen[GP_REC_LAUNCH_SITE_ID], 0); /* defined ahead of its use */
+			break;
+		}
+		case GP_REC_LAUNCH_SITE_ID: {
+			const struct gp_rec_launch_site_id *l = (const void *)h;
+
+			assert_int_equal(l->ts, 95);
+			assert_int_equal(l->stack_id, 1);
+			break;
+		}
 		default:
 			break;
 		}
@@ -285,6 +314,124 @@ static void test_roundtrip_every_type(void **state)
 	assert_int_equal(st.truncated, 0);
 	assert_int_equal(st.bad_chunks, 0);
 	gp_reader__free(r);
+	free(b.data);
+}
+
+/*
+ * Stacks named by id (GP_REC_STACK + GP_REC_LAUNCH_SITE_ID): every chunk
+ * defines the stacks its records name, ahead of them, so each chunk reads
+ * on its own; an id always names the same frames, also after the writer's
+ * table has filled and started again.
+ */
+static void check_stack_ids(const struct blob *b, uint64_t n, const uint64_t *(*frames_of)(uint64_t, uint16_t *))
+{
+	char err[256];
+	struct gp_reader *r = gp_reader__open_mem(b->data, b->size, "stk.trace", err, sizeof(err));
+	const uint64_t **def = calloc(n + 2, sizeof(*def)); /* by id: frames last defined in this chunk */
+	uint16_t *ndef = calloc(n + 2, sizeof(*ndef));
+	uint64_t *first_ip = calloc(n + 2, sizeof(*first_ip)); /* by id, file-wide: its frames' first */
+	const uint8_t *recs;
+	uint64_t seen = 0, chunks = 0;
+	size_t len, off;
+
+	assert_non_null(r);
+	assert_true(def && ndef && first_ip);
+	while (gp_reader__next_chunk(r, &recs, &len) == GP_READ_RECORD) {
+		memset(def, 0, (n + 2) * sizeof(*def));
+		chunks++;
+		for (off = 0; off < len; off += ((const struct gp_rec_hdr *)(recs + off))->size) {
+			const struct gp_rec_hdr *h = (const void *)(recs + off);
+
+			if (h->type == GP_REC_STACK) {
+				const struct gp_rec_stack *k = (const void *)h;
+
+				assert_in_range(k->id, 1, n + 1);
+				def[k->id] = k->ips;
+				ndef[k->id] = k->nr_user;
+				if (first_ip[k->id])
+					assert_int_equal(first_ip[k->id], k->ips[0]);
+				first_ip[k->id] = k->ips[0];
+			} else if (h->type == GP_REC_LAUNCH_SITE_ID) {
+				const struct gp_rec_launch_site_id *l = (const void *)h;
+				uint16_t want_n;
+				const uint64_t *want = frames_of(l->ts, &want_n);
+
+				assert_in_range(l->stack_id, 1, n + 1);
+				assert_non_null(def[l->stack_id]); /* in this chunk, before this record */
+				assert_int_equal(ndef[l->stack_id], want_n);
+				assert_memory_equal(def[l->stack_id], want, 8 * (size_t)want_n);
+				assert_int_equal(l->ts, seen);
+				seen++;
+			}
+		}
+	}
+	assert_int_equal(seen, n);
+	assert_true(chunks > 2);
+	free(def);
+	free(ndef);
+	free(first_ip);
+	gp_reader__free(r);
+}
+
+/* Record i's stack: one of five, 1 to 40 frames deep. */
+static const uint64_t *five_stacks(uint64_t i, uint16_t *n)
+{
+	static uint64_t ips[5][40];
+
+	for (int k = 0; k < 5; k++)
+		for (int j = 0; j < 40; j++)
+			ips[k][j] = 0x500000 + 0x1000 * (uint64_t)k + 8 * (uint64_t)j;
+	*n = (uint16_t)(1 + (i % 5) * 9);
+	return ips[i % 5];
+}
+
+/* Record i's stack: its own, one frame. */
+static const uint64_t *own_stack(uint64_t i, uint16_t *n)
+{
+	static uint64_t ip;
+
+	ip = 0x700000 + 16 * i;
+	*n = 1;
+	return &ip;
+}
+
+static void write_stack_ids(struct gp_writer *w, uint64_t n, const uint64_t *(*frames_of)(uint64_t, uint16_t *))
+{
+	for (uint64_t i = 0; i < n; i++) {
+		struct gp_rec_launch_site_id *l = gp_writer__reserve(w, GP_REC_LAUNCH_SITE_ID, sizeof(*l));
+		uint16_t nf;
+		const uint64_t *f = frames_of(i, &nf);
+
+		assert_non_null(l);
+		l->ts = i;
+		l->pid = 1;
+		l->tid = 1;
+		l->stack_id = gp_writer__intern_stack(w, f, nf, 0);
+		assert_int_not_equal(l->stack_id, 0);
+		gp_writer__commit(w);
+	}
+}
+
+static void test_stack_ids(void **state)
+{
+	FILE *fp;
+	struct gp_writer *w = tmp_writer(&fp, 4096);
+	struct blob b;
+	uint64_t too_deep[GP_STACK_MAX_DEPTH + 1] = { 0 };
+
+	(void)state;
+	assert_int_equal(gp_writer__intern_stack(w, too_deep, 0, 0), 0); /* no frames, no id */
+	write_stack_ids(w, 20000, five_stacks);
+	b = finish(w, fp, 1);
+	check_stack_ids(&b, 20000, five_stacks);
+	free(b.data);
+
+	/* 70000 distinct stacks: past the writer's 65536 it starts again, with new ids */
+	w = tmp_writer(&fp, 64 << 10);
+	assert_int_equal(gp_writer__intern_stack(w, too_deep, GP_STACK_MAX_DEPTH + 1, 0), 0);
+	write_stack_ids(w, 70000, own_stack);
+	b = finish(w, fp, 1);
+	check_stack_ids(&b, 70000, own_stack);
 	free(b.data);
 }
 
@@ -605,7 +752,7 @@ static void test_versions(void **state)
 	r = gp_reader__open_mem(b.data, b.size, "next.trace", err, sizeof(err));
 	assert_null(r);
 	assert_non_null(strstr(err, "cannot read 'next.trace'"));
-	snprintf(want, sizeof(want), "version %u.0", GP_FORMAT_MAJOR + 1);
+	snprintf(want, sizeof(want), "version %u.%u", GP_FORMAT_MAJOR + 1, GP_FORMAT_MINOR);
 	assert_non_null(strstr(err, want));
 	free(b.data);
 
@@ -872,6 +1019,7 @@ int main(void)
 		cmocka_unit_test(test_many_chunks),
 		cmocka_unit_test(test_stored_chunks),
 		cmocka_unit_test(test_intern_by_content),
+		cmocka_unit_test(test_stack_ids),
 		cmocka_unit_test(test_truncation_every_byte),
 		cmocka_unit_test(test_bit_flips),
 		cmocka_unit_test(test_lost_chunk_keeps_names),
