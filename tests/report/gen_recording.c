@@ -7,7 +7,9 @@
  * usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP] [-k EVERY] [-c CHUNK_BYTES] [-D DEPTH] [-1] [-x] [-d] [-l [-i]] [-L] DIR
  *   -k K: CPU samples only in every K-th step (1)
  *   -1: every kernel launched as the format-1.0 fixture's were (grid 1x1x1,
- *       block 256x1x1, nothing else), for tests/report/format_compat.sh
+ *       block 256x1x1, nothing else), and each launch-site hit carrying its
+ *       stack (launch_site, not launch_site_id + stack: format 2.0), for
+ *       tests/report/format_compat.sh
  *   -x: the main thread is also preempted (state R) every step from 2 us before
  *       its cudaMemcpyAsync call to 0.5 us into it: an off-CPU span that
  *       overlaps the call without nesting, as the scheduler's and CUPTI's
@@ -77,7 +79,8 @@ static const char *const fname[F_COUNT] = {
 static const char *const kname[] = { "schedule", "vfs_read", "ksys_read", "do_syscall_64" };
 #define KADDR(i) (0xffffffff81000000ull + 0x100ull * (i))
 
-static int depth; /* -D */
+static int depth;	  /* -D */
+static int legacy_config; /* -1 */
 
 /* Append the -D frames to a main-thread stack at ips[n] (room for MAX_DEPTH more): the new n. */
 static uint16_t deepen(uint64_t *ips, uint16_t n)
@@ -163,9 +166,20 @@ static void hit(struct gp_writer *w, uint64_t ts, int probe, int caller)
 {
 	uint64_t ips[4 + MAX_DEPTH] = { FADDR(probe), RET(caller), RET(F_TRAIN_STEP), RET(F_MAIN) };
 	uint16_t n = deepen(ips, 4);
-	struct gp_rec_launch_site *l =
-		gp_writer__reserve(w, GP_REC_LAUNCH_SITE, (uint32_t)(sizeof(*l) + n * sizeof(*ips)));
+	struct gp_rec_launch_site *l;
+	struct gp_rec_launch_site_id *li;
 
+	if (!legacy_config) { /* as the CPU agent writes them: the stack by id */
+		li = gp_writer__reserve(w, GP_REC_LAUNCH_SITE_ID, sizeof(*li));
+		li->ts = ts;
+		li->pid = PID;
+		li->tid = TID_MAIN;
+		li->probe_str = gp_writer__intern(w, fname[probe]);
+		li->stack_id = gp_writer__intern_stack(w, ips, n, 0);
+		gp_writer__commit(w);
+		return;
+	}
+	l = gp_writer__reserve(w, GP_REC_LAUNCH_SITE, (uint32_t)(sizeof(*l) + n * sizeof(*ips)));
 	l->ts = ts;
 	l->pid = PID;
 	l->tid = TID_MAIN;
@@ -227,7 +241,7 @@ static void preempted(struct gp_writer *w, uint64_t start, uint64_t end)
 	offcpu_span(w, start, end, TID_MAIN, 0 /* TASK_RUNNING */, ips, 2, 0);
 }
 
-static int legacy_config, overlap, driver, loader_calls, losses, shared_ids;
+static int overlap, driver, loader_calls, losses, shared_ids;
 
 static void dropped(struct gp_writer *w, uint64_t ts, uint32_t source, uint64_t count)
 {
