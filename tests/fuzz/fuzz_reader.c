@@ -132,6 +132,14 @@ static void check_record(const struct gp_reader *r, const struct gp_rec_hdr *h)
 		check_string(r, l->probe_str);
 		break;
 	}
+	case GP_REC_STACK: {
+		const struct gp_rec_stack *k = (const void *)h;
+		check_stack(h, sizeof(*k), k->nr_user, k->nr_kernel);
+		break;
+	}
+	case GP_REC_LAUNCH_SITE_ID:
+		check_string(r, ((const struct gp_rec_launch_site_id *)(const void *)h)->probe_str);
+		break;
 	default:
 		break;
 	}

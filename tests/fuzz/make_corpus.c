@@ -216,6 +216,24 @@ static void put_dropped(struct gp_writer *w, uint64_t ts, uint32_t source, uint6
 	gp_writer__commit(w);
 }
 
+/* A launch hit naming one of four stacks by id (format 2.1), defined in its chunk. */
+static void put_launch_id(struct gp_writer *w, uint64_t ts, uint32_t tid, unsigned which)
+{
+	struct gp_rec_launch_site_id *l = gp_writer__reserve(w, GP_REC_LAUNCH_SITE_ID, sizeof(*l));
+	uint64_t ips[12];
+
+	if (!l)
+		return;
+	for (unsigned i = 0; i < 3 + 3 * which; i++)
+		ips[i] = 0x555555560000ull + 0x100ull * which + 8 * i;
+	l->ts = ts;
+	l->pid = PID;
+	l->tid = tid;
+	l->probe_str = gp_writer__intern(w, "cudaLaunchKernel");
+	l->stack_id = gp_writer__intern_stack(w, ips, (uint16_t)(3 + 3 * which), 0);
+	gp_writer__commit(w);
+}
+
 static void put_stacked(struct gp_writer *w, struct rng *rng, uint16_t type, uint64_t ts,
 			uint32_t tid, unsigned nu, unsigned nk)
 {
@@ -450,6 +468,8 @@ static void seed_cpu(struct ctx *c)
 			put_stacked(w, &c->rng, GP_REC_OFFCPU, ts + 7000, PID, 6, 8);
 		if (i % 3 == 1)
 			put_stacked(w, &c->rng, GP_REC_LAUNCH_SITE, ts + 9000, PID, 9, 0);
+		if (i % 3 == 2)
+			put_launch_id(w, ts + 9500, PID, i % 4);
 		if (i == 30)
 			gp_writer__flush(w);
 	}
