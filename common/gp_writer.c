@@ -416,8 +416,27 @@ static int tab_grow(struct gp_writer *w)
 	return 0;
 }
 
-static int define_str(struct gp_writer *w, const struct str_entry *e)
+/*
+ * The id of a string or stack table entry, defined in the current chunk
+ * (define(w, entry)) unless it was already (*gen: the chunk it last was);
+ * 0, counted lost, when the definition cannot be written.
+ */
+static uint32_t chunk_id(struct gp_writer *w, uint32_t *gen, uint32_t id,
+			 int (*define)(struct gp_writer *, const void *), const void *entry)
 {
+	if (*gen != w->gen) {
+		if (define(w, entry)) {
+			w->lost++;
+			return 0;
+		}
+		*gen = w->gen;
+	}
+	return id;
+}
+
+static int define_str(struct gp_writer *w, const void *entry)
+{
+	const struct str_entry *e = entry;
 	size_t sz = round8(sizeof(struct gp_rec_string) + e->len + 1);
 	struct gp_rec_string *r;
 
@@ -481,19 +500,15 @@ uint32_t gp_writer__intern(struct gp_writer *w, const char *s)
 found:
 	pc->p = s;
 	pc->slot = (uint32_t)(e - w->tab) + 1;
-	if (e->gen != w->gen) {
-		if (define_str(w, e))
-			goto fail;
-		e->gen = w->gen;
-	}
-	return e->id;
+	return chunk_id(w, &e->gen, e->id, define_str, e);
 fail:
 	w->lost++;
 	return 0;
 }
 
-static int define_stack(struct gp_writer *w, const struct stk_entry *e)
+static int define_stack(struct gp_writer *w, const void *entry)
 {
+	const struct stk_entry *e = entry;
 	size_t n = (size_t)e->nu + e->nk, sz = sizeof(struct gp_rec_stack) + 8 * n;
 	struct gp_rec_stack *r;
 
@@ -575,12 +590,7 @@ uint32_t gp_writer__intern_stack(struct gp_writer *w, const uint64_t *ips, uint1
 	w->stk_n++;
 	w->stk_nframes += n;
 found:
-	if (e->gen != w->gen) {
-		if (define_stack(w, e))
-			goto fail;
-		e->gen = w->gen;
-	}
-	return e->id;
+	return chunk_id(w, &e->gen, e->id, define_stack, e);
 fail:
 	w->lost++;
 	return 0;
