@@ -845,7 +845,8 @@ static void fit_clock(struct timeline *tl, const char *path, struct gp_reader *r
 }
 
 /* A launch-probe hit whose stack is tl->launch_stacks[stack] (UINT32_MAX: none to be had). */
-static int push_launch(struct timeline *tl, uint64_t ts, uint32_t pid, uint32_t tid, uint32_t stack)
+static inline int push_launch(struct timeline *tl, uint64_t ts, uint32_t pid, uint32_t tid,
+			      uint32_t stack)
 {
 	struct tl_launch *o = PUSH(tl, launch, nr_launch, cap_launch);
 
