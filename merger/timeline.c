@@ -1003,8 +1003,11 @@ static int add_record(struct timeline *tl, struct idmap *ids, struct idmap *stac
 		struct tl_stack st;
 		uint32_t li;
 
-		if (idmap_get(stacks, k->id))
-			return 0; /* defined in an earlier chunk too: an id keeps its frames */
+		/*
+		 * Mapped again at each chunk's definition (a few per chunk; the
+		 * stack and its index are found in their caches): a writer's ids
+		 * name the same frames, but a reader need not count on it.
+		 */
 		if (add_stack(tl, &st, k->ips, k->nr_user, k->nr_kernel))
 			return -ENOMEM;
 		li = launch_stack_index(tl, &st);

@@ -490,13 +490,33 @@ static void test_stack_ids_join(void **state)
 		snprintf(name, sizeof(name), "k%zu", i);
 		kernel(g, 10, (uint32_t)i + 1, 100000 + 100 * i, 100000 + 100 * i + 50, name);
 	}
+	/* a later chunk that gives id 1 other frames (a writer that reuses ids): they count there */
+	assert_int_equal(gp_writer__flush(c), 0);
+	{
+		struct gp_rec_stack *k = gp_writer__reserve(c, GP_REC_STACK, sizeof(*k) + 16);
+		struct gp_rec_launch_site_id *l;
+
+		k->id = 1;
+		k->nr_user = 2;
+		k->ips[0] = 0xBEEF;
+		k->ips[1] = 0x999;
+		gp_writer__commit(c);
+		l = gp_writer__reserve(c, GP_REC_LAUNCH_SITE_ID, sizeof(*l));
+		l->ts = 1000 + 100 * 600 - 5;
+		l->pid = 10;
+		l->tid = 100;
+		l->stack_id = 1;
+		gp_writer__commit(c);
+	}
+	api(g, 10, 100, 601, 1000 + 100 * 600, 1000 + 100 * 600 + 50, GP_API_RUNTIME, "cudaLaunchKernel");
+	kernel(g, 10, 601, 200000, 200050, "k_redefined");
 	assert_int_equal(gp_writer__close(g), 0);
 	assert_int_equal(gp_writer__close(c), 0);
 
 	tl = load();
 	assert_int_equal(timeline__nr_warnings(tl), 0);
-	assert_int_equal(tl->nr_launch, 600);
-	assert_int_equal(tl->nr_launch_stacks, 4); /* three stacks, and none */
+	assert_int_equal(tl->nr_launch, 601);
+	assert_int_equal(tl->nr_launch_stacks, 5); /* three stacks, none, and id 1's second */
 	assert_int_equal(correlate__run(tl, &cr), 0);
 	for (i = 0; i < 600; i++) {
 		int32_t li;
@@ -510,7 +530,8 @@ static void test_stack_ids_join(void **state)
 		assert_true(li >= 0); /* bound to its hit... */
 		assert_int_equal(timeline__launch_stack(tl, &tl->launch[li])->nr_user, 0); /* ...no frames */
 	}
-	assert_int_equal(cr.gpu_with_stack, 600);
+	assert_int_equal(stack_of(tl, &cr, "k_redefined", 0), 0xBEEF);
+	assert_int_equal(cr.gpu_with_stack, 601);
 	correlate__release(&cr);
 	timeline__free(tl);
 }
