@@ -118,6 +118,18 @@ static struct timeline *load(void)
 	return tl;
 }
 
+/* Close a GPU and the CPU trace, then load the directory: nothing to warn about. */
+static struct timeline *close_and_load(struct gp_writer *g, struct gp_writer *c)
+{
+	struct timeline *tl;
+
+	assert_int_equal(gp_writer__close(g), 0);
+	assert_int_equal(gp_writer__close(c), 0);
+	tl = load();
+	assert_int_equal(timeline__nr_warnings(tl), 0);
+	return tl;
+}
+
 /* The kernel whose name is `name`: its launch stack's only frame, or 0. */
 static uint64_t stack_of(const struct timeline *tl, const struct correlation *c, const char *name, int nth)
 {
@@ -198,11 +210,7 @@ static void test_join(void **state)
 	hit(c, 11, 100, 1000, 0xF1, "cudaLaunchKernel");
 	api(g, 11, 100, 5, 1010, 1500, GP_API_RUNTIME, "cudaLaunchKernel");
 	kernel(g, 11, 5, 3000, 4000, "k_pid11");
-	assert_int_equal(gp_writer__close(g), 0);
-	assert_int_equal(gp_writer__close(c), 0);
-
-	tl = load();
-	assert_int_equal(timeline__nr_warnings(tl), 0);
+	tl = close_and_load(g, c);
 	assert_int_equal(tl->nr_gpu, 13);
 	assert_int_equal(correlate__run(tl, &cr), 0);
 	assert_int_equal(stack_of(tl, &cr, "k_first", 0), 0xA1);
@@ -248,10 +256,7 @@ static void test_long_durations(void **state)
 	kernel(g, 10, 3, 30 * s, 35 * s + 7, "k_long");	/* 5 s */
 	kernel(g, 10, 3, 3 * s - 1, 3 * s - 1 + 0x7fffffff, "k_just_short");
 	kernel(g, 10, 3, 40 * s, 39 * s, "k_backwards");	/* ends before it starts */
-	assert_int_equal(gp_writer__close(g), 0);
-	assert_int_equal(gp_writer__close(c), 0);
-
-	tl = load();
+	tl = close_and_load(g, c);
 	assert_int_equal(correlate__run(tl, &cr), 0);
 	assert_int_equal(tl->nr_api, 3);
 	assert_int_equal(timeline__api_end(tl, &tl->api[0]), 17 * s + 5);
@@ -425,10 +430,7 @@ static void test_threads_interleaved(void **state)
 		snprintf(name, sizeof(name), "k%zu", i);
 		kernel(g, 10, (uint32_t)i + 1, 100000 + 100 * i, 100000 + 100 * i + 50, name);
 	}
-	assert_int_equal(gp_writer__close(g), 0);
-	assert_int_equal(gp_writer__close(c), 0);
-
-	tl = load();
+	tl = close_and_load(g, c);
 	assert_int_equal(tl->nr_api, N);
 	assert_int_equal(tl->nr_launch, N);
 	for (i = 0; i < N; i++) {
@@ -510,11 +512,7 @@ static void test_stack_ids_join(void **state)
 	}
 	api(g, 10, 100, 601, 1000 + 100 * 600, 1000 + 100 * 600 + 50, GP_API_RUNTIME, "cudaLaunchKernel");
 	kernel(g, 10, 601, 200000, 200050, "k_redefined");
-	assert_int_equal(gp_writer__close(g), 0);
-	assert_int_equal(gp_writer__close(c), 0);
-
-	tl = load();
-	assert_int_equal(timeline__nr_warnings(tl), 0);
+	tl = close_and_load(g, c);
 	assert_int_equal(tl->nr_launch, 601);
 	assert_int_equal(tl->nr_launch_stacks, 5); /* three stacks, none, and id 1's second */
 	assert_int_equal(correlate__run(tl, &cr), 0);
