@@ -322,27 +322,25 @@ sweep_add(struct dev_stat *d, uint64_t start, uint64_t end)
 		if (start > w->now)
 			w->now = start;
 		w->heap[0] = end;
-		if (end > d->last)
-			d->last = end;
-		return 0;
-	}
-	while (w->n && w->heap[0] <= start) {
-		uint64_t e = w->heap[0];
+	} else {
+		while (w->n && w->heap[0] <= start) {
+			uint64_t e = w->heap[0];
 
-		advance(w, e);
-		heap_pop(w);
-	}
-	advance(w, start);
-	if (w->n == w->cap) {
-		size_t ncap = w->cap ? w->cap * 2 : 16;
-		uint64_t *h = realloc(w->heap, ncap * sizeof(*h));
+			advance(w, e);
+			heap_pop(w);
+		}
+		advance(w, start);
+		if (w->n == w->cap) {
+			size_t ncap = w->cap ? w->cap * 2 : 16;
+			uint64_t *h = realloc(w->heap, ncap * sizeof(*h));
 
-		if (!h)
-			return -ENOMEM;
-		w->heap = h;
-		w->cap = ncap;
+			if (!h)
+				return -ENOMEM;
+			w->heap = h;
+			w->cap = ncap;
+		}
+		heap_push(w, end);
 	}
-	heap_push(w, end);
 	if (end > d->last)
 		d->last = end;
 	return 0;
