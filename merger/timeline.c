@@ -83,10 +83,26 @@ struct tl_priv {
 	struct {
 		uint32_t off, n;
 	} stk_recent[STK_RECENT];
+	/*
+	 * The loader compares each record with the one before it in its array
+	 * while both are at hand: ord_* records of each array went through
+	 * that check, none out of timeline__finish()'s order (an ORD_* bit of
+	 * `unordered`: one was, and the sort does the rest). It marks nested
+	 * API calls the way timeline__finish() does, too (outer_*: the
+	 * enclosing call so far). finish() then skips every array that came
+	 * in order, a pass over each saved.
+	 */
+	size_t ord_api, ord_launch, ord_gpu, ord_samples, ord_offcpu;
+	unsigned unordered;
+	uint32_t last_api_thr, outer_thr, last_launch_thr;
+	uint64_t last_api_start, last_api_dur, outer_end;
+	uint64_t last_launch_ts, last_gpu_start, last_gpu_dur, last_sample_ts, last_offcpu_start;
 	char **warnings;
 	size_t nr_warnings;
 	char errbuf[512];
 };
+
+enum { ORD_API = 1, ORD_LAUNCH = 2, ORD_GPU = 4, ORD_SAMPLES = 8, ORD_OFFCPU = 16 };
 
 static uint32_t hash_str(const char *s)
 {
@@ -848,6 +864,7 @@ static void fit_clock(struct timeline *tl, const char *path, struct gp_reader *r
 static inline int push_launch(struct timeline *tl, uint64_t ts, uint32_t pid, uint32_t tid,
 			      uint32_t stack)
 {
+	struct tl_priv *p = tl->priv;
 	struct tl_launch *o = PUSH(tl, launch, nr_launch, cap_launch);
 
 	if (!o || stack == UINT32_MAX)
@@ -855,7 +872,50 @@ static inline int push_launch(struct timeline *tl, uint64_t ts, uint32_t pid, ui
 	o->ts = ts;
 	o->thr = tid_index(tl, pid, tid);
 	o->stack = stack;
-	return o->thr == UINT32_MAX ? -ENOMEM : 0;
+	if (o->thr == UINT32_MAX)
+		return -ENOMEM;
+	if (p->ord_launch && (o->thr != p->last_launch_thr ? o->thr < p->last_launch_thr
+							    : ts < p->last_launch_ts))
+		p->unordered |= ORD_LAUNCH;
+	p->last_launch_thr = o->thr;
+	p->last_launch_ts = ts;
+	p->ord_launch++;
+	return 0;
+}
+
+/* The same for a GPU record: cmp_gpu() sorts by start, the shorter first. */
+static inline void gpu_order(struct tl_priv *p, uint64_t start, uint64_t dur)
+{
+	if (p->ord_gpu && (start != p->last_gpu_start ? start < p->last_gpu_start
+						       : dur < p->last_gpu_dur))
+		p->unordered |= ORD_GPU;
+	p->last_gpu_start = start;
+	p->last_gpu_dur = dur;
+	p->ord_gpu++;
+}
+
+/* The same for an API call, and whether it is nested, as timeline__finish() marks them. */
+static inline unsigned api_order(struct tl_priv *p, uint32_t thr, uint64_t start, uint64_t end)
+{
+	uint64_t dur = end - start;
+	unsigned nested;
+
+	/* cmp_api(): by thread, start, the longer (enclosing) call first */
+	if (p->ord_api && (thr != p->last_api_thr	  ? thr < p->last_api_thr
+			   : start != p->last_api_start ? start < p->last_api_start
+							: dur > p->last_api_dur))
+		p->unordered |= ORD_API;
+	/* in order, a call starts no earlier than the thread's enclosing one */
+	nested = p->ord_api && thr == p->outer_thr && end <= p->outer_end;
+	if (!nested) {
+		p->outer_thr = thr;
+		p->outer_end = end;
+	}
+	p->last_api_thr = thr;
+	p->last_api_start = start;
+	p->last_api_dur = dur;
+	p->ord_api++;
+	return nested;
 }
 
 /*
@@ -885,6 +945,7 @@ static int add_record(struct timeline *tl, struct idmap *ids, struct idmap *stac
 
 		if (!o || thr == UINT32_MAX)
 			return -ENOMEM;
+		bits.nested = api_order(tl->priv, bits.thr, start, end > start ? end : start) & 1;
 		/*
 		 * Plain stores only, in the order of the fields: the first touch of
 		 * each new page is a write. A bit field's read-modify-write would
@@ -978,6 +1039,7 @@ static int add_record(struct timeline *tl, struct idmap *ids, struct idmap *stac
 		g->dur = timeline__dur_code(tl, g->start, end);
 		if (g->dur == UINT32_MAX)
 			return -ENOMEM;
+		gpu_order(tl->priv, g->start, end > g->start ? end - g->start : 0);
 		g->lane = lane_index(tl, pid ? pid : file_pid, device, stream, graph);
 		if (g->lane == UINT32_MAX)
 			return -ENOMEM;
@@ -1034,6 +1096,9 @@ static int add_record(struct timeline *tl, struct idmap *ids, struct idmap *stac
 		if (!o)
 			return -ENOMEM;
 		o->ts = T(s->ts);
+		if (tl->priv->ord_samples++ && o->ts < tl->priv->last_sample_ts)
+			tl->priv->unordered |= ORD_SAMPLES;
+		tl->priv->last_sample_ts = o->ts;
 		o->weight = s->weight_ns > UINT32_MAX ? UINT32_MAX : (uint32_t)s->weight_ns;
 		o->pid = s->pid;
 		o->tid = s->tid;
@@ -1063,6 +1128,9 @@ static int add_record(struct timeline *tl, struct idmap *ids, struct idmap *stac
 		if (!o)
 			return -ENOMEM;
 		o->start = T(s->start);
+		if (tl->priv->ord_offcpu++ && o->start < tl->priv->last_offcpu_start)
+			tl->priv->unordered |= ORD_OFFCPU;
+		tl->priv->last_offcpu_start = o->start;
 		o->end = T(s->end);
 		o->pid = s->pid;
 		o->tid = s->tid;
@@ -1614,7 +1682,7 @@ static int cmp_tid(const void *a, const void *b)
  * Without memory for the renumbering the order stays the load order (still
  * one run per thread, only not by pid).
  */
-static void renumber_tids(struct timeline *tl)
+static bool renumber_tids(struct timeline *tl)
 {
 	size_t n = tl->nr_tids, i, j;
 	uint32_t *rank = malloc(n * sizeof(*rank));
@@ -1643,18 +1711,24 @@ static void renumber_tids(struct timeline *tl)
 out:
 	free(rank);
 	free(sorted);
+	return !same;
 }
+
+/* Every record of an array checked in order by the loader, none out of order. */
+#define IN_ORDER(tl, p, bit, nr, ord) (!((p)->unordered & (bit)) && (p)->ord == (tl)->nr)
 
 void timeline__finish(struct timeline *tl)
 {
-	size_t i, outer = 0;
-	uint64_t outer_end;
+	struct tl_priv *p = tl->priv;
+	size_t i;
 
 	/* Loading is over: the table that deduplicates stacks is not needed any more. */
 	free(tl->priv->stk);
 	tl->priv->stk = NULL;
 	tl->priv->stk_cap = tl->priv->stk_nr = 0;
-	renumber_tids(tl);
+	/* the loader's order of threads was not (pid, tid): API calls and hits are sorted again */
+	if (renumber_tids(tl))
+		p->unordered |= ORD_API | ORD_LAUNCH;
 	free_maps(tl->priv);
 
 	merge_procs(tl);
@@ -1671,33 +1745,44 @@ void timeline__finish(struct timeline *tl)
 		tl->nr_devices = n;
 	}
 
+	/* what the loader found in order (struct tl_priv's ord_*) is not looked at again */
 	sort_tl = tl;
-	group_by_thread(tl->api, tl->nr_api, sizeof(*tl->api), tl->nr_tids, api_thr);
-	sort_nearly(tl->api, tl->nr_api, sizeof(*tl->api), cmp_api);
-	group_by_thread(tl->launch, tl->nr_launch, sizeof(*tl->launch), tl->nr_tids, launch_thr);
-	sort_nearly(tl->launch, tl->nr_launch, sizeof(*tl->launch), cmp_launch);
-	sort_nearly(tl->gpu, tl->nr_gpu, sizeof(*tl->gpu), cmp_gpu);
-	sort_nearly(tl->samples, tl->nr_samples, sizeof(*tl->samples), cmp_sample);
-	sort_nearly(tl->offcpu, tl->nr_offcpu, sizeof(*tl->offcpu), cmp_offcpu);
+	if (!IN_ORDER(tl, p, ORD_API, nr_api, ord_api)) {
+		size_t outer = 0;
+		uint64_t outer_end = 0;
 
-	/*
-	 * A call inside the span of the thread's enclosing call is nested
-	 * (the driver call a runtime call makes). Written only where it
-	 * changes: a record left alone is a cache line not written back.
-	 */
-	for (i = 0, outer_end = 0; i < tl->nr_api; i++) {
-		struct tl_api *a = &tl->api[i], *o = &tl->api[outer];
-		uint64_t end = timeline__api_end(tl, a);
-		unsigned nested =
-			i > 0 && a->thr == o->thr && a->start >= o->start && end <= outer_end;
+		group_by_thread(tl->api, tl->nr_api, sizeof(*tl->api), tl->nr_tids, api_thr);
+		sort_nearly(tl->api, tl->nr_api, sizeof(*tl->api), cmp_api);
+		/*
+		 * A call inside the span of the thread's enclosing call is nested
+		 * (the driver call a runtime call makes). Written only where it
+		 * changes: a record left alone is a cache line not written back.
+		 */
+		for (i = 0; i < tl->nr_api; i++) {
+			struct tl_api *a = &tl->api[i], *o = &tl->api[outer];
+			uint64_t end = timeline__api_end(tl, a);
+			unsigned nested = i > 0 && a->thr == o->thr && a->start >= o->start &&
+					  end <= outer_end;
 
-		if (a->nested != nested)
-			a->nested = nested & 1;
-		if (!nested) {
-			outer = i;
-			outer_end = end;
+			if (a->nested != nested)
+				a->nested = nested & 1;
+			if (!nested) {
+				outer = i;
+				outer_end = end;
+			}
 		}
 	}
+	if (!IN_ORDER(tl, p, ORD_LAUNCH, nr_launch, ord_launch)) {
+		group_by_thread(tl->launch, tl->nr_launch, sizeof(*tl->launch), tl->nr_tids,
+				launch_thr);
+		sort_nearly(tl->launch, tl->nr_launch, sizeof(*tl->launch), cmp_launch);
+	}
+	if (!IN_ORDER(tl, p, ORD_GPU, nr_gpu, ord_gpu))
+		sort_nearly(tl->gpu, tl->nr_gpu, sizeof(*tl->gpu), cmp_gpu);
+	if (!IN_ORDER(tl, p, ORD_SAMPLES, nr_samples, ord_samples))
+		sort_nearly(tl->samples, tl->nr_samples, sizeof(*tl->samples), cmp_sample);
+	if (!IN_ORDER(tl, p, ORD_OFFCPU, nr_offcpu, ord_offcpu))
+		sort_nearly(tl->offcpu, tl->nr_offcpu, sizeof(*tl->offcpu), cmp_offcpu);
 	if (tl->first_ts == UINT64_MAX)
 		tl->first_ts = 0;
 }

@@ -465,6 +465,157 @@ static void test_threads_interleaved(void **state)
 	timeline__free(tl);
 }
 
+static void sample(struct gp_writer *w, uint32_t tid, uint64_t ts)
+{
+	struct gp_rec_cpu_sample *s = gp_writer__reserve(w, GP_REC_CPU_SAMPLE, sizeof(*s) + 8);
+
+	s->ts = ts;
+	s->weight_ns = 1000;
+	s->pid = 10;
+	s->tid = tid;
+	s->nr_user = 1;
+	s->ips[0] = 0x5000;
+	gp_writer__commit(w);
+}
+
+static void offcpu(struct gp_writer *w, uint32_t tid, uint64_t start, uint64_t end)
+{
+	struct gp_rec_offcpu *o = gp_writer__reserve(w, GP_REC_OFFCPU, sizeof(*o) + 8);
+
+	o->start = start;
+	o->end = end;
+	o->pid = 10;
+	o->tid = tid;
+	o->nr_user = 1;
+	o->ips[0] = 0x6000;
+	gp_writer__commit(w);
+}
+
+/* Every array of tl in timeline__finish()'s order (what the joins and writers count on). */
+static void assert_sorted(const struct timeline *tl)
+{
+	size_t i;
+
+	for (i = 1; i < tl->nr_api; i++) {
+		const struct tl_api *a = &tl->api[i - 1], *b = &tl->api[i];
+
+		assert_true(a->thr < b->thr || (a->thr == b->thr && a->start < b->start) ||
+			    (a->thr == b->thr && a->start == b->start &&
+			     timeline__dur(tl, a->dur) >= timeline__dur(tl, b->dur)));
+	}
+	for (i = 1; i < tl->nr_launch; i++)
+		assert_true(tl->launch[i - 1].thr < tl->launch[i].thr ||
+			    (tl->launch[i - 1].thr == tl->launch[i].thr &&
+			     tl->launch[i - 1].ts <= tl->launch[i].ts));
+	for (i = 1; i < tl->nr_gpu; i++)
+		assert_true(tl->gpu[i - 1].start < tl->gpu[i].start ||
+			    (tl->gpu[i - 1].start == tl->gpu[i].start &&
+			     timeline__dur(tl, tl->gpu[i - 1].dur) <= timeline__dur(tl, tl->gpu[i].dur)));
+	for (i = 1; i < tl->nr_samples; i++)
+		assert_true(tl->samples[i - 1].ts <= tl->samples[i].ts);
+	for (i = 1; i < tl->nr_offcpu; i++)
+		assert_true(tl->offcpu[i - 1].start <= tl->offcpu[i].start);
+}
+
+/*
+ * The loader checks the order of records as they come, so that sorting
+ * skips arrays that came in order. Round 0: all in order, one thread's
+ * nested call marked while loading, not another thread's call inside it. Then each way an array can still need
+ * its sort, one per round (the others in order), so that each check is
+ * needed: same-start calls, then kernels, in the wrong order of duration;
+ * two GPU traces interleaved in time; threads first seen in other than
+ * (pid, tid) order, each one's records in order; calls and hits of two
+ * threads interleaved; a hit, a sample and an off-CPU span out of time
+ * order.
+ */
+static void test_load_order(void **state)
+{
+	int round;
+
+	(void)state;
+	for (round = 0; round < 7; round++) {
+		struct gp_writer *g, *c;
+		struct timeline *tl;
+
+		assert_int_equal(teardown(NULL), 0);
+		assert_int_equal(setup(NULL), 0);
+		g = open_trace("gpu-10.trace", GP_PRODUCER_INJECT, GP_CLOCK_MONOTONIC, 10);
+		c = open_trace("cpu.trace", GP_PRODUCER_CPU_AGENT, GP_CLOCK_MONOTONIC, 1);
+		switch (round) {
+		case 0: /* a runtime call and its nested driver call, then two more */
+		case 1: /* the same with the enclosing call second */
+			if (!round)
+				api(g, 10, 100, 2, 1000, 2000, GP_API_RUNTIME, "cudaLaunchKernel");
+			api(g, 10, 100, 1, 1000, 1900, GP_API_DRIVER, "cuLaunchKernel");
+			if (round)
+				api(g, 10, 100, 2, 1000, 2000, GP_API_RUNTIME, "cudaLaunchKernel");
+			api(g, 10, 100, 3, 2500, 2600, GP_API_RUNTIME, "cudaMemcpy");
+			api(g, 10, 100, 4, 2600, 9000, GP_API_RUNTIME, "cudaDeviceSynchronize");
+			/* another thread's call within that one: not nested */
+			api(g, 10, 200, 5, 3000, 3100, GP_API_RUNTIME, "cudaLaunchKernel");
+			kernel(g, 10, 2, 5000, 5100, "k1");
+			break;
+		case 2: /* same start, the longer kernel first */
+			kernel(g, 10, 1, 5000, 5300, "k_long");
+			kernel(g, 10, 2, 5000, 5100, "k_short");
+			break;
+		case 3: /* a second process's kernel between two of the first's */
+			kernel(g, 10, 1, 5000, 5100, "k1");
+			kernel(g, 10, 2, 7000, 7100, "k2");
+			assert_int_equal(gp_writer__close(g), 0);
+			g = open_trace("gpu-11.trace", GP_PRODUCER_INJECT, GP_CLOCK_MONOTONIC, 11);
+			kernel(g, 11, 9, 6000, 6100, "k_other_process");
+			break;
+		case 4: /* thread 200 first seen, all its records before thread 100's */
+		case 5: /* thread 100 first seen, the two threads' records interleaved */
+			hit(c, 10, round == 4 ? 200 : 100, 990, 0xB1, "cudaLaunchKernel");
+			api(g, 10, round == 4 ? 200 : 100, 1, 1000, 1100, GP_API_RUNTIME, "cudaLaunchKernel");
+			hit(c, 10, 200, 1190, 0xB2, "cudaLaunchKernel");
+			api(g, 10, 200, 2, 1200, 1300, GP_API_RUNTIME, "cudaLaunchKernel");
+			hit(c, 10, 100, 1990, 0xB3, "cudaLaunchKernel");
+			api(g, 10, 100, 3, 2000, 2100, GP_API_RUNTIME, "cudaLaunchKernel");
+			break;
+		case 6: /* the second of each later than the third */
+			hit(c, 10, 100, 990, 0xB1, "cudaLaunchKernel");
+			hit(c, 10, 100, 2990, 0xB2, "cudaLaunchKernel");
+			hit(c, 10, 100, 1990, 0xB3, "cudaLaunchKernel");
+			sample(c, 100, 3000);
+			sample(c, 100, 5000);
+			sample(c, 100, 4000);
+			offcpu(c, 100, 3100, 3200);
+			offcpu(c, 100, 3500, 3600);
+			offcpu(c, 100, 3300, 3400);
+			break;
+		}
+		if (round != 6) { /* the CPU arrays in order */
+			sample(c, 100, 3000);
+			offcpu(c, 100, 3100, 3900);
+		}
+		tl = close_and_load(g, c);
+		assert_sorted(tl);
+		if (round < 2) {
+			/* the enclosing call first, the driver call in it nested */
+			assert_int_equal(tl->nr_api, 5);
+			assert_int_equal(tl->api[0].corr, 2);
+			assert_false(tl->api[0].nested);
+			assert_int_equal(tl->api[1].corr, 1);
+			assert_true(tl->api[1].nested);
+			assert_false(tl->api[2].nested);
+			assert_false(tl->api[3].nested);
+			assert_int_equal(tl->api[4].corr, 5);
+			assert_false(tl->api[4].nested);
+		}
+		if (round == 4 || round == 5) { /* by thread: 100 first */
+			assert_int_equal(tl->nr_api, 3);
+			assert_int_equal(timeline__api_tid(tl, &tl->api[0]), 100);
+			assert_int_equal(timeline__api_tid(tl, &tl->api[2]), 200);
+			assert_int_equal(timeline__launch_tid(tl, &tl->launch[0]), 100);
+			assert_int_equal(timeline__launch_tid(tl, &tl->launch[2]), 200);
+		}
+		timeline__free(tl);
+	}
+}
+
 /*
  * Launch hits whose stacks are named by id (stack + launch_site_id records,
  * format 2.1) join as those that carry them, across chunks; a hit naming a
@@ -563,6 +714,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_inputs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_threads_interleaved, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_ids_join, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_load_order, setup, teardown),
 		cmocka_unit_test(test_fit_math),
 		cmocka_unit_test(test_kconfig_table),
 	};
