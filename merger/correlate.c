@@ -198,14 +198,15 @@ static size_t launch_lower_bound(const struct timeline *tl, size_t lo, uint32_t 
 }
 
 /*
- * Bind each outermost API call to the earliest hit in its window. Within a
- * thread the windows' lower ends only grow (an outermost call that starts
- * later also ends later, else it would be nested), so each search starts
- * where the thread's previous one ended.
+ * Bind each outermost API call to the stack of the earliest hit in its
+ * window (unless loading did: tl->launches_bound), and each nested one to
+ * its enclosing call's. Within a thread the windows' lower ends only grow
+ * (an outermost call that starts later also ends later, else it would be
+ * nested), so each search starts where the thread's previous one ended.
  */
 static void bind_launches(struct timeline *tl, struct corr_map *m)
 {
-	size_t i, outer = 0, from = 0;
+	size_t i, outer = 0, prev, from = 0;
 	uint64_t window_lo = 0, prev_lo = 0;
 	struct pid_ids *p = m->pids;
 
@@ -216,21 +217,24 @@ static void bind_launches(struct timeline *tl, struct corr_map *m)
 		if (timeline__api_pid(tl, a) != p->pid)
 			p++; /* the next run: corr_map_build() made one entry per run */
 		corr_map_put(m, p, a->corr, i);
-		a->launch = -1;
 		if (a->nested) {
 			a->launch = tl->api[outer].launch;
 			continue;
 		}
-		if (i == 0 || a->thr != tl->api[outer].thr) {
+		prev = outer;
+		outer = i;
+		if (tl->launches_bound)
+			continue; /* loading bound the outermost calls (timeline__load_dir()) */
+		a->launch = -1;
+		if (i == 0 || a->thr != tl->api[prev].thr) {
 			window_lo = 0; /* first call of this thread */
 			from = 0;
 		} else {
-			window_lo = timeline__api_end(tl, &tl->api[outer]) + 1;
+			window_lo = timeline__api_end(tl, &tl->api[prev]) + 1;
 			if (window_lo < prev_lo) /* an end of UINT64_MAX wrapped */
 				from = 0;
 		}
 		prev_lo = window_lo;
-		outer = i;
 		/* A short linear probe first: the next hit is usually right there. */
 		for (j = from; j < tl->nr_launch && j < from + 8; j++) {
 			const struct tl_launch *l = &tl->launch[j];
@@ -243,7 +247,7 @@ static void bind_launches(struct timeline *tl, struct corr_map *m)
 		from = j;
 		if (j < tl->nr_launch && tl->launch[j].thr == a->thr &&
 		    tl->launch[j].ts <= timeline__api_end(tl, a))
-			a->launch = (int32_t)j;
+			a->launch = (int32_t)tl->launch[j].stack;
 	}
 }
 

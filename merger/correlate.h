@@ -28,9 +28,11 @@ struct timeline;
 
 /*
  * The join is stored in the timeline itself, so it costs no memory per
- * record: each tl_api's `launch` (its launch-site hit) and each joined
- * tl_gpu's `corr`, which becomes the index of its API call (TL_GPU_JOINED;
- * read through timeline__gpu_api(), _gpu_corr(), _gpu_launch()). What is
+ * record: each tl_api's `launch` (its launch-site hit's stack; loading sets
+ * it where it could bind the hits as they came, tl->launches_bound) and
+ * each joined tl_gpu's `corr`, which becomes the index of its API call
+ * (TL_GPU_JOINED; read through timeline__gpu_api(), _gpu_corr(),
+ * _gpu_launch_stack()). What is
  * left here are the counts, and which API calls start flows to GPU work
  * (what the timeline writers draw as arrows). Indices are 32-bit: a
  * timeline of more than INT32_MAX API calls or launch hits is refused

@@ -282,13 +282,12 @@ static int is_launch_machinery(const struct stack_frame *f, const struct sym_fra
 	       (flen > 14 && !strcmp(file + flen - 14, "cuda_runtime.h"));
 }
 
-int report__launch_frames(struct report *r, const struct tl_launch *l, const char *kernel,
-			  struct frame_buf *fb)
+int report__launch_frames(struct report *r, uint32_t pid, const struct tl_stack *st,
+			  const char *kernel, struct frame_buf *fb)
 {
 	size_t base = fb->n;
 
-	if (report__stack_frames(r, timeline__launch_pid(r->tl, l), timeline__launch_stack(r->tl, l), 1,
-				 GP_FRAME_KIND_COUNT, fb))
+	if (report__stack_frames(r, pid, st, 1, GP_FRAME_KIND_COUNT, fb))
 		return -ENOMEM;
 	while (fb->n > base + 1 && is_launch_machinery(&fb->f[fb->n - 1], fb->src[fb->n - 1], kernel))
 		fb->n--;
@@ -298,17 +297,18 @@ int report__launch_frames(struct report *r, const struct tl_launch *l, const cha
 int report__gpu_frames(struct report *r, size_t i, struct frame_buf *fb)
 {
 	const struct tl_gpu *g = &r->tl->gpu[i];
-	int64_t ai = timeline__gpu_api(r->tl, g), li = timeline__gpu_launch(r->tl, g);
+	int64_t ai = timeline__gpu_api(r->tl, g);
 	const struct tl_api *a = ai >= 0 ? &r->tl->api[ai] : NULL;
+	const struct tl_stack *st = timeline__gpu_launch_stack(r->tl, g);
 
 	if (frame_buf__push(fb, report__proc_root(r, timeline__gpu_pid(r->tl, g)), GP_FRAME_CPU))
 		return -ENOMEM;
-	if (li >= 0) {
+	if (st) {
 		const char *kernel = g->kind == TL_GPU_KERNEL
 					     ? symbolizer__demangle(r->sym, timeline__str(r->tl, g->name))
 					     : NULL;
 
-		if (report__launch_frames(r, &r->tl->launch[li], kernel, fb))
+		if (report__launch_frames(r, timeline__api_pid(r->tl, a), st, kernel, fb))
 			return -ENOMEM;
 	} else if (a) {
 		if (frame_buf__push(fb, "[no launch stack]", GP_FRAME_SYNTHETIC))
@@ -507,7 +507,7 @@ static struct gpu_key gpu_key_of(const struct report *r, const struct tl_gpu *g)
 		thread |= timeline__api_tid(tl, a);
 		what |= ((uint64_t)a->name + 1) << 8;
 		if (a->launch >= 0) {
-			const struct tl_stack *st = timeline__launch_stack(tl, &tl->launch[a->launch]);
+			const struct tl_stack *st = &tl->launch_stacks[a->launch];
 
 			/* same_stack(): an empty stack matches any other empty one */
 			stack = st->nr_user + st->nr_kernel ? (uint64_t)st->off << 32 |

@@ -122,8 +122,8 @@ int frame_buf__push(struct frame_buf *fb, const char *name, enum gp_frame_kind k
  * frame left is the user's function that launched, and its src gives the
  * file:line of the launch. kernel: the demangled kernel name, or NULL.
  */
-int report__launch_frames(struct report *r, const struct tl_launch *l, const char *kernel,
-			  struct frame_buf *fb);
+int report__launch_frames(struct report *r, uint32_t pid, const struct tl_stack *st,
+			  const char *kernel, struct frame_buf *fb);
 
 /* All frames of an on-CPU sample / an off-CPU span, process root first: 0 or -ENOMEM. */
 int report__sample_frames(struct report *r, const struct tl_sample *s, struct frame_buf *fb);

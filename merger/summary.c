@@ -386,24 +386,22 @@ static int sweep_all(const struct timeline *tl, struct dev_stat *d)
  * every run of a binary agree on the identity. */
 static int add_site(struct report *r, struct report_stats *s, size_t gi, uint64_t ns, uint64_t count)
 {
-	int64_t li = timeline__gpu_launch(r->tl, &r->tl->gpu[gi]);
+	const struct tl_stack *lst = timeline__gpu_launch_stack(r->tl, &r->tl->gpu[gi]);
 	int64_t ai = timeline__gpu_api(r->tl, &r->tl->gpu[gi]);
-	const struct tl_launch *l;
 	const struct tl_api *a;
 	const struct tl_gpu *g;
 	const char *kernel;
 	char *text = NULL;
 	size_t len = 0, i, cap = 0;
 
-	if (li < 0 || ai < 0)
+	if (!lst || ai < 0)
 		return 0;
-	l = &r->tl->launch[li];
 	a = &r->tl->api[ai];
 	g = &r->tl->gpu[gi];
 	kernel = g->kind == TL_GPU_KERNEL ? symbolizer__demangle(r->sym, timeline__str(r->tl, g->name))
 					  : NULL;
 	r->fb.n = 0;
-	if (report__launch_frames(r, l, kernel, &r->fb))
+	if (report__launch_frames(r, timeline__api_pid(r->tl, a), lst, kernel, &r->fb))
 		return -ENOMEM;
 	for (i = 0; i < r->fb.n; i++) {
 		size_t n = strlen(r->fb.f[i].name);

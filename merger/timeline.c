@@ -97,6 +97,22 @@ struct tl_priv {
 	uint32_t last_api_thr, outer_thr, last_launch_thr;
 	uint64_t last_api_start, last_api_dur, outer_end;
 	uint64_t last_launch_ts, last_gpu_start, last_gpu_dur, last_sample_ts, last_offcpu_start;
+	/*
+	 * Launch-site hits bound to their API calls as they come
+	 * (timeline__load_dir()): `runs` notes where each thread's calls begin
+	 * while they come in order; while `bind` is on, run_end, cursor (the
+	 * next call to look at) and hit_last are by thread index. bind_off:
+	 * not possible (out of memory, or a timeline loaded into before);
+	 * bind_failed: a thread's hits were not in time order.
+	 */
+	struct tl_run {
+		uint32_t thr;
+		size_t begin;
+	} *runs;
+	size_t nr_runs, cap_runs;
+	int bind, bind_off, bind_failed;
+	size_t *run_end, *cursor, nr_bind_thr;
+	uint64_t *hit_last;
 	char **warnings;
 	size_t nr_warnings;
 	char errbuf[512];
@@ -260,6 +276,10 @@ void timeline__free(struct timeline *tl)
 		free(tl->priv->warnings);
 		free(tl->priv->stk);
 		free_maps(tl->priv);
+		free(tl->priv->runs);
+		free(tl->priv->run_end);
+		free(tl->priv->cursor);
+		free(tl->priv->hit_last);
 		free(tl->priv);
 	}
 	for (i = 0; i < tl->nr_files; i++)
@@ -860,13 +880,50 @@ static void fit_clock(struct timeline *tl, const char *path, struct gp_reader *r
 	free(mono);
 }
 
+/*
+ * Bind a launch-site hit as correlate__run() would: to the first outermost
+ * call of its thread that ends at or after it (the previous one ended
+ * before it), unless an earlier hit took that call. Hits of a thread come
+ * in time order, so its cursor only moves forward; one that does not sets
+ * bind_failed, and the directory is loaded again.
+ */
+static void bind_hit(struct timeline *tl, uint32_t thr, uint64_t ts, uint32_t stack)
+{
+	struct tl_priv *p = tl->priv;
+	size_t c, end;
+
+	if (thr >= p->nr_bind_thr)
+		return; /* a thread first seen here made no API call: no call to take */
+	if (ts < p->hit_last[thr]) {
+		p->bind_failed = 1;
+		return;
+	}
+	p->hit_last[thr] = ts;
+	end = p->run_end[thr];
+	/* a nested call ends within its enclosing one: passed over with it */
+	for (c = p->cursor[thr]; c < end && timeline__api_end(tl, &tl->api[c]) < ts; c++)
+		;
+	p->cursor[thr] = c;
+	if (c < end && tl->api[c].launch < 0)
+		tl->api[c].launch = (int32_t)stack;
+}
+
 /* A launch-probe hit whose stack is tl->launch_stacks[stack] (UINT32_MAX: none to be had). */
 static inline int push_launch(struct timeline *tl, uint64_t ts, uint32_t pid, uint32_t tid,
 			      uint32_t stack)
 {
 	struct tl_priv *p = tl->priv;
-	struct tl_launch *o = PUSH(tl, launch, nr_launch, cap_launch);
+	struct tl_launch *o;
 
+	if (p->bind) {
+		uint32_t thr = tid_index(tl, pid, tid);
+
+		if (thr == UINT32_MAX || stack == UINT32_MAX)
+			return -ENOMEM;
+		bind_hit(tl, thr, ts, stack);
+		return 0;
+	}
+	o = PUSH(tl, launch, nr_launch, cap_launch);
 	if (!o || stack == UINT32_MAX)
 		return -ENOMEM;
 	o->ts = ts;
@@ -905,6 +962,22 @@ static inline unsigned api_order(struct tl_priv *p, uint32_t thr, uint64_t start
 			   : start != p->last_api_start ? start < p->last_api_start
 							: dur > p->last_api_dur))
 		p->unordered |= ORD_API;
+	/* a thread's first call, while they are in order (binding needs no runs after) */
+	if (!(p->unordered & ORD_API) && (!p->ord_api || thr != p->last_api_thr)) {
+		if (p->nr_runs == p->cap_runs) {
+			size_t ncap = p->cap_runs ? 2 * p->cap_runs : 16;
+			struct tl_run *n = realloc(p->runs, ncap * sizeof(*n));
+
+			if (n) {
+				p->runs = n;
+				p->cap_runs = ncap;
+			}
+		}
+		if (p->nr_runs < p->cap_runs)
+			p->runs[p->nr_runs++] = (struct tl_run){ .thr = thr, .begin = p->ord_api };
+		else
+			p->bind_off = 1;
+	}
 	/* in order, a call starts no earlier than the thread's enclosing one */
 	nested = p->ord_api && thr == p->outer_thr && end <= p->outer_end;
 	if (!nested) {
@@ -1310,43 +1383,119 @@ int timeline__load_file(struct timeline *tl, const char *path, const char **why)
 	return err;
 }
 
-int timeline__load_dir(struct timeline *tl, const char *dir, const char **why)
+/*
+ * Before cpu.trace: bind its launch-site hits while loading, if every API
+ * call so far came in order (so each thread's calls are one run, its
+ * outermost ones marked) and nothing else rules it out.
+ */
+static void bind_begin(struct timeline *tl)
 {
 	struct tl_priv *p = tl->priv;
-	struct dirent *de;
-	char path[4096];
-	int found = 0, err = 0;
-	DIR *d = opendir(dir);
+	size_t n = tl->nr_tids, i;
 
-	if (!d) {
+	if (p->bind_off || (p->unordered & ORD_API) || p->ord_api != tl->nr_api || !n)
+		return;
+	p->run_end = calloc(n, sizeof(*p->run_end));
+	p->cursor = calloc(n, sizeof(*p->cursor));
+	p->hit_last = calloc(n, sizeof(*p->hit_last));
+	if (!p->run_end || !p->cursor || !p->hit_last)
+		return; /* bind_end() frees them */
+	/* runs in thread order (the calls are): each ends where the next begins */
+	for (i = 0; i < p->nr_runs; i++) {
+		p->cursor[p->runs[i].thr] = p->runs[i].begin;
+		p->run_end[p->runs[i].thr] = i + 1 < p->nr_runs ? p->runs[i + 1].begin : tl->nr_api;
+	}
+	p->nr_bind_thr = n;
+	p->bind = 1;
+}
+
+static void bind_end(struct timeline *tl)
+{
+	struct tl_priv *p = tl->priv;
+
+	if (p->bind && !p->bind_failed)
+		tl->launches_bound = 1;
+	p->bind = 0;
+	p->nr_bind_thr = 0;
+	free(p->run_end);
+	free(p->cursor);
+	free(p->hit_last);
+	p->run_end = p->cursor = NULL;
+	p->hit_last = NULL;
+}
+
+static int trace_name(const struct dirent *de)
+{
+	return !strcmp(de->d_name, "cpu.trace") || !fnmatch("gpu-*.trace", de->d_name, 0);
+}
+
+/* gpu-*.trace by name, then cpu.trace: the API calls are in before the launch hits. */
+static int cmp_trace_name(const struct dirent **a, const struct dirent **b)
+{
+	int ca = !strcmp((*a)->d_name, "cpu.trace"), cb = !strcmp((*b)->d_name, "cpu.trace");
+
+	return ca != cb ? ca - cb : strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static int load_dir(struct timeline *tl, const char *dir, const char **why)
+{
+	struct tl_priv *p = tl->priv;
+	struct dirent **de = NULL;
+	char path[4096];
+	int n = scandir(dir, &de, trace_name, cmp_trace_name), i, err = 0;
+
+	if (n < 0) {
 		err = -errno;
 		snprintf(p->errbuf, sizeof(p->errbuf), "cannot open directory '%s': %s", dir, strerror(-err));
 		if (why)
 			*why = p->errbuf;
 		return err;
 	}
-	while ((de = readdir(d))) {
-		if (strcmp(de->d_name, "cpu.trace") && fnmatch("gpu-*.trace", de->d_name, 0))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		found++;
+	for (i = 0; i < n && err != -ENOMEM; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, de[i]->d_name);
+		if (!strcmp(de[i]->d_name, "cpu.trace"))
+			bind_begin(tl);
 		err = timeline__load_file(tl, path, why);
-		if (err == -ENOMEM)
-			break;
-		if (err) {
+		bind_end(tl);
+		if (err && err != -ENOMEM) {
 			/* an unreadable file is a warning; the others still load */
 			warn(tl, "%s", p->errbuf);
 			err = 0;
 		}
 	}
-	closedir(d);
-	if (!err && !found) {
+	for (i = 0; i < n; i++)
+		free(de[i]);
+	free(de);
+	if (!err && !n) {
 		snprintf(p->errbuf, sizeof(p->errbuf),
 			 "'%s' holds no cpu.trace or gpu-<pid>.trace: not a gpuperf recording", dir);
 		if (why)
 			*why = p->errbuf;
 		return -ENOENT;
 	}
+	return err;
+}
+
+int timeline__load_dir(struct timeline *tl, const char *dir, const char **why)
+{
+	struct timeline *again, old;
+	int err;
+
+	if (tl->nr_files) /* not empty: no binding, which a second load would need */
+		tl->priv->bind_off = 1;
+	err = load_dir(tl, dir, why);
+	if (err || !tl->priv->bind_failed)
+		return err;
+	/* a thread's launch hits out of time order: load it all again, keeping them */
+	again = timeline__new();
+	if (!again)
+		return -ENOMEM;
+	again->priv->bind_off = 1;
+	err = load_dir(again, dir, why);
+	old = *tl;
+	*tl = *again;
+	*again = old;
+	timeline__free(again);
 	return err;
 }
 
@@ -1726,6 +1875,9 @@ void timeline__finish(struct timeline *tl)
 	free(tl->priv->stk);
 	tl->priv->stk = NULL;
 	tl->priv->stk_cap = tl->priv->stk_nr = 0;
+	free(p->runs);
+	p->runs = NULL;
+	p->nr_runs = p->cap_runs = 0;
 	/* the loader's order of threads was not (pid, tid): API calls and hits are sorted again */
 	if (renumber_tids(tl))
 		p->unordered |= ORD_API | ORD_LAUNCH;

@@ -106,7 +106,9 @@ struct __attribute__((packed, aligned(4))) tl_api {
 	uint64_t start;
 	uint32_t dur; /* end - start, or 0 when the end is not after it; coded: TL_DUR_LONG */
 	uint32_t corr;
-	int32_t launch;	    /* after correlate__run(): the call's launch-site hit in tl->launch, or -1 */
+	/* The stack of the call's launch-site hit, an index into tl->launch_stacks; -1: none.
+	 * Set by correlate__run(), or while loading (tl->launches_bound). */
+	int32_t launch;
 	union {
 		struct {
 			uint32_t thr : 29; /* index into tl->tids, (pid, tid) order after timeline__finish() */
@@ -253,6 +255,12 @@ struct timeline {
 	uint64_t dropped[16]; /* by GP_DROP_* source (room for sources a newer minor version adds) */
 	uint64_t first_ts, last_ts;
 	int joined; /* correlate__run() has joined the GPU records (TL_GPU_JOINED) */
+	/*
+	 * Loading bound each launch-site hit to its API call (tl_api.launch) as
+	 * it came, instead of keeping it in tl->launch for correlate__run():
+	 * timeline__load_dir() does, when the API calls came in order.
+	 */
+	int launches_bound;
 
 	struct tl_priv *priv; /* string table, growth state, warnings */
 };
@@ -268,7 +276,13 @@ void timeline__free(struct timeline *tl);
  * message valid until the next call.
  */
 int timeline__load_file(struct timeline *tl, const char *path, const char **why);
-/* Load cpu.trace and every gpu-*.trace in dir; -ENOENT if it holds none. */
+/*
+ * Load every gpu-*.trace in dir, then cpu.trace; -ENOENT if it holds none.
+ * Into an empty timeline (timeline__new()) only. When the API calls came
+ * in order, each launch-site hit of cpu.trace is bound to its call as it
+ * comes (tl->launches_bound); should a thread's hits turn out not to be in
+ * time order, the directory is loaded again the way load_file() loads.
+ */
 int timeline__load_dir(struct timeline *tl, const char *dir, const char **why);
 
 /* Sort every array by time and mark nested API calls. Call after loading. */
@@ -377,10 +391,13 @@ static inline uint32_t timeline__gpu_corr(const struct timeline *tl, const struc
 	return g->flags & TL_GPU_JOINED ? tl->api[g->corr].corr : g->corr;
 }
 
-/* The launch-site hit of the call that issued g (correlate__run()), or -1. */
-static inline int32_t timeline__gpu_launch(const struct timeline *tl, const struct tl_gpu *g)
+/* The launch stack of the call that issued g (correlate__run()), or NULL. */
+static inline const struct tl_stack *timeline__gpu_launch_stack(const struct timeline *tl,
+								const struct tl_gpu *g)
 {
-	return g->flags & TL_GPU_JOINED ? tl->api[g->corr].launch : -1;
+	int32_t s = g->flags & TL_GPU_JOINED ? tl->api[g->corr].launch : -1;
+
+	return s >= 0 ? &tl->launch_stacks[s] : NULL;
 }
 
 static inline uint32_t timeline__api_pid(const struct timeline *tl, const struct tl_api *a)

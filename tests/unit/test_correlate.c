@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* test_correlate.c - timeline loading, clock alignment and the GPU -> API -> stack join. */
 #include <errno.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -118,15 +119,73 @@ static struct timeline *load(void)
 	return tl;
 }
 
-/* Close a GPU and the CPU trace, then load the directory: nothing to warn about. */
+/*
+ * The directory's traces one by one with timeline__load_file(), cpu.trace
+ * first: launch hits kept for correlate__run(), never bound while loading.
+ */
+static struct timeline *load_files(void)
+{
+	static const char *const names[] = { "cpu.trace", "gpu-10.trace", "gpu-11.trace" };
+	struct timeline *tl = timeline__new();
+	const char *why = NULL;
+	char path[128];
+	size_t i;
+
+	assert_non_null(tl);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		if (!access(path, F_OK))
+			assert_int_equal(timeline__load_file(tl, path, &why), 0);
+	}
+	timeline__finish(tl);
+	assert_int_equal(tl->launches_bound, 0);
+	return tl;
+}
+
+/* The launch stack frames of the GPU record i, joined: "" when it has none. */
+static void launch_of(const struct timeline *tl, size_t i, char *buf, size_t len)
+{
+	const struct tl_stack *st = timeline__gpu_launch_stack(tl, &tl->gpu[i]);
+	size_t k, n = 0;
+
+	buf[0] = '\0';
+	for (k = 0; st && k < (size_t)st->nr_user + st->nr_kernel && n + 20 < len; k++)
+		n += (size_t)snprintf(buf + n, len - n, "%" PRIx64 ";", timeline__frames(tl, st)[k]);
+	if (st && !k)
+		snprintf(buf, len, "(empty)");
+}
+
+/*
+ * Close a GPU and the CPU trace, then load the directory: nothing to warn
+ * about. The join comes out the same whether loading bound the launch hits
+ * (load()) or correlate__run() did (load_files()): each GPU record has the
+ * same API call and launch stack both ways.
+ */
 static struct timeline *close_and_load(struct gp_writer *g, struct gp_writer *c)
 {
-	struct timeline *tl;
+	struct timeline *tl, *ref;
+	struct correlation a, b;
+	char x[512], y[512];
+	size_t i;
 
 	assert_int_equal(gp_writer__close(g), 0);
 	assert_int_equal(gp_writer__close(c), 0);
 	tl = load();
+	ref = load_files();
 	assert_int_equal(timeline__nr_warnings(tl), 0);
+	assert_int_equal(correlate__run(tl, &a), 0);
+	assert_int_equal(correlate__run(ref, &b), 0);
+	assert_int_equal(tl->nr_gpu, ref->nr_gpu);
+	assert_int_equal(a.gpu_with_stack, b.gpu_with_stack);
+	for (i = 0; i < tl->nr_gpu; i++) {
+		assert_int_equal(timeline__gpu_corr(tl, &tl->gpu[i]), timeline__gpu_corr(ref, &ref->gpu[i]));
+		launch_of(tl, i, x, sizeof(x));
+		launch_of(ref, i, y, sizeof(y));
+		assert_string_equal(x, y);
+	}
+	correlate__release(&a);
+	correlate__release(&b);
+	timeline__free(ref);
 	return tl;
 }
 
@@ -138,12 +197,12 @@ static uint64_t stack_of(const struct timeline *tl, const struct correlation *c,
 	for (i = 0; i < tl->nr_gpu; i++) {
 		if (strcmp(timeline__str(tl, tl->gpu[i].name), name) || nth--)
 			continue;
-		int32_t li = timeline__gpu_launch(tl, &tl->gpu[i]);
+		const struct tl_stack *st = timeline__gpu_launch_stack(tl, &tl->gpu[i]);
 
 		(void)c;
-		if (li < 0)
+		if (!st)
 			return 0;
-		return timeline__frames(tl, timeline__launch_stack(tl, &tl->launch[li]))[0];
+		return timeline__frames(tl, st)[0];
 	}
 	fail_msg("no kernel %s", name);
 	return 0;
@@ -431,6 +490,7 @@ static void test_threads_interleaved(void **state)
 		kernel(g, 10, (uint32_t)i + 1, 100000 + 100 * i, 100000 + 100 * i + 50, name);
 	}
 	tl = close_and_load(g, c);
+	assert_int_equal(tl->launches_bound, 0); /* calls out of order: hits kept */
 	assert_int_equal(tl->nr_api, N);
 	assert_int_equal(tl->nr_launch, N);
 	for (i = 0; i < N; i++) {
@@ -528,9 +588,61 @@ static void assert_sorted(const struct timeline *tl)
  * threads interleaved; a hit, a sample and an off-CPU span out of time
  * order.
  */
+/*
+ * Launch hits bound while loading: a thread's hits out of time order make
+ * the directory load again with its hits kept, and the earliest hit in a
+ * call's window still wins (binding as they came would give call 2 the
+ * hit at 1995). Hits of a thread with no API call take nothing.
+ */
+static void test_bind_fallback(void **state)
+{
+	struct gp_writer *g = open_trace("gpu-10.trace", GP_PRODUCER_INJECT, GP_CLOCK_MONOTONIC, 10);
+	struct gp_writer *c = open_trace("cpu.trace", GP_PRODUCER_CPU_AGENT, GP_CLOCK_MONOTONIC, 1);
+	struct correlation cr;
+	struct timeline *tl;
+	int round;
+
+	(void)state;
+	for (round = 0; round < 2; round++) {
+		if (round) {
+			assert_int_equal(teardown(NULL), 0);
+			assert_int_equal(setup(NULL), 0);
+			g = open_trace("gpu-10.trace", GP_PRODUCER_INJECT, GP_CLOCK_MONOTONIC, 10);
+			c = open_trace("cpu.trace", GP_PRODUCER_CPU_AGENT, GP_CLOCK_MONOTONIC, 1);
+		}
+		api(g, 10, 100, 1, 1000, 1100, GP_API_RUNTIME, "cudaLaunchKernel");
+		api(g, 10, 100, 2, 2000, 2100, GP_API_RUNTIME, "cudaLaunchKernel");
+		api(g, 10, 100, 3, 3000, 3100, GP_API_RUNTIME, "cudaLaunchKernel");
+		kernel(g, 10, 1, 5000, 5100, "k1");
+		kernel(g, 10, 2, 5200, 5300, "k2");
+		kernel(g, 10, 3, 5400, 5500, "k3");
+		hit(c, 10, 100, 990, 0xA1, "cudaLaunchKernel");
+		if (round) { /* in time order */
+			hit(c, 10, 100, 1990, 0xA2, "cudaLaunchKernel");
+			hit(c, 10, 100, 1995, 0xA9, "cudaLaunchKernel");
+		} else {
+			hit(c, 10, 100, 1995, 0xA9, "cudaLaunchKernel");
+			hit(c, 10, 100, 1990, 0xA2, "cudaLaunchKernel");
+		}
+		hit(c, 10, 100, 2990, 0xA3, "cudaLaunchKernel");
+		hit(c, 10, 555, 2000, 0xEE, "cudaLaunchKernel"); /* no calls */
+		tl = close_and_load(g, c);
+		assert_int_equal(tl->launches_bound, round);
+		assert_int_equal(tl->nr_launch, round ? 0 : 5);
+		assert_int_equal(correlate__run(tl, &cr), 0);
+		assert_int_equal(stack_of(tl, &cr, "k1", 0), 0xA1);
+		assert_int_equal(stack_of(tl, &cr, "k2", 0), 0xA2);
+		assert_int_equal(stack_of(tl, &cr, "k3", 0), 0xA3);
+		correlate__release(&cr);
+		timeline__free(tl);
+	}
+}
+
+static void check_round(struct timeline *tl, int round);
+
 static void test_load_order(void **state)
 {
-	int round;
+	int round, way;
 
 	(void)state;
 	for (round = 0; round < 7; round++) {
@@ -592,27 +704,37 @@ static void test_load_order(void **state)
 			offcpu(c, 100, 3100, 3900);
 		}
 		tl = close_and_load(g, c);
-		assert_sorted(tl);
-		if (round < 2) {
-			/* the enclosing call first, the driver call in it nested */
-			assert_int_equal(tl->nr_api, 5);
-			assert_int_equal(tl->api[0].corr, 2);
-			assert_false(tl->api[0].nested);
-			assert_int_equal(tl->api[1].corr, 1);
-			assert_true(tl->api[1].nested);
-			assert_false(tl->api[2].nested);
-			assert_false(tl->api[3].nested);
-			assert_int_equal(tl->api[4].corr, 5);
-			assert_false(tl->api[4].nested);
+		for (way = 0; way < 2; way++, tl = load_files()) {
+			check_round(tl, round);
+			timeline__free(tl);
 		}
-		if (round == 4 || round == 5) { /* by thread: 100 first */
-			assert_int_equal(tl->nr_api, 3);
-			assert_int_equal(timeline__api_tid(tl, &tl->api[0]), 100);
-			assert_int_equal(timeline__api_tid(tl, &tl->api[2]), 200);
+	}
+}
+
+/* test_load_order()'s checks of one round, on one way of loading it. */
+static void check_round(struct timeline *tl, int round)
+{
+	assert_sorted(tl);
+	if (round < 2) {
+		/* the enclosing call first, the driver call in it nested */
+		assert_int_equal(tl->nr_api, 5);
+		assert_int_equal(tl->api[0].corr, 2);
+		assert_false(tl->api[0].nested);
+		assert_int_equal(tl->api[1].corr, 1);
+		assert_true(tl->api[1].nested);
+		assert_false(tl->api[2].nested);
+		assert_false(tl->api[3].nested);
+		assert_int_equal(tl->api[4].corr, 5);
+		assert_false(tl->api[4].nested);
+	}
+	if (round == 4 || round == 5) { /* by thread: 100 first */
+		assert_int_equal(tl->nr_api, 3);
+		assert_int_equal(timeline__api_tid(tl, &tl->api[0]), 100);
+		assert_int_equal(timeline__api_tid(tl, &tl->api[2]), 200);
+		if (!tl->launches_bound) {
 			assert_int_equal(timeline__launch_tid(tl, &tl->launch[0]), 100);
 			assert_int_equal(timeline__launch_tid(tl, &tl->launch[2]), 200);
 		}
-		timeline__free(tl);
 	}
 }
 
@@ -664,20 +786,21 @@ static void test_stack_ids_join(void **state)
 	api(g, 10, 100, 601, 1000 + 100 * 600, 1000 + 100 * 600 + 50, GP_API_RUNTIME, "cudaLaunchKernel");
 	kernel(g, 10, 601, 200000, 200050, "k_redefined");
 	tl = close_and_load(g, c);
-	assert_int_equal(tl->nr_launch, 601);
+	assert_int_equal(tl->launches_bound, 1); /* no hit kept */
+	assert_int_equal(tl->nr_launch, 0);
 	assert_int_equal(tl->nr_launch_stacks, 5); /* three stacks, none, and id 1's second */
 	assert_int_equal(correlate__run(tl, &cr), 0);
 	for (i = 0; i < 600; i++) {
-		int32_t li;
+		const struct tl_stack *st;
 
 		snprintf(name, sizeof(name), "k%zu", i);
 		if (i != 7) {
 			assert_int_equal(stack_of(tl, &cr, name, 0), 0xA000 + i % 3);
 			continue;
 		}
-		li = timeline__gpu_launch(tl, &tl->gpu[i]);
-		assert_true(li >= 0); /* bound to its hit... */
-		assert_int_equal(timeline__launch_stack(tl, &tl->launch[li])->nr_user, 0); /* ...no frames */
+		st = timeline__gpu_launch_stack(tl, &tl->gpu[i]);
+		assert_non_null(st); /* bound to its hit... */
+		assert_int_equal(st->nr_user, 0); /* ...no frames */
 	}
 	assert_int_equal(stack_of(tl, &cr, "k_redefined", 0), 0xBEEF);
 	assert_int_equal(cr.gpu_with_stack, 601);
@@ -715,6 +838,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_threads_interleaved, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_ids_join, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bind_fallback, setup, teardown),
 		cmocka_unit_test(test_fit_math),
 		cmocka_unit_test(test_kconfig_table),
 	};
