@@ -1146,9 +1146,14 @@ int report__run(const struct report_opts *opts, struct report_result *res, char 
 		if (!r.view[i])
 			err = -ENOMEM;
 	}
-	if (!err)
+	/*
+	 * Only what is written needs building: the timelines (-f chrome,perfetto)
+	 * need neither the views nor the idle gaps; the text report needs both.
+	 */
+	if (!err && ((o.formats & (REPORT_FOLDED | REPORT_SVG | REPORT_PPROF | REPORT_JSON)) ||
+		     o.text || o.per_thread))
 		err = build_views(&r, &tv);
-	if (!err)
+	if (!err && ((o.formats & REPORT_FOLDED) || o.text))
 		err = gpu_idle__build(&r);
 	if (!err)
 		err = write_outputs(&r, res);

@@ -20,6 +20,7 @@ fail=0
 # its begin and end are timed on CLOCK_MONOTONIC, not on the sequence's incremental clock.
 mkdir "$tmp/rec" && "$GEN" -n 300 -s 3 -x -d "$tmp/rec" || exit 1
 "$GPUPERF" report -q -f chrome,perfetto "$tmp/rec" || { echo "FAIL: report"; exit 1; }
+cp "$tmp/rec/trace.pftrace" "$tmp/quiet.pftrace"
 if "$PYTHON" "$CHECK" "$tmp/rec/trace.pftrace" --json "$tmp/rec/trace.json" \
 	--min-slices 5400 >"$tmp/check"; then
 	cat "$tmp/check"
@@ -50,6 +51,9 @@ case "$line" in
 *"trace.pftrace (ui.perfetto.dev)") echo "ok: $line" ;;
 *) echo "FAIL: report -f perfetto says: $line"; fail=1 ;;
 esac
+# with -q, only the timelines are built (no views, no idle gaps): the same trace
+cmp -s "$tmp/rec/trace.pftrace" "$tmp/quiet.pftrace" ||
+	{ echo "FAIL: report -q -f chrome,perfetto wrote another trace.pftrace than report -f perfetto"; fail=1; }
 # a full disk: exit 1 with the file named
 if [ -w /dev/full ]; then
 	rm -f "$tmp/rec/trace.pftrace"
