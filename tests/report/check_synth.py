@@ -110,6 +110,19 @@ expect("cpu", (s["cpu"]["samples"], s["cpu"]["on_cpu_ns"], s["cpu"]["off_cpu_ns"
 expect("process", [(p["pid"], p["comm"]) for p in s["processes"]], [(100, "train")])
 expect("clock", [(c["file"], c["method"]) for c in s["clock_alignment"]], [("gpu-100.trace", "identity")])
 
+# every API call on its thread's track, once: 4 a step on the main thread (100), and with -l
+# one a step on the loader (101), whose calls the loader groups by thread before sorting
+t = json.load(open(f"{d}/trace.json"))
+calls = {}
+for e in (t["traceEvents"] if isinstance(t, dict) else t):
+    if e.get("cat") == "cuda_api":
+        calls[e["tid"]] = calls.get(e["tid"], 0) + 1
+        calls[("corr", e["args"]["correlation_id"])] = calls.get(("corr", e["args"]["correlation_id"]), 0) + 1
+expect("API calls by thread", {k: v for k, v in calls.items() if not isinstance(k, tuple)},
+       {100: 4 * steps, 101: steps} if loader_calls else {100: 4 * steps})
+expect("API calls with a correlation id of their own",
+       sum(1 for k, v in calls.items() if isinstance(k, tuple) and v == 1), 5 * steps if loader_calls else 4 * steps)
+
 if fails:
     print("\n".join("FAIL: " + f for f in fails))
     sys.exit(1)
