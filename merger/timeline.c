@@ -1486,17 +1486,22 @@ int timeline__load_dir(struct timeline *tl, const char *dir, const char **why)
 	err = load_dir(tl, dir, why);
 	if (err || !tl->priv->bind_failed)
 		return err;
-	/* a thread's launch hits out of time order: load it all again, keeping them */
+	/*
+	 * A thread's launch hits out of time order: load it all again, keeping
+	 * them, into an empty timeline that takes tl's place; tl's records are
+	 * freed first, so memory does not hold both.
+	 */
 	again = timeline__new();
 	if (!again)
 		return -ENOMEM;
-	again->priv->bind_off = 1;
-	err = load_dir(again, dir, why);
 	old = *tl;
 	*tl = *again;
 	*again = old;
 	timeline__free(again);
-	return err;
+	if (why)
+		*why = NULL;
+	tl->priv->bind_off = 1;
+	return load_dir(tl, dir, why);
 }
 
 static int cmp_u64(uint64_t a, uint64_t b)
