@@ -85,18 +85,18 @@ struct tl_priv {
 	} stk_recent[STK_RECENT];
 	/*
 	 * The loader compares each record with the one before it in its array
-	 * while both are at hand: ord_* records of each array went through
-	 * that check, none out of timeline__finish()'s order (an ORD_* bit of
-	 * `unordered`: one was, and the sort does the rest). It marks nested
-	 * API calls the way timeline__finish() does, too (outer_*: the
-	 * enclosing call so far). finish() then skips every array that came
-	 * in order, a pass over each saved.
+	 * while both are at hand, by the comparators the sort uses: ord_*
+	 * records of each array went through that check, none out of
+	 * timeline__finish()'s order (an ORD_* bit of `unordered`: one was,
+	 * and the sort does the rest). It marks nested API calls the way
+	 * timeline__finish() does, too (outer_*: the enclosing call so far).
+	 * finish() then skips every array that came in order, a pass over
+	 * each saved.
 	 */
 	size_t ord_api, ord_launch, ord_gpu, ord_samples, ord_offcpu;
 	unsigned unordered;
-	uint32_t last_api_thr, outer_thr, last_launch_thr;
-	uint64_t last_api_start, last_api_dur, outer_end;
-	uint64_t last_launch_ts, last_gpu_start, last_gpu_dur, last_sample_ts, last_offcpu_start;
+	uint32_t outer_thr;
+	uint64_t outer_end;
 	/*
 	 * Launch-site hits bound to their API calls as they come
 	 * (timeline__load_dir()): `runs` notes where each thread's calls begin
@@ -119,6 +119,9 @@ struct tl_priv {
 };
 
 enum { ORD_API = 1, ORD_LAUNCH = 2, ORD_GPU = 4, ORD_SAMPLES = 8, ORD_OFFCPU = 16 };
+
+/* Every record of an array checked in order by the loader, none out of order. */
+#define IN_ORDER(tl, p, bit, nr, ord) (!((p)->unordered & (bit)) && (p)->ord == (tl)->nr)
 
 static uint32_t hash_str(const char *s)
 {
@@ -880,6 +883,69 @@ static void fit_clock(struct timeline *tl, const char *path, struct gp_reader *r
 	free(mono);
 }
 
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * The order timeline__finish() sorts each array into, which the loader
+ * checks record by record (note_order()).
+ */
+
+/* By thread: after renumber_tids(), thread indices are in (pid, tid) order. */
+static inline __attribute__((always_inline)) int api_cmp(const struct timeline *tl,
+							  const struct tl_api *x,
+							  const struct tl_api *y)
+{
+	if (x->thr != y->thr)
+		return cmp_u64(x->thr, y->thr);
+	if (x->start != y->start)
+		return cmp_u64(x->start, y->start);
+	/* the enclosing call first */
+	return cmp_u64(timeline__dur(tl, y->dur), timeline__dur(tl, x->dur));
+}
+
+static inline __attribute__((always_inline)) int gpu_cmp(const struct timeline *tl,
+							  const struct tl_gpu *x,
+							  const struct tl_gpu *y)
+{
+	if (x->start != y->start)
+		return cmp_u64(x->start, y->start);
+	return cmp_u64(timeline__dur(tl, x->dur), timeline__dur(tl, y->dur));
+}
+
+static inline int cmp_launch(const void *a, const void *b)
+{
+	const struct tl_launch *x = a, *y = b;
+
+	if (x->thr != y->thr)
+		return cmp_u64(x->thr, y->thr);
+	return cmp_u64(x->ts, y->ts);
+}
+
+static inline int cmp_sample(const void *a, const void *b)
+{
+	return cmp_u64(((const struct tl_sample *)a)->ts, ((const struct tl_sample *)b)->ts);
+}
+
+static inline int cmp_offcpu(const void *a, const void *b)
+{
+	return cmp_u64(((const struct tl_offcpu *)a)->start, ((const struct tl_offcpu *)b)->start);
+}
+
+/*
+ * The record just stored last in an array (its ORD_* bit, *ord its count
+ * of records checked): whether it came after the one before it in the
+ * order above (struct tl_priv's ord_*).
+ */
+static inline void note_order(struct tl_priv *p, size_t *ord, unsigned bit, bool out_of_order)
+{
+	if (out_of_order)
+		p->unordered |= bit;
+	(*ord)++;
+}
+
 /*
  * Bind a launch-site hit as correlate__run() would: to the first outermost
  * call of its thread that ends at or after it (the previous one ended
@@ -931,39 +997,24 @@ static inline int push_launch(struct timeline *tl, uint64_t ts, uint32_t pid, ui
 	o->stack = stack;
 	if (o->thr == UINT32_MAX)
 		return -ENOMEM;
-	if (p->ord_launch && (o->thr != p->last_launch_thr ? o->thr < p->last_launch_thr
-							    : ts < p->last_launch_ts))
-		p->unordered |= ORD_LAUNCH;
-	p->last_launch_thr = o->thr;
-	p->last_launch_ts = ts;
-	p->ord_launch++;
+	note_order(p, &p->ord_launch, ORD_LAUNCH, tl->nr_launch > 1 && cmp_launch(o - 1, o) > 0);
 	return 0;
 }
 
-/* The same for a GPU record: cmp_gpu() sorts by start, the shorter first. */
-static inline void gpu_order(struct tl_priv *p, uint64_t start, uint64_t dur)
+/*
+ * Whether a new API call on thread thr, ending at end, is nested, as
+ * timeline__finish() marks them while the calls come in order (outer_*:
+ * the thread's enclosing call so far); where each thread's calls begin
+ * (struct tl_priv's runs) for binding launch hits.
+ */
+static inline unsigned api_nested(struct timeline *tl, uint32_t thr, uint64_t end)
 {
-	if (p->ord_gpu && (start != p->last_gpu_start ? start < p->last_gpu_start
-						       : dur < p->last_gpu_dur))
-		p->unordered |= ORD_GPU;
-	p->last_gpu_start = start;
-	p->last_gpu_dur = dur;
-	p->ord_gpu++;
-}
-
-/* The same for an API call, and whether it is nested, as timeline__finish() marks them. */
-static inline unsigned api_order(struct tl_priv *p, uint32_t thr, uint64_t start, uint64_t end)
-{
-	uint64_t dur = end - start;
+	struct tl_priv *p = tl->priv;
+	size_t i = tl->nr_api - 1; /* its index */
 	unsigned nested;
 
-	/* cmp_api(): by thread, start, the longer (enclosing) call first */
-	if (p->ord_api && (thr != p->last_api_thr	  ? thr < p->last_api_thr
-			   : start != p->last_api_start ? start < p->last_api_start
-							: dur > p->last_api_dur))
-		p->unordered |= ORD_API;
 	/* a thread's first call, while they are in order (binding needs no runs after) */
-	if (!(p->unordered & ORD_API) && (!p->ord_api || thr != p->last_api_thr)) {
+	if (!(p->unordered & ORD_API) && (!i || thr != tl->api[i - 1].thr)) {
 		if (p->nr_runs == p->cap_runs) {
 			size_t ncap = p->cap_runs ? 2 * p->cap_runs : 16;
 			struct tl_run *n = realloc(p->runs, ncap * sizeof(*n));
@@ -974,20 +1025,16 @@ static inline unsigned api_order(struct tl_priv *p, uint32_t thr, uint64_t start
 			}
 		}
 		if (p->nr_runs < p->cap_runs)
-			p->runs[p->nr_runs++] = (struct tl_run){ .thr = thr, .begin = p->ord_api };
+			p->runs[p->nr_runs++] = (struct tl_run){ .thr = thr, .begin = i };
 		else
 			p->bind_off = 1;
 	}
 	/* in order, a call starts no earlier than the thread's enclosing one */
-	nested = p->ord_api && thr == p->outer_thr && end <= p->outer_end;
+	nested = i && thr == p->outer_thr && end <= p->outer_end;
 	if (!nested) {
 		p->outer_thr = thr;
 		p->outer_end = end;
 	}
-	p->last_api_thr = thr;
-	p->last_api_start = start;
-	p->last_api_dur = dur;
-	p->ord_api++;
 	return nested;
 }
 
@@ -1018,7 +1065,7 @@ static int add_record(struct timeline *tl, struct idmap *ids, struct idmap *stac
 
 		if (!o || thr == UINT32_MAX)
 			return -ENOMEM;
-		bits.nested = api_order(tl->priv, bits.thr, start, end > start ? end : start) & 1;
+		bits.nested = api_nested(tl, bits.thr, end > start ? end : start) & 1;
 		/*
 		 * Plain stores only, in the order of the fields: the first touch of
 		 * each new page is a write. A bit field's read-modify-write would
@@ -1035,6 +1082,8 @@ static int add_record(struct timeline *tl, struct idmap *ids, struct idmap *stac
 						       : (int16_t)a->return_value;
 		if (o->dur == UINT32_MAX || !tl->nr_api_names)
 			return -ENOMEM; /* a long duration, or not even the "unknown" API name */
+		note_order(tl->priv, &tl->priv->ord_api, ORD_API,
+			   tl->nr_api > 1 && api_cmp(tl, o - 1, o) > 0);
 		seen_ts(tl, start, end);
 		return 0;
 	}
@@ -1112,7 +1161,8 @@ static int add_record(struct timeline *tl, struct idmap *ids, struct idmap *stac
 		g->dur = timeline__dur_code(tl, g->start, end);
 		if (g->dur == UINT32_MAX)
 			return -ENOMEM;
-		gpu_order(tl->priv, g->start, end > g->start ? end - g->start : 0);
+		note_order(tl->priv, &tl->priv->ord_gpu, ORD_GPU,
+			   tl->nr_gpu > 1 && gpu_cmp(tl, g - 1, g) > 0);
 		g->lane = lane_index(tl, pid ? pid : file_pid, device, stream, graph);
 		if (g->lane == UINT32_MAX)
 			return -ENOMEM;
@@ -1169,9 +1219,8 @@ static int add_record(struct timeline *tl, struct idmap *ids, struct idmap *stac
 		if (!o)
 			return -ENOMEM;
 		o->ts = T(s->ts);
-		if (tl->priv->ord_samples++ && o->ts < tl->priv->last_sample_ts)
-			tl->priv->unordered |= ORD_SAMPLES;
-		tl->priv->last_sample_ts = o->ts;
+		note_order(tl->priv, &tl->priv->ord_samples, ORD_SAMPLES,
+			   tl->nr_samples > 1 && cmp_sample(o - 1, o) > 0);
 		o->weight = s->weight_ns > UINT32_MAX ? UINT32_MAX : (uint32_t)s->weight_ns;
 		o->pid = s->pid;
 		o->tid = s->tid;
@@ -1201,9 +1250,8 @@ static int add_record(struct timeline *tl, struct idmap *ids, struct idmap *stac
 		if (!o)
 			return -ENOMEM;
 		o->start = T(s->start);
-		if (tl->priv->ord_offcpu++ && o->start < tl->priv->last_offcpu_start)
-			tl->priv->unordered |= ORD_OFFCPU;
-		tl->priv->last_offcpu_start = o->start;
+		note_order(tl->priv, &tl->priv->ord_offcpu, ORD_OFFCPU,
+			   tl->nr_offcpu > 1 && cmp_offcpu(o - 1, o) > 0);
 		o->end = T(s->end);
 		o->pid = s->pid;
 		o->tid = s->tid;
@@ -1393,7 +1441,7 @@ static void bind_begin(struct timeline *tl)
 	struct tl_priv *p = tl->priv;
 	size_t n = tl->nr_tids, i;
 
-	if (p->bind_off || (p->unordered & ORD_API) || p->ord_api != tl->nr_api || !n)
+	if (p->bind_off || !IN_ORDER(tl, p, ORD_API, nr_api, ord_api) || !n)
 		return;
 	p->run_end = calloc(n, sizeof(*p->run_end));
 	p->cursor = calloc(n, sizeof(*p->cursor));
@@ -1502,11 +1550,6 @@ int timeline__load_dir(struct timeline *tl, const char *dir, const char **why)
 		*why = NULL;
 	tl->priv->bind_off = 1;
 	return load_dir(tl, dir, why);
-}
-
-static int cmp_u64(uint64_t a, uint64_t b)
-{
-	return a < b ? -1 : a > b;
 }
 
 /*
@@ -1647,45 +1690,14 @@ static inline uint32_t launch_thr(const void *l)
 /* The timeline being sorted, for the comparators' long durations (timeline__dur()). */
 static const struct timeline *sort_tl;
 
-/* By thread: after renumber_tids(), thread indices are in (pid, tid) order. */
-static inline __attribute__((always_inline)) int cmp_api(const void *a, const void *b)
+static int cmp_api(const void *a, const void *b)
 {
-	const struct tl_api *x = a, *y = b;
-
-	if (x->thr != y->thr)
-		return cmp_u64(x->thr, y->thr);
-	if (x->start != y->start)
-		return cmp_u64(x->start, y->start);
-	/* the enclosing call first */
-	return cmp_u64(timeline__dur(sort_tl, y->dur), timeline__dur(sort_tl, x->dur));
+	return api_cmp(sort_tl, a, b);
 }
 
-static int cmp_launch(const void *a, const void *b)
+static int cmp_gpu(const void *a, const void *b)
 {
-	const struct tl_launch *x = a, *y = b;
-
-	if (x->thr != y->thr)
-		return cmp_u64(x->thr, y->thr);
-	return cmp_u64(x->ts, y->ts);
-}
-
-static inline __attribute__((always_inline)) int cmp_gpu(const void *a, const void *b)
-{
-	const struct tl_gpu *x = a, *y = b;
-
-	if (x->start != y->start)
-		return cmp_u64(x->start, y->start);
-	return cmp_u64(timeline__dur(sort_tl, x->dur), timeline__dur(sort_tl, y->dur));
-}
-
-static int cmp_sample(const void *a, const void *b)
-{
-	return cmp_u64(((const struct tl_sample *)a)->ts, ((const struct tl_sample *)b)->ts);
-}
-
-static int cmp_offcpu(const void *a, const void *b)
-{
-	return cmp_u64(((const struct tl_offcpu *)a)->start, ((const struct tl_offcpu *)b)->start);
+	return gpu_cmp(sort_tl, a, b);
 }
 
 /* Process events by pid, then time (info/fork/exec before exit). */
@@ -1867,9 +1879,6 @@ out:
 	free(sorted);
 	return !same;
 }
-
-/* Every record of an array checked in order by the loader, none out of order. */
-#define IN_ORDER(tl, p, bit, nr, ord) (!((p)->unordered & (bit)) && (p)->ord == (tl)->nr)
 
 void timeline__finish(struct timeline *tl)
 {
