@@ -503,18 +503,16 @@ static struct gpu_key gpu_key_of(const struct report *r, const struct tl_gpu *g)
 
 	if (ai >= 0) {
 		const struct tl_api *a = &tl->api[ai];
+		const struct tl_stack *st = timeline__api_launch_stack(tl, a);
 
 		thread |= timeline__api_tid(tl, a);
 		what |= ((uint64_t)a->name + 1) << 8;
-		if (a->launch >= 0) {
-			const struct tl_stack *st = &tl->launch_stacks[a->launch];
-
-			/* same_stack(): an empty stack matches any other empty one */
+		/* same_stack(): an empty stack matches any other empty one */
+		if (st)
 			stack = st->nr_user + st->nr_kernel ? (uint64_t)st->off << 32 |
 								      (uint32_t)st->nr_user << 16 |
 								      st->nr_kernel
 							    : 0;
-		}
 	}
 	return (struct gpu_key){ .stack = stack, .thread = thread, .what = what };
 }

@@ -391,13 +391,18 @@ static inline uint32_t timeline__gpu_corr(const struct timeline *tl, const struc
 	return g->flags & TL_GPU_JOINED ? tl->api[g->corr].corr : g->corr;
 }
 
+/* The launch stack of API call a (correlate__run()), or NULL. */
+static inline const struct tl_stack *timeline__api_launch_stack(const struct timeline *tl,
+								const struct tl_api *a)
+{
+	return a->launch >= 0 ? &tl->launch_stacks[a->launch] : NULL;
+}
+
 /* The launch stack of the call that issued g (correlate__run()), or NULL. */
 static inline const struct tl_stack *timeline__gpu_launch_stack(const struct timeline *tl,
 								const struct tl_gpu *g)
 {
-	int32_t s = g->flags & TL_GPU_JOINED ? tl->api[g->corr].launch : -1;
-
-	return s >= 0 ? &tl->launch_stacks[s] : NULL;
+	return g->flags & TL_GPU_JOINED ? timeline__api_launch_stack(tl, &tl->api[g->corr]) : NULL;
 }
 
 static inline uint32_t timeline__api_pid(const struct timeline *tl, const struct tl_api *a)
