@@ -239,6 +239,18 @@ struct gp_writer *gp_writer__open(const char *path, const struct gp_writer_opts 
 	return gp_writer__fdopen(fd, opts);
 }
 
+struct gp_writer *gp_writer__openat(int dir_fd, const char *name, const struct gp_writer_opts *opts)
+{
+	int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC;
+	int fd;
+
+	flags |= opts && opts->truncate ? O_TRUNC : O_EXCL;
+	fd = openat(dir_fd, name, flags, 0644);
+	if (fd < 0)
+		return NULL;
+	return gp_writer__fdopen(fd, opts);
+}
+
 /* Make room for `need` more bytes in a growable buffer. */
 static int grow(uint8_t **buf, size_t *cap, size_t len, size_t need)
 {

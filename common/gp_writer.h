@@ -41,6 +41,12 @@ struct gp_writer_opts {
 
 /* Create the file (O_EXCL unless opts->truncate) and write its header. */
 struct gp_writer *gp_writer__open(const char *path, const struct gp_writer_opts *opts);
+/*
+ * Create `name` relative to the directory fd `dir_fd` (O_EXCL unless
+ * opts->truncate; never through a symbolic link: O_NOFOLLOW), and write its
+ * header. For a directory someone else can write to.
+ */
+struct gp_writer *gp_writer__openat(int dir_fd, const char *name, const struct gp_writer_opts *opts);
 /* Same on an already open fd; the writer owns it from here and closes it. */
 struct gp_writer *gp_writer__fdopen(int fd, const struct gp_writer_opts *opts);
 

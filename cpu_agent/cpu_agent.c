@@ -86,7 +86,9 @@ struct bid_entry {
 
 struct cpu_agent {
 	struct cpu_agent_opts opts;
-	char *dir;
+	char *dir;		/* names the directory in messages */
+	int dfd;		/* the directory: every file is created relative to it */
+	bool excl;		/* create with O_EXCL (opts.dir_fd) rather than replace (opts.dir) */
 	struct gp_writer *w;
 	struct proc_track_prog *pt;
 	struct cpu_sample_prog *cs;
@@ -641,18 +643,38 @@ static void scan_threads(struct cpu_agent *a, struct proc *p, uint64_t ts)
 
 /* ---- ring-buffer callbacks ------------------------------------------------ */
 
-static int copy_file(const char *src, const char *dst);
+/*
+ * Create DIR/name for writing, relative to the directory fd and never
+ * through a link, owned by opts.owner_* when set_owner: an fd or -errno.
+ */
+static int agent_create(struct cpu_agent *a, const char *name)
+{
+	int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (a->excl ? O_EXCL : O_TRUNC);
+	int fd = openat(a->dfd, name, flags, 0644), err;
+
+	if (fd < 0)
+		return -errno;
+	if (a->opts.set_owner && fchown(fd, a->opts.owner_uid, a->opts.owner_gid)) {
+		err = -errno;
+		close(fd);
+		unlinkat(a->dfd, name, 0);
+		return err;
+	}
+	return fd;
+}
+
+static int copy_file(struct cpu_agent *a, const char *src, const char *name);
 
 /* A JIT's symbol map (/tmp/perf-PID.map) outlives nothing: keep a copy in DIR. */
 static void copy_jit_map(struct cpu_agent *a, uint32_t pid)
 {
-	char src[64], dst[PATH_MAX];
+	char src[64], dst[64];
 
 	snprintf(src, sizeof(src), "/tmp/perf-%u.map", pid);
 	if (access(src, R_OK))
 		return;
-	snprintf(dst, sizeof(dst), "%s/perf-%u.map", a->dir, pid);
-	copy_file(src, dst);
+	snprintf(dst, sizeof(dst), "perf-%u.map", pid);
+	copy_file(a, src, dst);
 }
 
 /* Remember the exit of a pid or tid the caller gave (at most one each: it is not reused). */
@@ -952,7 +974,7 @@ static int check_opts(const struct cpu_agent_opts *o, char *why, size_t len)
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	struct stat sb;
 
-	if (!o || !o->dir)
+	if (!o || (!o->dir && o->dir_fd <= 0))
 		return -EINVAL;
 	if ((o->nr_pids && !o->pids) || (o->nr_tids && !o->tids) || (o->nr_cpus && !o->cpus))
 		return -EINVAL;
@@ -1010,7 +1032,7 @@ static int check_opts(const struct cpu_agent_opts *o, char *why, size_t len)
 		if (t < 0)
 			return t;
 	}
-	if (stat(o->dir, &sb))
+	if (o->dir_fd > 0 ? fstat(o->dir_fd, &sb) : stat(o->dir, &sb))
 		return -errno;
 	if (!S_ISDIR(sb.st_mode))
 		return -ENOTDIR;
@@ -1038,7 +1060,7 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 	struct proc_track_opts po = { 0 };
 	struct cpu_agent *a = NULL;
 	const char *what = "invalid agent options";
-	char path[PATH_MAX], why[256] = "";
+	char why[256] = "";
 	pid_t *tgids = NULL, ex[2];
 	size_t ntgids = 0;
 	int err, tfd;
@@ -1062,6 +1084,7 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 		goto fail;
 	}
 	a->epfd = -1;
+	a->dfd = -1;
 	a->opts = *opts;
 	a->opts.pids = NULL;
 	a->opts.tids = NULL; /* a->tids */
@@ -1073,11 +1096,20 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 	if (!a->opts.min_block_us)
 		a->opts.min_block_us = AGENT_DEF_MIN_BLOCK_US;
 	a->weight_ns = 1000000000ull / a->opts.freq_hz;
-	a->dir = strdup(opts->dir);
+	a->dir = strdup(opts->dir ? opts->dir : "DIR");
 	if (!a->dir) {
 		err = -ENOMEM;
 		goto fail;
 	}
+	what = "cannot use the output directory";
+	a->excl = opts->dir_fd > 0;
+	a->dfd = a->excl ? fcntl(opts->dir_fd, F_DUPFD_CLOEXEC, 3)
+			 : open(opts->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (a->dfd < 0) {
+		err = -errno;
+		goto fail;
+	}
+	what = "out of memory";
 	a->pids = calloc(opts->nr_pids + 1, sizeof(*a->pids));
 	a->pid_comms = calloc(opts->nr_pids + 1, sizeof(*a->pid_comms));
 	a->exits = calloc(opts->nr_pids + opts->nr_tids + 1, sizeof(*a->exits));
@@ -1241,9 +1273,13 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 	if (err)
 		goto fail;
 
-	snprintf(path, sizeof(path), "%s/cpu.trace", a->dir);
 	what = "cannot create DIR/cpu.trace";
-	a->w = gp_writer__open(path, &wo);
+	tfd = agent_create(a, "cpu.trace");
+	if (tfd < 0) {
+		err = tfd;
+		goto fail;
+	}
+	a->w = gp_writer__fdopen(tfd, &wo);
 	if (!a->w) {
 		err = -errno;
 		goto fail;
@@ -1442,7 +1478,7 @@ static int write_short(void *ctx, const struct offcpu_short *s)
 	return 0;
 }
 
-static int copy_file(const char *src, const char *dst)
+static int copy_file(struct cpu_agent *a, const char *src, const char *name)
 {
 	char buf[65536];
 	int in, out, err = 0;
@@ -1451,11 +1487,10 @@ static int copy_file(const char *src, const char *dst)
 	in = open(src, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
 		return -errno;
-	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	out = agent_create(a, name);
 	if (out < 0) {
-		err = -errno;
 		close(in);
-		return err;
+		return out;
 	}
 	while ((n = read(in, buf, sizeof(buf))) > 0) {
 		if (write(out, buf, (size_t)n) != n) {
@@ -1473,7 +1508,6 @@ static int copy_file(const char *src, const char *dst)
 int cpu_agent__stop(struct cpu_agent *a)
 {
 	uint64_t end = now_ns(CLOCK_MONOTONIC);
-	char path[PATH_MAX];
 	int err;
 
 	if (a->stopped)
@@ -1500,8 +1534,7 @@ int cpu_agent__stop(struct cpu_agent *a)
 	if (err && !a->err)
 		a->err = err;
 	if (!a->opts.no_kallsyms) {
-		snprintf(path, sizeof(path), "%s/kallsyms", a->dir);
-		copy_file("/proc/kallsyms", path);
+		copy_file(a, "/proc/kallsyms", "kallsyms");
 	}
 	return a->err;
 }
@@ -1553,6 +1586,8 @@ void cpu_agent__free(struct cpu_agent *a)
 	stop_guard__free(a->guard);
 	if (a->epfd >= 0)
 		close(a->epfd);
+	if (a->dfd >= 0)
+		close(a->dfd);
 	cuda_launch_prog__free(a->cl);
 	offcpu_prog__free(a->oc);
 	cpu_sample_prog__free(a->cs);

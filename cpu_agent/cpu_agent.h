@@ -21,6 +21,19 @@ struct cpu_agent;
 struct cpu_agent_opts {
 	const char *dir;	/* existing directory; the agent creates DIR/cpu.trace (replacing it) */
 	/*
+	 * Instead of dir (when > 0): a directory fd the agent creates all its
+	 * files in (cpu.trace, kallsyms, perf-PID.map copies), relative to it,
+	 * with O_CREAT|O_EXCL|O_NOFOLLOW: never through a name someone else
+	 * could have planted. The agent keeps its own duplicate; the caller
+	 * may close it after __new. dir then only names it in messages (may
+	 * be NULL).
+	 */
+	int dir_fd;
+	/* Each file the agent creates is fchown'ed to these right after it is created. */
+	bool set_owner;
+	uid_t owner_uid;
+	gid_t owner_gid;
+	/*
 	 * What to follow: exactly one of pids, tids and system_wide (else
 	 * EINVAL). A pid or tid that does not exist: ESRCH, and errbuf says
 	 * "no process N: ..." / "no thread N: ...".
