@@ -15,9 +15,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
+#include <dirent.h>
+#include <fnmatch.h>
 #include <getopt.h>
-#include <glob.h>
 #include <grp.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -42,7 +43,11 @@
 
 #include "builtin.h"
 #include "cpu_agent.h"
+#include "gp_file.h"
+#include "gp_record.h"
+#include "gp_util.h"
 #include "parse.h"
+#include "user.h"
 
 #ifndef GPUPERF_VERSION
 #define GPUPERF_VERSION "0.0.0"
@@ -141,20 +146,12 @@ struct record_opts {
 	char **argv;
 };
 
-/* The invoking user under sudo: the program runs as this user. */
-struct record_user {
-	bool drop;
-	uid_t uid;
-	gid_t gid;
-	gid_t *groups;
-	int nr_groups;
-	char *name, *home;
-};
-
 struct record {
 	struct record_opts o;
-	struct record_user u;
-	char dir[PATH_MAX];	/* absolute */
+	struct gp_user u;	/* under sudo: the user the program runs as and DIR belongs to */
+	char dir[PATH_MAX];	/* absolute: what the program gets */
+	char dir_name[PATH_MAX]; /* as made or given (-o) */
+	int dir_fd;		/* DIR, opened once: root writes only relative to it */
 	bool dir_created;
 	char inject_lib[PATH_MAX];
 	struct cpu_agent *agent;
@@ -243,33 +240,25 @@ static void status_clear(struct record *r)
 	}
 }
 
-static void gpu_traces_size(const char *dir, size_t *files, uint64_t *bytes)
+static void add_size(struct record *r, const char *name, uint64_t size, void *arg)
 {
-	char pat[PATH_MAX + 32];
-	struct stat sb;
-	glob_t g;
-	size_t i;
+	uint64_t *sum = arg;
 
-	*files = 0;
-	*bytes = 0;
-	snprintf(pat, sizeof(pat), "%s/gpu-*.trace", dir);
-	if (glob(pat, 0, NULL, &g))
-		return;
-	for (i = 0; i < g.gl_pathc; i++) {
-		if (stat(g.gl_pathv[i], &sb))
-			continue;
-		(*files)++;
-		*bytes += (uint64_t)sb.st_size;
-	}
-	globfree(&g);
+	(void)r;
+	(void)name;
+	sum[0]++;
+	sum[1] += size;
 }
+
+static void dir_each(struct record *r, const char *pattern,
+		     void (*fn)(struct record *r, const char *name, uint64_t size, void *arg),
+		     void *arg);
 
 static void status_show(struct record *r)
 {
 	struct cpu_agent_stats st;
 	uint64_t el = (now_ns(CLOCK_MONOTONIC) - r->start_mono_ns) / 100000000ull;
-	uint64_t bytes, lost;
-	size_t files;
+	uint64_t sum[2] = { 0, 0 }, lost; /* files, bytes */
 
 	if (!r->live)
 		return;
@@ -285,8 +274,8 @@ static void status_show(struct record *r)
 	}
 	if (r->o.gpu) {
 		/* kernels are not counted live: the traces are compressed; their size is */
-		gpu_traces_size(r->dir, &files, &bytes);
-		fprintf(stderr, "  gpu traces %zu (%" PRIu64 " KiB)", files, bytes / 1024);
+		dir_each(r, "gpu-*.trace", add_size, sum);
+		fprintf(stderr, "  gpu traces %" PRIu64 " (%" PRIu64 " KiB)", sum[0], sum[1] / 1024);
 	}
 	fputs("\033[K", stderr);
 	fflush(stderr);
@@ -643,61 +632,17 @@ found:
 	return 0;
 }
 
-/* Under sudo (euid 0, SUDO_UID set and not 0) the program runs as the invoking user. */
-static int user_lookup(struct record_user *u)
-{
-	const char *s = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
-	struct passwd *pw;
-	uint64_t v;
-	int n = 0;
-
-	memset(u, 0, sizeof(*u));
-	if (geteuid() != 0 || !s || !*s)
-		return 0;
-	if (parse_u64("record", "SUDO_UID", s, 0, UINT32_MAX - 1, &v))
-		return -EINVAL;
-	if (v == 0)
-		return 0;
-	u->drop = true;
-	u->uid = (uid_t)v;
-	pw = getpwuid(u->uid);
-	u->gid = pw ? pw->pw_gid : (gid_t)v;
-	if (g && *g) {
-		if (parse_u64("record", "SUDO_GID", g, 0, UINT32_MAX - 1, &v))
-			return -EINVAL;
-		u->gid = (gid_t)v;
-	}
-	if (pw) {
-		u->name = strdup(pw->pw_name);
-		u->home = strdup(pw->pw_dir);
-		getgrouplist(pw->pw_name, u->gid, NULL, &n);
-		if (n > 0)
-			u->groups = calloc((size_t)n, sizeof(*u->groups));
-		if (!u->name || !u->home || (n > 0 && !u->groups))
-			return -ENOMEM;
-		if (n > 0 && getgrouplist(pw->pw_name, u->gid, u->groups, &n) < 0)
-			n = 0;
-		u->nr_groups = n;
-	}
-	if (!u->nr_groups) {
-		free(u->groups);
-		u->groups = malloc(sizeof(*u->groups));
-		if (!u->groups)
-			return -ENOMEM;
-		u->groups[0] = u->gid;
-		u->nr_groups = 1;
-	}
-	return 0;
-}
-
-static void user_release(struct record_user *u)
-{
-	free(u->groups);
-	free(u->name);
-	free(u->home);
-}
-
 /* ---- the output directory ---------------------------------------------------- */
+
+/*
+ * DIR belongs to the user the program runs as, and the program can put
+ * anything in it. So DIR is made (or, with --force, emptied) by that user
+ * in a child process with their credentials (gp_user__run); root then
+ * opens it once, as a directory that is not a link and that the user owns,
+ * and creates its own files (cpu.trace, record.json, ...) only relative to
+ * that descriptor, with O_EXCL|O_NOFOLLOW, handing each to the user by
+ * its descriptor.
+ */
 
 /* What a recording (and its report) leaves in DIR: removed for --force, or on a failed start. */
 static const char *const dir_patterns[] = {
@@ -706,20 +651,162 @@ static const char *const dir_patterns[] = {
 	"profile.pb.gz", "summary.json", "analysis.txt",
 };
 
-static void dir_clean(const char *dir)
+static bool dir_pattern_match(const char *name)
 {
-	char pat[PATH_MAX + 32];
-	size_t i, j;
-	glob_t g;
+	size_t i;
 
-	for (i = 0; i < sizeof(dir_patterns) / sizeof(dir_patterns[0]); i++) {
-		snprintf(pat, sizeof(pat), "%s/%s", dir, dir_patterns[i]);
-		if (glob(pat, 0, NULL, &g))
-			continue;
-		for (j = 0; j < g.gl_pathc; j++)
-			unlink(g.gl_pathv[j]);
-		globfree(&g);
+	for (i = 0; i < ARRAY_SIZE(dir_patterns); i++)
+		if (!fnmatch(dir_patterns[i], name, FNM_PERIOD))
+			return true;
+	return false;
+}
+
+/* Does @name in @dir_fd start with the trace magic (a file gpuperf wrote)? */
+static bool dir_is_trace(int dir_fd, const char *name)
+{
+	char magic[sizeof(GP_FILE_MAGIC) - 1];
+	int fd = gp_file__input(dir_fd, name);
+	bool yes;
+
+	if (fd < 0)
+		return false;
+	yes = read(fd, magic, sizeof(magic)) == (ssize_t)sizeof(magic) &&
+	      !memcmp(magic, GP_FILE_MAGIC, sizeof(magic));
+	close(fd);
+	return yes;
+}
+
+/*
+ * Remove what an earlier recording left in @dir_fd: only entries matching
+ * dir_patterns, only regular files and links (the entries themselves, never
+ * what a link points to). With @check, first make sure the directory is a
+ * recording: empty, or holding a record.json or a trace gpuperf wrote.
+ * 0, or -ENOTEMPTY when it is not a recording.
+ */
+static int dir_clean(int dir_fd, bool check)
+{
+	int fd = dup(dir_fd), err = 0;
+	bool recording = true;
+	struct dirent *de;
+	struct stat sb;
+	DIR *d;
+
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		err = -errno;
+		if (fd >= 0)
+			close(fd);
+		return err;
 	}
+	if (check) {
+		bool empty = true, ours = false;
+
+		while ((de = readdir(d))) {
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			empty = false;
+			if (!fstatat(dir_fd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) &&
+			    S_ISREG(sb.st_mode) &&
+			    (!strcmp(de->d_name, "record.json") ||
+			     (!fnmatch("*.trace", de->d_name, FNM_PERIOD) &&
+			      dir_is_trace(dir_fd, de->d_name))))
+				ours = true;
+		}
+		recording = empty || ours;
+		rewinddir(d);
+	}
+	while (recording && (de = readdir(d))) {
+		if (!dir_pattern_match(de->d_name) ||
+		    fstatat(dir_fd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) ||
+		    !(S_ISREG(sb.st_mode) || S_ISLNK(sb.st_mode)))
+			continue;
+		unlinkat(dir_fd, de->d_name, 0);
+	}
+	closedir(d);
+	return recording ? 0 : -ENOTEMPTY;
+}
+
+/* What dir_prepare() is given and answers, in memory shared with the child that runs it. */
+struct dir_job {
+	const struct record_opts *o;
+	char what[64];	      /* for the default name */
+	char stamp[32];
+	char name[PATH_MAX];  /* out: the directory made or reused */
+	bool created;	      /* out */
+};
+
+static int dir_reuse(struct dir_job *job)
+{
+	int fd = gp_file__dir_owned(job->name, geteuid()), err;
+	struct stat sb;
+
+	/* O_DIRECTORY|O_NOFOLLOW of a link: ELOOP or ENOTDIR */
+	if (fd == -ENOTDIR && !lstat(job->name, &sb) && S_ISLNK(sb.st_mode))
+		fd = -ELOOP;
+	if (fd == -ELOOP || fd == -ENOTDIR) {
+		fprintf(stderr, "gpuperf record: '%s' is %s: not reused\n", job->name,
+			fd == -ELOOP ? "a symbolic link" : "not a directory");
+		return fd;
+	}
+	if (fd == -EPERM) {
+		fprintf(stderr, "gpuperf record: '%s' does not belong to %s (uid %u): not reused\n",
+			job->name, getenv("SUDO_UID") ? "the sudo user" : "you",
+			(unsigned)geteuid());
+		return fd;
+	}
+	if (fd < 0) {
+		fprintf(stderr, "gpuperf record: cannot use '%s': %s\n", job->name, strerror(-fd));
+		return fd;
+	}
+	err = dir_clean(fd, true);
+	close(fd);
+	if (err == -ENOTEMPTY)
+		fprintf(stderr, "gpuperf record: '%s' is not a gpuperf recording (no record.json or "
+				"trace in it): --force reuses only those; choose another -o\n",
+			job->name);
+	else if (err)
+		fprintf(stderr, "gpuperf record: cannot use '%s': %s\n", job->name, strerror(-err));
+	return err;
+}
+
+/* As the user: make DIR, or take an existing one with --force. 0, or -errno printed. */
+static int dir_prepare(void *arg)
+{
+	struct dir_job *job = arg;
+	int i;
+
+	umask(022);
+	if (job->o->output) {
+		snprintf(job->name, sizeof(job->name), "%s", job->o->output);
+		if (!mkdir(job->name, 0755)) {
+			job->created = true;
+			return 0;
+		}
+		if (errno == EEXIST && job->o->force)
+			return dir_reuse(job);
+		fprintf(stderr, "gpuperf record: cannot create '%s': %s\n", job->name,
+			strerror(errno));
+		return -errno;
+	}
+	/* never an existing one: two runs in one second get -2, -3, ... */
+	for (i = 1; i < 1000; i++) {
+		if (i == 1)
+			snprintf(job->name, sizeof(job->name), "gpuperf-%s-%s", job->what,
+				 job->stamp);
+		else
+			snprintf(job->name, sizeof(job->name), "gpuperf-%s-%s-%d", job->what,
+				 job->stamp, i);
+		if (!mkdir(job->name, 0755)) {
+			job->created = true;
+			return 0;
+		}
+		if (errno != EEXIST) {
+			fprintf(stderr, "gpuperf record: cannot create '%s': %s\n", job->name,
+				strerror(errno));
+			return -errno;
+		}
+	}
+	fprintf(stderr, "gpuperf record: cannot create '%s': %s\n", job->name, strerror(EEXIST));
+	return -EEXIST;
 }
 
 static const char *base_name(const char *s)
@@ -729,117 +816,151 @@ static const char *base_name(const char *s)
 	return b && b[1] ? b + 1 : s;
 }
 
-/* Make DIR (or take an existing one with --force): 0, or -errno printed. */
+/* Make DIR as the user (or take an existing one with --force) and open it: 0, or -errno printed. */
 static int dir_make(struct record *r)
 {
 	const struct record_opts *o = &r->o;
-	char name[PATH_MAX], stamp[32];
+	char link[64];
+	struct dir_job *job;
 	time_t t = time(NULL);
 	struct tm tm;
-	int i, err = 0;
+	ssize_t n;
+	int err;
 
-	if (o->output) {
-		snprintf(name, sizeof(name), "%s", o->output);
-		if (!mkdir(name, 0755)) {
-			r->dir_created = true;
-		} else if (errno == EEXIST && o->force) {
-			struct stat sb;
-
-			if (stat(name, &sb) || !S_ISDIR(sb.st_mode)) {
-				err = -ENOTDIR;
-				fprintf(stderr, "gpuperf record: cannot use '%s': %s\n", name,
-					strerror(ENOTDIR));
-				goto out;
-			}
-			dir_clean(name);
-		} else {
-			err = -errno;
-			fprintf(stderr, "gpuperf record: cannot create '%s': %s\n", name,
-				strerror(errno));
-			goto out;
-		}
-	} else {
-		char what[64];
-
-		localtime_r(&t, &tm);
-		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-		if (o->argc)
-			snprintf(what, sizeof(what), "%s", base_name(o->argv[0]));
-		else if (o->nr_pids)
-			snprintf(what, sizeof(what), "pid%d", o->pids[0]);
-		else if (o->nr_tids)
-			snprintf(what, sizeof(what), "tid%d", o->tids[0]);
-		else
-			snprintf(what, sizeof(what), "system");
-		/* never an existing one: two runs in one second get -2, -3, ... */
-		for (i = 1; i < 1000; i++) {
-			if (i == 1)
-				snprintf(name, sizeof(name), "gpuperf-%s-%s", what, stamp);
-			else
-				snprintf(name, sizeof(name), "gpuperf-%s-%s-%d", what, stamp, i);
-			if (!mkdir(name, 0755)) {
-				r->dir_created = true;
-				break;
-			}
-			if (errno != EEXIST) {
-				err = -errno;
-				fprintf(stderr, "gpuperf record: cannot create '%s': %s\n", name,
-					strerror(errno));
-				goto out;
-			}
-		}
-		if (!r->dir_created) {
-			err = -EEXIST;
-			fprintf(stderr, "gpuperf record: cannot create '%s': %s\n", name,
-				strerror(EEXIST));
-			goto out;
-		}
+	job = mmap(NULL, sizeof(*job), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (job == MAP_FAILED) {
+		fprintf(stderr, "gpuperf record: %s\n", strerror(errno));
+		return -errno;
 	}
-	if (!realpath(name, r->dir)) {
-		err = -errno;
-		fprintf(stderr, "gpuperf record: cannot resolve '%s': %s\n", name, strerror(errno));
+	memset(job, 0, sizeof(*job));
+	job->o = o;
+	localtime_r(&t, &tm);
+	strftime(job->stamp, sizeof(job->stamp), "%Y%m%d-%H%M%S", &tm);
+	if (o->argc)
+		snprintf(job->what, sizeof(job->what), "%s", base_name(o->argv[0]));
+	else if (o->nr_pids)
+		snprintf(job->what, sizeof(job->what), "pid%d", o->pids[0]);
+	else if (o->nr_tids)
+		snprintf(job->what, sizeof(job->what), "tid%d", o->tids[0]);
+	else
+		snprintf(job->what, sizeof(job->what), "system");
+
+	err = gp_user__run(&r->u, dir_prepare, job);
+	if (err)
+		goto out;
+	r->dir_created = job->created;
+	snprintf(r->dir_name, sizeof(r->dir_name), "%s", job->name);
+	/* root writes only into the directory the user made or owns, not through a swapped name */
+	r->dir_fd = gp_file__dir_owned(job->name, gp_user__owner(&r->u));
+	if (r->dir_fd < 0) {
+		err = r->dir_fd;
+		fprintf(stderr, "gpuperf record: cannot open '%s': %s\n", job->name,
+			err == -EPERM ? "it changed owner or was replaced while being made"
+				      : strerror(-err));
 		goto out;
 	}
-	/* the injection library writes as the program's user */
-	if (r->u.drop && chown(r->dir, r->u.uid, r->u.gid)) {
+	/* the path the program gets (GPUPERF_DIR): the directory opened, absolute */
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", r->dir_fd);
+	n = readlink(link, r->dir, sizeof(r->dir) - 1);
+	if (n > 0) {
+		r->dir[n] = '\0';
+	} else if (!realpath(job->name, r->dir)) {
 		err = -errno;
-		fprintf(stderr, "gpuperf record: cannot hand '%s' to uid %u: %s\n", r->dir,
-			(unsigned)r->u.uid, strerror(errno));
-		goto out;
+		fprintf(stderr, "gpuperf record: cannot resolve '%s': %s\n", job->name,
+			strerror(errno));
 	}
 out:
+	munmap(job, sizeof(*job));
 	return err;
+}
+
+static int dir_remove(void *arg)
+{
+	return rmdir(arg) ? -errno : 0;
 }
 
 /* Undo dir_make() after a start that failed before the program ran. */
 static void dir_unmake(struct record *r)
 {
-	dir_clean(r->dir);
+	if (r->dir_fd < 0)
+		return;
+	dir_clean(r->dir_fd, false);
 	if (r->dir_created)
-		rmdir(r->dir);
+		gp_user__run(&r->u, dir_remove, r->dir_name);
 }
 
-static uid_t chown_uid;
-static gid_t chown_gid;
-
-static int chown_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+/*
+ * Create DIR/@name for writing as root, for the user: -errno printed.
+ * O_EXCL: DIR was emptied, so a name that exists was put there by the
+ * program, and is neither followed nor replaced.
+ */
+static int dir_create(struct record *r, const char *name)
 {
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	if (lchown(path, chown_uid, chown_gid))
-		return 0; /* best effort: go on with the rest */
-	return 0;
+	int fd = gp_file__create(r->dir_fd, name, r->u.drop, r->u.uid, r->u.gid);
+
+	if (fd < 0)
+		fprintf(stderr, "gpuperf record: cannot write '%s/%s': %s\n", r->dir, name,
+			fd == -EEXIST ? "it exists (made by the program?): not replaced"
+				      : gp_file__strerror(fd));
+	return fd;
 }
 
-/* Everything in DIR to the invoking user (the agent wrote as root). */
+/* Call @fn for each entry of DIR matching @pattern that is a regular file, with its size, by name. */
+static void dir_each(struct record *r, const char *pattern,
+		     void (*fn)(struct record *r, const char *name, uint64_t size, void *arg),
+		     void *arg)
+{
+	struct dirent **list;
+	struct stat sb;
+	int i, n = scandirat(r->dir_fd, ".", &list, NULL, alphasort);
+
+	for (i = 0; i < n; i++) {
+		if (!fnmatch(pattern, list[i]->d_name, FNM_PERIOD) &&
+		    !fstatat(r->dir_fd, list[i]->d_name, &sb, AT_SYMLINK_NOFOLLOW) &&
+		    S_ISREG(sb.st_mode))
+			fn(r, list[i]->d_name, (uint64_t)sb.st_size, arg);
+		free(list[i]);
+	}
+	if (n > 0)
+		free(list);
+}
+
+/*
+ * Hand the agent's files to the user: only regular files root made here
+ * (owned by root, one link), through a descriptor, never by name.
+ */
 static void dir_chown(struct record *r)
 {
-	if (!r->u.drop)
+	static const char *const agent_files[] = { "cpu.trace", "kallsyms", "perf-*.map" };
+	int fd = r->u.drop ? dup(r->dir_fd) : -1;
+	struct dirent *de;
+	struct stat sb;
+	size_t i;
+	DIR *d;
+
+	if (fd < 0)
 		return;
-	chown_uid = r->u.uid;
-	chown_gid = r->u.gid;
-	nftw(r->dir, chown_one, 16, FTW_PHYS);
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		for (i = 0; i < ARRAY_SIZE(agent_files); i++)
+			if (!fnmatch(agent_files[i], de->d_name, FNM_PERIOD))
+				break;
+		if (i == ARRAY_SIZE(agent_files))
+			continue;
+		fd = gp_file__input(r->dir_fd, de->d_name);
+		if (fd < 0)
+			continue;
+		if (!fstat(fd, &sb) && sb.st_uid == 0 && sb.st_nlink == 1 &&
+		    fchown(fd, r->u.uid, r->u.gid))
+			fprintf(stderr, "gpuperf record: cannot hand '%s' to uid %u: %s\n",
+				de->d_name, (unsigned)r->u.uid, strerror(errno));
+		close(fd);
+	}
+	closedir(d);
 }
 
 /* ---- the CPU agent ----------------------------------------------------------- */
@@ -942,7 +1063,7 @@ static void child_fail(int fd, int stage, int err)
 /* In the child: wait for the release, become the user, exec. Never returns. */
 static void child_run(struct record *r, int hold_fd, int fail_fd)
 {
-	const struct record_user *u = &r->u;
+	const struct gp_user *u = &r->u;
 	char c;
 
 	signals_restore(r->saved_sigs);
@@ -1338,16 +1459,26 @@ static cJSON *proc_cmdline(pid_t pid)
 	return a;
 }
 
+static void add_trace(struct record *r, const char *name, uint64_t size, void *arg)
+{
+	cJSON *e = cJSON_CreateObject();
+
+	(void)r;
+	if (!e)
+		return;
+	cJSON_AddStringToObject(e, "file", name);
+	cJSON_AddNumberToObject(e, "bytes", (double)size);
+	cJSON_AddItemToArray(arg, e);
+}
+
 static int record_json(struct record *r, const struct cpu_agent_stats *st)
 {
 	const struct record_opts *o = &r->o;
 	cJSON *j = cJSON_CreateObject(), *opts, *cmd, *tgt, *ag, *gpu;
-	char path[PATH_MAX + 32], pat[PATH_MAX + 32], *text = NULL;
-	struct stat sb;
+	char *text = NULL;
 	FILE *f = NULL;
-	glob_t g;
 	size_t i;
-	int err = -ENOMEM;
+	int fd, err = -ENOMEM;
 
 	if (!j)
 		goto out;
@@ -1442,27 +1573,25 @@ static int record_json(struct record *r, const struct cpu_agent_stats *st)
 	}
 
 	gpu = cJSON_AddArrayToObject(j, "gpu_traces");
-	snprintf(pat, sizeof(pat), "%s/gpu-*.trace", r->dir);
-	if (gpu && !glob(pat, 0, NULL, &g)) {
-		for (i = 0; i < g.gl_pathc; i++) {
-			cJSON *e = cJSON_CreateObject();
-
-			if (!e)
-				break;
-			cJSON_AddStringToObject(e, "file", base_name(g.gl_pathv[i]));
-			cJSON_AddNumberToObject(e, "bytes",
-						stat(g.gl_pathv[i], &sb) ? 0 : (double)sb.st_size);
-			cJSON_AddItemToArray(gpu, e);
-		}
-		globfree(&g);
-	}
+	if (gpu)
+		dir_each(r, "gpu-*.trace", add_trace, gpu);
 
 	text = cJSON_Print(j);
 	if (!text)
 		goto out;
-	snprintf(path, sizeof(path), "%s/record.json", r->dir);
-	f = fopen(path, "w");
-	if (!f || fputs(text, f) < 0 || fputc('\n', f) < 0) {
+	fd = dir_create(r, "record.json");
+	if (fd < 0) {
+		err = fd;
+		r->write_failed = true;
+		goto out;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		err = -errno;
+		close(fd);
+		goto out;
+	}
+	if (fputs(text, f) < 0 || fputc('\n', f) < 0) {
 		err = -errno;
 		goto out;
 	}
@@ -1471,7 +1600,7 @@ static int record_json(struct record *r, const struct cpu_agent_stats *st)
 out:
 	if (f)
 		fclose(f);
-	if (err) {
+	if (err && !r->write_failed) { /* dir_create() said why */
 		fprintf(stderr, "gpuperf record: cannot write '%s/record.json': %s\n", r->dir,
 			strerror(-err));
 		r->write_failed = true;
@@ -1481,23 +1610,18 @@ out:
 	return err;
 }
 
-static void print_size(const char *path, const char *name, const char *what)
+static void print_size(struct record *r, const char *name, uint64_t size, void *what)
 {
-	struct stat sb;
-
-	if (stat(path, &sb))
-		return;
-	fprintf(stderr, "  %-18s %9.1f KiB%s%s\n", name, (double)sb.st_size / 1024.0, what ? "  " : "",
-		what ? what : "");
+	(void)r;
+	fprintf(stderr, "  %-18s %9.1f KiB%s%s\n", name, (double)size / 1024.0, what ? "  " : "",
+		what ? (const char *)what : "");
 }
 
 static void summary(struct record *r, const struct cpu_agent_stats *st)
 {
 	double secs = (double)(r->end_mono_ns - r->start_mono_ns) / 1e9;
-	char path[PATH_MAX + 32], what[160];
-	uint64_t lost;
-	glob_t g;
-	size_t i;
+	uint64_t lost, sum[2] = { 0, 0 }; /* GPU traces, bytes */
+	char what[160];
 
 	if (r->o.argc) {
 		if (r->waited && WIFEXITED(r->status))
@@ -1519,14 +1643,11 @@ static void summary(struct record *r, const struct cpu_agent_stats *st)
 			 st->samples, st->samples == 1 ? "" : "s", st->offcpu_spans,
 			 st->offcpu_spans == 1 ? "" : "s", st->launches, st->launches == 1 ? "" : "s",
 			 st->procs, st->procs == 1 ? "" : "es");
-		snprintf(path, sizeof(path), "%s/cpu.trace", r->dir);
-		print_size(path, "cpu.trace", what);
+		dir_each(r, "cpu.trace", print_size, what);
 	}
-	snprintf(path, sizeof(path), "%s/gpu-*.trace", r->dir);
-	if (!glob(path, 0, NULL, &g)) {
-		for (i = 0; i < g.gl_pathc; i++)
-			print_size(g.gl_pathv[i], base_name(g.gl_pathv[i]), NULL);
-		globfree(&g);
+	dir_each(r, "gpu-*.trace", add_size, sum);
+	if (sum[0]) {
+		dir_each(r, "gpu-*.trace", print_size, NULL);
 	} else if (r->o.gpu) {
 		fprintf(stderr, "  (no gpu-*.trace: %s made no CUDA call, or the injection library "
 				"could not start; see its messages above)\n",
@@ -1593,6 +1714,7 @@ static int record_main(int argc, char **argv, char *dir_out, size_t dir_len)
 		fprintf(stderr, "gpuperf record: %s\n", strerror(ENOMEM));
 		return GP_EXIT_DATA;
 	}
+	r->dir_fd = -1;
 	err = record_parse(argc, argv, &r->o);
 	if (err) {
 		ret = err > 0 ? GP_EXIT_OK : GP_EXIT_USAGE;
@@ -1646,7 +1768,7 @@ static int record_main(int argc, char **argv, char *dir_out, size_t dir_len)
 	    strcmp(getenv("CUDA_INJECTION64_PATH"), r->inject_lib))
 		fprintf(stderr, "gpuperf record: warning: replacing CUDA_INJECTION64_PATH=%s\n",
 			getenv("CUDA_INJECTION64_PATH"));
-	if (user_lookup(&r->u)) {
+	if (gp_user__sudo(&r->u)) {
 		fprintf(stderr, "gpuperf record: cannot look up the sudo user: %s\n",
 			strerror(ENOMEM));
 		goto out;
@@ -1706,7 +1828,9 @@ out:
 	}
 	cpu_agent__free(r->agent);
 	cJSON_Delete(r->attached_cmdline);
-	user_release(&r->u);
+	gp_user__release(&r->u);
+	if (r->dir_fd >= 0)
+		close(r->dir_fd);
 	free(r->o.pids);
 	free(r->o.tids);
 	free(r->o.cpus);

@@ -5,9 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "builtin.h"
 #include "report.h"
+#include "user.h"
 
 #ifndef GPUPERF_VERSION
 #define GPUPERF_VERSION "0.0.0"
@@ -54,6 +57,40 @@ static const char report_usage[] =
 	"written, 2 on usage errors.\n";
 
 enum { OPT_PER_THREAD = 256, OPT_DEBUGINFO, OPT_TOP };
+
+/*
+ * Root reports as the user the recording belongs to: the sudo user, else
+ * the owner of DIR (of DIR's link, when DIR is a link) when that is not
+ * root. Their outputs are then theirs, and what DIR holds (links, FIFOs,
+ * paths to device nodes) can make root neither write nor read anything.
+ * 0, or -errno printed.
+ */
+static int report_drop_root(const char *dir)
+{
+	struct stat lsb, sb;
+	struct gp_user u;
+	int err;
+
+	if (geteuid() != 0)
+		return 0;
+	err = gp_user__sudo(&u);
+	if (!err && !u.drop && !lstat(dir, &lsb)) {
+		/* a link someone else owns speaks for them, wherever it points */
+		if (S_ISLNK(lsb.st_mode) && lsb.st_uid != 0)
+			sb = lsb;
+		else if (stat(dir, &sb))
+			sb.st_uid = 0;
+		if (sb.st_uid != 0)
+			err = gp_user__of(&u, sb.st_uid, sb.st_gid);
+	}
+	if (!err)
+		err = gp_user__become(&u);
+	if (err)
+		fprintf(stderr, "gpuperf report: cannot give up root for uid %u: %s\n",
+			(unsigned)u.uid, strerror(-err));
+	gp_user__release(&u);
+	return err;
+}
 
 int cmd_report(int argc, char **argv)
 {
@@ -138,6 +175,8 @@ int cmd_report(int argc, char **argv)
 		return GP_EXIT_USAGE;
 	}
 	o.dir = argv[optind];
+	if (report_drop_root(o.dir))
+		return GP_EXIT_DATA;
 	err = report__run(&o, &res, errbuf, sizeof(errbuf));
 	if (err) {
 		fprintf(stderr, "gpuperf report: %s\n", errbuf[0] ? errbuf : strerror(-err));

@@ -53,3 +53,10 @@ void cpu_agent__free(struct cpu_agent *a)
 {
 	(void)a;
 }
+
+const struct cpu_agent_exit *cpu_agent__exits(const struct cpu_agent *a, size_t *n)
+{
+	(void)a;
+	*n = 0;
+	return NULL;
+}

@@ -10,6 +10,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+/* Elements of an array (not of a pointer). */
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 /* FNV-1a over len bytes. Stable across runs: colors and tables may rely on it. */
 static inline uint32_t gp_fnv1a(const void *p, size_t len)
 {

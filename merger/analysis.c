@@ -49,6 +49,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "gp_file.h"
 #include "gp_util.h"
 #include "report_priv.h"
 
@@ -960,7 +961,7 @@ int analysis__write_text(struct report *r, const char *name)
 	if (err)
 		return err;
 	snprintf(path, sizeof(path), "%s/%s", r->opts->out_dir, name);
-	out = fopen(path, "w");
+	out = gp_file__fopen_output(path);
 	if (!out) {
 		analysis_release(&a);
 		return -EIO;

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gp_file.h"
+
 /*
  * O_DIRECT wants the buffer's address, the length and the file offset to be
  * multiples of the device's logical block size: 512 or 4096 bytes.
@@ -144,18 +146,20 @@ static int release(struct bulk_out *o)
 struct bulk_out *bulk_out__new(const char *path, int direct)
 {
 	struct bulk_out *o = calloc(1, sizeof(*o));
-	int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, e, i;
+	int e, i;
 
 	if (!o)
 		return NULL;
 	for (i = 0; i < NBUF; i++)
 		o->wfd[i] = -1;
-	o->fd = direct ? open(path, flags | O_DIRECT, 0644) : -1;
-	o->direct = o->fd >= 0;
-	if (o->fd < 0 && (!direct || errno == EINVAL)) /* a file system without O_DIRECT */
-		o->fd = open(path, flags, 0644);
-	if (o->fd < 0)
+	/* never through a link or into a FIFO (gp_file.h) */
+	o->fd = gp_file__output(AT_FDCWD, path);
+	if (o->fd < 0) {
+		errno = -o->fd;
 		goto fail;
+	}
+	/* a file system without O_DIRECT (EINVAL) is written through the page cache */
+	o->direct = direct && !fcntl(o->fd, F_SETFL, fcntl(o->fd, F_GETFL) | O_DIRECT);
 	for (i = 0; i < NBUF; i++) {
 		/* no descriptor to spare: the writes of this buffer wait for the others' */
 		o->wfd[i] = i && o->direct ? fcntl(o->fd, F_DUPFD_CLOEXEC, 0) : -1;

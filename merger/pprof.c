@@ -3,11 +3,13 @@
 #include "pprof.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include "gp_file.h"
 #include "gp_util.h"
 #include "stack_agg.h"
 
@@ -373,7 +375,7 @@ int pprof__write(const struct pprof_view *views, size_t n, const struct pprof_op
 	static const struct pprof_opts none;
 	struct pp pp = {0};
 	size_t i;
-	int err = 0, rc;
+	int err = 0, rc, fd;
 
 	if (!views || !n || n > PPROF_MAX_VIEWS || !path)
 		return -EINVAL;
@@ -383,9 +385,14 @@ int pprof__write(const struct pprof_view *views, size_t n, const struct pprof_op
 	if (!o)
 		o = &none;
 	errno = 0;
-	pp.gz = gzopen(path, "wb6");
-	if (!pp.gz)
-		return errno ? -errno : -ENOMEM;
+	fd = gp_file__output(AT_FDCWD, path);
+	if (fd < 0)
+		return fd;
+	pp.gz = gzdopen(fd, "wb6");
+	if (!pp.gz) {
+		close(fd);
+		return -ENOMEM;
+	}
 	pp.nr_views = n;
 
 	str_index(&pp, ""); /* string_table[0] must be "" */

@@ -17,6 +17,7 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@
 #include "perfetto_trace.h"
 #include "flamegraph_svg.h"
 #include "folded.h"
+#include "gp_file.h"
 #include "gp_record.h"
 #include "gp_util.h"
 #include "pprof.h"
@@ -727,9 +729,9 @@ static int open_out(struct report *r, const char *name, FILE **out)
 	char path[4096];
 
 	snprintf(path, sizeof(path), "%s/%s", r->opts->out_dir, name);
-	*out = fopen(path, "w");
+	*out = gp_file__fopen_output(path);
 	if (!*out) {
-		set_err(r, "cannot write '%s': %s", path, strerror(errno));
+		set_err(r, "cannot write '%s': %s", path, gp_file__strerror(-errno));
 		return -EIO;
 	}
 	return 0;
@@ -892,7 +894,7 @@ static int write_timeline(struct report *r, const char *name, const char *mode, 
 	};
 	char path[4096];
 	gzFile out;
-	int err, cerr;
+	int err, cerr, fd;
 
 	snprintf(path, sizeof(path), "%s/%s", r->opts->out_dir, name);
 	if (perfetto || !mode) {
@@ -902,9 +904,13 @@ static int write_timeline(struct report *r, const char *name, const char *mode, 
 			set_err(r, "cannot write '%s': %s", path, strerror(-err));
 		return err && err != -ENOMEM && err != -EINVAL ? -EIO : err;
 	}
-	out = gzopen(path, mode);
+	fd = gp_file__output(AT_FDCWD, path);
+	out = fd >= 0 ? gzdopen(fd, mode) : NULL;
 	if (!out) {
-		set_err(r, "cannot write '%s': %s", path, strerror(errno ? errno : ENOMEM));
+		if (fd >= 0)
+			close(fd);
+		set_err(r, "cannot write '%s': %s", path,
+			fd < 0 ? gp_file__strerror(fd) : strerror(ENOMEM));
 		return -EIO;
 	}
 	/*

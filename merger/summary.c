@@ -17,6 +17,7 @@
 
 #include "analysis.h"
 #include "chrome_trace.h"
+#include "gp_file.h"
 #include "gp_record.h"
 #include "gp_util.h"
 #include "report_priv.h"
@@ -890,7 +891,7 @@ int summary__write_json(struct report *r, const char *path)
 	cJSON_Delete(root);
 	if (!text)
 		return -ENOMEM;
-	f = fopen(path, "w");
+	f = gp_file__fopen_output(path);
 	if (!f) {
 		err = -errno;
 	} else {
