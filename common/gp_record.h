@@ -25,7 +25,7 @@
 
 #define GP_FILE_MAGIC "GPUPERF\n" /* 8 bytes, no NUL stored */
 #define GP_FORMAT_MAJOR 2
-#define GP_FORMAT_MINOR 1
+#define GP_FORMAT_MINOR 2
 /* The oldest major version readers still read (1: no zero-byte packing, zlib-wrapped chunks). */
 #define GP_FORMAT_MAJOR_OLDEST 1
 
@@ -52,7 +52,16 @@
 /*
  * File header: the first 256 bytes of every trace. header_crc is the zlib
  * crc32 of the bytes before it.
+ *
+ * Since 2.2 the writer rewrites the header in place (pwrite of these 256
+ * bytes, which the file already holds) when it loses records: that still
+ * works on a full disk and past RLIMIT_FSIZE, where nothing can be
+ * appended. lost_records is then every record the writer could not store,
+ * lost_cause the errno of the first loss (ENOSPC, EFBIG, EIO, ENOMEM).
+ * Files of 2.1 and before hold zeros there.
  */
+/* gp_file_header.flags */
+#define GP_FILE_END_LOST 0x1u /* (2.2) closed, but the end record could not be written */
 struct gp_file_header {
 	char magic[8];		/* GP_FILE_MAGIC */
 	uint16_t version_major; /* GP_FORMAT_MAJOR */
@@ -63,13 +72,15 @@ struct gp_file_header {
 	uint32_t pid;		/* process that wrote the file */
 	uint64_t start_monotonic_ns;
 	uint64_t start_realtime_ns;
-	uint32_t flags;		/* reserved, 0 */
+	uint32_t flags;		/* GP_FILE_*; 0 before 2.2 */
 	uint32_t ncpus;		/* online CPUs when the file was opened */
 	char producer_version[32]; /* e.g. "gpuperf 0.1.0", NUL-padded */
 	char hostname[64];
 	char kernel_release[64];   /* uname -r */
 	char machine[16];	   /* uname -m */
-	char reserved[28];
+	uint64_t lost_records;	/* (2.2) records the writer could not store */
+	uint32_t lost_cause;	/* (2.2) errno of the first of them; 0: none or unknown */
+	char reserved[16];
 	uint32_t header_crc;
 };
 _Static_assert(sizeof(struct gp_file_header) == 256, "gp_file_header is 256 bytes");
@@ -426,7 +437,18 @@ _Static_assert(sizeof(struct gp_rec_launch_site_id) == 32, "gp_rec_launch_site_i
 #define GP_DROP_STACK 7u	 /* a stack could not be read */
 #define GP_DROP_WRITER 8u	 /* records the writer could not store */
 #define GP_DROP_OFFCPU_MISSED 9u /* off-CPU blocks whose switch the kernel did not show */
-#define GP_DROP_SOURCES 10u	 /* one past the last source: size arrays by source with it */
+#define GP_DROP_PERF_MAP 10u	 /* (2.2) JIT symbol maps (/tmp/perf-PID.map) not copied */
+#define GP_DROP_KALLSYMS 11u	 /* (2.2) kernel symbols DIR/kallsyms could not hold */
+#define GP_DROP_SOURCES 12u	 /* one past the last source: size arrays by source with it */
+
+/*
+ * GP_REC_DROPPED.cause for GP_DROP_PERF_MAP: why a map was not copied
+ * (Linux errno numbers, like every cause).
+ */
+#define GP_PERF_MAP_LINK 40u	 /* ELOOP: a symbolic link */
+#define GP_PERF_MAP_NOT_FILE 22u /* EINVAL: not a regular file (a FIFO, a device) */
+#define GP_PERF_MAP_OWNER 1u	 /* EPERM: not owned by the process's user */
+#define GP_PERF_MAP_SIZE 27u	 /* EFBIG: larger than the agent copies */
 
 /* GP_REC_DROPPED: `count` records of `source` lost since the previous one. */
 struct gp_rec_dropped {
@@ -436,7 +458,7 @@ struct gp_rec_dropped {
 	uint32_t source;     /* GP_DROP_* */
 	uint32_t context_id; /* for GP_DROP_CUPTI, else 0 */
 	uint32_t stream_id;
-	uint32_t pad;
+	uint32_t cause;	     /* (2.2) errno of the loss (ENOSPC, EFBIG, ...); 0: not known */
 };
 _Static_assert(sizeof(struct gp_rec_dropped) == 40, "gp_rec_dropped");
 

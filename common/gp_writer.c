@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -98,6 +99,8 @@ struct gp_writer {
 	uint32_t next_stack_id;
 
 	uint64_t records, lost, bytes;
+	int lost_err;		  /* errno of the first loss */
+	struct gp_file_header hdr; /* as written: rewritten in place to record losses */
 };
 
 static uint64_t now_ns(clockid_t clk)
@@ -141,6 +144,50 @@ static void copy_str(char *dst, size_t cap, const char *src)
 	memset(dst + n, 0, cap - n);
 }
 
+static uint32_t header_crc(const struct gp_file_header *h)
+{
+	return (uint32_t)crc32(0, (const Bytef *)h, offsetof(struct gp_file_header, header_crc));
+}
+
+/*
+ * Put the loss count and cause into the header already on disk: a pwrite
+ * of bytes the file holds needs no new block and does not grow the file,
+ * so it works when nothing can be appended any more (full disk,
+ * RLIMIT_FSIZE). Best effort: nothing else is left to tell.
+ */
+static void header_update(struct gp_writer *w)
+{
+	w->hdr.lost_records = w->lost;
+	w->hdr.lost_cause = (uint32_t)w->lost_err;
+	w->hdr.header_crc = header_crc(&w->hdr);
+	if (pwrite(w->fd, &w->hdr, sizeof(w->hdr), 0) < 0) {
+		/* nothing else is left to tell it with */
+	}
+}
+
+/* @n records not stored, for errno @err (the first cause is kept). */
+static void lose(struct gp_writer *w, uint64_t n, int err)
+{
+	w->lost += n;
+	if (!w->lost_err)
+		w->lost_err = err;
+}
+
+/*
+ * A chunk that would take the file past RLIMIT_FSIZE: -EFBIG without
+ * writing, as the kernel would answer -- after a short write, and with a
+ * SIGXFSZ that kills the process (a program the injection library is a
+ * guest in) unless it handles the signal.
+ */
+static int over_fsize(const struct gp_writer *w, size_t len)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_FSIZE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return 0;
+	return w->bytes + len > (uint64_t)rl.rlim_cur ? -EFBIG : 0;
+}
+
 static int write_header(struct gp_writer *w, const struct gp_writer_opts *o)
 {
 	struct gp_file_header h;
@@ -166,9 +213,10 @@ static int write_header(struct gp_writer *w, const struct gp_writer_opts *o)
 		copy_str(h.kernel_release, sizeof(h.kernel_release), u.release);
 		copy_str(h.machine, sizeof(h.machine), u.machine);
 	}
-	h.header_crc = (uint32_t)crc32(0, (const Bytef *)&h, offsetof(struct gp_file_header, header_crc));
+	h.header_crc = header_crc(&h);
+	w->hdr = h;
 	w->bytes += sizeof(h);
-	return write_all(w->fd, &h, sizeof(h));
+	return over_fsize(w, 0) ?: write_all(w->fd, &h, sizeof(h));
 }
 
 struct gp_writer *gp_writer__fdopen(int fd, const struct gp_writer_opts *opts)
@@ -320,15 +368,27 @@ int gp_writer__flush(struct gp_writer *w)
 	ch.payload_crc = (uint32_t)crc32(0, p, ch.csize);
 	ch.header_crc = (uint32_t)crc32(0, (const Bytef *)&ch, offsetof(struct gp_chunk_header, header_crc));
 	memcpy(w->out, &ch, sizeof(ch));
-	err = write_all(w->fd, w->out, sizeof(ch) + ch.csize);
-	if (err)
-		goto lost;
+	err = over_fsize(w, sizeof(ch) + ch.csize) ?: write_all(w->fd, w->out, sizeof(ch) + ch.csize);
+	if (err) {
+		/*
+		 * Take back what part of the chunk went out (a full disk takes
+		 * some of it), so that the next chunk, if the disk has room by
+		 * then, follows the last whole one; then say in the header
+		 * what was lost and why.
+		 */
+		if (ftruncate(w->fd, (off_t)w->bytes) == 0)
+			lseek(w->fd, (off_t)w->bytes, SEEK_SET);
+		lose(w, w->rec_n, -err);
+		w->records -= w->rec_n;
+		header_update(w);
+		goto reset;
+	}
 	w->bytes += sizeof(ch) + ch.csize;
 	w->chunks++;
 	w->stored_chunks += w->store && w->ld0;
 	goto reset;
 lost:
-	w->lost += w->rec_n;
+	lose(w, w->rec_n, -err);
 	w->records -= w->rec_n;
 reset:
 	w->rec_len = w->str_len = 0;
@@ -380,7 +440,7 @@ void gp_writer__commit(struct gp_writer *w)
 	h = (struct gp_rec_hdr *)(w->rec + w->rec_len);
 	w->reserved = 0;
 	if (!stack_ok(h)) {
-		w->lost++;
+		lose(w, 1, EINVAL);
 		return;
 	}
 	w->rec_len += h->size;
@@ -438,7 +498,7 @@ static uint32_t chunk_id(struct gp_writer *w, uint32_t *gen, uint32_t id,
 {
 	if (*gen != w->gen) {
 		if (define(w, entry)) {
-			w->lost++;
+			lose(w, 1, ENOMEM);
 			return 0;
 		}
 		*gen = w->gen;
@@ -514,7 +574,7 @@ found:
 	pc->slot = (uint32_t)(e - w->tab) + 1;
 	return chunk_id(w, &e->gen, e->id, define_str, e);
 fail:
-	w->lost++;
+	lose(w, 1, ENOMEM);
 	return 0;
 }
 
@@ -604,7 +664,7 @@ uint32_t gp_writer__intern_stack(struct gp_writer *w, const uint64_t *ips, uint1
 found:
 	return chunk_id(w, &e->gen, e->id, define_stack, e);
 fail:
-	w->lost++;
+	lose(w, 1, ENOMEM);
 	return 0;
 }
 
@@ -642,6 +702,10 @@ int gp_writer__close(struct gp_writer *w)
 		gp_writer__commit(w);
 	}
 	err = gp_writer__flush(w);
+	if (err)
+		w->hdr.flags |= GP_FILE_END_LOST;
+	if (w->lost)
+		header_update(w); /* the final count, whatever the cause */
 	cerr = close(w->fd) ? -errno : 0;
 	writer_free(w);
 	return err ? err : cerr;
@@ -677,6 +741,11 @@ uint64_t gp_writer__records(const struct gp_writer *w)
 uint64_t gp_writer__lost(const struct gp_writer *w)
 {
 	return w ? w->lost : 0;
+}
+
+int gp_writer__lost_cause(const struct gp_writer *w)
+{
+	return w ? w->lost_err : 0;
 }
 
 uint64_t gp_writer__bytes(const struct gp_writer *w)

@@ -18,7 +18,11 @@
  *
  * Errors: int functions return 0 or -errno; reserve returns NULL with errno
  * set. After a write error the writer stays usable and counts what it could
- * not store (gp_writer__lost()).
+ * not store (gp_writer__lost(), gp_writer__lost_cause()); it also keeps
+ * that count and cause in the file's header (rewritten in place, which
+ * works on a full disk), so readers learn of a loss no record could carry.
+ * A chunk that would take the file past RLIMIT_FSIZE is not written (lost
+ * with EFBIG): the kernel would send SIGXFSZ.
  */
 #ifndef GPUPERF_GP_WRITER_H
 #define GPUPERF_GP_WRITER_H
@@ -99,6 +103,8 @@ void gp_writer__set_stored(struct gp_writer *w, bool on);
 uint64_t gp_writer__chunks(const struct gp_writer *w, uint64_t *stored); /* written so far */
 uint64_t gp_writer__records(const struct gp_writer *w); /* committed so far */
 uint64_t gp_writer__lost(const struct gp_writer *w);	/* not stored (I/O or memory) */
+/* errno of the first record not stored (ENOSPC, EFBIG, EIO, ENOMEM, ...); 0: none. */
+int gp_writer__lost_cause(const struct gp_writer *w);
 uint64_t gp_writer__bytes(const struct gp_writer *w);	/* written to the file */
 
 #endif /* GPUPERF_GP_WRITER_H */

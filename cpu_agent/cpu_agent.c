@@ -25,6 +25,7 @@
 #include "cuda_launch_prog.h"
 #include "gp_record.h"
 #include "gp_writer.h"
+#include "kallsyms.h"
 #include "offcpu.h"
 #include "offcpu_prog.h"
 #include "proc_track.h"
@@ -50,6 +51,9 @@
 #define AGENT_DEF_MIN_BLOCK_US	1000
 #define AGENT_RESCAN_NS		(100ull * 1000 * 1000)	/* /proc/PID/maps rescan */
 #define AGENT_CLOCK_NS		(1000ull * 1000 * 1000)	/* clock pairs, lost counts */
+#define AGENT_DEF_FLUSH_MS	1000	/* as the injection library's GPUPERF_FLUSH_MS */
+#define AGENT_MIN_FLUSH_MS	10
+#define AGENT_MAX_FLUSH_MS	3600000
 #define AGENT_MAX_MODS		4096	/* executable mappings per process */
 /*
  * An exited process's entry is kept this long: each program has its own
@@ -59,6 +63,7 @@
 #define AGENT_LINGER_NS		(2000ull * 1000 * 1000)
 #define AGENT_MAX_TIDS		65536	/* threads remembered per process */
 #define AGENT_BUILD_ID_CACHE	256
+#define AGENT_MAX_PERF_MAP	(256ull << 20)	/* bytes of a /tmp/perf-PID.map copied */
 
 struct mod_sig {
 	uint64_t start, end, pgoff, inode;
@@ -75,6 +80,8 @@ struct proc {
 	uint32_t *tids;	/* sorted */
 	size_t ntids, tcap;
 	bool active;	/* system_wide: named by an event since the last rescan */
+	uid_t uid, euid;	/* its real and effective uid when last scanned (a perf map's owner) */
+	bool uid_known;
 };
 
 struct bid_entry {
@@ -103,7 +110,8 @@ struct cpu_agent {
 	size_t alive;
 	struct bid_entry bids[AGENT_BUILD_ID_CACHE];
 	size_t nbids;
-	uint64_t next_rescan, next_clock;
+	uint64_t next_rescan, next_clock, next_flush;
+	uint64_t flush_ns;
 	struct cpu_agent_stats st;
 	uint32_t *tids;	/* opts.tids, sorted; NULL: every thread of the followed processes */
 	size_t ntids;
@@ -114,6 +122,9 @@ struct cpu_agent {
 	size_t nexits;
 	/* lost counts already written, per GP_DROP_* source */
 	uint64_t written_lost[GP_DROP_SOURCES];
+	uint32_t perf_map_cause; /* why the first perf map was skipped (GP_PERF_MAP_*, errno) */
+	struct kip_set kips;	/* kernel addresses written: DIR/kallsyms names only these */
+	uint32_t kallsyms_cause; /* errno: DIR/kallsyms could not be written */
 	int err; /* first write error */
 };
 
@@ -180,6 +191,9 @@ static void read_exe(pid_t pid, char *buf, size_t len)
 
 /* ---- process table ------------------------------------------------------- */
 
+struct proc;
+static void read_uids(struct proc *p);
+
 static struct proc *proc_find(struct cpu_agent *a, pid_t pid)
 {
 	for (size_t i = 0; i < a->nprocs; i++)
@@ -221,6 +235,23 @@ static struct proc *proc_get(struct cpu_agent *a, pid_t pid)
 	p->alive = true;
 	a->alive++;
 	return p;
+}
+
+/* Its real and effective uid, from /proc/PID/status (kept as they were should it be gone). */
+static void read_uids(struct proc *p)
+{
+	char path[64], buf[2048], *u;
+	unsigned int ruid, euid;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", p->pid);
+	if (read_small(path, buf, sizeof(buf)))
+		return;
+	u = strstr(buf, "\nUid:");
+	if (!u || sscanf(u + 5, "%u %u", &ruid, &euid) != 2)
+		return;
+	p->uid = (uid_t)ruid;
+	p->euid = (uid_t)euid;
+	p->uid_known = true;
 }
 
 /* The process has exited (or vanished): no longer counted alive; kept a while for late events. */
@@ -408,7 +439,8 @@ static void write_clock_pair(struct cpu_agent *a)
 	gp_writer__commit(a->w);
 }
 
-static void write_dropped(struct cpu_agent *a, uint32_t source, uint64_t total, bool always)
+static void write_dropped(struct cpu_agent *a, uint32_t source, uint64_t total, bool always,
+			  uint32_t cause)
 {
 	struct gp_rec_dropped *r;
 	uint64_t delta = total - a->written_lost[source];
@@ -421,6 +453,7 @@ static void write_dropped(struct cpu_agent *a, uint32_t source, uint64_t total, 
 	r->ts = now_ns(CLOCK_MONOTONIC);
 	r->count = delta;
 	r->source = source;
+	r->cause = cause;
 	gp_writer__commit(a->w);
 	a->written_lost[source] = total;
 }
@@ -458,24 +491,30 @@ static void collect_stats(struct cpu_agent *a)
 		a->st.lost_launch = ls.lost_events;
 		a->st.lost_stack += ls.stack_errors;
 	}
-	a->st.lost_writer = a->w ? gp_writer__lost(a->w) : 0;
+	if (a->w) {
+		a->st.lost_writer = gp_writer__lost(a->w);
+		a->st.writer_cause = gp_writer__lost_cause(a->w);
+	}
 }
 
 /* Lost counts since the last call; every source once at the end (@always), even at 0. */
 static void write_all_dropped(struct cpu_agent *a, bool always)
 {
 	collect_stats(a);
-	write_dropped(a, GP_DROP_RINGBUF_PROC, a->st.lost_proc, always);
+	write_dropped(a, GP_DROP_RINGBUF_PROC, a->st.lost_proc, always, 0);
 	if (a->cs)
-		write_dropped(a, GP_DROP_RINGBUF_SAMPLE, a->st.lost_sample, always);
+		write_dropped(a, GP_DROP_RINGBUF_SAMPLE, a->st.lost_sample, always, 0);
 	if (a->oc) {
-		write_dropped(a, GP_DROP_RINGBUF_OFFCPU, a->st.lost_offcpu, always);
-		write_dropped(a, GP_DROP_OFFCPU_MISSED, a->st.offcpu_missed, always);
+		write_dropped(a, GP_DROP_RINGBUF_OFFCPU, a->st.lost_offcpu, always, 0);
+		write_dropped(a, GP_DROP_OFFCPU_MISSED, a->st.offcpu_missed, always, 0);
 	}
 	if (a->cl && a->opts.launch)
-		write_dropped(a, GP_DROP_RINGBUF_LAUNCH, a->st.lost_launch, always);
-	write_dropped(a, GP_DROP_STACK, a->st.lost_stack, always);
-	write_dropped(a, GP_DROP_WRITER, a->st.lost_writer, always);
+		write_dropped(a, GP_DROP_RINGBUF_LAUNCH, a->st.lost_launch, always, 0);
+	write_dropped(a, GP_DROP_STACK, a->st.lost_stack, always, 0);
+	write_dropped(a, GP_DROP_WRITER, a->st.lost_writer, always, (uint32_t)a->st.writer_cause);
+	/* only when there is one: sources of format 2.2 */
+	write_dropped(a, GP_DROP_PERF_MAP, a->st.perf_maps_skipped, false, a->perf_map_cause);
+	write_dropped(a, GP_DROP_KALLSYMS, a->st.kallsyms_lost, false, a->kallsyms_cause);
 }
 
 /* ---- mappings -------------------------------------------------------------- */
@@ -527,6 +566,7 @@ static void scan_maps(struct cpu_agent *a, struct proc *p, uint64_t ts)
 	f = fopen(path, "re");
 	if (!f)
 		return; /* gone already: its exit event is on the way */
+	read_uids(p);
 	read_exe(p->pid, exe, sizeof(exe));
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long start, end, pgoff, inode;
@@ -663,18 +703,75 @@ static int agent_create(struct cpu_agent *a, const char *name)
 	return fd;
 }
 
-static int copy_file(struct cpu_agent *a, const char *src, const char *name);
+/* Write all of @buf: 0 or -errno (-EIO for a write that stores nothing). */
+static int write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
 
-/* A JIT's symbol map (/tmp/perf-PID.map) outlives nothing: keep a copy in DIR. */
-static void copy_jit_map(struct cpu_agent *a, uint32_t pid)
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int copy_fd(struct cpu_agent *a, int in, uint64_t max, const char *name);
+
+_Static_assert(GP_PERF_MAP_LINK == ELOOP && GP_PERF_MAP_NOT_FILE == EINVAL &&
+		       GP_PERF_MAP_OWNER == EPERM && GP_PERF_MAP_SIZE == EFBIG,
+	       "perf map causes are errno numbers");
+
+/*
+ * A JIT's symbol map (/tmp/perf-PID.map) outlives nothing: keep a copy in
+ * DIR. /tmp is anyone's and the pid predictable, so the agent (root) reads
+ * only what the process itself could have written there: never through a
+ * link, never blocking (a FIFO), only a regular file owned by the
+ * process's uid, at most AGENT_MAX_PERF_MAP bytes. Anything else is
+ * skipped and counted (stats.perf_maps_skipped, a GP_DROP_PERF_MAP record
+ * whose cause says why).
+ */
+static void copy_jit_map(struct cpu_agent *a, struct proc *p, uint32_t pid)
 {
 	char src[64], dst[64];
+	struct stat sb;
+	int fd, err;
 
 	snprintf(src, sizeof(src), "/tmp/perf-%u.map", pid);
-	if (access(src, R_OK))
-		return;
-	snprintf(dst, sizeof(dst), "perf-%u.map", pid);
-	copy_file(a, src, dst);
+	fd = open(src, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return; /* no JIT: the usual case */
+		err = errno == ELOOP ? GP_PERF_MAP_LINK : errno;
+		goto skip;
+	}
+	if (fstat(fd, &sb)) {
+		err = errno;
+	} else if (!S_ISREG(sb.st_mode)) {
+		err = GP_PERF_MAP_NOT_FILE;
+	} else if (!p || !p->uid_known || (sb.st_uid != p->uid && sb.st_uid != p->euid)) {
+		err = GP_PERF_MAP_OWNER;
+	} else if ((uint64_t)sb.st_size > AGENT_MAX_PERF_MAP) {
+		err = GP_PERF_MAP_SIZE;
+	} else {
+		snprintf(dst, sizeof(dst), "perf-%u.map", pid);
+		err = -copy_fd(a, fd, AGENT_MAX_PERF_MAP, dst);
+		if (!err) {
+			close(fd);
+			a->st.perf_maps++;
+			return;
+		}
+	}
+	close(fd);
+skip:
+	a->st.perf_maps_skipped++;
+	if (!a->perf_map_cause)
+		a->perf_map_cause = (uint32_t)err;
 }
 
 /* Remember the exit of a pid or tid the caller gave (at most one each: it is not reused). */
@@ -811,7 +908,7 @@ static int on_proc_event(void *ctx, const struct proc_track_event *ev)
 		note_exit(a, ev, comm, true);
 		write_process(a, ev->ts_ns, ev->pid, ev->ppid, GP_PROC_EXIT, ev->exit_status, comm,
 			      NULL);
-		copy_jit_map(a, ev->pid);
+		copy_jit_map(a, p, ev->pid);
 		if (p)
 			proc_gone(a, p, now_ns(CLOCK_MONOTONIC));
 		break;
@@ -819,6 +916,20 @@ static int on_proc_event(void *ctx, const struct proc_track_event *ev)
 		break;
 	}
 	return 0;
+}
+
+/*
+ * Remember the kernel addresses of a stack for DIR/kallsyms (a return
+ * address is looked up also one byte back, as reports do).
+ */
+static void note_kernel_ips(struct cpu_agent *a, const uint64_t *ips, uint32_t n)
+{
+	if (a->opts.no_kallsyms)
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		kip_set__add(&a->kips, ips[i]);
+		kip_set__add(&a->kips, ips[i] - 1);
+	}
 }
 
 static int on_sample(void *ctx, const struct cpu_sample_event *ev)
@@ -839,6 +950,7 @@ static int on_sample(void *ctx, const struct cpu_sample_event *ev)
 	r->nr_user = ev->nr_user;
 	r->nr_kernel = ev->nr_kernel;
 	memcpy(r->ips, ev->ips, 8 * n);
+	note_kernel_ips(a, r->ips + ev->nr_user, ev->nr_kernel);
 	gp_writer__commit(a->w);
 	a->st.samples++;
 	return 0;
@@ -865,6 +977,7 @@ static int on_offcpu(void *ctx, const struct offcpu_event *ev)
 	r->nr_user = ev->nr_user;
 	r->nr_kernel = ev->nr_kernel;
 	memcpy(r->ips, ev->ips, 8 * n);
+	note_kernel_ips(a, r->ips + ev->nr_user, ev->nr_kernel);
 	gp_writer__commit(a->w);
 	a->st.offcpu_spans++;
 	if (ev->flags & OFFCPU_OPEN)
@@ -1039,6 +1152,29 @@ static int check_opts(const struct cpu_agent_opts *o, char *why, size_t len)
 	return 0;
 }
 
+/* opts.flush_ms, else GPUPERF_FLUSH_MS when it is a number in range, else the default. */
+static uint32_t flush_period_ms(const struct cpu_agent_opts *o)
+{
+	const char *v = getenv("GPUPERF_FLUSH_MS");
+	unsigned long ms;
+	char *end;
+
+	ms = o->flush_ms;
+	if (!ms && v && *v) {
+		errno = 0;
+		ms = strtoul(v, &end, 10);
+		if (errno || *end)
+			ms = 0;
+	}
+	if (!ms)
+		ms = AGENT_DEF_FLUSH_MS;
+	if (ms < AGENT_MIN_FLUSH_MS)
+		ms = AGENT_MIN_FLUSH_MS;
+	if (ms > AGENT_MAX_FLUSH_MS)
+		ms = AGENT_MAX_FLUSH_MS;
+	return (uint32_t)ms;
+}
+
 static void set_error(const struct cpu_agent_opts *o, const char *what, int err)
 {
 	if (o && o->errbuf && o->errlen)
@@ -1096,6 +1232,7 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 	if (!a->opts.min_block_us)
 		a->opts.min_block_us = AGENT_DEF_MIN_BLOCK_US;
 	a->weight_ns = 1000000000ull / a->opts.freq_hz;
+	a->flush_ns = flush_period_ms(opts) * 1000000ull;
 	a->dir = strdup(opts->dir ? opts->dir : "DIR");
 	if (!a->dir) {
 		err = -ENOMEM;
@@ -1362,6 +1499,7 @@ int cpu_agent__start(struct cpu_agent *a)
 	}
 	a->next_rescan = ts + AGENT_RESCAN_NS;
 	a->next_clock = ts + AGENT_CLOCK_NS;
+	a->next_flush = ts + a->flush_ns;
 	return 0;
 }
 
@@ -1421,6 +1559,11 @@ static void periodic(struct cpu_agent *a)
 		write_all_dropped(a, false);
 		a->next_clock = now + AGENT_CLOCK_NS;
 	}
+	if (now >= a->next_flush) {
+		/* a SIGKILL of the recorder loses at most one period (a failure is counted in lost) */
+		gp_writer__flush(a->w);
+		a->next_flush = now + a->flush_ns;
+	}
 }
 
 int cpu_agent__poll(struct cpu_agent *a, int timeout_ms)
@@ -1430,7 +1573,8 @@ int cpu_agent__poll(struct cpu_agent *a, int timeout_ms)
 
 	if (!a->started || a->stopped)
 		return -EINVAL;
-	left = (int)(((int64_t)a->next_rescan - (int64_t)now_ns(CLOCK_MONOTONIC)) / 1000000);
+	left = (int)(((int64_t)(a->next_rescan < a->next_flush ? a->next_rescan : a->next_flush) -
+		      (int64_t)now_ns(CLOCK_MONOTONIC)) / 1000000);
 	if (left < 0)
 		left = 0;
 	if (timeout_ms < 0 || timeout_ms > left)
@@ -1478,31 +1622,70 @@ static int write_short(void *ctx, const struct offcpu_short *s)
 	return 0;
 }
 
-static int copy_file(struct cpu_agent *a, const char *src, const char *name)
+/*
+ * Copy at most @max bytes of @in to a new DIR/name: 0 or -errno. A copy
+ * that cannot be finished is emptied (a reader takes none rather than a
+ * part for the whole).
+ */
+static int copy_fd(struct cpu_agent *a, int in, uint64_t max, const char *name)
 {
 	char buf[65536];
-	int in, out, err = 0;
+	uint64_t left = max;
+	int out, err = 0;
 	ssize_t n;
 
-	in = open(src, O_RDONLY | O_CLOEXEC);
-	if (in < 0)
-		return -errno;
 	out = agent_create(a, name);
-	if (out < 0) {
-		close(in);
+	if (out < 0)
 		return out;
-	}
-	while ((n = read(in, buf, sizeof(buf))) > 0) {
-		if (write(out, buf, (size_t)n) != n) {
-			err = -EIO;
+	while (left && (n = read(in, buf, left < sizeof(buf) ? left : sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
 			break;
 		}
+		err = write_full(out, buf, (size_t)n);
+		if (err)
+			break;
+		left -= (uint64_t)n;
 	}
-	if (n < 0)
+	if (err && ftruncate(out, 0))
 		err = -errno;
-	close(out);
-	close(in);
+	if (close(out) && !err)
+		err = -errno;
 	return err;
+}
+
+/*
+ * DIR/kallsyms: the kernel symbols of the addresses written, read now,
+ * while root (a user reads zeros in /proc/kallsyms), not the whole table.
+ * A file that cannot be written whole is emptied (a part would name frames
+ * wrongly), and counted (stats.kallsyms_lost, a GP_DROP_KALLSYMS drop).
+ */
+static void write_kallsyms(struct cpu_agent *a)
+{
+	uint64_t nsyms = 0;
+	int fd, err;
+
+	fd = agent_create(a, "kallsyms");
+	if (fd < 0) {
+		err = fd;
+	} else {
+		err = kallsyms__write_needed("/proc/kallsyms", &a->kips, fd, &nsyms);
+		if (err && ftruncate(fd, 0)) {
+			/* emptied as far as it can be; the count says the rest */
+		}
+		if (close(fd) && !err)
+			err = -errno;
+	}
+	a->st.kallsyms_symbols = err ? 0 : nsyms;
+	if (!err)
+		return;
+	/* symbols not written; the addresses left unnamed where that is not known */
+	a->st.kallsyms_lost = nsyms ? nsyms : a->kips.n;
+	if (!a->st.kallsyms_lost)
+		a->st.kallsyms_lost = 1;
+	a->kallsyms_cause = (uint32_t)-err;
 }
 
 int cpu_agent__stop(struct cpu_agent *a)
@@ -1527,15 +1710,15 @@ int cpu_agent__stop(struct cpu_agent *a)
 			offcpu_prog__for_each_short(a->oc, write_short, a);
 		}
 	}
+	/* before the trace is closed: a failure is a drop it records */
+	if (!a->opts.no_kallsyms)
+		write_kallsyms(a);
 	write_all_dropped(a, true);
 	write_clock_pair(a);
 	err = gp_writer__close(a->w);
 	a->w = NULL;
 	if (err && !a->err)
 		a->err = err;
-	if (!a->opts.no_kallsyms) {
-		copy_file(a, "/proc/kallsyms", "kallsyms");
-	}
 	return a->err;
 }
 
@@ -1601,5 +1784,6 @@ void cpu_agent__free(struct cpu_agent *a)
 	free(a->pid_comms);
 	free(a->exits);
 	free(a->dir);
+	kip_set__free(&a->kips);
 	free(a);
 }

@@ -117,13 +117,24 @@ struct cpu_agent_opts {
 	 */
 	bool attach_running;
 
+	/*
+	 * cpu.trace is flushed to disk this often, which bounds what a SIGKILL
+	 * of the caller loses. 0: GPUPERF_FLUSH_MS from the environment (10 to
+	 * 3600000, the injection library's variable), else 1000.
+	 */
+	uint32_t flush_ms;
 	uint32_t max_procs;	/* followed processes at once; 0: 8192 */
 	bool force_raw_tp;	/* raw_tp instead of tp_btf (tests of the fallback) */
 	bool force_no_iters;	/* off-CPU without the task iterators (tests of the fallback) */
 	/* tests only: ignore one in N switch-ins or switch-outs at random (OFFCPU_FAULT_*, bpf/offcpu.h) */
 	uint8_t offcpu_fault;
 	uint32_t offcpu_fault_every;
-	bool no_kallsyms;	/* do not copy /proc/kallsyms to DIR/kallsyms at stop */
+	/*
+	 * Do not write DIR/kallsyms at stop: the kernel symbols (from
+	 * /proc/kallsyms, read as root) that name the kernel addresses written,
+	 * and the symbol after each, in /proc/kallsyms's format.
+	 */
+	bool no_kallsyms;
 
 	/*
 	 * Optional: on a failure of __new or __start, one line naming the part
@@ -155,6 +166,12 @@ struct cpu_agent_stats {
 	uint64_t lost_sample, lost_offcpu, lost_launch, lost_proc; /* ring buffers full */
 	uint64_t lost_stack;	/* stacks that could not be read */
 	uint64_t lost_writer;	/* records the trace writer could not store */
+	int writer_cause;	/* errno of the first of them (ENOSPC, EFBIG, EIO, ENOMEM); 0: none */
+	uint64_t perf_maps;	/* /tmp/perf-PID.map files copied to DIR */
+	/* skipped: a link, not a regular file, not owned by the process's user, too large */
+	uint64_t perf_maps_skipped;
+	uint64_t kallsyms_symbols; /* kernel symbols written to DIR/kallsyms */
+	uint64_t kallsyms_lost;	/* kernel symbols it could not hold (its write failed: emptied) */
 	bool sw_clock;		/* on-CPU sampling fell back to the software clock */
 	bool tp_btf;		/* tracepoints attached as tp_btf (false: raw_tp) */
 	bool offcpu_iters;	/* off-CPU task iterators loaded: blocks in progress at

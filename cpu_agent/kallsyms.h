@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * kallsyms: the kernel symbols a recording needs, resolved while the agent
+ * is root (a user reads zeros in /proc/kallsyms) and written as a small
+ * DIR/kallsyms in /proc/kallsyms's own format, not a 5 MB copy of it.
+ */
+#ifndef GPUPERF_CPU_AGENT_KALLSYMS_H
+#define GPUPERF_CPU_AGENT_KALLSYMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The distinct kernel addresses of a recording. Zeroed: empty. */
+struct kip_set {
+	uint64_t *slots; /* open addressing; 0 is an empty slot (no kernel text there) */
+	size_t cap, n;
+	bool full;	 /* an address was not kept (cap or memory): write every symbol */
+};
+
+/* Remember @ip. At KIP_MAX addresses, or out of memory, the set is full. */
+void kip_set__add(struct kip_set *s, uint64_t ip);
+void kip_set__free(struct kip_set *s);
+
+#define KIP_MAX (1u << 20)
+
+/*
+ * Write to @fd, in /proc/kallsyms's format and address order, the text
+ * symbols of @src (/proc/kallsyms) that cover the addresses of @s -- the
+ * last one at or below each -- and the symbol after each (where its range
+ * ends), so that a reader that names an address by the last symbol at or
+ * below it names every recorded address as the whole table would. Every
+ * text symbol when @s is full. *@nsyms: the symbols to write. 0 or -errno.
+ */
+int kallsyms__write_needed(const char *src, const struct kip_set *s, int fd, uint64_t *nsyms);
+
+#endif /* GPUPERF_CPU_AGENT_KALLSYMS_H */
