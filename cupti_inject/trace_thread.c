@@ -61,9 +61,20 @@ static void write_process(struct gp_writer *w, uint32_t pid, uint32_t ppid, uint
 	gp_writer__commit(w);
 }
 
+/*
+ * The first free name of gpu-<pid>.trace, gpu-<pid>.1.trace, ... Never an
+ * existing file, never through a link: a name already taken is an earlier
+ * image of this pid (the program exec'd; its trace must survive) or a file
+ * someone else put there.
+ */
+#define MAX_IMAGES 1000u
+
 static int open_writer(struct trace_thread *t, const struct trace_thread_opts *o)
 {
 	struct gp_writer_opts wo;
+	char name[64];
+	int dfd, err = -EEXIST;
+	unsigned n;
 
 	snprintf(t->path, sizeof(t->path), "%s/gpu-%u.trace", o->dir, t->pid);
 	memset(&wo, 0, sizeof(wo));
@@ -71,11 +82,22 @@ static int open_writer(struct trace_thread *t, const struct trace_thread_opts *o
 	wo.clock_id = o->clock_id;
 	wo.pid = t->pid;
 	wo.level = o->zlevel ? o->zlevel : 1;
-	/* A file left by an earlier process with the same pid is stale. */
-	wo.truncate = 1;
-	t->w = gp_writer__open(t->path, &wo);
-	if (!t->w)
+	dfd = open(o->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
 		return -errno;
+	for (n = 0; n < MAX_IMAGES && err == -EEXIST; n++) {
+		if (n)
+			snprintf(name, sizeof(name), "gpu-%u.%u.trace", t->pid, n);
+		else
+			snprintf(name, sizeof(name), "gpu-%u.trace", t->pid);
+		snprintf(t->path, sizeof(t->path), "%s/%s", o->dir, name);
+		t->w = gp_writer__openat(dfd, name, &wo);
+		err = t->w ? 0 : -errno;
+		t->image = n;
+	}
+	close(dfd);
+	if (err)
+		return err;
 	/* GPUPERF_ZLEVEL=0: every chunk as deflate's stored blocks (least CPU, most bytes) */
 	t->uncompressed = !o->zlevel;
 	gp_writer__set_stored(t->w, t->uncompressed);
@@ -104,7 +126,8 @@ int trace_thread__open(struct trace_thread *t, const struct trace_thread_opts *o
 	}
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_cond_init(&t->cond, NULL);
-	write_process(t->w, t->pid, (uint32_t)getppid(), GP_PROC_INFO);
+	/* a later image of this pid: the program exec'd (docs/trace-format.md) */
+	write_process(t->w, t->pid, (uint32_t)getppid(), t->image ? GP_PROC_EXEC : GP_PROC_INFO);
 	cupti_clock__write_pair(t->w, 1);
 	gp_writer__flush(t->w);
 	return 0;
@@ -334,6 +357,8 @@ void trace_thread__stop(struct trace_thread *t)
 void trace_thread__fork_child(struct trace_thread *t, const struct trace_thread_opts *o,
 			      uint32_t ppid)
 {
+	int err;
+
 	/* The parent's writer thread does not exist here; its file stays the parent's. */
 	if (t->w)
 		gp_writer__abandon(t->w);
@@ -348,9 +373,10 @@ void trace_thread__fork_child(struct trace_thread *t, const struct trace_thread_
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_cond_init(&t->cond, NULL);
 	t->pid = (uint32_t)getpid();
-	if (open_writer(t, o)) {
+	err = open_writer(t, o);
+	if (err) {
 		inj_warn("cannot create '%s': %s; the child of fork() is not traced", t->path,
-			 strerror(errno));
+			 strerror(-err));
 		return;
 	}
 	write_process(t->w, t->pid, ppid, GP_PROC_FORK);

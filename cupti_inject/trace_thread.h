@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * trace_thread.h - the writer thread: drains completed CUPTI buffers,
- * converts their records and writes them to $GPUPERF_DIR/gpu-<pid>.trace.
+ * converts their records and writes them to $GPUPERF_DIR/gpu-<pid>.trace
+ * (gpu-<pid>.<n>.trace for the n-th later image of the pid, after exec).
  *
  * Every flush period it also asks CUPTI for the records it holds
  * (cuptiActivityFlushAll(0)), writes drop counters and a clock pair and
@@ -55,12 +56,14 @@ struct trace_thread {
 	int behind;		/* a backlog of buffers: chunks stored uncompressed (act_buf.h) */
 	int uncompressed;	/* GPUPERF_ZLEVEL=0: every chunk stored uncompressed */
 	unsigned max_waiting;	/* the longest backlog seen (debug log) */
+	unsigned image;		/* n of gpu-<pid>.<n>.trace: earlier images of the pid; 0: the first */
 	char path[PATH_MAX];
 };
 
 /*
- * Create gpu-<pid>.trace in o->dir and write the opening records (process,
- * clock pair). `pool` is drained by the thread. 0 or -errno (t->path names
+ * Create gpu-<pid>.trace in o->dir, or the first free gpu-<pid>.<n>.trace
+ * (O_EXCL, O_NOFOLLOW: an existing file is never replaced), and write the
+ * opening records (process: INFO, EXEC for a later image; clock pair). `pool` is drained by the thread. 0 or -errno (t->path names
  * the file for the caller's message).
  */
 int trace_thread__open(struct trace_thread *t, const struct trace_thread_opts *o,
