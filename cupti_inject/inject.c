@@ -18,7 +18,8 @@
  * (act_buf), enable the activity kinds and narrow the API kinds to the
  * recorded calls (cupti_cb/api_filter), start the writer thread
  * (trace_thread). Any failure is logged in one line and leaves the program
- * running untraced.
+ * running untraced; so does secure execution (setuid), where GPUPERF_* is
+ * not read at all.
  *
  * Hot path: nothing of ours. CUPTI records API calls and GPU work into our
  * buffers by itself; its worker hands full buffers to bufferCompleted,
@@ -32,8 +33,10 @@
  * (bounded wait), then re-raises the signal, so the program still dies of
  * it with the same status; a program's own handlers are never replaced.
  * fork(): the child drops the parent's writer untouched and writes its own
- * gpu-<childpid>.trace. SIGKILL/crash: the writer's periodic flush
- * (GPUPERF_FLUSH_MS) has put everything older than one period on disk.
+ * gpu-<childpid>.trace. exec: the new image gets a file of its own
+ * (gpu-<pid>.<n>.trace) beside the old image's. SIGKILL/crash/exec: the
+ * writer's periodic flush (GPUPERF_FLUSH_MS) has put everything older than
+ * one period on disk.
  */
 
 #include <cupti.h>
@@ -45,6 +48,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -136,16 +140,30 @@ static void on_fork_child(void)
 }
 
 /*
- * SIGINT/SIGTERM where the program kept the default action. Installed with
- * SA_RESETHAND, so the default is back in place as we enter; the re-raised
- * signal stays blocked until we return and then kills the process as it
- * would have without us. Only async-signal-safe calls here: the writer
- * thread does the work.
+ * SIGINT/SIGTERM where the program kept the default action. Called either by
+ * the kernel (installed with SA_RESETHAND: SIG_DFL is back as we enter) or
+ * by a handler the program installed later over ours, which chains to the
+ * handler it replaced: for that program we stand in for SIG_DFL. Either
+ * way we do what the default action does, after the trace is finished:
+ * SIG_DFL in place, the signal unblocked (a second one during the wait
+ * kills at once) and raised, so the process dies of it with the status it
+ * would have had without us. Never a return into a raise() that would run
+ * the program's handler again, which chains to us again. Only
+ * async-signal-safe calls here: the writer thread does the work.
  */
 static void on_term_signal(int sig)
 {
+	struct sigaction dfl;
+	sigset_t set;
 	int saved = errno;
 
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(sig, &dfl, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 	if (atomic_load(&G.active) && getpid() == G.pid && !G.forked_child) {
 		trace_thread__stop_async(&G.tt);
 		trace_thread__wait_finished(&G.tt, SIGNAL_WAIT_MS);
@@ -204,6 +222,18 @@ static void init_once(void)
 	unsigned i;
 	int err;
 
+	/*
+	 * setuid, setgid or file capabilities: the environment belongs to a less
+	 * privileged user, and GPUPERF_CUPTI_LIB (dlopen), GPUPERF_LOG_FILE and
+	 * GPUPERF_DIR (files created) would act with this process's privileges.
+	 * There is no directory of our own to fall back to, so no tracing at all.
+	 */
+	if (getauxval(AT_SECURE)) {
+		inject_log__init(INJECT_LOG_WARN, NULL);
+		inj_err("secure execution (setuid, setgid or capabilities): GPUPERF_* not trusted; "
+			"running untraced");
+		return;
+	}
 	inject_config__load(&G.cfg);
 	inject_log__init(G.cfg.log_level, G.cfg.log_file);
 	for (i = 0; i < G.cfg.nwarnings; i++)

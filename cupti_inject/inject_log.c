@@ -9,16 +9,54 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static atomic_int log_level = INJECT_LOG_WARN;
 static atomic_int log_fd = STDERR_FILENO;
+/*
+ * What fd 2 was when the library started: 1 = err_dev/err_ino, -1 = not an
+ * open file then, 0 = not looked at yet (every line goes to fd 2). A program
+ * that later puts a data file on fd 2 (dup2) must not find our lines in it.
+ */
+static atomic_int err_known;
+static dev_t err_dev;
+static ino_t err_ino;
+static atomic_ulong err_dropped; /* lines not written: fd 2 was no longer the original */
+
+static void capture_stderr(void)
+{
+	struct stat st;
+
+	if (atomic_load(&err_known))
+		return;
+	if (fstat(STDERR_FILENO, &st)) {
+		atomic_store(&err_known, -1);
+		return;
+	}
+	err_dev = st.st_dev;
+	err_ino = st.st_ino;
+	atomic_store(&err_known, 1);
+}
+
+/* fd 2 is still the file it was at start (fstat is async-signal-safe, like the rest here). */
+static int stderr_is_original(void)
+{
+	struct stat st;
+	int known = atomic_load(&err_known);
+
+	if (!known)
+		return 1;
+	return known > 0 && !fstat(STDERR_FILENO, &st) && st.st_dev == err_dev &&
+	       st.st_ino == err_ino;
+}
 
 int inject_log__init(int level, const char *path)
 {
 	int fd;
 
 	atomic_store(&log_level, level);
+	capture_stderr();
 	if (!path || !*path)
 		return 0;
 	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -46,7 +84,7 @@ void inject_log(int level, const char *fmt, ...)
 	static const char *const names[] = { "error", "warning", "info", "debug" };
 	char line[1024];
 	va_list ap;
-	int n, m;
+	int n, m, fd;
 
 	if (level > atomic_load(&log_level))
 		return;
@@ -63,7 +101,27 @@ void inject_log(int level, const char *fmt, ...)
 	if ((size_t)n > sizeof(line) - 2)
 		n = (int)sizeof(line) - 2;
 	line[n++] = '\n';
+	fd = atomic_load(&log_fd);
+	if (fd == STDERR_FILENO) {
+		unsigned long lost;
+
+		if (!stderr_is_original()) {
+			atomic_fetch_add(&err_dropped, 1);
+			return;
+		}
+		lost = atomic_exchange(&err_dropped, 0);
+		if (lost) {
+			char note[160];
+			int k = snprintf(note, sizeof(note),
+					 "gpuperf-inject[%d]: warning: %lu earlier message%s dropped: "
+					 "fd 2 was not the original stderr\n",
+					 (int)getpid(), lost, lost == 1 ? "" : "s");
+
+			if (k > 0 && (size_t)k < sizeof(note) && write(fd, note, (size_t)k) < 0)
+				return;
+		}
+	}
 	/* A failed diagnostic has nowhere to go; the application must not notice. */
-	if (write(atomic_load(&log_fd), line, (size_t)n) < 0)
+	if (write(fd, line, (size_t)n) < 0)
 		return;
 }

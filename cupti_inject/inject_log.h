@@ -3,6 +3,11 @@
  * inject_log.h - the injection library's only writer of diagnostics: one
  * line per message to stderr or $GPUPERF_LOG_FILE, never to stdout.
  *
+ * stderr means the file on fd 2 when inject_log__init() ran (st_dev and
+ * st_ino): once the program puts something else there (dup2 of a data file,
+ * a closed fd 2), lines are dropped and counted, and the next line that
+ * finds the original stderr back says how many were.
+ *
  * Thread-safety: inject_log() may be called from any thread once
  * inject_log__init() has run (before that it writes to stderr at the default
  * level). It formats on the stack and issues one write(2), so lines from
@@ -20,8 +25,8 @@ enum inject_log_level {
 
 /*
  * Send messages up to `level` to `path` (appended, created 0644) or to
- * stderr when path is NULL or empty. Returns 0 or -errno (then stderr is
- * used).
+ * stderr when path is NULL or empty, and remember which file fd 2 is now
+ * (the first call only). Returns 0 or -errno (then stderr is used).
  */
 int inject_log__init(int level, const char *path);
 /* Close the log file (the child of a fork keeps its own copy). */

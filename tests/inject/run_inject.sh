@@ -3,7 +3,8 @@
 # Runs one injection-library scenario on the CUDA simulator and checks the trace against the ground truth.
 # usage: run_inject.sh CASE
 # env (set by CMake): GPINJ_SIM_LIB GPINJ_LIB GPINJ_CHECK GPINJ_SAMPLES GPINJ_EXIT_PATHS
-#   GPINJ_OTHER GPINJ_WORK; GPSIM_PRELOAD (optional): sanitizer runtime to load first.
+#   GPINJ_OTHER GPINJ_SECURE_EXEC GPINJ_MARKER_LIB GPINJ_WORK; GPSIM_PRELOAD (optional):
+#   sanitizer runtime to load first.
 set -u
 case=$1
 dir="$GPINJ_WORK/$case"
@@ -222,6 +223,72 @@ fork)
 	"$GPINJ_CHECK" --no-truth "$dir/child.trace.bin" /dev/null >"$dir/child.txt" 2>&1
 	grep -q "api=0 kernel=0 memcpy=0" "$dir/child.txt" || fail "child trace: $(cat "$dir/child.txt")"
 	grep -q "end=1" "$dir/child.txt" || fail "child trace not closed: $(cat "$dir/child.txt")"
+	;;
+chain_sigint)
+	# A SIGINT handler installed after ours, chaining to the one it replaced: the
+	# program dies of SIGINT as it does without the library, with its trace closed.
+	env LD_LIBRARY_PATH="$GPINJ_SIM_LIB" ${GPSIM_PRELOAD:+LD_PRELOAD=$GPSIM_PRELOAD} \
+		timeout -s KILL 20 "$GPINJ_EXIT_PATHS" chain-sigint >"$dir/plain.txt" 2>&1
+	want=$?
+	[ $want -eq 130 ] || fail "without the library: exit status $want, expected 130"
+	traced timeout -s KILL 20 "$GPINJ_EXIT_PATHS" chain-sigint >"$dir/stdout.txt" 2>"$dir/stderr.txt"
+	rc=$?
+	case $rc in 124 | 137) fail "still running after 20 s (the handlers call each other)" ;; esac
+	[ $rc -eq $want ] || fail "exit status $rc, expected $want as without the library"
+	[ "$(grep -c '^handler$' "$dir/stdout.txt")" = 1 ] ||
+		fail "the program's handler ran $(grep -c '^handler$' "$dir/stdout.txt") times, expected once"
+	check
+	;;
+keep_sigint)
+	# A handler that does not chain: the program goes on after SIGINT, and so does its trace.
+	traced "$GPINJ_EXIT_PATHS" keep-sigint >"$dir/stdout.txt" 2>"$dir/stderr.txt" ||
+		fail "exit status $?"
+	grep -q "^handled 1, 12 kernels" "$dir/stdout.txt" || fail "program: $(cat "$dir/stdout.txt")"
+	check
+	grep -q " kernel=12 " "$dir/check.txt" || fail "expected 12 kernels: $(cat "$dir/check.txt")"
+	;;
+stderr_moved)
+	# The program puts a data file on fd 2 after the library started: the library's
+	# later lines (info and debug at exit) stay out of it.
+	GPUPERF_LOG=debug traced "$GPINJ_EXIT_PATHS" stderr-to "$dir/data.txt" \
+		>"$dir/stdout.txt" 2>"$dir/stderr.txt" || fail "exit status $?"
+	printf 'data 1\ndata 2\n' | cmp -s - "$dir/data.txt" ||
+		fail "the data file holds more than the program's data: $(head -3 "$dir/data.txt")"
+	grep -q "gpuperf-inject.*recording to" "$dir/stderr.txt" ||
+		fail "the start message did not go to the original stderr"
+	grep -q "trace written" "$dir/stderr.txt" && fail "a line after the dup2 went to the old stderr"
+	# check refuses a non-empty stderr.txt only on sanitizer reports
+	check
+	;;
+secure_exec)
+	# A setuid-root program run by nobody loads the library through
+	# CUDA_INJECTION64_PATH (the driver honours it there): GPUPERF_CUPTI_LIB must
+	# not be loaded nor GPUPERF_LOG_FILE created with root's rights.
+	[ "$(id -u)" = 0 ] || { echo "SKIP: needs root to make a setuid-root program"; exit 77; }
+	command -v setpriv >/dev/null || { echo "SKIP: no setpriv"; exit 77; }
+	case ",$(findmnt -n -o OPTIONS -T "$dir")," in
+	*,nosuid,*) echo "SKIP: $dir is on a nosuid mount"; exit 77 ;;
+	esac
+	prog="$dir/secure_exec"
+	cp "$GPINJ_SECURE_EXEC" "$prog" && chown root:root "$prog" && chmod 4755 "$prog" ||
+		fail "cannot make a setuid program"
+	mkdir -m 700 "$dir/root-only"
+	mkdir -m 1777 "$dir/out"
+	chmod 755 "$dir"
+	(cd "$dir/out" && setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env CUDA_INJECTION64_PATH="$GPINJ_LIB" GPUPERF_DIR="$dir/out" \
+		GPUPERF_CUPTI_LIB="$GPINJ_MARKER_LIB" GPINJ_MARKER="$dir/root-only/marker" \
+		GPUPERF_LOG_FILE="$dir/root-only/log" "$prog") >"$dir/stdout.txt" 2>"$dir/stderr.txt"
+	rc=$?
+	grep -q "^secure=1 euid=0" "$dir/stdout.txt" ||
+		{ echo "SKIP: the setuid bit took no effect: $(head -1 "$dir/stdout.txt")"; exit 77; }
+	[ $rc -eq 0 ] || fail "exit status $rc: $(cat "$dir/stdout.txt")"
+	[ -e "$dir/root-only/marker" ] && fail "GPUPERF_CUPTI_LIB was loaded with root's rights"
+	[ -e "$dir/root-only/log" ] && fail "GPUPERF_LOG_FILE was created with root's rights"
+	ls "$dir/out"/gpu-*.trace >/dev/null 2>&1 && fail "a trace was written"
+	[ "$(wc -l <"$dir/stderr.txt")" -eq 1 ] || fail "expected one line on stderr"
+	grep -q "secure execution.*running untraced" "$dir/stderr.txt" || fail "unclear message"
+	cat "$dir/stderr.txt"
 	;;
 no_cupti)
 	GPUPERF_CUPTI_LIB=/nonexistent/libcupti.so.13 traced "$GPINJ_EXIT_PATHS" return 5 \
