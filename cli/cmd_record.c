@@ -925,44 +925,6 @@ static void dir_each(struct record *r, const char *pattern,
 		free(list);
 }
 
-/*
- * Hand the agent's files to the user: only regular files root made here
- * (owned by root, one link), through a descriptor, never by name.
- */
-static void dir_chown(struct record *r)
-{
-	static const char *const agent_files[] = { "cpu.trace", "kallsyms", "perf-*.map" };
-	int fd = r->u.drop ? dup(r->dir_fd) : -1;
-	struct dirent *de;
-	struct stat sb;
-	size_t i;
-	DIR *d;
-
-	if (fd < 0)
-		return;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return;
-	}
-	while ((de = readdir(d))) {
-		for (i = 0; i < ARRAY_SIZE(agent_files); i++)
-			if (!fnmatch(agent_files[i], de->d_name, FNM_PERIOD))
-				break;
-		if (i == ARRAY_SIZE(agent_files))
-			continue;
-		fd = gp_file__input(r->dir_fd, de->d_name);
-		if (fd < 0)
-			continue;
-		if (!fstat(fd, &sb) && sb.st_uid == 0 && sb.st_nlink == 1 &&
-		    fchown(fd, r->u.uid, r->u.gid))
-			fprintf(stderr, "gpuperf record: cannot hand '%s' to uid %u: %s\n",
-				de->d_name, (unsigned)r->u.uid, strerror(errno));
-		close(fd);
-	}
-	closedir(d);
-}
-
 /* ---- the CPU agent ----------------------------------------------------------- */
 
 static int agent_start(struct record *r, pid_t child)
@@ -973,6 +935,11 @@ static int agent_start(struct record *r, pid_t child)
 
 	memset(&ao, 0, sizeof(ao));
 	ao.dir = r->dir;
+	/* the agent creates its files relative to DIR's descriptor, each handed to the user */
+	ao.dir_fd = r->dir_fd;
+	ao.set_owner = r->u.drop;
+	ao.owner_uid = r->u.uid;
+	ao.owner_gid = r->u.gid;
 	if (child) {
 		if (!o->system_wide) {
 			ao.pids = &r->child;
@@ -1813,7 +1780,6 @@ static int record_main(int argc, char **argv, char *dir_out, size_t dir_len)
 		have_stats = true;
 	}
 	record_json(r, have_stats ? &st : NULL);
-	dir_chown(r);
 	if (!r->o.quiet)
 		summary(r, have_stats ? &st : NULL);
 	if (dir_out)
