@@ -115,8 +115,13 @@ struct tl_priv {
 	uint64_t *hit_last;
 	char **warnings;
 	size_t nr_warnings;
+	/* load_dir(): the trace of the same pid's next image (after exec), or NULL */
+	const char *next_image;
 	char errbuf[512];
 };
+
+/* tl_proc.pad while loading: the record's GP_PROC_* event, and this bit when a GPU trace opened with it */
+#define PROC_GPU_IMAGE 0x100u
 
 enum { ORD_API = 1, ORD_LAUNCH = 2, ORD_GPU = 4, ORD_SAMPLES = 8, ORD_OFFCPU = 16 };
 
@@ -1044,8 +1049,11 @@ static inline unsigned api_nested(struct timeline *tl, uint32_t thr, uint64_t en
  * stacks (index + 1).
  */
 static int add_record(struct timeline *tl, struct idmap *ids, struct idmap *stacks,
-		      const struct gp_rec_hdr *rec, const struct clock_fit *fit, uint32_t file_pid)
+		      const struct gp_rec_hdr *rec, struct tl_file *f)
 {
+	const struct clock_fit *fit = &f->fit;
+	uint32_t file_pid = f->pid;
+
 /* most traces are CLOCK_MONOTONIC already: no call per timestamp then */
 #define T(x) (fit->method == CLOCK_IDENTITY ? (x) : clock_fit__apply(fit, (x)))
 #define S(x) idmap_get(ids, (x))
@@ -1073,7 +1081,9 @@ static int add_record(struct timeline *tl, struct idmap *ids, struct idmap *stac
 		 */
 		o->start = start;
 		o->dur = timeline__dur_code(tl, start, end);
-		o->corr = a->correlation_id;
+		o->corr = a->correlation_id + f->corr_base;
+		if (a->correlation_id > f->corr_max)
+			f->corr_max = a->correlation_id;
 		o->launch = -1;
 		o->bits = bits.bits;
 		o->name = api_name_index(tl, S(a->name_str));
@@ -1156,6 +1166,9 @@ static int add_record(struct timeline *tl, struct idmap *ids, struct idmap *stac
 			g->corr = s->correlation_id;
 			stream = s->stream_id;
 		}
+		if (g->corr > f->corr_max)
+			f->corr_max = g->corr;
+		g->corr += f->corr_base;
 		g->start = T(start);
 		end = T(end);
 		g->dur = timeline__dur_code(tl, g->start, end);
@@ -1292,7 +1305,8 @@ static int add_record(struct timeline *tl, struct idmap *ids, struct idmap *stac
 			o->forked = pr->event == GP_PROC_FORK;
 		}
 		/* exec: the record's comm/exe replace the old image's when merged */
-		o->pad = (uint16_t)pr->event;
+		o->pad = (uint16_t)((pr->event & 0xff) |
+				    (f->producer == GP_PRODUCER_INJECT ? PROC_GPU_IMAGE : 0));
 		return 0;
 	}
 	case GP_REC_THREAD: {
@@ -1389,6 +1403,22 @@ int timeline__load_file(struct timeline *tl, const char *path, const char **why)
 		snprintf(f->producer_version, sizeof(f->producer_version), "%.*s",
 			 (int)sizeof(h->producer_version), h->producer_version);
 	}
+	/*
+	 * CUPTI counts correlation ids from 1 in every process image: the ids of
+	 * a later image of the same pid (its own trace after an exec) go above
+	 * those of the images loaded before, so each call keeps its own GPU work.
+	 */
+	if (f->producer == GP_PRODUCER_INJECT) {
+		size_t i;
+
+		for (i = 0; i + 1 < tl->nr_files; i++) {
+			const struct tl_file *e = &tl->files[i];
+
+			if (e->producer == GP_PRODUCER_INJECT && e->pid == f->pid &&
+			    e->corr_base + (uint64_t)e->corr_max > f->corr_base)
+				f->corr_base = (uint32_t)(e->corr_base + (uint64_t)e->corr_max);
+		}
+	}
 	if (gp_reader__header(r)->clock_id != GP_CLOCK_MONOTONIC) {
 		fit_clock(tl, path, r, &f->fit);
 		gp_reader__free(r);
@@ -1408,13 +1438,16 @@ int timeline__load_file(struct timeline *tl, const char *path, const char **why)
 			continue;
 		}
 		for (; recs < end && !err; recs += ((const struct gp_rec_hdr *)recs)->size)
-			err = add_record(tl, &ids, &stacks, (const struct gp_rec_hdr *)recs, &f->fit,
-					 f->pid);
+			err = add_record(tl, &ids, &stacks, (const struct gp_rec_hdr *)recs, f);
 	}
 	gp_reader__stats(r, &rs);
 	f->clean_end = rs.clean_end;
 	f->records = rs.records;
-	if (!rs.clean_end && !rs.truncated && !err)
+	if (!rs.clean_end && !rs.truncated && !err && p->next_image)
+		warn(tl, "'%s': no end mark: the process exec'd ('%s' is its next image); what it "
+			 "flushed before the exec is used, its last flush period is lost", path,
+		     p->next_image);
+	else if (!rs.clean_end && !rs.truncated && !err)
 		warn(tl, "'%s': no end mark: the recording process was killed or is still running; "
 			 "what it flushed is used", path);
 	free(ids.keys);
@@ -1477,12 +1510,37 @@ static int trace_name(const struct dirent *de)
 	return !strcmp(de->d_name, "cpu.trace") || !fnmatch("gpu-*.trace", de->d_name, 0);
 }
 
-/* gpu-*.trace by name, then cpu.trace: the API calls are in before the launch hits. */
+/*
+ * The n of gpu-<pid>.<n>.trace (a pid's image after n execs), 0 for
+ * gpu-<pid>.trace; *stem: the length of "gpu-<pid>".
+ */
+static unsigned long image_of(const char *name, size_t *stem)
+{
+	const char *dot = strchr(name, '.');
+
+	*stem = dot ? (size_t)(dot - name) : strlen(name);
+	return dot && dot[1] >= '0' && dot[1] <= '9' ? strtoul(dot + 1, NULL, 10) : 0;
+}
+
+/*
+ * gpu-*.trace by name, a pid's images in exec order, then cpu.trace: the
+ * API calls are in before the launch hits, and in time order.
+ */
 static int cmp_trace_name(const struct dirent **a, const struct dirent **b)
 {
-	int ca = !strcmp((*a)->d_name, "cpu.trace"), cb = !strcmp((*b)->d_name, "cpu.trace");
+	const char *x = (*a)->d_name, *y = (*b)->d_name;
+	int ca = !strcmp(x, "cpu.trace"), cb = !strcmp(y, "cpu.trace"), c;
+	unsigned long nx, ny;
+	size_t sx, sy;
 
-	return ca != cb ? ca - cb : strcmp((*a)->d_name, (*b)->d_name);
+	if (ca != cb)
+		return ca - cb;
+	nx = image_of(x, &sx);
+	ny = image_of(y, &sy);
+	c = strncmp(x, y, sx < sy ? sx : sy);
+	if (c || sx != sy)
+		return c ? c : sx < sy ? -1 : 1;
+	return nx != ny ? (nx < ny ? -1 : 1) : strcmp(x, y);
 }
 
 static int load_dir(struct timeline *tl, const char *dir, const char **why)
@@ -1500,10 +1558,21 @@ static int load_dir(struct timeline *tl, const char *dir, const char **why)
 		return err;
 	}
 	for (i = 0; i < n && err != -ENOMEM; i++) {
+		size_t s1, s2;
+
 		snprintf(path, sizeof(path), "%s/%s", dir, de[i]->d_name);
 		if (!strcmp(de[i]->d_name, "cpu.trace"))
 			bind_begin(tl);
+		/* the next name a later image of the same pid (sorted so): this one exec'd */
+		p->next_image = NULL;
+		if (i + 1 < n && strcmp(de[i + 1]->d_name, "cpu.trace")) {
+			image_of(de[i]->d_name, &s1);
+			image_of(de[i + 1]->d_name, &s2);
+			if (s1 == s2 && !strncmp(de[i]->d_name, de[i + 1]->d_name, s1))
+				p->next_image = de[i + 1]->d_name;
+		}
 		err = timeline__load_file(tl, path, why);
+		p->next_image = NULL;
 		bind_end(tl);
 		if (err && err != -ENOMEM) {
 			/* an unreadable file is a warning; the others still load */
@@ -1732,18 +1801,47 @@ static int cmp_device(const void *a, const void *b)
 }
 
 /*
+ * A pid whose program exec'd CUDA programs has a GPU trace per image: its
+ * name becomes their chain, "launcher -> job", each image's comm in exec
+ * order. 0: one image (or out of memory): the name stays.
+ */
+static uint32_t image_chain(struct timeline *tl, const struct tl_proc *e, size_t n)
+{
+	char buf[1024];
+	size_t i, len = 0, images = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < n; i++) {
+		const char *comm;
+		int w;
+
+		if (!(e[i].pad & PROC_GPU_IMAGE) || e[i].exited)
+			continue;
+		comm = timeline__str(tl, e[i].comm);
+		w = snprintf(buf + len, sizeof(buf) - len, "%s%s", images ? " -> " : "",
+			     *comm ? comm : "[unknown]");
+		images++;
+		if (w < 0 || (size_t)w >= sizeof(buf) - len)
+			break; /* cut short: the images that fit */
+		len += (size_t)w;
+	}
+	return images > 1 ? timeline__intern(tl, buf) : 0;
+}
+
+/*
  * Fold the process events of each pid (from the CPU trace and from every GPU
  * trace) into one entry: the earliest sighting, the latest comm/exe (an exec
- * replaces them), the exit.
+ * replaces them; several GPU images: their chain), the exit.
  */
 static void merge_procs(struct timeline *tl)
 {
-	size_t i, n = 0;
+	size_t i, j, n = 0;
+	uint32_t chain = 0;
 
 	gp_sort(tl->procs, tl->nr_procs, sizeof(*tl->procs), cmp_proc);
 	for (i = 0; i < tl->nr_procs; i++) {
 		struct tl_proc *e = &tl->procs[i], *o;
-		int is_exec = e->pad == GP_PROC_EXEC;
+		int is_exec = (e->pad & 0xff) == GP_PROC_EXEC;
 
 		if (n && tl->procs[n - 1].pid == e->pid) {
 			o = &tl->procs[n - 1];
@@ -1764,8 +1862,16 @@ static void merge_procs(struct timeline *tl)
 				o->ppid = e->ppid;
 			continue;
 		}
+		if (chain) /* the pid before is complete */
+			tl->procs[n - 1].comm = chain;
+		/* its events, in time order, before the merge below rewrites the first */
+		for (j = i; j < tl->nr_procs && tl->procs[j].pid == e->pid; j++)
+			;
+		chain = image_chain(tl, e, j - i);
 		tl->procs[n++] = *e;
 	}
+	if (chain)
+		tl->procs[n - 1].comm = chain;
 	tl->nr_procs = n;
 	for (i = 0; i < n; i++)
 		tl->procs[i].pad = 0;

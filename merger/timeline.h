@@ -160,7 +160,7 @@ struct tl_proc {
 	uint64_t first_ts;  /* first record naming it (fork or info) */
 	uint64_t exit_ts;   /* 0: no exit seen */
 	uint32_t pid, ppid; /* ppid 0: unknown */
-	uint32_t comm;	    /* timeline string; the latest (after exec) */
+	uint32_t comm;	    /* timeline string; the latest (after exec); several GPU images: "a -> b" */
 	uint32_t exe;	    /* timeline string: executable path, 0 unknown */
 	int32_t exit_status; /* wait status, valid when exited */
 	uint8_t exited;
@@ -200,6 +200,12 @@ struct tl_file {
 	uint16_t producer;
 	int clean_end;
 	uint64_t records;
+	/*
+	 * Correlation ids: the file's own go up to corr_max; loaded as id +
+	 * corr_base, above those of the same pid's GPU traces loaded before
+	 * (CUPTI counts from 1 again in each image of an exec chain).
+	 */
+	uint32_t corr_base, corr_max;
 	struct clock_fit fit; /* how its times were brought to CLOCK_MONOTONIC */
 	char hostname[64], kernel_release[64], machine[16]; /* from the file header */
 	uint64_t start_monotonic_ns, start_realtime_ns;	    /* read together at file open */
