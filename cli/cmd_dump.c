@@ -186,6 +186,8 @@ static void print_record(const struct gp_reader *r, const struct gp_rec_hdr *h)
 		const struct gp_rec_dropped *d = (const void *)h;
 
 		printf(" ts=%" PRIu64 " source=%u count=%" PRIu64, d->ts, d->source, d->count);
+		if (d->cause)
+			printf(" cause=%u (%s)", d->cause, strerror((int)d->cause));
 		break;
 	}
 	case GP_REC_END: {
@@ -239,7 +241,12 @@ static int dump_file(const char *path, int stats_only)
 				printf("%-11s %" PRIu64 "\n", gp_rec_type_name((uint16_t)t), counts[t]);
 	}
 	printf("# %" PRIu64 " records in %" PRIu64 " chunks%s", st.records, st.chunks,
-	       st.clean_end ? ", closed cleanly" : ", no end mark (the producer did not close it)");
+	       st.clean_end ? ", closed cleanly"
+	       : fh->flags & GP_FILE_END_LOST ? ", closed, but its end record was lost"
+					      : ", no end mark (the producer did not close it)");
+	if (fh->lost_records)
+		printf(", %" PRIu64 " records the writer could not store (%s)", fh->lost_records,
+		       fh->lost_cause ? strerror((int)fh->lost_cause) : "cause unknown");
 	if (st.bad_chunks)
 		printf(", %" PRIu64 " damaged chunks skipped", st.bad_chunks);
 	if (st.skipped_records)

@@ -1621,16 +1621,19 @@ static void summary(struct record *r, const struct cpu_agent_stats *st)
 			r->o.argc ? r->o.argv[0] : "the program");
 	}
 	if (st) {
-		lost = st->lost_sample + st->lost_offcpu + st->lost_launch + st->lost_proc +
-		       st->lost_writer;
+		lost = st->lost_sample + st->lost_offcpu + st->lost_launch + st->lost_proc;
 		if (lost)
 			fprintf(stderr,
 				"gpuperf record: warning: lost %" PRIu64 " samples, %" PRIu64
-				" off-CPU spans, %" PRIu64 " launches, %" PRIu64 " process events, %"
-				PRIu64 " records (ring buffers full: try a lower -F or a higher "
-				"--min-block)\n",
-				st->lost_sample, st->lost_offcpu, st->lost_launch, st->lost_proc,
-				st->lost_writer);
+				" off-CPU spans, %" PRIu64 " launches, %" PRIu64 " process events "
+				"(ring buffers full: try a lower -F or a higher --min-block)\n",
+				st->lost_sample, st->lost_offcpu, st->lost_launch, st->lost_proc);
+		/* not the ring buffers: the disk (ENOSPC, EFBIG) or memory */
+		if (st->lost_writer)
+			fprintf(stderr,
+				"gpuperf record: warning: %" PRIu64 " CPU records could not be "
+				"written to cpu.trace: %s\n",
+				st->lost_writer, strerror(st->writer_cause ? st->writer_cause : EIO));
 		if (st->lost_stack)
 			fprintf(stderr, "gpuperf record: warning: %" PRIu64 " stacks could not be read\n",
 				st->lost_stack);

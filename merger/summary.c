@@ -23,7 +23,7 @@
 #include "report_priv.h"
 
 #define SUMMARY_SCHEMA "gpuperf-summary"
-#define SUMMARY_VERSION "1.3"
+#define SUMMARY_VERSION "1.4"
 #define HIST_SUB 64u
 #define HIST_BUCKETS (HIST_SUB * 60u)
 #define MAX_SITES 100
@@ -677,6 +677,46 @@ static int cmp_kind_total(const void *a, const void *b)
 	return x->kind < y->kind ? -1 : x->kind > y->kind;
 }
 
+/* errno as its name and meaning: "ENOSPC (no space left on device)". */
+static void drop_cause_text(size_t source, uint32_t cause, char *buf, size_t len)
+{
+	static const struct {
+		int err;
+		const char *name, *what;
+	} errs[] = {
+		{ ENOSPC, "ENOSPC", "no space left on device" },
+		{ EDQUOT, "EDQUOT", "disk quota exceeded" },
+		{ EFBIG, "EFBIG", "file size limit (RLIMIT_FSIZE) reached" },
+		{ EIO, "EIO", "I/O error" },
+		{ ENOMEM, "ENOMEM", "out of memory" },
+		{ EROFS, "EROFS", "read-only file system" },
+		{ EACCES, "EACCES", "permission denied" },
+		{ EINVAL, "EINVAL", "invalid" },
+	};
+	const char *name = NULL, *what = NULL;
+
+	for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++)
+		if ((uint32_t)errs[i].err == cause) {
+			name = errs[i].name;
+			what = errs[i].what;
+		}
+	if (source == GP_DROP_PERF_MAP) {
+		/* the agent's reasons for not copying a /tmp/perf-PID.map */
+		name = cause == GP_PERF_MAP_LINK ? "ELOOP" : name;
+		what = cause == GP_PERF_MAP_LINK	   ? "a symbolic link, not followed"
+		       : cause == GP_PERF_MAP_NOT_FILE ? "not a regular file"
+		       : cause == GP_PERF_MAP_OWNER    ? "not owned by the process's user"
+		       : cause == GP_PERF_MAP_SIZE     ? "larger than the agent copies"
+						       : what;
+		if (cause == GP_PERF_MAP_OWNER)
+			name = "EPERM";
+	}
+	if (name)
+		snprintf(buf, len, "%s (%s)", name, what);
+	else
+		snprintf(buf, len, "errno %u (%s)", cause, strerror((int)cause));
+}
+
 static cJSON *build_json(struct report *r, struct report_stats *s)
 {
 	struct timeline *tl = r->tl;
@@ -690,6 +730,8 @@ static cJSON *build_json(struct report *r, struct report_stats *s)
 		[GP_DROP_STACK] = "stack",
 		[GP_DROP_WRITER] = "writer",
 		[GP_DROP_OFFCPU_MISSED] = "offcpu_missed",
+		[GP_DROP_PERF_MAP] = "perf_map",
+		[GP_DROP_KALLSYMS] = "kallsyms",
 	};
 	cJSON *root = cJSON_CreateObject(), *o, *a, *e;
 	const struct tl_file *host = tl->nr_files ? &tl->files[0] : NULL;
@@ -741,6 +783,16 @@ static cJSON *build_json(struct report *r, struct report_stats *s)
 	for (i = 0; i < sizeof(drop_names) / sizeof(drop_names[0]); i++)
 		if (drop_names[i])
 			num(o, drop_names[i], (double)tl->dropped[i]);
+	/* 1.4: why, for the sources whose recorder said */
+	o = cJSON_AddObjectToObject(root, "drop_causes");
+	for (i = 0; i < sizeof(drop_names) / sizeof(drop_names[0]); i++) {
+		char why[160];
+
+		if (drop_names[i] && tl->dropped[i] && tl->drop_cause[i]) {
+			drop_cause_text(i, tl->drop_cause[i], why, sizeof(why));
+			cJSON_AddStringToObject(o, drop_names[i], why);
+		}
+	}
 
 	o = cJSON_AddObjectToObject(root, "cpu");
 	num(o, "samples", (double)tl->nr_samples);
@@ -976,6 +1028,21 @@ void summary__write_text(struct report *r, FILE *out)
 	if (drops)
 		fprintf(out, "\nwarning: %llu records were lost while recording (see \"drops\" in "
 			     "summary.json)\n", (unsigned long long)drops);
+	for (i = 0; i < sizeof(tl->dropped) / sizeof(tl->dropped[0]); i++) {
+		static const char *const what[GP_DROP_SOURCES] = {
+			[GP_DROP_WRITER] = "records could not be written to the trace files",
+			[GP_DROP_PERF_MAP] = "JIT symbol maps (/tmp/perf-PID.map) were not copied",
+			[GP_DROP_KALLSYMS] = "kernel symbols could not be written to DIR/kallsyms "
+					     "(kernel frames stay addresses)",
+		};
+		char why[160];
+
+		if (!tl->dropped[i] || !tl->drop_cause[i])
+			continue;
+		drop_cause_text(i, tl->drop_cause[i], why, sizeof(why));
+		fprintf(out, "warning: %llu %s: %s\n", (unsigned long long)tl->dropped[i],
+			i < GP_DROP_SOURCES && what[i] ? what[i] : "records were lost", why);
+	}
 	for (i = 0; i < timeline__nr_warnings(tl) && i < 10; i++)
 		fprintf(out, "warning: %s\n", timeline__warning(tl, i));
 	if (timeline__nr_warnings(tl) > 10)

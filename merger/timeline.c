@@ -1279,8 +1279,11 @@ static int add_record(struct timeline *tl, struct idmap *ids, struct idmap *stac
 		_Static_assert(GP_DROP_SOURCES <= sizeof(tl->dropped) / sizeof(tl->dropped[0]),
 			       "timeline.dropped holds every source");
 
-		if (d->source < sizeof(tl->dropped) / sizeof(tl->dropped[0]))
+		if (d->source < sizeof(tl->dropped) / sizeof(tl->dropped[0])) {
 			tl->dropped[d->source] += d->count;
+			if (d->count && d->cause && !tl->drop_cause[d->source])
+				tl->drop_cause[d->source] = d->cause;
+		}
 		return 0;
 	}
 	case GP_REC_PROCESS: {
@@ -1371,6 +1374,7 @@ int timeline__load_file(struct timeline *tl, const char *path, const char **why)
 	struct gp_reader *r;
 	struct tl_file *f;
 	const uint8_t *recs;
+	uint64_t writer0;
 	size_t len;
 	int rc, err = 0;
 
@@ -1429,6 +1433,7 @@ int timeline__load_file(struct timeline *tl, const char *path, const char **why)
 			return -EIO;
 		}
 	}
+	writer0 = tl->dropped[GP_DROP_WRITER];
 	/* a chunk's records at a time: a call per record is a tenth of the loading time */
 	while (!err && (rc = gp_reader__next_chunk(r, &recs, &len)) != GP_READ_EOF) {
 		const uint8_t *end = recs + len;
@@ -1443,6 +1448,13 @@ int timeline__load_file(struct timeline *tl, const char *path, const char **why)
 	gp_reader__stats(r, &rs);
 	f->clean_end = rs.clean_end;
 	f->records = rs.records;
+	/* 2.2: the writer's losses, kept in the header where no record could go (a full disk) */
+	if (gp_reader__header(r)->lost_records > tl->dropped[GP_DROP_WRITER] - writer0)
+		tl->dropped[GP_DROP_WRITER] = writer0 + gp_reader__header(r)->lost_records;
+	if (gp_reader__header(r)->lost_records && !tl->drop_cause[GP_DROP_WRITER])
+		tl->drop_cause[GP_DROP_WRITER] = gp_reader__header(r)->lost_cause;
+	if (gp_reader__header(r)->flags & GP_FILE_END_LOST)
+		rs.clean_end = 1; /* closed; its losses say what is missing */
 	if (!rs.clean_end && !rs.truncated && !err && p->next_image)
 		warn(tl, "'%s': no end mark: the process exec'd ('%s' is its next image); what it "
 			 "flushed before the exec is used, its last flush period is lost", path,

@@ -259,6 +259,7 @@ struct timeline {
 	size_t nr_files;
 
 	uint64_t dropped[16]; /* by GP_DROP_* source (room for sources a newer minor version adds) */
+	uint32_t drop_cause[16]; /* errno of the first loss of each source (format 2.2); 0: unknown */
 	uint64_t first_ts, last_ts;
 	int joined; /* correlate__run() has joined the GPU records (TL_GPU_JOINED) */
 	/*

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Nothing lost silently, nothing read that root should not: a GPU trace cut
+# by RLIMIT_FSIZE or a full disk counts its loss with the cause (summary.json,
+# the text report); a SIGKILLed `record --cpu` keeps all but the last flush
+# period; /tmp/perf-PID.map links and FIFOs are not followed; DIR/kallsyms
+# holds only the symbols needed and names kernel frames as the whole table
+# does. Environment: record_lib.sh.
+set -u
+. "$(dirname "$0")/record_lib.sh"
+need_sim
+
+loop=$GP_SAMPLES/launch_loop_shared
+burn=${GP_BUILD:-}/cpu_agent/tests/progs/cpu_burn
+
+# summary.json value: sj DIR EXPR
+sj() { json "$1/summary.json" "$2"; }
+
+# --- RLIMIT_FSIZE on the program: the GPU trace stops at 64 KiB, the loss is counted as EFBIG
+sim "$GP" record -q -o fsz -- prlimit --fsize=65536 "$loop" 20000 >/dev/null 2>rec.txt
+expect_status 0 $? "record under RLIMIT_FSIZE"
+"$GP" report -o fsz_out fsz >/dev/null 2>report.txt
+lost=$(sj fsz_out 'd["drops"]["writer"]')
+cause=$(sj fsz_out 'd["drop_causes"].get("writer", "")')
+[ "${lost:-0}" -gt 1000 ] && [ "${cause#EFBIG}" != "$cause" ] &&
+	ok "RLIMIT_FSIZE: drops.writer $lost, cause '$cause'" ||
+	fail "RLIMIT_FSIZE: drops.writer '$lost', cause '$cause'"
+grep -q "could not be written to the trace files: EFBIG" report.txt &&
+	ok "RLIMIT_FSIZE: the text report names the cause" ||
+	fail "RLIMIT_FSIZE: text report: $(grep warning report.txt)"
+grep -q "no end mark" report.txt && fail "RLIMIT_FSIZE: the report blames a killed producer"
+grep -q "lower -F" rec.txt && fail "RLIMIT_FSIZE: record advises a lower -F: $(cat rec.txt)"
+
+need_bpf
+
+# --- a full disk (a small tmpfs): GPU and CPU losses counted as ENOSPC, no -F advice
+mkdir small
+if mount -t tmpfs -o size=96k gpuperf-loss small 2>/dev/null; then
+	sim "$GP" record --cpu -q -o small/rec -- "$loop" 20000 >/dev/null 2>rec.txt
+	"$GP" report -o small_out small/rec >/dev/null 2>report.txt
+	lost=$(sj small_out 'd["drops"]["writer"]')
+	cause=$(sj small_out 'd["drop_causes"].get("writer", "")')
+	umount small
+	[ "${lost:-0}" -gt 1000 ] && [ "${cause#ENOSPC}" != "$cause" ] &&
+		ok "full disk: drops.writer $lost, cause '$cause'" ||
+		fail "full disk: drops.writer '$lost', cause '$cause'"
+	grep -q "could not be written to the trace files: ENOSPC" report.txt &&
+		ok "full disk: the text report names the cause" ||
+		fail "full disk: text report: $(grep warning report.txt)"
+	grep -q "lower -F" rec.txt && fail "full disk: record advises a lower -F: $(cat rec.txt)"
+else
+	echo "note: cannot mount a tmpfs here; full-disk check skipped"
+fi
+
+# --- SIGKILL of record --cpu: all but the last flush period (GPUPERF_FLUSH_MS=1000) is kept
+if [ -x "$burn" ]; then
+	"$GP" record --cpu -q -F 99 -o killed -- "$burn" -s 6 >burn.txt 2>/dev/null &
+	gp=$!
+	for _ in $(seq 100); do grep -q '^tid' burn.txt && break; sleep 0.1; done
+	sleep 3
+	kids=$(cat /proc/$gp/task/*/children 2>/dev/null)
+	kill -9 "$gp" $kids 2>/dev/null
+	wait "$gp" 2>/dev/null
+	tid=$(awk '$1 == "tid" { print $2; exit }' burn.txt)
+	n=$("$GP" dump killed/cpu.trace 2>/dev/null | grep -c "^cpu_sample .* tid=$tid ")
+	# 3 s burning, at most 1 s unflushed: >= 2 s x 99 Hz, halved for a loaded machine
+	[ "$n" -ge 99 ] && ok "SIGKILL: $n samples of the burning thread kept" ||
+		fail "SIGKILL: $n samples of thread '$tid' kept, expected >= 99"
+else
+	echo "note: cpu_burn not built ($burn); SIGKILL check skipped"
+fi
+
+# --- /tmp/perf-PID.map planted as a link to a root-only file, or as a FIFO
+printf 'ffff 10 SECRET_ROOT_ONLY\n' >secret
+chmod 600 secret
+timeout 30 "$GP" record --cpu -q -o link -- sh -c 'ln -s "$1" /tmp/perf-$$.map' sh "$PWD/secret" \
+	>/dev/null 2>&1
+st=$?
+rm -f /tmp/perf-*.map.gpuperf-test
+grep -rqs SECRET_ROOT_ONLY link && fail "perf map link: the root-only file was copied into DIR"
+[ "$st" = 0 ] && ! grep -rqs SECRET_ROOT_ONLY link && ok "perf map link: not followed" ||
+	fail "perf map link: record exit status $st"
+timeout 30 "$GP" record --cpu -q -o fifo -- sh -c 'mkfifo /tmp/perf-$$.map; echo $$ >pid' \
+	>/dev/null 2>&1
+st=$?
+[ "$st" = 0 ] && ok "perf map FIFO: the recording finished" ||
+	fail "perf map FIFO: record exit status $st (124: it hung)"
+for d in link fifo; do
+	p=$("$GP" dump $d/cpu.trace 2>/dev/null | awk '/^process .*event=3/ { print; exit }' |
+		grep -o 'pid=[0-9]*' | head -1)
+	rm -f "/tmp/perf-${p#pid=}.map"
+done
+"$GP" report -o fifo_out fifo >/dev/null 2>/dev/null
+[ "$(sj fifo_out 'd["drops"]["perf_map"]')" = 1 ] &&
+	ok "perf map FIFO: counted, '$(sj fifo_out 'd["drop_causes"].get("perf_map")')'" ||
+	fail "perf map FIFO: drops.perf_map $(sj fifo_out 'd["drops"]["perf_map"]')"
+
+# --- DIR/kallsyms: small, and it names kernel frames as all of /proc/kallsyms does
+# (the whole table copied by the program, while the agent's own BPF programs, which samples
+# can hit, are still loaded)
+"$GP" record --cpu -q -F 499 -o ksym -- sh -c \
+	'dd if=/dev/zero of=/dev/null bs=512 count=400000 2>/dev/null; cat /proc/kallsyms >whole'
+size=$(stat -c %s ksym/kallsyms 2>/dev/null || echo missing)
+[ "$size" != missing ] && [ "$size" -gt 0 ] && [ "$size" -lt 102400 ] &&
+	ok "kallsyms: $size bytes" || fail "kallsyms: $size bytes, expected 1..102399"
+"$GP" report -f folded -o ksym_small ksym >/dev/null 2>&1
+mkdir ksym_full
+cp ksym/cpu.trace ksym_full/
+mv whole ksym_full/kallsyms
+"$GP" report -f folded -o ksym_full_out ksym_full >/dev/null 2>&1
+if [ -s ksym_small/cpu.folded ] && cmp -s ksym_small/cpu.folded ksym_full_out/cpu.folded &&
+	grep -Eq 'do_syscall_64|entry_SYSCALL|el0_svc' ksym_small/cpu.folded; then
+	ok "kallsyms: kernel frames named as with the whole table"
+else
+	fail "kallsyms: frames differ from the whole table's: $(diff ksym_small/cpu.folded \
+		ksym_full_out/cpu.folded | head -5)"
+fi
+
+finish
