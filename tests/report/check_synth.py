@@ -78,10 +78,11 @@ if loader_calls:
 expect("gpu_idle", idle, want_idle)
 
 s = json.load(open(f"{d}/summary.json"))
-expect("schema", (s["schema"], s["schema_version"]), ("gpuperf-summary", "1.3"))
+expect("schema", (s["schema"], s["schema_version"]), ("gpuperf-summary", "1.4"))
 # -L: losses reported by the recorders, summed by source; every source always present
 want_drops = dict.fromkeys(["cupti", "inject_buffers", "ringbuf_sample", "ringbuf_offcpu",
-                            "ringbuf_launch", "ringbuf_proc", "stack", "writer", "offcpu_missed"], 0)
+                            "ringbuf_launch", "ringbuf_proc", "stack", "writer", "offcpu_missed",
+                            "perf_map", "kallsyms"], 0)
 if losses:
     want_drops.update(cupti=4, ringbuf_sample=2, offcpu_missed=5)
 expect("drops", s["drops"], want_drops)
