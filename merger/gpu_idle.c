@@ -198,7 +198,9 @@ static int find_gaps(struct report *r, struct proc_idle **out, size_t *nout)
 	for (i = 0; i < n; i++) {
 		size_t j, k = 0;
 
-		qsort(v[i].tids, v[i].nr_tids, sizeof(*v[i].tids), cmp_u32);
+		/* a lane with GPU work but no API call of its process has no tids (NULL) */
+		if (v[i].nr_tids > 1)
+			qsort(v[i].tids, v[i].nr_tids, sizeof(*v[i].tids), cmp_u32);
 		for (j = 0; j < v[i].nr_tids; j++)
 			if (!k || v[i].tids[k - 1] != v[i].tids[j])
 				v[i].tids[k++] = v[i].tids[j];
