@@ -8,11 +8,14 @@
 #include <gelf.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /*
  * Layout:
@@ -314,6 +317,78 @@ const char *symbolizer__demangle(struct symbolizer *s, const char *name)
 	return out;
 }
 
+/* ---- opening what a trace names --------------------------------------- */
+
+/*
+ * Open a file a recording names (a module path, DIR/kallsyms, a perf map)
+ * for reading: the report may run as root over a directory someone else
+ * controls, and a module file may have been replaced since. Only a regular
+ * file is opened for reading: the name is first opened with O_PATH, which
+ * runs no driver and never blocks, and only after fstat() says "regular
+ * file" is that same inode opened again through /proc/self/fd, so a FIFO
+ * never hangs the report and a device node is never opened (a watchdog or
+ * a tape drive acts on open). O_NOFOLLOW: recorded module paths are already
+ * resolved (/proc/PID/maps) and DIR's files are regular files gpuperf
+ * wrote, so a link in their place was planted. Returns the fd or -errno
+ * (-EINVAL: not a regular file; -ELOOP: a symbolic link).
+ */
+static int open_regular(const char *path)
+{
+	struct stat st, st2;
+	char self[64];
+	int pfd, fd, err;
+
+	pfd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	if (fstat(pfd, &st)) {
+		err = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = S_ISLNK(st.st_mode) ? -ELOOP : -EINVAL;
+		goto out;
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0 && errno == ENOENT) /* no /proc: the name again, checked below */
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	/* The same inode still (the name may have been swapped without /proc). */
+	if (fstat(fd, &st2) || !S_ISREG(st2.st_mode) || st2.st_dev != st.st_dev ||
+	    st2.st_ino != st.st_ino) {
+		close(fd);
+		err = -EINVAL;
+		goto out;
+	}
+	/* Regular files never block; the flag goes so readers see a plain fd. */
+	err = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) ? -errno : fd;
+	if (err < 0)
+		close(fd);
+out:
+	close(pfd);
+	return err;
+}
+
+/* open_regular() as a stdio stream; NULL + errno. */
+static FILE *fopen_regular(const char *path)
+{
+	int fd = open_regular(path);
+	FILE *f;
+
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
+	return f;
+}
+
 /* ---- life cycle -------------------------------------------------------- */
 
 struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
@@ -591,22 +666,30 @@ static void image_load(struct symbolizer *s, struct image *img)
 	const unsigned char *bits;
 	GElf_Addr bid_vaddr, bias;
 	Elf *elf;
-	int n;
+	int n, fd;
 
 	img->state = IMAGE_MISSING;
 	/* Pseudo paths ("[vdso]", "//anon", "") never were files to miss. */
 	if (img->path[0] != '/')
 		return;
-	img->dwfl = dwfl_begin(&s->callbacks);
-	if (!img->dwfl)
+	fd = open_regular(img->path);
+	if (fd < 0)
 		goto missing;
+	img->dwfl = dwfl_begin(&s->callbacks);
+	if (!img->dwfl) {
+		close(fd);
+		goto missing;
+	}
 	dwfl_report_begin(img->dwfl);
 	/* Base 0 + add_p_vaddr: the module sits at its link-time addresses,
-	 * whatever base any process loaded it at (see the layout note). */
-	img->mod = dwfl_report_elf(img->dwfl, img->base, img->path, -1, 0, true);
+	 * whatever base any process loaded it at (see the layout note). The
+	 * fd is libdwfl's on success; on failure it is still ours. */
+	img->mod = dwfl_report_elf(img->dwfl, img->base, img->path, fd, 0, true);
 	dwfl_report_end(img->dwfl, NULL, NULL);
-	if (!img->mod)
+	if (!img->mod) {
+		close(fd);
 		goto missing;
+	}
 	elf = dwfl_module_getelf(img->mod, &bias);
 	if (!elf || image_read_segments(img, elf))
 		goto missing;
@@ -1043,7 +1126,7 @@ static int ksym_cmp(const void *a, const void *b)
 
 int symbolizer__load_kallsyms(struct symbolizer *s, const char *path)
 {
-	FILE *f = fopen(path, "re");
+	FILE *f = fopen_regular(path);
 	struct ksym *syms = NULL;
 	size_t n = 0, cap = 0, linecap = 0;
 	char *line = NULL;
@@ -1168,7 +1251,7 @@ static int jit_cmp(const void *a, const void *b)
 
 int symbolizer__load_perf_map(struct symbolizer *s, uint32_t pid, const char *path)
 {
-	FILE *f = fopen(path, "re");
+	FILE *f = fopen_regular(path);
 	struct jit_sym *syms = NULL;
 	size_t n = 0, cap = 0, linecap = 0, order = 0;
 	char *line = NULL;

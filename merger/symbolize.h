@@ -15,7 +15,11 @@
  * Each distinct (pid, address, return_addr) is resolved once (a hash cache;
  * a change to pid's modules, JIT map or parent makes it resolve afresh).
  * Module files are opened lazily, once per (path, build id), and shared by
- * every pid that maps them. Every string and frame returned lives as long
+ * every pid that maps them. Every file a recording names (module paths,
+ * kallsyms and JIT map copies) is opened without blocking and without
+ * following a link in its last component, and read only when it is a
+ * regular file: anything else (a FIFO, a device node, a planted link)
+ * counts as missing. Every string and frame returned lives as long
  * as the symbolizer. Not thread-safe; one owner.
  */
 #ifndef GPUPERF_SYMBOLIZE_H
@@ -54,7 +58,8 @@ void symbolizer__free(struct symbolizer *s);
  * Record one executable mapping of process `pid` (from a GP_REC_MODULE).
  * Later mappings that overlap earlier ones replace them for lookups (an
  * exec, a dlclose + dlopen). A file that is gone or changed (build id
- * differs) only yields "[module+0xoff]" names. 0 or -ENOMEM.
+ * differs) only yields "[module+0xoff]" names. 0, -EINVAL (no path, or
+ * end <= start: nothing recorded) or -ENOMEM.
  */
 int symbolizer__add_module(struct symbolizer *s, uint32_t pid, const char *path, uint64_t start,
 			   uint64_t end, uint64_t pgoff, const uint8_t *build_id,
@@ -67,9 +72,10 @@ int symbolizer__add_module(struct symbolizer *s, uint32_t pid, const char *path,
  */
 void symbolizer__set_parent(struct symbolizer *s, uint32_t pid, uint32_t ppid);
 
-/* Load a kallsyms copy ("addr type name [module]" lines). 0, -errno. */
+/* Load a kallsyms copy ("addr type name [module]" lines). 0, -errno
+ * (-EINVAL: not a regular file, -ELOOP: a symbolic link). */
 int symbolizer__load_kallsyms(struct symbolizer *s, const char *path);
-/* Load a JIT map ("start size name" lines, hex) for pid. 0, -errno. */
+/* Load a JIT map ("start size name" lines, hex) for pid. 0, -errno, as kallsyms. */
 int symbolizer__load_perf_map(struct symbolizer *s, uint32_t pid, const char *path);
 
 /*
