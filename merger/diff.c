@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gp_util.h"
+#include "json_utf8.h"
 #include "summary_read.h"
 
 /*
@@ -636,7 +637,11 @@ static int make_row(const struct sample *g, size_t n, size_t n_base, size_t n_ne
 	}
 	r->has_count =
 	    g->metric == DIFF_KERNEL || g->metric == DIFF_MEMCPY || g->metric == DIFF_SITE;
-	r->delta = (int64_t)(r->new_ - r->base);
+	/* new - base, saturated: totals may exceed what int64 holds */
+	if (r->new_ >= r->base)
+		r->delta = r->new_ - r->base > INT64_MAX ? INT64_MAX : (int64_t)(r->new_ - r->base);
+	else
+		r->delta = r->base - r->new_ > INT64_MAX ? -INT64_MAX : -(int64_t)(r->base - r->new_);
 	if (rule && rule->threshold >= 0)
 		r->threshold = rule->threshold;
 	else if (o->metric_threshold[g->metric] >= 0)
@@ -988,12 +993,35 @@ static double round2(double v)
 	return round(v * 100) / 100;
 }
 
+/*
+ * An integer as JSON: exactly, also above 2^53 where a double (what cJSON
+ * numbers are) would round it (then as a raw literal).
+ */
+static bool add_int(cJSON *o, const char *key, uint64_t mag, bool neg)
+{
+	char buf[24];
+
+	if (mag <= 1ull << 53)
+		return cJSON_AddNumberToObject(o, key, neg ? -(double)mag : (double)mag);
+	snprintf(buf, sizeof(buf), "%s%llu", neg ? "-" : "", (unsigned long long)mag);
+	return cJSON_AddRawToObject(o, key, buf);
+}
+
+static bool add_u64(cJSON *o, const char *key, uint64_t v)
+{
+	return add_int(o, key, v, false);
+}
+
+static bool add_i64(cJSON *o, const char *key, int64_t v)
+{
+	return add_int(o, key, v < 0 ? -(uint64_t)v : (uint64_t)v, v < 0);
+}
+
 static cJSON *json_pair(uint64_t a, uint64_t b)
 {
 	cJSON *o = cJSON_CreateObject();
 
-	if (o && (!cJSON_AddNumberToObject(o, "base", (double)a) ||
-		  !cJSON_AddNumberToObject(o, "new", (double)b))) {
+	if (o && (!add_u64(o, "base", a) || !add_u64(o, "new", b))) {
 		cJSON_Delete(o);
 		return NULL;
 	}
@@ -1010,9 +1038,9 @@ static cJSON *json_row(const struct diff_row *w)
 	ok = ok && cJSON_AddStringToObject(o, "item", w->item);
 	if (w->detail)
 		ok = ok && cJSON_AddStringToObject(o, "detail", w->detail);
-	ok = ok && cJSON_AddNumberToObject(o, "base_ns", (double)w->base);
-	ok = ok && cJSON_AddNumberToObject(o, "new_ns", (double)w->new_);
-	ok = ok && cJSON_AddNumberToObject(o, "delta_ns", (double)w->delta);
+	ok = ok && add_u64(o, "base_ns", w->base);
+	ok = ok && add_u64(o, "new_ns", w->new_);
+	ok = ok && add_i64(o, "delta_ns", w->delta);
 	ok = ok && cJSON_AddNumberToObject(o, "delta_pct", round2(w->delta_pct));
 	ok = ok && cJSON_AddNumberToObject(o, "threshold_pct", w->threshold);
 	ok = ok && cJSON_AddNumberToObject(o, "noise_pct", round2(w->noise_pct));
@@ -1073,7 +1101,8 @@ int diff__write_json(const struct diff_result *r, FILE *out)
 		x = json_row(&r->rows[i]);
 		ok = x && cJSON_AddItemToArray(o, x);
 	}
-	if (ok)
+	/* names come from summary.json files, which older reports wrote with any bytes */
+	if (ok && !json_utf8__fix_tree(root))
 		text = cJSON_Print(root);
 	if (text)
 		err = fprintf(out, "%s\n", text) < 0 ? -EIO : 0;

@@ -49,6 +49,24 @@ static void set_err(struct report *r, const char *fmt, ...)
 	va_end(ap);
 }
 
+int report__warn(struct report *r, const char *fmt, ...)
+{
+	char **w = realloc(r->warnings, (r->nr_warnings + 1) * sizeof(*w));
+	va_list ap;
+	int n;
+
+	if (!w)
+		return -ENOMEM;
+	r->warnings = w;
+	va_start(ap, fmt);
+	n = vasprintf(&w[r->nr_warnings], fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	r->nr_warnings++;
+	return 0;
+}
+
 int report__parse_formats(const char *list, unsigned *formats)
 {
 	static const struct {
@@ -650,8 +668,9 @@ static int setup_symbols(struct report *r)
 	struct symbolizer_opts so = { .debuginfo_path = r->opts->debuginfo_path };
 	char path[4096];
 	struct dirent *de;
+	size_t i, bad = 0;
 	DIR *d;
-	size_t i;
+	int err;
 
 	r->sym = symbolizer__new(&so);
 	if (!r->sym)
@@ -659,10 +678,17 @@ static int setup_symbols(struct report *r)
 	for (i = 0; i < tl->nr_modules; i++) {
 		const struct tl_module *m = &tl->modules[i];
 
-		if (symbolizer__add_module(r->sym, m->pid, timeline__str(tl, m->path), m->start,
-					   m->end, m->pgoff, m->build_id, m->build_id_size))
-			return -ENOMEM;
+		err = symbolizer__add_module(r->sym, m->pid, timeline__str(tl, m->path), m->start,
+					     m->end, m->pgoff, m->build_id, m->build_id_size);
+		/* A damaged record (an empty range) is skipped, as the reading rules say. */
+		if (err == -EINVAL)
+			bad++;
+		else if (err)
+			return err;
 	}
+	if (bad && report__warn(r, "%zu module record%s with an empty address range skipped: "
+			       "frames in them stay unnamed", bad, bad == 1 ? "" : "s"))
+		return -ENOMEM;
 	for (i = 0; i < tl->nr_procs; i++)
 		if (tl->procs[i].ppid && tl->procs[i].forked)
 			symbolizer__set_parent(r->sym, tl->procs[i].pid, tl->procs[i].ppid);
@@ -680,6 +706,107 @@ static int setup_symbols(struct report *r)
 	if (d)
 		closedir(d);
 	return 0;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Traces of two recordings put in one directory (a cpu.trace copied beside
+ * another run's GPU traces) join nothing, and the report would only say
+ * "0 of N joined". A process of the GPU traces is foreign to the CPU trace
+ * when the CPU trace has no record of it (no sample, off-CPU span or launch
+ * hit) and either no GPU process appears in the CPU trace at all or its
+ * API calls lie outside the CPU trace's time: then one warning says so.
+ * 0 or -ENOMEM.
+ */
+static int check_one_recording(struct report *r)
+{
+	const struct timeline *tl = r->tl;
+	uint64_t cpu_first = UINT64_MAX, cpu_last = 0;
+	uint64_t *first = NULL, *last = NULL;
+	uint32_t *pids = NULL, *foreign = NULL;
+	size_t i, j, n = 0, nf = 0, ngpu = 0;
+	bool any_outside = false;
+	char list[64] = "";
+	int err = -ENOMEM;
+
+	if (!tl->nr_api || !(tl->nr_samples + tl->nr_offcpu + tl->nr_launch))
+		return 0;
+	/* the CPU trace's processes, and its time */
+	pids = malloc((tl->nr_samples + tl->nr_offcpu + tl->nr_launch + tl->nr_api) * sizeof(*pids));
+	first = calloc(tl->nr_tids, sizeof(*first));
+	last = calloc(tl->nr_tids, sizeof(*last));
+	foreign = malloc(tl->nr_tids * sizeof(*foreign));
+	if (!pids || !first || !last || !foreign)
+		goto out;
+#define CPU_SEEN(pid, t0, t1)                                  \
+	do {                                                   \
+		if (!n || pids[n - 1] != (pid))                \
+			pids[n++] = (pid);                     \
+		cpu_first = (t0) < cpu_first ? (t0) : cpu_first; \
+		cpu_last = (t1) > cpu_last ? (t1) : cpu_last;    \
+	} while (0)
+	for (i = 0; i < tl->nr_samples; i++)
+		CPU_SEEN(tl->samples[i].pid, tl->samples[i].ts, tl->samples[i].ts);
+	for (i = 0; i < tl->nr_offcpu; i++)
+		CPU_SEEN(tl->offcpu[i].pid, tl->offcpu[i].start, tl->offcpu[i].end);
+	for (i = 0; i < tl->nr_launch; i++)
+		CPU_SEEN(timeline__launch_pid(tl, &tl->launch[i]), tl->launch[i].ts,
+			 tl->launch[i].ts);
+#undef CPU_SEEN
+	/* an API call joined to a launch hit: its process was in the CPU trace */
+	for (i = 0; i < tl->nr_api; i++) {
+		const struct tl_api *a = &tl->api[i];
+		uint64_t end = timeline__api_end(tl, a);
+
+		if (a->launch >= 0 && (!n || pids[n - 1] != timeline__api_pid(tl, a)))
+			pids[n++] = timeline__api_pid(tl, a);
+		if (!first[a->thr] || a->start < first[a->thr])
+			first[a->thr] = a->start ? a->start : 1;
+		last[a->thr] = end > last[a->thr] ? end : last[a->thr];
+	}
+	qsort(pids, n, sizeof(*pids), cmp_pid);
+	/* tids are in (pid, tid) order: a process's threads are a run */
+	for (i = 0; i < tl->nr_tids; i = j) {
+		uint32_t pid = tl->tids[i].pid;
+		uint64_t f = UINT64_MAX, l = 0;
+
+		for (j = i; j < tl->nr_tids && tl->tids[j].pid == pid; j++) {
+			if (!first[j])
+				continue; /* a thread with launch hits only */
+			f = first[j] < f ? first[j] : f;
+			l = last[j] > l ? last[j] : l;
+		}
+		if (!l)
+			continue;
+		ngpu++;
+		if (bsearch(&pid, pids, n, sizeof(*pids), cmp_pid))
+			continue;
+		foreign[nf++] = pid;
+		any_outside |= l < cpu_first || f > cpu_last;
+	}
+	err = 0;
+	if (!nf || (nf < ngpu && !any_outside))
+		goto out;
+	for (i = 0; i < nf && i < 3; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%u", i ? ", " : "",
+			 foreign[i]);
+	err = report__warn(r, "cpu.trace and the GPU trace%s of process%s %s%s do not belong "
+			      "together (%s): traces of two recordings in one directory?",
+			   nf == 1 ? "" : "s", nf == 1 ? "" : "es", list, nf > 3 ? ", ..." : "",
+			   any_outside ? "no record of the process in cpu.trace, and their times "
+			   "do not overlap" : "no process in common");
+out:
+	free(pids);
+	free(first);
+	free(last);
+	free(foreign);
+	return err;
 }
 
 /* record.json (written by `gpuperf record`): the sampling frequency, the command line, -p/-t. */
@@ -1066,6 +1193,9 @@ static void report_release(struct report *r)
 	report__groups_free(&r->groups);
 	summary__free_stats(r);
 	free(r->command_line_json);
+	for (i = 0; i < r->nr_warnings; i++)
+		free(r->warnings[i]);
+	free(r->warnings);
 	symbolizer__free(r->sym);
 	correlate__release(&r->corr);
 	timeline__free(r->tl);
@@ -1129,6 +1259,8 @@ int report__run(const struct report_opts *opts, struct report_result *res, char 
 	}
 	timeline__finish(r.tl);
 	err = correlate__run(r.tl, &r.corr);
+	if (!err)
+		err = check_one_recording(&r);
 	if (err)
 		goto out;
 	read_record_json(&r);
@@ -1169,7 +1301,7 @@ int report__run(const struct report_opts *opts, struct report_result *res, char 
 	res->gpu_with_stack = r.corr.gpu_with_stack;
 	res->samples = r.tl->nr_samples;
 	res->offcpu_spans = r.tl->nr_offcpu;
-	res->warnings = timeline__nr_warnings(r.tl);
+	res->warnings = timeline__nr_warnings(r.tl) + r.nr_warnings;
 	if (err == -ENOMEM)
 		set_err(&r, "out of memory");
 out:

@@ -82,7 +82,12 @@ struct report {
 	struct report_stats *summary; /* summary.c's statistics, built on first use */
 	char *errbuf;
 	size_t errlen;
+	char **warnings; /* the report's own (after the timeline's): one line each */
+	size_t nr_warnings;
 };
+
+/* Add a one-line warning for summary.json and the text report. 0 or -ENOMEM. */
+int report__warn(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
  * Add sample (VIEW_CPU) or off-CPU span (VIEW_OFFCPU) number rec of r's

@@ -20,6 +20,7 @@
 #include "gp_file.h"
 #include "gp_record.h"
 #include "gp_util.h"
+#include "json_utf8.h"
 #include "report_priv.h"
 
 #define SUMMARY_SCHEMA "gpuperf-summary"
@@ -662,6 +663,14 @@ static void num(cJSON *o, const char *k, double v)
 	cJSON_AddNumberToObject(o, k, v);
 }
 
+/* Warning i: the timeline's (what loading found), then the report's own. */
+static const char *warning_at(const struct report *r, size_t i)
+{
+	size_t n = timeline__nr_warnings(r->tl);
+
+	return i < n ? timeline__warning(r->tl, i) : r->warnings[i - n];
+}
+
 /* memcpy kinds by total time, descending, then by kind */
 struct kind_total {
 	unsigned kind;
@@ -899,8 +908,8 @@ static cJSON *build_json(struct report *r, struct report_stats *s)
 	analysis__add_json(r, root); /* "threads", and "coverage" per process */
 
 	a = cJSON_AddArrayToObject(root, "warnings");
-	for (i = 0; i < timeline__nr_warnings(tl); i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(timeline__warning(tl, i)));
+	for (i = 0; i < timeline__nr_warnings(tl) + r->nr_warnings; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(warning_at(r, i)));
 	return root;
 }
 
@@ -939,7 +948,8 @@ int summary__write_json(struct report *r, const char *path)
 	if (!s)
 		return -ENOMEM;
 	root = build_json(r, s);
-	text = root ? cJSON_Print(root) : NULL;
+	/* names are whatever bytes the traced program chose: strict readers want UTF-8 */
+	text = root && !json_utf8__fix_tree(root) ? cJSON_Print(root) : NULL;
 	cJSON_Delete(root);
 	if (!text)
 		return -ENOMEM;
@@ -1043,9 +1053,9 @@ void summary__write_text(struct report *r, FILE *out)
 		fprintf(out, "warning: %llu %s: %s\n", (unsigned long long)tl->dropped[i],
 			i < GP_DROP_SOURCES && what[i] ? what[i] : "records were lost", why);
 	}
-	for (i = 0; i < timeline__nr_warnings(tl) && i < 10; i++)
-		fprintf(out, "warning: %s\n", timeline__warning(tl, i));
-	if (timeline__nr_warnings(tl) > 10)
+	for (i = 0; i < timeline__nr_warnings(tl) + r->nr_warnings && i < 10; i++)
+		fprintf(out, "warning: %s\n", warning_at(r, i));
+	if (timeline__nr_warnings(tl) + r->nr_warnings > 10)
 		fprintf(out, "warning: ... and %zu more in summary.json\n",
-			timeline__nr_warnings(tl) - 10);
+			timeline__nr_warnings(tl) + r->nr_warnings - 10);
 }

@@ -1,0 +1,119 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# odd_input.sh - `gpuperf report` (and `diff --json`) on recordings that name odd
+# or hostile things: module paths that are a FIFO or a device node, damaged module
+# records, names that are not UTF-8, two recordings' traces in one directory.
+# usage: odd_input.sh CASE GPUPERF GEN_ODD_RECORDING PYTHON3
+#   CASE: modules | empty-modules | utf8 | mixed
+set -u
+CASE=$1 GPUPERF=$2 GEN=$3 PY=$4
+tmp=$(mktemp -d)
+writer=
+cleanup() {
+	[ -n "$writer" ] && kill "$writer" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail=0
+die() { echo "FAIL: $*"; exit 1; }
+
+# report DIR: gpuperf report under a time limit; the text report in $tmp/text.
+report() {
+	timeout -s KILL 20 "$GPUPERF" report "$@" 2>"$tmp/text" >/dev/null
+	rc=$?
+	[ $rc -eq 0 ] || { sed 's/^/  /' "$tmp/text" | head -5; die "gpuperf report $*: exit $rc (137: it hung)"; }
+}
+
+# strict_json FILE...: each file is UTF-8 and JSON by Python's strict readers.
+strict_json() {
+	"$PY" - "$@" <<'EOF' || fail=1
+import json, sys
+for p in sys.argv[1:]:
+    try:
+        json.loads(open(p, 'rb').read().decode('utf-8', 'strict'))
+        print('ok: %s is strict UTF-8 JSON' % p.rsplit('/', 1)[-1])
+    except Exception as e:
+        print('FAIL: %s: %s' % (p, e))
+        sys.exit(1)
+EOF
+}
+
+case $CASE in
+modules)
+	# A recorded module replaced by a FIFO, and module paths naming device nodes:
+	# neither is opened for reading (a FIFO would hang the report, and opening a
+	# device node runs its driver), and their frames stay [module+0xoff].
+	# libfifo.so has no writer: opening it to read blocks for ever. libwatch.so
+	# has one, blocked in open() until someone opens the FIFO to read it: it
+	# says whether the report did.
+	mkfifo "$tmp/libfifo.so" "$tmp/libwatch.so" || die mkfifo
+	(exec 3>"$tmp/libwatch.so"; : >"$tmp/fifo-opened") &
+	writer=$!
+	mkdir "$tmp/r" && "$GEN" -m "$tmp/libfifo.so" -m "$tmp/libwatch.so" -m /dev/zero \
+		-m /dev/null "$tmp/r" || die gen_odd_recording
+	start=$(date +%s)
+	report "$tmp/r"
+	[ $(($(date +%s) - start)) -lt 20 ] || die "the report took $(($(date +%s) - start)) s"
+	sleep 0.2
+	[ -e "$tmp/fifo-opened" ] && { echo "FAIL: the report opened a FIFO"; fail=1; }
+	for want in '\[libfifo.so+0x123\]' '\[libwatch.so+0x123\]' '\[zero+0x123\]' '\[null+0x123\]'; do
+		grep -q "$want" "$tmp/r/cpu.folded" ||
+			{ echo "FAIL: no frame $want in cpu.folded"; fail=1; }
+	done
+	# let the writer go (when the report did not)
+	[ -e "$tmp/fifo-opened" ] || timeout 5 sh -c ': <"$1"' sh "$tmp/libwatch.so"
+	wait "$writer" 2>/dev/null
+	writer=
+	;;
+empty-modules)
+	# Module records with end <= start: skipped with one warning, not "out of memory".
+	mkdir "$tmp/r" && "$GEN" -e "$tmp/r" || die gen_odd_recording
+	report "$tmp/r"
+	want='2 module records with an empty address range skipped'
+	grep -q "^warning: $want" "$tmp/text" || { echo "FAIL: no warning '$want'"; sed 's/^/  /' "$tmp/text"; fail=1; }
+	grep -q "$want" "$tmp/r/summary.json" || { echo "FAIL: summary.json lacks the warning"; fail=1; }
+	grep -q '^odd;main_\[j\];launch_\[j\];cudaLaunchKernel;\[gpu\] odd_kernel ' "$tmp/r/gpu.folded" ||
+		{ echo "FAIL: the kernels are not under their launch stacks"; fail=1; }
+	;;
+utf8)
+	# Process, thread, kernel and function names that are not UTF-8.
+	mkdir "$tmp/r" && "$GEN" -u "$tmp/r" || die gen_odd_recording
+	report "$tmp/r"
+	[ -e "$tmp/r/trace.json" ] || die "no trace.json"
+	strict_json "$tmp/r/summary.json" "$tmp/r/trace.json"
+	# the replacement character where the bytes were, the valid text kept
+	"$PY" -c 'import sys; d=open(sys.argv[1],"rb").read(); sys.exit(0 if "od\ufffdd".encode() in d and "odd_k\ufffd\ufffdernel".encode() in d else 1)' "$tmp/r/summary.json" ||
+		{ echo "FAIL: summary.json: names not kept with U+FFFD"; fail=1; }
+	timeout -s KILL 30 "$GPUPERF" diff --json "$tmp/r" "$tmp/r" >"$tmp/diff.json"
+	rc=$?
+	[ $rc -le 1 ] || die "gpuperf diff --json: exit $rc"
+	strict_json "$tmp/diff.json"
+	# a summary.json an older report wrote with raw bytes: diff --json is still UTF-8
+	"$PY" - "$tmp/r/summary.json" "$tmp/old.json" <<'EOF' || die "cannot write old.json"
+import sys
+d = open(sys.argv[1], 'rb').read().replace('\ufffd'.encode(), b'\xff')
+open(sys.argv[2], 'wb').write(d)
+EOF
+	timeout -s KILL 30 "$GPUPERF" diff --json "$tmp/old.json" "$tmp/r" >"$tmp/diff2.json"
+	rc=$?
+	[ $rc -le 1 ] || die "gpuperf diff --json (raw bytes): exit $rc"
+	strict_json "$tmp/diff2.json"
+	;;
+mixed)
+	# cpu.trace of one recording beside the GPU trace of another.
+	mkdir "$tmp/a" "$tmp/b" "$tmp/m" &&
+		"$GEN" -p 100 -t 1 "$tmp/a" && "$GEN" -p 200 -t 500 "$tmp/b" || die gen_odd_recording
+	report "$tmp/a"
+	grep -q 'belong' "$tmp/text" && { echo "FAIL: one recording said not to belong together"; sed 's/^/  /' "$tmp/text"; fail=1; }
+	cp "$tmp/a/cpu.trace" "$tmp/a/perf-100.map" "$tmp/b/gpu-200.trace" "$tmp/b/perf-200.map" "$tmp/m/"
+	report "$tmp/m"
+	n=$(grep -c '^warning: .*not belong together' "$tmp/text")
+	[ "$n" = 1 ] || { echo "FAIL: want one warning that the traces do not belong together, got $n:"; sed 's/^/  /' "$tmp/text"; fail=1; }
+	grep -q 'not belong together' "$tmp/m/summary.json" || { echo "FAIL: summary.json lacks the warning"; fail=1; }
+	;;
+*)
+	die "unknown case '$CASE'"
+	;;
+esac
+[ $fail -eq 0 ] && echo "ok: $CASE"
+exit $fail
