@@ -34,16 +34,106 @@ static int fail(struct rd *r, int code, const char *fmt, ...)
 	return code;
 }
 
+/*
+ * cJSON keeps numbers as doubles, exact only up to 2^53: a u64 total above
+ * that would be read rounded (and above 2^63 clamped). So each number item
+ * gets its literal text as valuestring (cJSON_Delete frees it), taken from
+ * the document in order: cJSON builds the tree in document order, so the
+ * n-th number literal of the text is the n-th number item of a depth-first
+ * walk. Nothing is attached unless the two counts agree.
+ */
+static size_t count_numbers(const cJSON *item)
+{
+	size_t n = 0;
+
+	for (; item; item = item->next)
+		n += cJSON_IsNumber(item) + count_numbers(item->child);
+	return n;
+}
+
+/* The next number literal at or after *p outside strings: its start and length, 0 at the end. */
+static size_t next_number(const char **p, const char *end)
+{
+	const char *q = *p, *start;
+
+	while (q < end) {
+		if (*q == '"') {
+			for (q++; q < end && *q != '"'; q++)
+				if (*q == '\\')
+					q++;
+			q++;
+		} else if (*q == '-' || (*q >= '0' && *q <= '9')) {
+			for (start = q; q < end && strchr("0123456789+-.eE", *q) && *q; q++)
+				;
+			*p = start;
+			return (size_t)(q - start);
+		} else {
+			q++;
+		}
+	}
+	*p = end;
+	return 0;
+}
+
+static int attach_items(cJSON *item, const char **p, const char *end)
+{
+	int err;
+
+	for (; item; item = item->next) {
+		if (cJSON_IsNumber(item)) {
+			size_t n = next_number(p, end);
+
+			if (!n)
+				return -EINVAL;
+			item->valuestring = strndup(*p, n);
+			if (!item->valuestring)
+				return -ENOMEM;
+			*p += n;
+		}
+		err = attach_items(item->child, p, end);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int attach_literals(cJSON *root, const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+	size_t n = 0;
+
+	while (next_number(&p, end)) {
+		p += next_number(&p, end);
+		n++;
+	}
+	if (n != count_numbers(root))
+		return 0; /* cannot happen with a document cJSON read; doubles then */
+	p = text;
+	return attach_items(root, &p, end);
+}
+
 /* A non-negative integer field; absent or null reads as 0. */
 static int get_u64(struct rd *r, const cJSON *obj, const char *where, const char *key,
 		   uint64_t *out)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	const char *lit;
+	char *end;
 	double d;
 
 	*out = 0;
 	if (!v || cJSON_IsNull(v))
 		return 0;
+	lit = cJSON_IsNumber(v) ? v->valuestring : NULL;
+	if (lit && lit[0] >= '0' && lit[0] <= '9' && !lit[strspn(lit, "0123456789")]) {
+		/* an integer literal: exact, whatever its size */
+		errno = 0;
+		*out = strtoull(lit, &end, 10);
+		if (errno || *end)
+			return fail(r, -EINVAL, "%s%s\"%s\" is above 2^64-1", where,
+				    *where ? ": " : "", key);
+		return 0;
+	}
 	d = v->valuedouble;
 	if (!cJSON_IsNumber(v) || !isfinite(d) || d < 0 || d > 1.8e19)
 		return fail(r, -EINVAL, "%s%s\"%s\" is not a non-negative number", where,
@@ -321,7 +411,7 @@ int summary__parse(const char *text, size_t len, const char *name, struct summar
 	}
 	err = -ENOMEM;
 	s = calloc(1, sizeof(*s));
-	if (!s)
+	if (!s || attach_literals(root, text, len))
 		goto cleanup;
 	err = cJSON_IsObject(root) ? 0 : fail(&r, -EINVAL, "not a JSON object");
 	err = err ?: read_version(&r, root, s);

@@ -529,6 +529,56 @@ static void test_writers(void **state)
 	free_all(n, 1);
 }
 
+/* Totals above 2^63 (and 2^53, where doubles round) are read and diffed exactly. */
+static void test_huge_totals(void **state)
+{
+	const uint64_t big = (1ull << 63) + 9, big2 = (1ull << 63) + 1000009;
+	struct summary *b[1] = {mk(big, 3)}, *n[1] = {mk(big2, 3)};
+	const struct diff_row *w;
+	char buf[16384], want[64];
+	struct diff_opts o;
+	struct diff_result *r;
+	FILE *f;
+
+	(void)state;
+	assert_true(b[0]->n_kernels >= 1);
+	assert_int_equal(b[0]->kernels[0].total_ns, big);
+	assert_int_equal(b[0]->kernels[0].mean_ns, big / 10);
+	assert_int_equal(b[0]->gpu_busy_ns, big + 3);
+	diff_opts__init(&o);
+	r = run(b, 1, n, 1, &o);
+	w = find(r, DIFF_KERNEL, K1);
+	assert_non_null(w);
+	assert_int_equal(w->base, big);
+	assert_int_equal(w->new_, big2);
+	assert_int_equal(w->delta, 1000000);
+	f = fmemopen(buf, sizeof(buf), "w");
+	assert_int_equal(diff__write_json(r, f), 0);
+	fclose(f);
+	snprintf(want, sizeof(want), "\"base_ns\":\t%llu,", (unsigned long long)big);
+	assert_non_null(strstr(buf, want));
+	snprintf(want, sizeof(want), "\"new_ns\":\t%llu,", (unsigned long long)big2);
+	assert_non_null(strstr(buf, want));
+	assert_non_null(strstr(buf, "\"delta_ns\":\t1000000,"));
+	diff_result__free(r);
+	free_all(b, 1);
+	free_all(n, 1);
+}
+
+/* A total above 2^64-1 is an error, not a wrapped or clamped number. */
+static void test_total_too_big(void **state)
+{
+	const char *text = "{\"schema\":\"gpuperf-summary\",\"schema_version\":\"1.0\","
+			   "\"kernels\":[{\"name\":\"k\",\"count\":1,"
+			   "\"total_ns\":18446744073709551616}]}";
+	struct summary *s = NULL;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(summary__parse(text, strlen(text), "t", &s, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "total_ns"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -544,6 +594,8 @@ int main(void)
 		cmocka_unit_test(test_schema),
 		cmocka_unit_test(test_launch_config_change),
 		cmocka_unit_test(test_writers),
+		cmocka_unit_test(test_huge_totals),
+		cmocka_unit_test(test_total_too_big),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
