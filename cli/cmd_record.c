@@ -1426,16 +1426,59 @@ static cJSON *proc_cmdline(pid_t pid)
 	return a;
 }
 
+/*
+ * The records a trace's writer could not store and the errno of the first
+ * (format 2.2 keeps both in the header, rewritten in place: a full disk
+ * cannot hide them). 0 when none or unknown.
+ */
+static uint64_t trace_lost(struct record *r, const char *name, uint32_t *cause)
+{
+	struct gp_file_header h;
+	int fd = gp_file__input(r->dir_fd, name);
+	bool ok;
+
+	*cause = 0;
+	if (fd < 0)
+		return 0;
+	ok = pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
+	     !memcmp(h.magic, GP_FILE_MAGIC, sizeof(h.magic)) &&
+	     (h.version_major > 2 || (h.version_major == 2 && h.version_minor >= 2));
+	close(fd);
+	if (!ok)
+		return 0;
+	*cause = h.lost_cause;
+	return h.lost_records;
+}
+
 static void add_trace(struct record *r, const char *name, uint64_t size, void *arg)
 {
 	cJSON *e = cJSON_CreateObject();
+	uint32_t cause;
+	uint64_t lost = trace_lost(r, name, &cause);
 
-	(void)r;
 	if (!e)
 		return;
 	cJSON_AddStringToObject(e, "file", name);
 	cJSON_AddNumberToObject(e, "bytes", (double)size);
+	add_u64(e, "lost_records", lost);
+	if (lost)
+		cJSON_AddStringToObject(e, "lost_cause", strerror(cause ? (int)cause : EIO));
 	cJSON_AddItemToArray(arg, e);
+}
+
+/* A GPU trace whose writer lost records: say how many and why (the disk, not the rings). */
+static void warn_trace_lost(struct record *r, const char *name, uint64_t size, void *arg)
+{
+	uint32_t cause;
+	uint64_t lost = trace_lost(r, name, &cause);
+
+	(void)size;
+	(void)arg;
+	if (lost)
+		fprintf(stderr,
+			"gpuperf record: warning: %" PRIu64 " GPU records could not be written to "
+			"%s: %s\n",
+			lost, name, strerror(cause ? (int)cause : EIO));
 }
 
 static int record_json(struct record *r, const struct cpu_agent_stats *st)
@@ -1527,6 +1570,10 @@ static int record_json(struct record *r, const struct cpu_agent_stats *st)
 			STAT(lost_proc);
 			STAT(lost_stack);
 			STAT(lost_writer);
+			STAT(perf_maps);
+			STAT(perf_maps_skipped);
+			STAT(kallsyms_symbols);
+			STAT(kallsyms_lost);
 #undef STAT
 			cJSON_AddBoolToObject(ag, "sw_clock", st->sw_clock);
 			cJSON_AddBoolToObject(ag, "tp_btf", st->tp_btf);
@@ -1646,6 +1693,7 @@ static void summary(struct record *r, const struct cpu_agent_stats *st)
 		if (st->sw_clock && r->o.verbose)
 			fprintf(stderr, "gpuperf record: on-CPU sampling used the software CPU clock\n");
 	}
+	dir_each(r, "gpu-*.trace", warn_trace_lost, NULL);
 	if (r->agent_err)
 		fprintf(stderr, "gpuperf record: warning: the CPU trace may be incomplete: %s\n",
 			cpu_agent__strerror(r->agent_err));

@@ -17,8 +17,15 @@ burn=${GP_BUILD:-}/cpu_agent/tests/progs/cpu_burn
 sj() { json "$1/summary.json" "$2"; }
 
 # --- RLIMIT_FSIZE on the program: the GPU trace stops at 64 KiB, the loss is counted as EFBIG
-sim "$GP" record -q -o fsz -- prlimit --fsize=65536 "$loop" 20000 >/dev/null 2>rec.txt
+sim "$GP" record -o fsz -- prlimit --fsize=65536 "$loop" 20000 >/dev/null 2>rec.txt
 expect_status 0 $? "record under RLIMIT_FSIZE"
+# record itself says so, from the trace's header, with the cause
+grep -q "GPU records could not be written to gpu-[0-9]*.trace: File too large" rec.txt &&
+	ok "RLIMIT_FSIZE: record names the GPU trace's loss and its cause" ||
+	fail "RLIMIT_FSIZE: record's stderr: $(grep gpuperf rec.txt)"
+[ "$(json fsz/record.json 'd["gpu_traces"][0]["lost_records"] > 1000')" = True ] &&
+	ok "RLIMIT_FSIZE: record.json counts the GPU trace's lost records" ||
+	fail "RLIMIT_FSIZE: record.json gpu_traces: $(json fsz/record.json 'd["gpu_traces"]')"
 "$GP" report -o fsz_out fsz >/dev/null 2>report.txt
 lost=$(sj fsz_out 'd["drops"]["writer"]')
 cause=$(sj fsz_out 'd["drop_causes"].get("writer", "")')
