@@ -4,7 +4,7 @@
  * damaged one may: module paths of the test's choosing (a FIFO, a device
  * node), module records with an empty range, names that are not UTF-8.
  *
- * usage: gen_odd_recording [-p PID] [-t SECONDS] [-m PATH]... [-e] [-u] DIR
+ * usage: gen_odd_recording [-p PID] [-t SECONDS] [-m PATH]... [-e] [-k] [-u] DIR
  *   -p PID: the process (100); its GPU trace is DIR/gpu-PID.trace
  *   -t S:   the recording starts S seconds after boot (1): two recordings
  *           with different -p and -t are two runs that do not belong together
@@ -12,6 +12,8 @@
  *           [0x10000000 * (i + 1), + 0x10000); one CPU sample has its leaf
  *           at +0x123 in it (the report names it [BASENAME+0x123])
  *   -e:     two module records with end <= start (damaged)
+ *   -k:     kernels only: no API call, no launch-site hit (a process whose
+ *           GPU work has no API call at all)
  *   -u:     the process, a thread, the kernel and a JIT function are named
  *           with bytes that are not UTF-8 (0xff, a lone continuation byte,
  *           an overlong '/', a UTF-16 surrogate, a cut sequence at the end)
@@ -35,7 +37,7 @@
 #define F_API	    0x400200ull /* cudaLaunchKernel() */
 
 static uint32_t pid = 100;
-static int odd_names;
+static int odd_names, kernels_only;
 
 static const char *name(const char *plain, const char *odd)
 {
@@ -117,7 +119,7 @@ int main(int argc, char **argv)
 	uint64_t t0;
 	FILE *f;
 
-	while ((c = getopt(argc, argv, "p:t:m:eu")) != -1) {
+	while ((c = getopt(argc, argv, "p:t:m:eku")) != -1) {
 		if (c == 'p')
 			pid = (uint32_t)strtoul(optarg, NULL, 10);
 		else if (c == 't')
@@ -128,11 +130,13 @@ int main(int argc, char **argv)
 			empty = 1;
 		else if (c == 'u')
 			odd_names = 1;
+		else if (c == 'k')
+			kernels_only = 1;
 		else
 			return 2;
 	}
 	if (optind != argc - 1 || !pid) {
-		fprintf(stderr, "usage: gen_odd_recording [-p PID] [-t SECONDS] [-m PATH]... [-e] [-u] DIR\n");
+		fprintf(stderr, "usage: gen_odd_recording [-p PID] [-t SECONDS] [-m PATH]... [-e] [-k] [-u] DIR\n");
 		return 2;
 	}
 	dir = argv[optind];
@@ -169,6 +173,8 @@ int main(int argc, char **argv)
 		struct gp_rec_api *a;
 		struct gp_rec_kernel *k;
 
+		if (kernels_only)
+			goto kernel;
 		l = gp_writer__reserve(cpu, GP_REC_LAUNCH_SITE_ID, sizeof(*l));
 		l->ts = t + 1000;
 		l->pid = pid;
@@ -185,6 +191,7 @@ int main(int argc, char **argv)
 		a->domain = GP_API_RUNTIME;
 		a->name_str = gp_writer__intern(gpu, "cudaLaunchKernel");
 		gp_writer__commit(gpu);
+kernel:
 		k = gp_writer__reserve(gpu, GP_REC_KERNEL, sizeof(*k));
 		k->start = t + 10000;
 		k->end = t + 110000;
