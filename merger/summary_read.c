@@ -138,7 +138,8 @@ static int get_u64(struct rd *r, const cJSON *obj, const char *where, const char
 	if (!cJSON_IsNumber(v) || !isfinite(d) || d < 0 || d > 1.8e19)
 		return fail(r, -EINVAL, "%s%s\"%s\" is not a non-negative number", where,
 			    *where ? ": " : "", key);
-	*out = (uint64_t)llround(d);
+	/* llround() is undefined above 2^63; a double that big is an integer already */
+	*out = d < 9223372036854775808.0 ? (uint64_t)llround(d) : (uint64_t)d;
 	return 0;
 }
 

@@ -577,6 +577,12 @@ static void test_total_too_big(void **state)
 	(void)state;
 	assert_int_equal(summary__parse(text, strlen(text), "t", &s, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "total_ns"));
+	/* written as a double (as summary.json writes totals above 2^53): read, not clamped */
+	text = "{\"schema\":\"gpuperf-summary\",\"schema_version\":\"1.0\","
+	       "\"kernels\":[{\"name\":\"k\",\"count\":1,\"total_ns\":1e19}]}";
+	assert_int_equal(summary__parse(text, strlen(text), "t", &s, err, sizeof(err)), 0);
+	assert_int_equal(s->kernels[0].total_ns, 10000000000000000000ull);
+	summary__free(s);
 }
 
 int main(void)
