@@ -176,7 +176,7 @@ def main():
                 shutil.copytree(d, dest)
                 print("FAIL: %s (from %s: %s)\n  replay: %s report -q -o OUT %s\n%s" %
                       (bad, os.path.basename(base), "; ".join(what), a.gpuperf, dest,
-                       "".join("  | " + line + "\n" for line in err.splitlines()[-15:])))
+                       "".join("  | " + line + "\n" for line in err.splitlines()[-15:])), flush=True)
                 if failures >= 10:
                     break
     finally:
