@@ -182,6 +182,14 @@ static void print_record(const struct gp_reader *r, const struct gp_rec_hdr *h)
 		       str(r, l->probe_str), l->stack_id);
 		break;
 	}
+	case GP_REC_API_STACK: {
+		const struct gp_rec_api_stack *a = (const void *)h;
+
+		printf(" corr=%u stack_id=%u%s%s", a->correlation_id, a->stack_id,
+		       h->flags & GP_API_STACK_NESTED ? " nested" : "",
+		       h->flags & GP_API_STACK_TRUNCATED ? " truncated" : "");
+		break;
+	}
 	case GP_REC_DROPPED: {
 		const struct gp_rec_dropped *d = (const void *)h;
 
@@ -265,8 +273,8 @@ int cmd_dump(int argc, char **argv)
 	};
 	int stats_only = 0, status = GP_EXIT_OK, c, i;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+sh", opts, NULL)) != -1) {
+	optind = 0; /* glibc: start over, permuting */
+	while ((c = getopt_long(argc, argv, "sh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			stats_only = 1;

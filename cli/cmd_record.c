@@ -1717,9 +1717,10 @@ static int exit_status(const struct record *r)
 
 /*
  * The whole of `record`: returns the exit status; @dir_out (when not NULL)
- * gets DIR when a recording was written, else "".
+ * gets DIR when a recording was written, else "", and @quiet (when not
+ * NULL) whether -q was given.
  */
-static int record_main(int argc, char **argv, char *dir_out, size_t dir_len)
+static int record_main(int argc, char **argv, char *dir_out, size_t dir_len, bool *quiet)
 {
 	struct record *r = calloc(1, sizeof(*r));
 	struct cpu_agent_stats st;
@@ -1835,6 +1836,8 @@ static int record_main(int argc, char **argv, char *dir_out, size_t dir_len)
 		summary(r, have_stats ? &st : NULL);
 	if (dir_out)
 		snprintf(dir_out, dir_len, "%s", r->dir);
+	if (quiet)
+		*quiet = r->o.quiet;
 	ret = exit_status(r);
 out:
 	if (r->signals_set)
@@ -1857,12 +1860,13 @@ out:
 
 int cmd_record(int argc, char **argv)
 {
-	return record_main(argc, argv, NULL, 0);
+	return record_main(argc, argv, NULL, 0, NULL);
 }
 
 int cmd_record_report(int argc, char **argv)
 {
-	char dir[PATH_MAX], **rargv, *report_argv[3];
+	char dir[PATH_MAX], **rargv, *report_argv[4];
+	bool quiet = false;
 	int ret, rep, i;
 
 	/* argv[0] is "--cpu": record's argv is "record --cpu ARGS..." */
@@ -1874,14 +1878,16 @@ int cmd_record_report(int argc, char **argv)
 	rargv[0] = (char *)"record";
 	for (i = 0; i < argc; i++)
 		rargv[i + 1] = argv[i];
-	ret = record_main(argc + 1, rargv, dir, sizeof(dir));
+	ret = record_main(argc + 1, rargv, dir, sizeof(dir), &quiet);
 	free(rargv);
 	if (!dir[0])
 		return ret;
 	report_argv[0] = (char *)"report";
 	report_argv[1] = dir;
-	report_argv[2] = NULL;
-	rep = cmd_report(2, report_argv);
+	report_argv[2] = quiet ? (char *)"-q" : NULL;
+	report_argv[3] = NULL;
+	/* the program's stdout is its own: the text report goes beside gpuperf's status */
+	rep = report_main(quiet ? 3 : 2, report_argv, stderr);
 	if (rep != GP_EXIT_OK)
 		fprintf(stderr, "gpuperf: the report failed; the recording is in %s ('gpuperf report "
 				"%s' to try again)\n", dir, dir);

@@ -27,14 +27,14 @@ static const char report_usage[] =
 	"  cpu.svg offcpu.svg gpu.svg   the same views one at a time (when not empty)\n"
 	"  *.folded          cpu, offcpu, gpu, profile and gpu_idle stacks in FlameGraph's\n"
 	"                    folded format (ns weights): flamegraph.pl, speedscope, inferno\n"
-	"  trace.json        timeline for https://ui.perfetto.dev or chrome://tracing; past\n"
+	"  trace.json        timeline for https://ui.perfetto.dev; past\n"
 	"                    256 MiB of JSON, more than a browser loads, trace.pftrace\n"
 	"                    instead: the same timeline in Perfetto's own format, a third\n"
 	"                    of the size (ui.perfetto.dev, trace_processor)\n"
 	"  profile.pb.gz     pprof profile: go tool pprof, Pyroscope, Grafana\n"
 	"  summary.json      totals, kernels, copies, launch sites (gpuperf diff reads it)\n"
 	"\n"
-	"and print a short text report on stderr.\n"
+	"and print a short text report on stdout (status and warnings on stderr).\n"
 	"\n"
 	"  -f, --format LIST   outputs to write: folded, svg, trace (trace.json or\n"
 	"                      trace.pftrace by size), chrome (trace.json), perfetto\n"
@@ -94,6 +94,11 @@ static int report_drop_root(const char *dir)
 
 int cmd_report(int argc, char **argv)
 {
+	return report_main(argc, argv, stdout);
+}
+
+int report_main(int argc, char **argv, FILE *text)
+{
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
@@ -105,7 +110,7 @@ int cmd_report(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct report_opts o = { .formats = REPORT_ALL, .text = stderr,
+	struct report_opts o = { .formats = REPORT_ALL, .text = text, .warn = stderr,
 				 .tool_version = GPUPERF_VERSION };
 	struct report_result res;
 	char errbuf[512] = "";
@@ -113,9 +118,10 @@ int cmd_report(int argc, char **argv)
 	long top;
 	int c, err;
 
-	optind = 1;
+	optind = 0; /* glibc: start over, permuting (record may have parsed before us) */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+f:zo:qh", longopts, NULL)) != -1) {
+	/* options anywhere, as flamegraph and diff take them: `gpuperf report DIR -q` */
+	while ((c = getopt_long(argc, argv, "f:zo:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (report__parse_formats(optarg, &o.formats)) {
@@ -208,7 +214,7 @@ int cmd_report(int argc, char **argv)
 		ADD(o.formats & REPORT_JSON, "summary.json, analysis.txt");
 		ADD(o.formats & REPORT_FOLDED, "*.folded");
 #undef ADD
-		fprintf(stderr, "\noutputs in %s/: %s\n", o.out_dir ? o.out_dir : o.dir, list);
+		fprintf(text, "\noutputs in %s/: %s\n", o.out_dir ? o.out_dir : o.dir, list);
 	}
 	return GP_EXIT_OK;
 }

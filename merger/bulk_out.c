@@ -145,19 +145,29 @@ static int release(struct bulk_out *o)
 
 struct bulk_out *bulk_out__new(const char *path, int direct)
 {
+	/* never through a link, into a FIFO or a device (gp_file.h) */
+	int fd = gp_file__output(AT_FDCWD, path);
+
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	return bulk_out__new_fd(fd, direct);
+}
+
+struct bulk_out *bulk_out__new_fd(int fd, int direct)
+{
 	struct bulk_out *o = calloc(1, sizeof(*o));
 	int e, i;
 
-	if (!o)
+	if (!o) {
+		close(fd);
+		errno = ENOMEM;
 		return NULL;
+	}
 	for (i = 0; i < NBUF; i++)
 		o->wfd[i] = -1;
-	/* never through a link or into a FIFO (gp_file.h) */
-	o->fd = gp_file__output(AT_FDCWD, path);
-	if (o->fd < 0) {
-		errno = -o->fd;
-		goto fail;
-	}
+	o->fd = fd;
 	/* a file system without O_DIRECT (EINVAL) is written through the page cache */
 	o->direct = direct && !fcntl(o->fd, F_SETFL, fcntl(o->fd, F_GETFL) | O_DIRECT);
 	for (i = 0; i < NBUF; i++) {

@@ -32,9 +32,13 @@ struct bulk_out;
 
 /*
  * Create (truncate) path for writing, with O_DIRECT if direct and the file
- * system allows: NULL with errno set on failure.
+ * system allows: NULL with errno set on failure. A link, FIFO, device or
+ * hard-linked file at path is refused (gp_file__output()).
  */
 struct bulk_out *bulk_out__new(const char *path, int direct);
+
+/* The same on an open descriptor, which the bulk_out then owns (closed on failure too). */
+struct bulk_out *bulk_out__new_fd(int fd, int direct);
 
 /* The first buffer to fill. */
 uint8_t *bulk_out__buf(struct bulk_out *o);

@@ -1297,6 +1297,8 @@ int report__run(const struct report_opts *opts, struct report_result *res, char 
 		err = write_thread_views(&r, &tv, res);
 	if (!err && o.text)
 		summary__write_text(&r, o.text);
+	if (!err && o.warn)
+		summary__write_warnings(&r, o.warn);
 	res->gpu_records = r.corr.nr_gpu;
 	res->gpu_with_stack = r.corr.gpu_with_stack;
 	res->samples = r.tl->nr_samples;

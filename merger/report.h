@@ -54,6 +54,7 @@ struct report_opts {
 	enum report_gzip gzip;	    /* trace.json or trace.json.gz [auto] */
 	const char *debuginfo_path; /* extra separate-debug-file directories */
 	FILE *text;		    /* the short text report [none] */
+	FILE *warn;		    /* its warnings, also without text [in text] */
 	unsigned top;		    /* rows per table of the text report [10] */
 	const char *tool_version;   /* for summary.json ["unknown"] */
 };

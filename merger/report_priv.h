@@ -142,7 +142,10 @@ int gpu_idle__build(struct report *r);
 
 /* summary.c */
 int summary__write_json(struct report *r, const char *path);
+/* The text report; its warnings too unless opts->warn takes them. */
 void summary__write_text(struct report *r, FILE *out);
+/* What was lost and what loading found wrong, one "warning:" line each. */
+void summary__write_warnings(struct report *r, FILE *out);
 void summary__free_stats(struct report *r);
 
 #endif /* GPUPERF_REPORT_PRIV_H */

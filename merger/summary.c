@@ -971,7 +971,7 @@ void summary__write_text(struct report *r, FILE *out)
 	struct timeline *tl = r->tl;
 	struct report_stats *sp = summary_get(r), s;
 	char b1[32], b2[32], b3[32];
-	uint64_t kernel_total = 0, drops = 0;
+	uint64_t kernel_total = 0;
 	size_t i;
 
 	if (!sp) {
@@ -1033,6 +1033,16 @@ void summary__write_text(struct report *r, FILE *out)
 			     " (gpu_idle.folded)\n", b1, b2, b3);
 		analysis__write_brief(r, out);
 	}
+	if (!r->opts->warn)
+		summary__write_warnings(r, out);
+}
+
+void summary__write_warnings(struct report *r, FILE *out)
+{
+	const struct timeline *tl = r->tl;
+	uint64_t drops = 0;
+	size_t i;
+
 	for (i = 0; i < sizeof(tl->dropped) / sizeof(tl->dropped[0]); i++)
 		drops += tl->dropped[i];
 	if (drops)

@@ -96,6 +96,12 @@ st=$?
 if "$GP" report short >/dev/null 2>&1; then
 	expect_status 0 "$st" "gpuperf --cpu"
 	[ -f short/profile.svg ] || fail "shorthand: no profile.svg"
+	# -q: neither record nor the report says anything
+	grep -q "GPU\|launch stacks\|outputs in" err.txt && fail "shorthand -q printed a report: $(head -3 err.txt)"
+	sim "$GP" --cpu -o short2 -- "$GP_SAMPLES/vector_add_shared" 1000 >out.txt 2>err.txt
+	grep -q "^outputs in " err.txt && ! grep -q "^outputs in " out.txt &&
+		ok "shorthand: the text report on stderr, the program's stdout its own" ||
+		fail "shorthand: report not on stderr ($(grep -c . out.txt) lines on stdout)"
 else
 	echo "note: 'gpuperf report' fails in this build; shorthand status $st not checked"
 	grep -q 'the report failed; the recording is in' err.txt || fail "shorthand: no report note"

@@ -26,7 +26,7 @@ grep -q "GPU records could not be written to gpu-[0-9]*.trace: File too large" r
 [ "$(json fsz/record.json 'd["gpu_traces"][0]["lost_records"] > 1000')" = True ] &&
 	ok "RLIMIT_FSIZE: record.json counts the GPU trace's lost records" ||
 	fail "RLIMIT_FSIZE: record.json gpu_traces: $(json fsz/record.json 'd["gpu_traces"]')"
-"$GP" report -o fsz_out fsz >/dev/null 2>report.txt
+"$GP" report -o fsz_out fsz >report.txt 2>&1
 lost=$(sj fsz_out 'd["drops"]["writer"]')
 cause=$(sj fsz_out 'd["drop_causes"].get("writer", "")')
 [ "${lost:-0}" -gt 1000 ] && [ "${cause#EFBIG}" != "$cause" ] &&
@@ -44,7 +44,7 @@ need_bpf
 mkdir small
 if mount -t tmpfs -o size=96k gpuperf-loss small 2>/dev/null; then
 	sim "$GP" record --cpu -q -o small/rec -- "$loop" 20000 >/dev/null 2>rec.txt
-	"$GP" report -o small_out small/rec >/dev/null 2>report.txt
+	"$GP" report -o small_out small/rec >report.txt 2>&1
 	lost=$(sj small_out 'd["drops"]["writer"]')
 	cause=$(sj small_out 'd["drop_causes"].get("writer", "")')
 	umount small

@@ -268,7 +268,7 @@ static void test_errors(void **state)
 	/* a full disk: the flush that cannot write fails, and so does every call after it */
 	if (access("/dev/full", W_OK))
 		skip();
-	o = bulk_out__new("/dev/full", 1);
+	o = bulk_out__new_fd(open("/dev/full", O_WRONLY | O_CLOEXEC), 1);
 	assert_non_null(o);
 	buf = bulk_out__buf(o);
 	memset(buf, 'x', 8192);
@@ -279,7 +279,7 @@ static void test_errors(void **state)
 	assert_int_equal(errno, ENOSPC);
 	assert_int_equal(bulk_out__close(o, 0), -ENOSPC);
 
-	o = bulk_out__new("/dev/full", 0);
+	o = bulk_out__new_fd(open("/dev/full", O_WRONLY | O_CLOEXEC), 0);
 	assert_non_null(o);
 	memset(bulk_out__buf(o), 'x', 100);
 	assert_int_equal(bulk_out__close(o, 100), -ENOSPC);

@@ -10,16 +10,17 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 
-# run WANT_STATUS WANT_REGEX ARGS...: exit status and a stderr line matching the regex.
+# run WANT_STATUS WANT_REGEX ARGS...: exit status and a line of the output (the text
+# report on stdout, errors on stderr) matching the regex.
 run() {
 	want=$1 re=$2
 	shift 2
-	"$GPUPERF" "$@" >"$tmp/out" 2>"$tmp/err"
+	"$GPUPERF" "$@" >"$tmp/err" 2>&1
 	rc=$?
 	if [ $rc -ne "$want" ]; then
 		echo "FAIL: gpuperf $*: exit $rc, want $want"; sed 's/^/  /' "$tmp/err" | head -5; fail=1
 	elif ! grep -Eq -- "$re" "$tmp/err"; then
-		echo "FAIL: gpuperf $*: no line matching '$re' on stderr:"; sed 's/^/  /' "$tmp/err" | head -5; fail=1
+		echo "FAIL: gpuperf $*: no line matching '$re' in its output:"; sed 's/^/  /' "$tmp/err" | head -5; fail=1
 	else
 		echo "ok: gpuperf $* -> $rc"
 	fi
@@ -42,6 +43,15 @@ rm -rf "$tmp/r"; mkdir "$tmp/r" && "$GEN" -n 200 -c 4096 "$tmp/r" || exit 1
 size=$(stat -c %s "$tmp/r/gpu-100.trace")
 truncate -s $((size / 2)) "$tmp/r/gpu-100.trace"
 run 0 'warning: .*gpu-100.trace' report "$tmp/r"
+# ... said on stderr, the text report on stdout
+"$GPUPERF" report "$tmp/r" >"$tmp/out" 2>"$tmp/err"
+if grep -q 'warning: .*gpu-100.trace' "$tmp/err" && ! grep -q 'warning:' "$tmp/out" &&
+	grep -q 'GPU records joined' "$tmp/out"; then
+	echo "ok: the warning on stderr, the text report on stdout"
+else
+	echo "FAIL: warning not on stderr alone: stderr $(head -2 "$tmp/err"), stdout $(grep -c warning "$tmp/out") warnings"
+	fail=1
+fi
 n=$(grep -c 'fwd_kernel' "$tmp/r/gpu.folded")
 kernels=$(python3 -c 'import json,sys; print(sum(k["count"] for k in json.load(open(sys.argv[1]))["kernels"]))' "$tmp/r/summary.json")
 [ "$n" -ge 1 ] && [ "$kernels" -gt 50 ] && [ "$kernels" -lt 400 ] ||
@@ -73,5 +83,20 @@ if [ "$(id -u)" != 0 ]; then
 	chmod a-w "$tmp/r"
 	run 1 "cannot write into '$tmp/r': .*-o DIR" report "$tmp/r"
 	chmod u+w "$tmp/r"
+fi
+# one option parser for every command: options after DIR; the text report on stdout
+fresh
+"$GPUPERF" report "$tmp/r" -q >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 0 ] && [ ! -s "$tmp/out" ] && [ ! -s "$tmp/err" ] && [ -s "$tmp/r/summary.json" ]; then
+	echo "ok: report DIR -q: quiet, outputs written"
+else
+	echo "FAIL: report DIR -q: exit $rc, stdout $(wc -l <"$tmp/out") lines, stderr: $(head -3 "$tmp/err")"; fail=1
+fi
+"$GPUPERF" report "$tmp/r" >"$tmp/out" 2>"$tmp/err"
+if grep -q "^outputs in " "$tmp/out" && grep -q "GPU records joined" "$tmp/out" && [ ! -s "$tmp/err" ]; then
+	echo "ok: report DIR: the text report on stdout, nothing on stderr"
+else
+	echo "FAIL: report DIR: stdout $(wc -l <"$tmp/out") lines, stderr: $(head -3 "$tmp/err")"; fail=1
 fi
 exit $fail

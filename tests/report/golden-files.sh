@@ -10,8 +10,8 @@ analysis.txt report.txt"
 # make_report DIR: generate the recording into DIR and report on it.
 make_report() {
 	mkdir -p "$1" && "$GEN" -n 20 -s 2 "$1" || return 1
-	# report.txt: the text report (stderr), with the directory's name taken out
-	"$GPUPERF" report --per-thread "$1" 2>"$1/report.raw" || return 1
+	# report.txt: the text report (stdout; nothing else is said), with the directory's name taken out
+	"$GPUPERF" report --per-thread "$1" >"$1/report.raw" 2>&1 || return 1
 	sed "s|$1|DIR|g" "$1/report.raw" >"$1/report.txt" && rm "$1/report.raw" || return 1
 	# the host and the tool version are the machine's, not the data's
 	"$PYTHON" - "$1/summary.json" <<'PY' || return 1

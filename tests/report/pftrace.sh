@@ -44,9 +44,9 @@ if command -v protoc >/dev/null; then
 		echo "ok: protoc --decode_raw reads it"
 	fi
 fi
-# the closing line names what this run wrote, and only that
-"$GPUPERF" report -f perfetto "$tmp/rec" 2>"$tmp/err" >/dev/null
-line=$(grep '^outputs in ' "$tmp/err")
+# the closing line of the text report (stdout) names what this run wrote, and only that
+"$GPUPERF" report -f perfetto "$tmp/rec" >"$tmp/out" 2>/dev/null
+line=$(grep '^outputs in ' "$tmp/out")
 case "$line" in
 *"trace.pftrace (ui.perfetto.dev)") echo "ok: $line" ;;
 *) echo "FAIL: report -f perfetto says: $line"; fail=1 ;;
@@ -54,7 +54,7 @@ esac
 # with -q, only the timelines are built (no views, no idle gaps): the same trace
 cmp -s "$tmp/rec/trace.pftrace" "$tmp/quiet.pftrace" ||
 	{ echo "FAIL: report -q -f chrome,perfetto wrote another trace.pftrace than report -f perfetto"; fail=1; }
-# a full disk: exit 1 with the file named
+# a link in place of the output (to /dev/full): refused, exit 1 with the file named
 if [ -w /dev/full ]; then
 	rm -f "$tmp/rec/trace.pftrace"
 	ln -s /dev/full "$tmp/rec/trace.pftrace"
