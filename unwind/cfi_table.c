@@ -1004,19 +1004,18 @@ void cfi_table__free(struct cfi_table *t)
 const struct gp_cfi_row *cfi_table__find(const struct cfi_table *t, uint64_t addr)
 {
 	static const struct gp_cfi_row none = { .kind = GP_CFI_NONE };
-	uint32_t lo = 0, hi = t->nrows, mid;
+	const struct gp_cfi_row *base = t->rows;
+	uint32_t n = t->nrows, half;
 
-	if (addr > UINT32_MAX || !hi || addr < t->rows[0].start)
+	if (addr > UINT32_MAX || !n || addr < base[0].start)
 		return &none;
-	/* the last row whose start <= addr */
-	while (hi - lo > 1) {
-		mid = lo + (hi - lo) / 2;
-		if (t->rows[mid].start <= addr)
-			lo = mid;
-		else
-			hi = mid;
+	/* the last row whose start <= addr; branch-free steps (cmov): no mispredictions */
+	while (n > 1) {
+		half = n / 2;
+		base = base[half].start <= addr ? base + half : base;
+		n -= half;
 	}
-	return &t->rows[lo];
+	return base;
 }
 
 const struct gp_cfi_row *cfi_table__rows(const struct cfi_table *t, uint32_t *nrows)

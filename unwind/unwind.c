@@ -36,6 +36,7 @@ struct mod {
 /* An immutable, sorted module array; replaced as a whole by a refresh. */
 struct map {
 	struct map *retired;	/* the array this one replaced */
+	uint64_t gen;		/* unique across unwinders: what a thread's row cache was filled from */
 	uint32_t n;
 	struct mod m[];
 };
@@ -51,16 +52,56 @@ struct gp_unwind {
 	_Atomic uint64_t ends[GP_UNWIND_END__COUNT];
 };
 
+static _Atomic uint64_t map_gen;
+
 /*
- * The thread's stack, read once. Initial-exec TLS: the library is meant to
- * be linked into a dlopen'ed one, where a general-dynamic TLS access may
- * allocate on a thread's first use.
+ * A thread's cache of looked-up rows: pc -> rule, direct-mapped. The
+ * frames below a launch are the same on every call, so almost every frame
+ * is found here with one compare instead of two binary searches
+ * (bench/RESULTS.md). One per thread, so never shared, never locked;
+ * emptied when the module array it was filled from is replaced.
+ */
+#define RCACHE_BITS 9
+#define RCACHE_SIZE (1u << RCACHE_BITS)
+
+struct rcache_ent {
+	uint64_t pc;		/* the looked-up address (pc, or pc - 1 for a return address); 0: empty */
+	uint8_t kind, arg;
+	int16_t rbp_off;
+	int32_t cfa_off;
+};
+
+struct rcache {
+	uint64_t gen;
+	struct rcache_ent e[RCACHE_SIZE];
+};
+
+/*
+ * The thread's stack, read once, and its row cache. Initial-exec TLS: the
+ * library is meant to be linked into a dlopen'ed one, where a
+ * general-dynamic TLS access may allocate on a thread's first use.
  */
 struct tstack {
 	uintptr_t lo, hi;
+	struct rcache *cache;	/* NULL: none (allocation failed, or the thread is exiting) */
 	int state;		/* 0 unread, 1 read, -errno failed */
 };
 static __thread struct tstack tstack __attribute__((tls_model("initial-exec")));
+
+static pthread_key_t rcache_key;
+static pthread_once_t rcache_once = PTHREAD_ONCE_INIT;
+static int rcache_key_ok;
+
+static void rcache_free(void *c)
+{
+	tstack.cache = NULL; /* an unwind later in this thread's exit goes without */
+	free(c);
+}
+
+static void rcache_key_init(void)
+{
+	rcache_key_ok = !pthread_key_create(&rcache_key, rcache_free);
+}
 
 int gp_unwind__thread_init(void)
 {
@@ -71,6 +112,14 @@ int gp_unwind__thread_init(void)
 
 	if (tstack.state)
 		return tstack.state > 0 ? 0 : tstack.state;
+	pthread_once(&rcache_once, rcache_key_init);
+	if (rcache_key_ok) {
+		tstack.cache = calloc(1, sizeof(*tstack.cache));
+		if (tstack.cache && pthread_setspecific(rcache_key, tstack.cache)) {
+			free(tstack.cache);
+			tstack.cache = NULL;
+		}
+	}
 	err = pthread_getattr_np(pthread_self(), &a);
 	if (err) {
 		tstack.state = -err;
@@ -292,6 +341,7 @@ int gp_unwind__refresh(struct gp_unwind *u)
 		goto out;
 	}
 	m->n = (uint32_t)s.n;
+	m->gen = atomic_fetch_add(&map_gen, 1) + 1;
 	if (s.n)
 		memcpy(m->m, s.mods, s.n * sizeof(m->m[0]));
 	old = atomic_load_explicit(&u->map, memory_order_relaxed);
@@ -323,6 +373,41 @@ static const struct mod *mod_find(const struct map *m, uintptr_t pc)
 	return NULL;
 }
 
+/* The rule for looked-up address `pc`: from the thread's cache, else searched and cached. */
+static bool row_of(const struct map *m, struct rcache *rc, uintptr_t pc, struct rcache_ent *out)
+{
+	struct rcache_ent *e = NULL;
+	const struct gp_cfi_row *r;
+	const struct mod *md;
+
+	if (rc) {
+		e = &rc->e[(uint32_t)((pc * 0x9e3779b97f4a7c15ull) >> (64 - RCACHE_BITS))];
+		if (e->pc == pc && pc) {
+			*out = *e;
+			return true;
+		}
+	}
+	md = mod_find(m, pc);
+	if (!md)
+		return false;
+	out->pc = pc;
+	if (md->table) {
+		r = cfi_table__find(md->table, pc - md->bias);
+		out->kind = r->kind;
+		out->arg = r->arg;
+		out->rbp_off = r->rbp_off;
+		out->cfa_off = r->cfa_off;
+	} else {
+		out->kind = GP_CFI_NONE;
+		out->arg = 0;
+		out->rbp_off = 0;
+		out->cfa_off = 0;
+	}
+	if (e)
+		*e = *out;
+	return true;
+}
+
 /*
  * One stack word, only if [a, a + 8) lies in [lo, hi) and is aligned.
  * Not instrumented: a saved register may sit in what ASan calls a redzone
@@ -347,11 +432,10 @@ __attribute__((no_sanitize_address)) static bool stack_word(uintptr_t a, uintptr
 static int walk(struct gp_unwind *u, uintptr_t pc, uintptr_t sp, uintptr_t bp, int skip,
 		uint64_t *pcs, int max, int *endp)
 {
-	static const struct gp_cfi_row none = { .kind = GP_CFI_NONE };
 	const struct map *m = atomic_load_explicit(&u->map, memory_order_acquire);
 	uintptr_t hi, alt_lo = 0, alt_hi = 0, cfa, lookup;
-	const struct gp_cfi_row *row;
-	const struct mod *md;
+	struct rcache *rc;
+	struct rcache_ent row;
 	bool exact = true, bp_ok = true, on_alt = false;
 	uint64_t ra, nbp;
 	int n = 0, depth, end;
@@ -366,6 +450,11 @@ static int walk(struct gp_unwind *u, uintptr_t pc, uintptr_t sp, uintptr_t bp, i
 	}
 	if (!tstack.state)
 		gp_unwind__thread_init();
+	rc = tstack.cache;
+	if (rc && rc->gen != m->gen) {
+		memset(rc->e, 0, sizeof(rc->e));
+		rc->gen = m->gen;
+	}
 	if (tstack.state > 0 && sp >= tstack.lo && sp < tstack.hi) {
 		hi = tstack.hi;
 	} else {
@@ -391,25 +480,23 @@ static int walk(struct gp_unwind *u, uintptr_t pc, uintptr_t sp, uintptr_t bp, i
 			pcs[n++] = pc;
 		}
 		lookup = exact ? pc : pc - 1;
-		md = mod_find(m, lookup);
-		if (!md) {
+		if (!row_of(m, rc, lookup, &row)) {
 			end = GP_UNWIND_END_UNKNOWN_MODULE;
 			goto out;
 		}
-		row = md->table ? cfi_table__find(md->table, lookup - md->bias) : &none;
-		switch (row->kind) {
+		switch (row.kind) {
 		case GP_CFI_RSP:
-			cfa = sp + (intptr_t)row->cfa_off;
+			cfa = sp + (intptr_t)row.cfa_off;
 			break;
 		case GP_CFI_RBP:
 			if (!bp_ok) {
 				end = GP_UNWIND_END_BAD_FRAME;
 				goto out;
 			}
-			cfa = bp + (intptr_t)row->cfa_off;
+			cfa = bp + (intptr_t)row.cfa_off;
 			break;
 		case GP_CFI_PLT:
-			cfa = sp + 8 + ((pc & 15) >= row->arg ? 8 : 0);
+			cfa = sp + 8 + ((pc & 15) >= row.arg ? 8 : 0);
 			break;
 		case GP_CFI_NONE:
 			if (!bp_ok || !bp) {
@@ -465,16 +552,16 @@ static int walk(struct gp_unwind *u, uintptr_t pc, uintptr_t sp, uintptr_t bp, i
 			end = GP_UNWIND_END_BAD_FRAME;
 			goto out;
 		}
-		if (row->kind == GP_CFI_NONE) {
+		if (row.kind == GP_CFI_NONE) {
 			if (!stack_word(bp, sp, hi, &nbp)) {
 				end = GP_UNWIND_END_BAD_FRAME;
 				goto out;
 			}
 			bp = nbp;
-		} else if (row->rbp_off == GP_CFI_RBP_LOST) {
+		} else if (row.rbp_off == GP_CFI_RBP_LOST) {
 			bp_ok = false;
-		} else if (row->rbp_off != GP_CFI_RBP_SAME) {
-			if (!stack_word(cfa + (intptr_t)row->rbp_off, sp, hi, &nbp)) {
+		} else if (row.rbp_off != GP_CFI_RBP_SAME) {
+			if (!stack_word(cfa + (intptr_t)row.rbp_off, sp, hi, &nbp)) {
 				end = GP_UNWIND_END_BAD_FRAME;
 				goto out;
 			}
