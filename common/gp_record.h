@@ -25,7 +25,7 @@
 
 #define GP_FILE_MAGIC "GPUPERF\n" /* 8 bytes, no NUL stored */
 #define GP_FORMAT_MAJOR 2
-#define GP_FORMAT_MINOR 2
+#define GP_FORMAT_MINOR 3
 /* The oldest major version readers still read (1: no zero-byte packing, zlib-wrapped chunks). */
 #define GP_FORMAT_MAJOR_OLDEST 1
 
@@ -131,6 +131,7 @@ enum gp_rec_type {
 	GP_REC_END = 16,
 	GP_REC_STACK = 17,	     /* since 2.1 */
 	GP_REC_LAUNCH_SITE_ID = 18, /* since 2.1 */
+	GP_REC_API_STACK = 19,	     /* since 2.3 */
 	GP_REC_TYPE_COUNT /* one past the last known type */
 };
 
@@ -427,6 +428,26 @@ struct gp_rec_launch_site_id {
 };
 _Static_assert(sizeof(struct gp_rec_launch_site_id) == 32, "gp_rec_launch_site_id");
 
+/*
+ * GP_REC_API_STACK (2.3): the stack of the thread that made API call
+ * `correlation_id` (a gp_rec_api of the same file), taken by the injection
+ * library on that thread as the call entered: stack_id names a GP_REC_STACK
+ * of the same chunk (user addresses only, innermost first: the caller of
+ * the CUDA entry point is frame 0... see docs/trace-format.md). A driver
+ * call made inside a runtime call gets a record too, with the runtime
+ * call's stack. stack_id 0: the stack is not known. A trace that holds any
+ * of these has every launch's stack by correlation id: readers join them
+ * exactly and use no launch_site records for its process.
+ */
+#define GP_API_STACK_TRUNCATED 0x1u /* hdr.flags: the walk stopped at a frame it could not read */
+#define GP_API_STACK_NESTED 0x2u    /* hdr.flags: a driver call inside a runtime call; its stack */
+struct gp_rec_api_stack {
+	struct gp_rec_hdr hdr;
+	uint32_t correlation_id;
+	uint32_t stack_id;
+};
+_Static_assert(sizeof(struct gp_rec_api_stack) == 16, "gp_rec_api_stack");
+
 /* gp_rec_dropped.source */
 #define GP_DROP_CUPTI 1u	 /* cuptiActivityGetNumDroppedRecords */
 #define GP_DROP_INJECT_BUFFERS 2u /* our buffer pool was empty */
@@ -434,7 +455,7 @@ _Static_assert(sizeof(struct gp_rec_launch_site_id) == 32, "gp_rec_launch_site_i
 #define GP_DROP_RINGBUF_OFFCPU 4u
 #define GP_DROP_RINGBUF_LAUNCH 5u
 #define GP_DROP_RINGBUF_PROC 6u
-#define GP_DROP_STACK 7u	 /* a stack could not be read */
+#define GP_DROP_STACK 7u	 /* a stack could not be read (or, 2.3, a launch stack kept) */
 #define GP_DROP_WRITER 8u	 /* records the writer could not store */
 #define GP_DROP_OFFCPU_MISSED 9u /* off-CPU blocks whose switch the kernel did not show */
 #define GP_DROP_PERF_MAP 10u	 /* (2.2) JIT symbol maps (/tmp/perf-PID.map) not copied */

@@ -5,12 +5,38 @@
 
 #include <cupti_driver_cbid.h>
 #include <cupti_runtime_cbid.h>
+#include <string.h>
 
 #include "api_filter.h"
 #include "cupti_call.h"
 #include "gp_record.h"
+#include "launch_stack.h"
 
 static cupti_cb_reset_fn reset_fn;
+
+/* By cbid: the call issues GPU work, its stack is taken (set before the callbacks are enabled). */
+static uint8_t launch_rt[CUPTI_RUNTIME_TRACE_CBID_SIZE];
+static uint8_t launch_drv[CUPTI_DRIVER_TRACE_CBID_SIZE];
+
+/*
+ * Kernel launches (every variant), graph launches, copies and fills, sync
+ * and async: the calls GPU records carry the correlation id of.
+ */
+static int issues_work(uint32_t domain, uint32_t cbid)
+{
+	static const char *const rt[] = { "__cudaLaunch", "cudaLaunch", "cudaGraphLaunch",
+					  "cudaMemcpy", "cudaMemset" };
+	static const char *const drv[] = { "cuLaunch", "cuGraphLaunch", "cuMemcpy", "cuMemset" };
+	const char *name = api_filter__name(domain, cbid);
+	const char *const *p = domain == GP_API_RUNTIME ? rt : drv;
+	size_t i, n = domain == GP_API_RUNTIME ? sizeof(rt) / sizeof(rt[0]) :
+						 sizeof(drv) / sizeof(drv[0]);
+
+	for (i = 0; name && i < n; i++)
+		if (!strncmp(name, p[i], strlen(p[i])))
+			return 1;
+	return 0;
+}
 
 static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 				 CUpti_CallbackId cbid, const void *data)
@@ -18,7 +44,23 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 	const CUpti_CallbackData *d = data;
 	cupti_cb_reset_fn fn = reset_fn;
 
-	if (!fn || !d)
+	if (!d)
+		return;
+	if (userdata && domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
+	    cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE && launch_rt[cbid]) {
+		if (d->callbackSite == CUPTI_API_ENTER)
+			launch_stack__enter(userdata, 1, d->correlationId);
+		else
+			launch_stack__exit_runtime();
+		return;
+	}
+	if (userdata && domain == CUPTI_CB_DOMAIN_DRIVER_API &&
+	    cbid < CUPTI_DRIVER_TRACE_CBID_SIZE && launch_drv[cbid]) {
+		if (d->callbackSite == CUPTI_API_ENTER)
+			launch_stack__enter(userdata, 0, d->correlationId);
+		return;
+	}
+	if (!fn)
 		return;
 	if ((domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
 	     (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020 ||
@@ -31,7 +73,8 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 		fn(d->callbackSite == CUPTI_API_ENTER);
 }
 
-CUptiResult cupti_cb__subscribe(CUpti_SubscriberHandle *sub, cupti_cb_reset_fn on_reset)
+CUptiResult cupti_cb__subscribe(CUpti_SubscriberHandle *sub, cupti_cb_reset_fn on_reset,
+				struct launch_stack *ls)
 {
 	static const CUpti_CallbackId rt[] = { CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020,
 					       CUPTI_RUNTIME_TRACE_CBID_cudaThreadExit_v3020 };
@@ -43,15 +86,38 @@ CUptiResult cupti_cb__subscribe(CUpti_SubscriberHandle *sub, cupti_cb_reset_fn o
 	size_t i;
 
 	reset_fn = on_reset;
-	r = gp_cupti.Subscribe(sub, on_callback, NULL);
+	r = gp_cupti.Subscribe(sub, on_callback, ls);
 	if (r != CUPTI_SUCCESS)
 		return r;
-	/* Only these few: a callback on every launch would cost every launch. */
+	/* Only these few, unless launch stacks are on: then each call that issues GPU work. */
 	for (i = 0; i < sizeof(rt) / sizeof(rt[0]); i++)
 		GP_CUPTI_CALL(EnableCallback, (1, *sub, CUPTI_CB_DOMAIN_RUNTIME_API, rt[i]));
 	for (i = 0; i < sizeof(drv) / sizeof(drv[0]); i++)
 		GP_CUPTI_CALL(EnableCallback, (1, *sub, CUPTI_CB_DOMAIN_DRIVER_API, drv[i]));
 	return CUPTI_SUCCESS;
+}
+
+int cupti_cb__enable_launches(CUpti_SubscriberHandle sub)
+{
+	uint32_t cbid;
+	int n = 0;
+
+	for (cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; cbid++)
+		launch_rt[cbid] = (uint8_t)issues_work(GP_API_RUNTIME, cbid);
+	for (cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; cbid++)
+		launch_drv[cbid] = (uint8_t)issues_work(GP_API_DRIVER, cbid);
+	/* "The callback is at the entry of the API call" (CUPTI_API_ENTER): on the launching thread. */
+	for (cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; cbid++)
+		if (launch_rt[cbid] &&
+		    GP_CUPTI_CALL(EnableCallback, (1, sub, CUPTI_CB_DOMAIN_RUNTIME_API, cbid)) ==
+			    CUPTI_SUCCESS)
+			n++;
+	for (cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; cbid++)
+		if (launch_drv[cbid] &&
+		    GP_CUPTI_CALL(EnableCallback, (1, sub, CUPTI_CB_DOMAIN_DRIVER_API, cbid)) ==
+			    CUPTI_SUCCESS)
+			n++;
+	return n;
 }
 
 int cupti_cb__filter_api(void)

@@ -6,10 +6,12 @@
  * API records come from the RUNTIME/DRIVER activity kinds, not from our own
  * callbacks: CUPTI fills start, end, thread id, correlation id and return
  * value itself, and no code of ours runs on the application's launch path.
- * The subscription exists for two things: to claim CUPTI (a second
- * subscriber, i.e. another profiler, is refused, and we then stay out) and
- * to hear about device resets, whose records must be on disk before the
- * context goes away.
+ * The subscription exists for three things: to claim CUPTI (a second
+ * subscriber, i.e. another profiler, is refused, and we then stay out), to
+ * hear about device resets, whose records must be on disk before the
+ * context goes away, and, with launch stacks on (GPUPERF_STACKS), to take
+ * the stack of every call that issues GPU work as it enters
+ * (launch_stack.h): the only code of ours on the launch path.
  */
 #ifndef GPUPERF_CUPTI_CB_H
 #define GPUPERF_CUPTI_CB_H
@@ -19,12 +21,23 @@
 /* Called on the application thread around cudaDeviceReset and friends. */
 typedef void (*cupti_cb_reset_fn)(int enter);
 
+struct launch_stack;
+
 /*
  * Subscribe and enable the reset callbacks. Returns CUPTI's status
  * (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED when another client holds
- * CUPTI); on success *sub is set.
+ * CUPTI); on success *sub is set. ls: where launch stacks go (the
+ * callbacks' user data), NULL when they are off.
  */
-CUptiResult cupti_cb__subscribe(CUpti_SubscriberHandle *sub, cupti_cb_reset_fn on_reset);
+CUptiResult cupti_cb__subscribe(CUpti_SubscriberHandle *sub, cupti_cb_reset_fn on_reset,
+				struct launch_stack *ls);
+
+/*
+ * Enable the API-enter (and exit) callbacks of every recorded call that
+ * issues GPU work: kernel and graph launches, copies, fills (runtime and
+ * driver). Returns how many cbids CUPTI enabled.
+ */
+int cupti_cb__enable_launches(CUpti_SubscriberHandle sub);
 
 /*
  * With the RUNTIME/DRIVER kinds enabled: keep only the calls api_filter

@@ -21,9 +21,13 @@
  * running untraced; so does secure execution (setuid), where GPUPERF_* is
  * not read at all.
  *
- * Hot path: nothing of ours. CUPTI records API calls and GPU work into our
- * buffers by itself; its worker hands full buffers to bufferCompleted,
- * which queues them for the writer thread (convert, compress, write).
+ * Hot path: CUPTI records API calls and GPU work into our buffers by
+ * itself; its worker hands full buffers to bufferCompleted, which queues
+ * them for the writer thread (convert, compress, write). Ours on the
+ * launching thread, with launch stacks on (GPUPERF_STACKS, the default):
+ * the API-enter callback of each call that issues GPU work walks the stack
+ * and appends it to the thread's ring (launch_stack.h); the writer thread
+ * writes (correlation id -> stack) and the module mappings.
  *
  * Ending: atexit (normal exit, exit() from any thread, return from main)
  * flushes CUPTI and closes the trace. cudaDeviceReset: its callback flushes
@@ -59,6 +63,7 @@
 #include "gp_record.h"
 #include "inject_config.h"
 #include "inject_log.h"
+#include "launch_stack.h"
 #include "trace_thread.h"
 
 /* Free CUPTI buffers kept resident after a burst (act_buf.h). */
@@ -79,6 +84,7 @@ static struct inject {
 	CUpti_SubscriberHandle sub;
 	struct act_buf pool;
 	struct trace_thread tt;
+	struct launch_stack ls;	/* GPUPERF_STACKS */
 } G = { .once = PTHREAD_ONCE_INIT };
 
 EXPORT int InitializeInjection(void);
@@ -249,7 +255,7 @@ static void init_once(void)
 		inj_err("CUPTI is not available (%s); running untraced", why);
 		return;
 	}
-	r = cupti_cb__subscribe(&G.sub, on_reset);
+	r = cupti_cb__subscribe(&G.sub, on_reset, G.cfg.stacks ? &G.ls : NULL);
 	if (r != CUPTI_SUCCESS) {
 		inj_err("cannot subscribe to CUPTI: %s%s; running untraced",
 			cupti_call__strerror(r),
@@ -282,6 +288,13 @@ static void init_once(void)
 		goto fail_pool;
 	}
 	G.pool.wake_fd = trace_thread__wake_fd(&G.tt);
+	if (G.cfg.stacks) {
+		err = launch_stack__init(&G.ls, trace_thread__wake_fd(&G.tt), G.cfg.stacks_fp);
+		if (err)
+			inj_warn("no launch stacks: %s", strerror(-err));
+		else
+			G.tt.ls = &G.ls;
+	}
 	if (GP_CUPTI_CALL(ActivityRegisterCallbacks, (buffer_requested, buffer_completed)) !=
 	    CUPTI_SUCCESS) {
 		inj_err("CUPTI refused the activity buffer callbacks; running untraced");
@@ -297,6 +310,8 @@ static void init_once(void)
 	pthread_atfork(NULL, NULL, on_fork_child);
 	atomic_store(&G.active, 1);
 	enable_kinds(G.cfg.kinds);
+	if (G.tt.ls)
+		inj_info("launch stacks: callbacks on %d API calls", cupti_cb__enable_launches(G.sub));
 	if (G.cfg.signals)
 		install_signal_handlers();
 	inj_info("recording to '%s'", G.tt.path);

@@ -202,4 +202,6 @@ void inject_config__load(struct inject_config *c)
 	c->writer_nice = (int)env_u32(c, "GPUPERF_WRITER_NICE", DEF_WRITER_NICE, 0, 19);
 	c->kinds = parse_kinds(c, getenv("GPUPERF_ACTIVITY"));
 	c->signals = parse_bool(c, "GPUPERF_SIGNALS", 1);
+	c->stacks = parse_bool(c, "GPUPERF_STACKS", 1);
+	c->stacks_fp = parse_bool(c, "GPUPERF_STACKS_FP", 0);
 }

@@ -33,6 +33,8 @@ struct inject_config {
 	int zlevel;		  /* GPUPERF_ZLEVEL: deflate level of the chunks; 0: uncompressed */
 	int writer_nice;	  /* GPUPERF_WRITER_NICE: the writer thread's nice value, 0..19 */
 	int signals;		  /* GPUPERF_SIGNALS: finish the trace on SIGINT/SIGTERM */
+	int stacks;		  /* GPUPERF_STACKS: each launch's stack, taken in the callback */
+	int stacks_fp;		  /* GPUPERF_STACKS_FP: frame pointers only (for comparison) */
 	int log_level;		  /* GPUPERF_LOG: error|warn|info|debug */
 	char log_file[PATH_MAX];  /* GPUPERF_LOG_FILE: "" = stderr */
 	char cupti_lib[PATH_MAX]; /* GPUPERF_CUPTI_LIB: "" = search */

@@ -19,6 +19,7 @@
 #include "cupti_clock.h"
 #include "gp_record.h"
 #include "gp_writer.h"
+#include "launch_stack.h"
 
 static void read_small(const char *path, char *buf, size_t size, int is_link)
 {
@@ -133,11 +134,25 @@ int trace_thread__open(struct trace_thread *t, const struct trace_thread_opts *o
 	return 0;
 }
 
+/* Launch stacks, and the modules their frames need, while the program runs. */
+static void drain_stacks(struct trace_thread *t, int scan)
+{
+	if (!t->ls)
+		return;
+	launch_stack__drain(t->ls, t->w);
+	/* new stacks may be in a library loaded since the last scan */
+	if (scan || launch_stack__nr_stacks(t->ls) != t->ls_stacks) {
+		t->ls_stacks = launch_stack__nr_stacks(t->ls);
+		launch_stack__modules(t->ls, t->w, cupti_clock__monotonic_ns());
+	}
+}
+
 static void drain(struct trace_thread *t)
 {
 	struct act_buf_done d;
 	unsigned waiting;
 
+	drain_stacks(t, 0);
 	while (act_buf__take(t->pool, &d, &waiting)) {
 		CUpti_Activity *r = NULL;
 
@@ -174,6 +189,8 @@ static void write_counters(struct trace_thread *t)
 	if (GP_CUPTI_CALL(ActivityGetNumDroppedRecords, (NULL, 0, &n)) == CUPTI_SUCCESS)
 		write_dropped(t->w, GP_DROP_CUPTI, n);
 	write_dropped(t->w, GP_DROP_INJECT_BUFFERS, act_buf__take_declined(t->pool));
+	if (t->ls)
+		launch_stack__counters(t->ls, t->w, cupti_clock__monotonic_ns());
 	cupti_clock__write_pair(t->w, 1);
 }
 
@@ -183,6 +200,7 @@ static void periodic(struct trace_thread *t)
 	drain(t);
 	GP_CUPTI_CALL(ActivityFlushAll, (0));
 	drain(t);
+	drain_stacks(t, 1);
 	write_counters(t);
 	gp_writer__flush(t->w);
 }
@@ -198,6 +216,7 @@ static void finish(struct trace_thread *t)
 	/* ... then whatever is still running (start = end = 0, per CUPTI). */
 	GP_CUPTI_CALL(ActivityFlushAll, (CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
 	drain(t);
+	drain_stacks(t, 1);
 	write_counters(t);
 	inj_dbg("trace %s: api %llu (skipped %llu) kernel %llu memcpy %llu memset %llu sync %llu",
 		t->path, (unsigned long long)t->st.api, (unsigned long long)t->st.api_skipped,
@@ -211,6 +230,10 @@ static void finish(struct trace_thread *t)
 			"chunks stored uncompressed (all but the last)", t->path, t->max_waiting,
 			(unsigned long long)stored, (unsigned long long)chunks);
 	}
+	if (t->ls)
+		inj_dbg("trace %s: launch stacks: %llu calls, %zu distinct stacks, %llu truncated",
+			t->path, (unsigned long long)t->ls->written, launch_stack__nr_stacks(t->ls),
+			(unsigned long long)t->ls->truncated);
 	if (gp_writer__lost(t->w))
 		inj_warn("%llu records could not be written to '%s'",
 			 (unsigned long long)gp_writer__lost(t->w), t->path);
@@ -242,6 +265,7 @@ static void *thread_main(void *arg)
 	 */
 	if (t->nice && setpriority(PRIO_PROCESS, (id_t)gettid(), t->nice))
 		inj_dbg("writer thread: cannot set nice %d: %s", t->nice, strerror(errno));
+	drain_stacks(t, 1);
 
 	while (!atomic_load(&t->stop)) {
 		struct pollfd pfd = { .fd = t->efd, .events = POLLIN };

@@ -28,6 +28,7 @@
 
 struct act_buf;
 struct gp_writer;
+struct launch_stack;
 
 struct trace_thread_opts {
 	const char *dir;
@@ -40,6 +41,8 @@ struct trace_thread_opts {
 struct trace_thread {
 	struct gp_writer *w;
 	struct act_buf *pool;
+	struct launch_stack *ls; /* launch stacks to write, or NULL (GPUPERF_STACKS=0) */
+	size_t ls_stacks;	/* distinct stacks at the last module scan */
 	int efd;		/* eventfd: buffers completed, sync or stop requested */
 	uint32_t pid;
 	uint32_t flush_ms;

@@ -107,6 +107,10 @@ driver_api) sample driver_api ;;
 multi_stream) sample multi_stream 8 -- --min-threads 8 ;;
 cuda_graph) sample cuda_graph -- --graph ;;
 launch_loop) sample launch_loop 20000 ;;
+stacks_off)
+	# GPUPERF_STACKS=0: no callback on the launch path, no api_stack record, the rest exact.
+	GPUPERF_STACKS=0 sample launch_loop 2000 -- --no-stacks
+	;;
 uncompressed)
 	# GPUPERF_ZLEVEL=0: every chunk as deflate's stored blocks, and the trace still exact.
 	GPUPERF_ZLEVEL=0 GPUPERF_LOG=debug GPUPERF_LOG_FILE="$dir/log.txt" sample launch_loop 20000

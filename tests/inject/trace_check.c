@@ -18,6 +18,8 @@
  *   --skip-api TEXT    truth API calls whose name contains TEXT need not be
  *                      in the trace (a call the program never returned from
  *                      normally, e.g. a reset followed by _exit)
+ *   --no-stacks        launch stacks were off (GPUPERF_STACKS=0): no api_stack records
+ *   --min-frames N     every launch stack has at least N frames
  *
  * What it asserts (exit 0, or 1 with one line per problem):
  *   - the trace reads cleanly (MONOTONIC clock, producer inject, truth's pid);
@@ -29,7 +31,11 @@
  *     kernel name/grid/block, copy kind/bytes); nothing else;
  *   - every GPU record joins to an API record of the trace by correlation id,
  *     which started no later than the work; graph kernels join to a graph launch;
- *   - drop counters are zero unless --expect-drops.
+ *   - drop counters are zero unless --expect-drops;
+ *   - launch stacks: every API call that issues GPU work (launch, graph
+ *     launch, memcpy, memset) has exactly one api_stack record, naming a
+ *     stack the trace defines; a driver call made inside a runtime call
+ *     has the runtime call's stack, flagged nested; no other call has one.
  */
 
 #include <cjson/cJSON.h>
@@ -58,9 +64,19 @@ struct item {
 	int32_t ret;
 	uint32_t grid[3], block[3];
 	uint32_t in_graph;
+	uint32_t parent; /* truth API calls: the enclosing call's corr, 0 at top level */
 	char name[256];
 	int matched;
 };
+
+/* An api_stack record, and the frames of its stack. */
+struct apistack {
+	uint32_t corr, stack_id, flags, nframes;
+};
+
+static struct apistack *apistacks;
+static size_t nr_apistacks, cap_apistacks;
+static uint32_t stack_frames[65536]; /* by stack id (ids below 65536): frames, + 1 once defined */
 
 struct vec {
 	struct item *v;
@@ -192,6 +208,7 @@ static int load_truth(const char *path, struct vec *out, uint32_t *pid)
 				it->domain = domain;
 				it->cbid = cbid;
 				it->ret = (int32_t)jint(o, "ret");
+				it->parent = (uint32_t)jnum(o, "parent_corr");
 				snprintf(it->name, sizeof(it->name), "%s", jstr(o, "name"));
 			}
 		} else if (!strcmp(type, "kernel") || !strcmp(type, "memcpy") ||
@@ -361,6 +378,32 @@ static int load_trace(const char *path, struct vec *out, struct trace_info *ti, 
 		case GP_REC_DEVICE:
 			ti->devices++;
 			break;
+		case GP_REC_STACK: {
+			const struct gp_rec_stack *k = (const void *)rec;
+
+			if (k->id < 65536)
+				stack_frames[k->id] = (uint32_t)k->nr_user + k->nr_kernel + 1;
+			break;
+		}
+		case GP_REC_API_STACK: {
+			const struct gp_rec_api_stack *a = (const void *)rec;
+
+			if (nr_apistacks == cap_apistacks) {
+				cap_apistacks = cap_apistacks ? 2 * cap_apistacks : 1024;
+				apistacks = realloc(apistacks, cap_apistacks * sizeof(*apistacks));
+				if (!apistacks)
+					abort();
+			}
+			apistacks[nr_apistacks++] = (struct apistack){
+				a->correlation_id, a->stack_id, a->hdr.flags,
+				a->stack_id < 65536 && stack_frames[a->stack_id] ?
+					stack_frames[a->stack_id] - 1 : 0
+			};
+			if (!a->stack_id || a->stack_id >= 65536 || !stack_frames[a->stack_id])
+				problem("api_stack corr %u names stack %u, which its chunk does not define",
+					a->correlation_id, a->stack_id);
+			break;
+		}
 		default:
 			break;
 		}
@@ -500,13 +543,96 @@ static const struct item *find_api(const struct vec *tr, uint32_t corr)
 	return NULL;
 }
 
+/* The calls whose stack the library takes: they issue GPU work. */
+static int issues_work(const char *name)
+{
+	static const char *const p[] = { "__cudaLaunch", "cudaLaunch", "cudaGraphLaunch",
+					 "cudaMemcpy", "cudaMemset", "cuLaunch", "cuGraphLaunch",
+					 "cuMemcpy", "cuMemset" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(p); i++)
+		if (!strncmp(name, p[i], strlen(p[i])))
+			return 1;
+	return 0;
+}
+
+static int cmp_apistack(const void *pa, const void *pb)
+{
+	const struct apistack *a = pa, *b = pb;
+
+	return a->corr < b->corr ? -1 : a->corr > b->corr;
+}
+
+static const struct apistack *find_apistack(uint32_t corr)
+{
+	struct apistack key = { .corr = corr };
+
+	return bsearch(&key, apistacks, nr_apistacks, sizeof(key), cmp_apistack);
+}
+
+/* Launch stacks: see the header comment. Returns how many calls had one. */
+static size_t check_stacks(const struct vec *tr, const struct vec *truth, int off, int lossy,
+			   unsigned min_frames)
+{
+	size_t k, n = 0;
+
+	if (off) {
+		if (nr_apistacks)
+			problem("%zu api_stack records with launch stacks off", nr_apistacks);
+		return 0;
+	}
+	gp_sort(apistacks, nr_apistacks, sizeof(*apistacks), cmp_apistack);
+	for (k = 1; k < nr_apistacks; k++)
+		if (apistacks[k].corr == apistacks[k - 1].corr)
+			problem("corr %u has two api_stack records", apistacks[k].corr);
+	for (k = 0; k < nr_apistacks; k++) {
+		const struct item *api = find_api(tr, apistacks[k].corr);
+
+		if (!api && lossy)
+			continue; /* its API record was dropped */
+		if (!api || !issues_work(api->name))
+			problem("api_stack corr %u: no API call that issues GPU work has that id (%s)",
+				apistacks[k].corr, api ? api->name : "none");
+	}
+	for (k = 0; k < tr->n; k++) {
+		const struct item *it = &tr->v[k], *t, *parent;
+		const struct apistack *s, *ps;
+
+		if (it->kind != K_API || !issues_work(it->name))
+			continue;
+		s = find_apistack(it->corr);
+		if (!s) {
+			if (!lossy)
+				problem("api %s corr %u has no launch stack", it->name, it->corr);
+			continue;
+		}
+		n++;
+		if (s->nframes < min_frames)
+			problem("api %s corr %u: launch stack of %u frames, expected at least %u",
+				it->name, it->corr, s->nframes, min_frames);
+		t = truth->n ? find_api(truth, it->corr) : NULL;
+		parent = t && t->parent ? find_api(truth, t->parent) : NULL;
+		if (!!(s->flags & GP_API_STACK_NESTED) != !!(parent && issues_work(parent->name)))
+			problem("api %s corr %u: nested flag %u, enclosing call %s", it->name, it->corr,
+				s->flags & GP_API_STACK_NESTED, parent ? parent->name : "none");
+		ps = parent ? find_apistack(parent->corr) : NULL;
+		if (ps && ps->stack_id != s->stack_id)
+			problem("api %s corr %u: stack %u, its enclosing %s has stack %u", it->name,
+				it->corr, s->stack_id, parent->name, ps->stack_id);
+	}
+	return n;
+}
+
 int main(int argc, char **argv)
 {
 	struct vec truth = { 0 }, tr = { 0 };
 	struct trace_info ti = { 0 };
 	uint64_t tol = 1000, max_dt = 0, max_dd = 0;
 	unsigned min_threads = 0, counts[K_NKINDS] = { 0 }, graph_kernels = 0;
-	int no_end = 0, expect_drops = 0, graph = 0, no_truth = 0, i;
+	int no_end = 0, expect_drops = 0, graph = 0, no_truth = 0, no_stacks = 0, i;
+	unsigned min_frames = 1;
+	size_t with_stack;
 	long want[K_NKINDS] = { -1, -1, -1, -1, -1 };
 	uint32_t pid = 0, tids[4096];
 	size_t ntids = 0, k;
@@ -522,6 +648,10 @@ int main(int argc, char **argv)
 			min_threads = (unsigned)strtoul(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--no-truth"))
 			no_truth = 1;
+		else if (!strcmp(argv[i], "--no-stacks"))
+			no_stacks = 1;
+		else if (!strcmp(argv[i], "--min-frames") && i + 1 < argc)
+			min_frames = (unsigned)strtoul(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--kernels") && i + 1 < argc)
 			want[K_KERNEL] = strtol(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--memcpys") && i + 1 < argc)
@@ -538,6 +668,7 @@ int main(int argc, char **argv)
 	if (argc - i != 2) {
 		fprintf(stderr, "usage: trace_check [--no-end] [--expect-drops] [--graph] "
 				"[--min-threads N] [--tolerance NS] [--skip-api TEXT] [--no-truth]\n"
+				"       [--no-stacks] [--min-frames N]\n"
 				"       [--kernels N] [--memcpys N] [--memsets N] TRACE TRUTH.jsonl\n");
 		return 2;
 	}
@@ -610,12 +741,15 @@ int main(int argc, char **argv)
 		problem("launches came from %zu threads, expected at least %u", ntids, min_threads);
 	if (!counts[K_API])
 		problem("no API records");
+	with_stack = check_stacks(&tr, no_truth ? &(struct vec){ 0 } : &truth, no_stacks, expect_drops,
+				  min_frames);
 
 	printf("trace_check: api=%u kernel=%u memcpy=%u memset=%u sync=%u drops=%" PRIu64
-	       " (cupti=%" PRIu64 " declined_buffers=%" PRIu64 ") graph_kernels=%u launch_threads=%zu max_gpu_time_error_ns=%" PRIu64 " max_duration_error_ns=%" PRIu64 " end=%d %s\n",
+	       " (cupti=%" PRIu64 " declined_buffers=%" PRIu64 ") graph_kernels=%u launch_threads=%zu launch_stacks=%zu max_gpu_time_error_ns=%" PRIu64 " max_duration_error_ns=%" PRIu64 " end=%d %s\n",
 	       counts[K_API], counts[K_KERNEL], counts[K_MEMCPY], counts[K_MEMSET], counts[K_SYNC],
-	       ti.drops, ti.drops_cupti, ti.drops_inject, graph_kernels, ntids, max_dt, max_dd, ti.clean_end, nproblems ? "FAILED" : "ok");
+	       ti.drops, ti.drops_cupti, ti.drops_inject, graph_kernels, ntids, with_stack, max_dt, max_dd, ti.clean_end, nproblems ? "FAILED" : "ok");
 	free(truth.v);
 	free(tr.v);
+	free(apistacks);
 	return nproblems ? 1 : 0;
 }
