@@ -17,6 +17,7 @@
 #include "gp_util.h"
 #include "gp_writer.h"
 #include "inject_log.h"
+#include "unwind.h"
 
 /*
  * Rings: LS_RINGS threads launch at once at most (a ring is given back when
@@ -64,17 +65,16 @@ static __thread struct ls_tls T;
 /*
  * Checked frame-pointer walk: every read lies inside the thread's stack,
  * 8-byte aligned, and each frame is above the one before. It stops at the
- * first frame whose code keeps no frame pointer, which is why it is the
- * fallback (GPUPERF_STACKS_FP) and not what CUDA's libraries need.
- * Frame pointers in this file: the walk starts at its own frame.
+ * first frame whose code keeps no frame pointer (CUDA's libraries), so it
+ * serves only GPUPERF_STACKS_FP=1, for comparison. Frame pointers in this
+ * file: the walk starts at its own frame.
  */
-int launch_stack__capture(const struct launch_stack *ls, uint64_t *pcs, int max, int *end)
+static __attribute__((noinline)) int fp_walk(uint64_t *pcs, int max, int *end)
 {
 	uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
 	uintptr_t lo = (uintptr_t)&fp, hi = T.stk_hi;
 	int n = 0;
 
-	(void)ls;
 	*end = 1;
 	while (n < max) {
 		const uint64_t *f = (const uint64_t *)fp;
@@ -96,6 +96,24 @@ int launch_stack__capture(const struct launch_stack *ls, uint64_t *pcs, int max,
 			return n;
 		fp = next;
 	}
+	return n;
+}
+
+/*
+ * CFI tables of every module (unwind.h): through libcuda, libcudart and
+ * CUPTI, which keep no frame pointers; frame pointers only where a module
+ * has no CFI. A stack ended by anything but its outermost frame (a frame
+ * that cannot be read, a pc in a module loaded since the last refresh) is
+ * kept as far as it goes and flagged truncated.
+ */
+int launch_stack__capture(const struct launch_stack *ls, uint64_t *pcs, int max, int *end)
+{
+	int n;
+
+	if (ls->fp_only || !ls->unw)
+		return fp_walk(pcs, max, end);
+	n = gp_unwind__here(ls->unw, pcs, max, end);
+	*end = *end != GP_UNWIND_END_ROOT;
 	return n;
 }
 
@@ -128,6 +146,8 @@ static __attribute__((noinline)) struct ls_ring *claim_ring(struct launch_stack 
 		pthread_attr_destroy(&a);
 		if (!T.stk_hi)
 			return NULL;
+		if (ls->unw)
+			gp_unwind__thread_init();
 	}
 	for (i = 0; i < ls->nrings; i++) {
 		struct ls_ring *r = &ls->rings[i];
@@ -384,6 +404,9 @@ void launch_stack__drain(struct launch_stack *ls, struct gp_writer *w)
 
 	if (!ls->rings || !ls->map || !w)
 		return;
+	/* tables for modules loaded since (one dl_iterate_phdr step when nothing changed) */
+	if (ls->unw)
+		gp_unwind__refresh(ls->unw);
 	for (i = 0; i < ls->nrings; i++) {
 		struct ls_ring *r = &ls->rings[i];
 		int st = atomic_load_explicit(&r->state, memory_order_acquire);
@@ -673,6 +696,13 @@ int launch_stack__init(struct launch_stack *ls, int wake_fd, int fp_only)
 	ls->rings = p;
 	ls->nrings = LS_RINGS;
 	ls->map_bytes = bytes;
+	if (!fp_only) {
+		/* every loaded module's CFI table, now, off the launch path */
+		ls->unw = gp_unwind__new();
+		if (!ls->unw || gp_unwind__refresh(ls->unw) < 0)
+			inj_warn("no CFI unwinder (%s): launch stacks by frame pointers only",
+				 strerror(errno));
+	}
 	dl_iterate_phdr(skip_cb, ls);
 	inj_dbg("launch stacks: %u CUDA and own code ranges skipped", ls->nskip);
 	return 0;

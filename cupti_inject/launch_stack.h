@@ -5,7 +5,7 @@
  * (correlation id -> stack id) by the writer thread.
  *
  * Launch path (launch_stack__enter, on the application's thread): walk the
- * stack (launch_stack__capture), drop the frames of CUPTI, the driver, the
+ * stack with the CFI unwinder (launch_stack__capture, unwind.h), drop the frames of CUPTI, the driver, the
  * runtime and this library but the outermost of them (readers skip frame
  * 0, the CUDA entry point, as they do for the CPU agent's launch stacks),
  * hash the frames and append (correlation id, hash, frames) to the
@@ -39,6 +39,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+struct gp_unwind;
 struct gp_writer;
 struct ls_ring;
 struct ls_map;
@@ -54,6 +55,7 @@ struct launch_stack {
 	pthread_key_t key;
 	int wake_fd;
 	int fp_only;			/* GPUPERF_STACKS_FP */
+	struct gp_unwind *unw;		/* CFI tables; NULL: frame pointers only */
 	struct {
 		uintptr_t lo, hi;
 	} skip[LS_SKIP_MAX];
