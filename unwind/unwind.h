@@ -36,6 +36,10 @@
  * /proc/self/maps on the main thread); call gp_unwind__thread_init() first
  * on a thread whose first unwind may be in a signal handler.
  *
+ * Each thread also keeps a cache of 512 looked-up pcs (8 KiB, allocated
+ * with its stack bounds, freed at its exit): the frames under a launch
+ * repeat, and a hit costs one compare instead of two binary searches.
+ *
  * Memory: a table is built once per module (by build id) and never freed
  * before gp_unwind__free(), nor is a replaced module array: an unwind on
  * another thread may still be reading it, and knowing when none is would
