@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ucontext.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -408,11 +409,16 @@ static struct sig_run *sig_current;
 void on_sigusr1(int sig, siginfo_t *si, void *ucv)
 {
 	struct sig_run *r = sig_current;
+	const ucontext_t *uc = ucv;
+	Dl_info di;
 
 	(void)sig;
 	(void)si;
-	(void)ucv;
 	if (r->flag)
+		return;
+	/* only a signal that landed in the leaf itself (not on the way to it) */
+	if (!dladdr((void *)(uintptr_t)uc->uc_mcontext.gregs[REG_RIP], &di) || !di.dli_sname ||
+	    strcmp(di.dli_sname, "lib_spin"))
 		return;
 	capture_cb(&r->c);
 	r->flag = 1;
