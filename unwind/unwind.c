@@ -13,6 +13,7 @@
 #include <sys/ucontext.h>
 
 #include "cfi_table.h"
+#include "step.h"
 #include "unwind.h"
 
 /* A table, built once per module identity and kept until gp_unwind__free(). */
@@ -433,11 +434,11 @@ static int walk(struct gp_unwind *u, uintptr_t pc, uintptr_t sp, uintptr_t bp, i
 		uint64_t *pcs, int max, int *endp)
 {
 	const struct map *m = atomic_load_explicit(&u->map, memory_order_acquire);
-	uintptr_t hi, alt_lo = 0, alt_hi = 0, cfa, lookup;
+	uintptr_t hi, alt_lo = 0, alt_hi = 0, lookup;
 	struct rcache *rc;
 	struct rcache_ent row;
 	bool exact = true, bp_ok = true, on_alt = false;
-	uint64_t ra, nbp;
+	uint64_t ra, nbp, cfa, at;
 	int n = 0, depth, end;
 
 	if (max > GP_UNWIND_MAX_DEPTH)
@@ -484,28 +485,7 @@ static int walk(struct gp_unwind *u, uintptr_t pc, uintptr_t sp, uintptr_t bp, i
 			end = GP_UNWIND_END_UNKNOWN_MODULE;
 			goto out;
 		}
-		switch (row.kind) {
-		case GP_CFI_RSP:
-			cfa = sp + (intptr_t)row.cfa_off;
-			break;
-		case GP_CFI_RBP:
-			if (!bp_ok) {
-				end = GP_UNWIND_END_BAD_FRAME;
-				goto out;
-			}
-			cfa = bp + (intptr_t)row.cfa_off;
-			break;
-		case GP_CFI_PLT:
-			cfa = sp + 8 + ((pc & 15) >= row.arg ? 8 : 0);
-			break;
-		case GP_CFI_NONE:
-			if (!bp_ok || !bp) {
-				end = GP_UNWIND_END_NO_FP;
-				goto out;
-			}
-			cfa = bp + 16;
-			break;
-		case GP_CFI_SIGNAL: {
+		if (row.kind == GP_CFI_SIGNAL) {
 			uint64_t nrip, nrsp, nrbp, ss_sp, ss_len;
 
 			if (!stack_word(sp + UC_RIP, sp, hi, &nrip) ||
@@ -541,31 +521,24 @@ static int walk(struct gp_unwind *u, uintptr_t pc, uintptr_t sp, uintptr_t bp, i
 			exact = true;
 			continue;
 		}
-		case GP_CFI_END:
-			end = GP_UNWIND_END_ROOT;
+		end = gp_step__cfa(row.kind, row.arg, row.cfa_off, pc, sp, bp, bp_ok, &cfa);
+		if (end >= 0)
 			goto out;
-		default:
-			end = GP_UNWIND_END_UNSUPPORTED;
-			goto out;
-		}
 		if (cfa <= sp || cfa > hi || !stack_word(cfa - 8, sp, hi, &ra)) {
 			end = GP_UNWIND_END_BAD_FRAME;
 			goto out;
 		}
-		if (row.kind == GP_CFI_NONE) {
-			if (!stack_word(bp, sp, hi, &nbp)) {
+		switch (gp_step__rbp(row.kind, row.rbp_off, cfa, bp, &at)) {
+		case GP_STEP_RBP_AT:
+			if (!stack_word(at, sp, hi, &nbp)) {
 				end = GP_UNWIND_END_BAD_FRAME;
 				goto out;
 			}
 			bp = nbp;
-		} else if (row.rbp_off == GP_CFI_RBP_LOST) {
+			break;
+		case GP_STEP_RBP_LOST:
 			bp_ok = false;
-		} else if (row.rbp_off != GP_CFI_RBP_SAME) {
-			if (!stack_word(cfa + (intptr_t)row.rbp_off, sp, hi, &nbp)) {
-				end = GP_UNWIND_END_BAD_FRAME;
-				goto out;
-			}
-			bp = nbp;
+			break;
 		}
 		if (!ra) {
 			end = GP_UNWIND_END_ROOT;
@@ -655,7 +628,7 @@ const char *gp_unwind__end_name(int end)
 {
 	static const char *const names[GP_UNWIND_END__COUNT] = {
 		"root", "depth", "unknown_module", "bad_frame",
-		"no_fp", "unsupported_cfi", "off_stack", "no_tables",
+		"no_fp", "unsupported_cfi", "off_stack", "no_tables", "short_copy",
 	};
 
 	return end >= 0 && end < GP_UNWIND_END__COUNT ? names[end] : "?";

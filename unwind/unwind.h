@@ -63,7 +63,8 @@
 #define GP_UNWIND_END_UNSUPPORTED	5 /* CFI the table cannot express (GP_CFI_UNKNOWN) */
 #define GP_UNWIND_END_OFF_STACK		6 /* the stack pointer is on no stack of this thread we know */
 #define GP_UNWIND_END_NO_TABLES		7 /* gp_unwind__refresh() never succeeded */
-#define GP_UNWIND_END__COUNT		8
+#define GP_UNWIND_END_SHORT_COPY	8 /* remote: a read above a stack copy cut at its size limit */
+#define GP_UNWIND_END__COUNT		9
 
 struct gp_unwind;
 

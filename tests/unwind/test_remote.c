@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The remote unwinder (remote.h) on real stacks of this process, copied
+ * the way the eBPF agent copies a sampled thread's: registers plus the
+ * bytes from rsp up. Through a 20-deep chain without frame pointers (in a
+ * shared library and in this executable) it must give the in-process
+ * unwinder's frames; from a signal's ucontext in a frameless leaf it must
+ * reach the leaf's caller and the thread's root; a copy cut short, a
+ * garbage stack, an unknown module and a module without CFI end (or walk
+ * frame pointers) as documented, reading nothing outside the copy.
+ */
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ucontext.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cfi_table.h"
+#include "chain.h"
+#include "remote.h"
+#include "unwind.h"
+
+CHAIN_DECLARE(lib_)
+CHAIN_DECLARE(exe_)
+
+#define COPY_MAX (64u << 10)
+
+static struct gp_unwind *U;
+
+/* Exported (not static), so dladdr() names them. */
+int snap_cb(void *arg);
+struct snap;
+void grab(struct snap *s, size_t max);
+int fp_a(void *arg);
+int fp_b(void *arg);
+int spin_cb(void *arg);
+void *spin_thread(void *arg);
+void on_sigusr2(int sig, siginfo_t *si, void *ucv);
+
+static const char *sym(uint64_t pc)
+{
+	Dl_info di;
+
+	if (!pc || !dladdr((void *)(uintptr_t)(pc - 1), &di) || !di.dli_sname)
+		return "?";
+	return di.dli_sname;
+}
+
+/* ---- the module lookup: every mapped module's table, built from its program headers ---- */
+
+#define MAX_MODS 64
+
+static struct lmod {
+	uintptr_t lo, hi, bias;
+	struct cfi_table *table;
+} mods[MAX_MODS];
+static int nmods;
+static uintptr_t no_cfi_bias = 1; /* a module answered without its table (1: none) */
+
+static int add_mod(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	size_t i;
+
+	(void)size;
+	(void)arg;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		if (info->dlpi_addr + ph->p_vaddr < lo)
+			lo = info->dlpi_addr + ph->p_vaddr;
+		if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > hi)
+			hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+	}
+	if (lo >= hi || nmods == MAX_MODS)
+		return 0;
+	mods[nmods] = (struct lmod){ lo, hi, info->dlpi_addr, NULL };
+	cfi_table__from_phdrs(info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum,
+			      &mods[nmods].table);
+	nmods++;
+	return 0;
+}
+
+static int lookup(void *ctx, uint64_t addr, struct gp_unwind_remote_mod *m)
+{
+	int i;
+
+	(void)ctx;
+	for (i = 0; i < nmods; i++) {
+		if (addr >= mods[i].lo && addr < mods[i].hi) {
+			m->table = mods[i].bias == no_cfi_bias ? NULL : mods[i].table;
+			m->bias = mods[i].bias;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static int lookup_none(void *ctx, uint64_t addr, struct gp_unwind_remote_mod *m)
+{
+	(void)ctx;
+	(void)addr;
+	(void)m;
+	return -ENOENT;
+}
+
+static uintptr_t bias_of(const void *fn)
+{
+	int i;
+
+	for (i = 0; i < nmods; i++)
+		if ((uintptr_t)fn >= mods[i].lo && (uintptr_t)fn < mods[i].hi)
+			return mods[i].bias;
+	fail_msg("no module holds %p", fn);
+	return 0;
+}
+
+static void stack_hi(uintptr_t *hi)
+{
+	pthread_attr_t a;
+	void *addr;
+	size_t size;
+
+	assert_int_equal(pthread_getattr_np(pthread_self(), &a), 0);
+	assert_int_equal(pthread_attr_getstack(&a, &addr, &size), 0);
+	pthread_attr_destroy(&a);
+	*hi = (uintptr_t)addr + size;
+}
+
+/* ---- copies ---- */
+
+struct snap {
+	uint64_t rip, rsp, rbp;
+	uint8_t *buf;		/* malloc'ed to exactly len: ASan sees any read past it */
+	size_t len;
+	bool cut;
+	uint64_t here[GP_UNWIND_MAX_DEPTH]; /* the in-process unwinder's answer, same frames */
+	int nhere, endhere;
+};
+
+/* Copy [sp, min(sp + max, top)) word by word: the frames we copy have ASan redzones. */
+__attribute__((no_sanitize_address)) static void copy_stack(struct snap *s, uint64_t sp, size_t max)
+{
+	uintptr_t hi;
+	size_t i;
+
+	stack_hi(&hi);
+	assert_true(sp < hi);
+	s->len = hi - sp < max ? hi - sp : max;
+	s->cut = s->len == max && hi - sp > max;
+	s->buf = malloc(s->len);
+	assert_non_null(s->buf);
+	for (i = 0; i + 8 <= s->len; i += 8) {
+		uint64_t v = *(const volatile uint64_t *)(uintptr_t)(sp + i);
+
+		memcpy(s->buf + i, &v, 8);
+	}
+}
+
+/* Registers read at one instruction of this function, the stack copied from that rsp. */
+__attribute__((noinline, no_sanitize_address)) void grab(struct snap *s, size_t max)
+{
+	uint64_t rip, rsp, rbp;
+
+	__asm__ volatile("leaq 0(%%rip), %0\n\t"
+			 "movq %%rsp, %1\n\t"
+			 "movq %%rbp, %2"
+			 : "=r"(rip), "=r"(rsp), "=r"(rbp));
+	s->rip = rip;
+	s->rsp = rsp;
+	s->rbp = rbp;
+	copy_stack(s, rsp, max);
+	__asm__ volatile("" ::: "memory");
+}
+
+static int unwind_snap(const struct snap *s, gp_unwind_lookup_fn fn, uint64_t *pcs, int *end)
+{
+	struct gp_unwind_remote r = {
+		.rip = s->rip, .rsp = s->rsp, .rbp = s->rbp,
+		.stack = s->buf, .stack_base = s->rsp, .stack_len = s->len, .stack_cut = s->cut,
+		.lookup = fn,
+	};
+
+	return gp_unwind__remote(&r, pcs, GP_UNWIND_MAX_DEPTH, end);
+}
+
+__attribute__((noinline)) int snap_cb(void *arg)
+{
+	struct snap *s = arg;
+
+	s->nhere = gp_unwind__here(U, s->here, GP_UNWIND_MAX_DEPTH, &s->endhere);
+	grab(s, s->len ? s->len : COPY_MAX);
+	return s->nhere;
+}
+
+static void print_stacks(const uint64_t *a, int na, const uint64_t *b, int nb)
+{
+	for (int i = 0; i < na || i < nb; i++)
+		print_message("%2d %-28s %s\n", i, i < na ? sym(a[i]) : "", i < nb ? sym(b[i]) : "");
+}
+
+/* remote: grab, snap_cb, <the chain>...; in-process: snap_cb, <the chain>... */
+static void check_same(const struct snap *s)
+{
+	uint64_t pcs[GP_UNWIND_MAX_DEPTH];
+	int end, n = unwind_snap(s, lookup, pcs, &end);
+
+	if (end != GP_UNWIND_END_ROOT || s->endhere != GP_UNWIND_END_ROOT || n != s->nhere + 1) {
+		print_stacks(pcs, n, s->here, s->nhere);
+		fail_msg("remote: %d frames, ended %s; in-process: %d, ended %s", n,
+			 gp_unwind__end_name(end), s->nhere, gp_unwind__end_name(s->endhere));
+	}
+	assert_string_equal(sym(pcs[0]), "grab");
+	assert_string_equal(sym(pcs[1]), "snap_cb");
+	for (int i = 2; i < n; i++)
+		if (pcs[i] != s->here[i - 1])
+			fail_msg("frame %d: remote %s, in-process %s", i, sym(pcs[i]),
+				 sym(s->here[i - 1]));
+}
+
+/* Through 20 frames without frame pointers, in a library and in the executable: as in-process. */
+static void test_remote_equals_inprocess(void **state)
+{
+	struct snap s = { 0 };
+
+	(void)state;
+	lib_run(snap_cb, &s);
+	assert_true(s.nhere > 20);
+	check_same(&s);
+	free(s.buf);
+
+	memset(&s, 0, sizeof(s));
+	exe_run(snap_cb, &s);
+	check_same(&s);
+	free(s.buf);
+}
+
+/* A copy cut at 256 bytes: the frames it holds, then SHORT_COPY, not a wrong frame. */
+static void test_remote_cut_copy(void **state)
+{
+	struct snap s = { .len = 256 };
+	uint64_t pcs[GP_UNWIND_MAX_DEPTH];
+	int end, n;
+
+	(void)state;
+	lib_run(snap_cb, &s);
+	assert_true(s.cut);
+	n = unwind_snap(&s, lookup, pcs, &end);
+	assert_int_equal(end, GP_UNWIND_END_SHORT_COPY);
+	assert_true(n >= 2 && n < s.nhere);
+	for (int i = 2; i < n; i++)
+		assert_true(pcs[i] == s.here[i - 1]);
+	free(s.buf);
+}
+
+/* No module known: the first frame, then UNKNOWN_MODULE. */
+static void test_remote_unknown_module(void **state)
+{
+	struct snap s = { 0 };
+	uint64_t pcs[GP_UNWIND_MAX_DEPTH];
+	int end, n;
+
+	(void)state;
+	lib_run(snap_cb, &s);
+	n = unwind_snap(&s, lookup_none, pcs, &end);
+	assert_int_equal(n, 1);
+	assert_int_equal(end, GP_UNWIND_END_UNKNOWN_MODULE);
+	free(s.buf);
+}
+
+__attribute__((noinline)) int fp_b(void *arg)
+{
+	int n = snap_cb(arg);
+
+	__asm__ volatile("" : "+r"(n));
+	return n;
+}
+
+__attribute__((noinline)) int fp_a(void *arg)
+{
+	int n = fp_b(arg);
+
+	__asm__ volatile("" : "+r"(n));
+	return n;
+}
+
+/* This executable (built with frame pointers) answered without CFI: its frames by rbp. */
+static void test_remote_no_cfi_frame_pointer(void **state)
+{
+	struct snap s = { 0 };
+	uint64_t pcs[GP_UNWIND_MAX_DEPTH];
+	int end, n, i;
+
+	(void)state;
+	fp_a(&s);
+	no_cfi_bias = bias_of((void *)fp_a);
+	n = unwind_snap(&s, lookup, pcs, &end);
+	no_cfi_bias = 1;
+	if (end != GP_UNWIND_END_NO_FP || n != s.nhere + 1)
+		print_stacks(pcs, n, s.here, s.nhere);
+	/* _start's CFI says "outermost"; without it, its rbp of 0 ends the walk */
+	assert_int_equal(end, GP_UNWIND_END_NO_FP);
+	assert_int_equal(n, s.nhere + 1);
+	for (i = 2; i < n; i++)
+		assert_true(pcs[i] == s.here[i - 1]);
+	assert_string_equal(sym(pcs[2]), "fp_b");
+	assert_string_equal(sym(pcs[3]), "fp_a");
+	free(s.buf);
+}
+
+/* Garbage stacks from real pcs: every walk ends, inside the copy (ASan checks), with a reason. */
+static void test_remote_garbage(void **state)
+{
+	const void *starts[] = { (void *)lib_run, (void *)exe_run, (void *)getpid, (void *)snap_cb };
+	uint64_t pcs[GP_UNWIND_MAX_DEPTH];
+	unsigned int seed = 1;
+	int round, ends[GP_UNWIND_END__COUNT] = { 0 };
+
+	(void)state;
+	for (round = 0; round < 4000; round++) {
+		size_t len = 8 * (1 + (size_t)(rand_r(&seed) % 512));
+		uint64_t *buf = malloc(len), base = 0x7ff000000000ull + 8 * (uint64_t)(rand_r(&seed) % 4096);
+		struct gp_unwind_remote r;
+		int end = -1, n;
+		size_t i;
+
+		assert_non_null(buf);
+		for (i = 0; i < len / 8; i++) {
+			switch (rand_r(&seed) % 4) {
+			case 0: /* a stack address in or near the copy */
+				buf[i] = base + 8 * (uint64_t)(rand_r(&seed) % 1024) - 64;
+				break;
+			case 1: /* a code address */
+				buf[i] = (uintptr_t)starts[rand_r(&seed) % 4] + (uint64_t)(rand_r(&seed) % 256);
+				break;
+			default:
+				buf[i] = ((uint64_t)rand_r(&seed) << 32) ^ (uint64_t)rand_r(&seed);
+			}
+		}
+		r = (struct gp_unwind_remote){
+			.rip = (uintptr_t)starts[round % 4] + (uint64_t)(rand_r(&seed) % 64),
+			.rsp = base, .rbp = base + 8 * (uint64_t)(rand_r(&seed) % 64),
+			.stack = buf, .stack_base = base, .stack_len = len, .stack_cut = round & 1,
+			.lookup = lookup,
+		};
+		n = gp_unwind__remote(&r, pcs, GP_UNWIND_MAX_DEPTH, &end);
+		assert_true(n >= 1 && n <= GP_UNWIND_MAX_DEPTH);
+		assert_true(end >= 0 && end < GP_UNWIND_END__COUNT);
+		ends[end]++;
+		free(buf);
+	}
+	assert_true(ends[GP_UNWIND_END_BAD_FRAME] > 0);
+	assert_true(ends[GP_UNWIND_END_UNKNOWN_MODULE] > 0);
+}
+
+/* ---- a signal in a frameless leaf: the registers a sample would see ---- */
+
+struct leaf_run {
+	volatile int flag;
+	atomic_int ready;
+	pthread_t thread;
+	struct snap s;
+};
+
+static struct leaf_run *leaf_current;
+
+void on_sigusr2(int sig, siginfo_t *si, void *ucv)
+{
+	struct leaf_run *lr = leaf_current;
+	const ucontext_t *uc = ucv;
+	Dl_info di;
+
+	(void)sig;
+	(void)si;
+	if (lr->flag)
+		return;
+	if (!dladdr((void *)(uintptr_t)uc->uc_mcontext.gregs[REG_RIP], &di) || !di.dli_sname ||
+	    strcmp(di.dli_sname, "lib_spin"))
+		return;
+	lr->s.rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+	lr->s.rsp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
+	lr->s.rbp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
+	copy_stack(&lr->s, lr->s.rsp, COPY_MAX); /* malloc in a handler: the test's own thread, no lock held */
+	lr->flag = 1;
+}
+
+int spin_cb(void *arg)
+{
+	struct leaf_run *lr = arg;
+	int n;
+
+	atomic_store(&lr->ready, 1);
+	n = lib_spin(&lr->flag);
+	__asm__ volatile("" : "+r"(n));
+	return n;
+}
+
+void *spin_thread(void *arg)
+{
+	lib_run(spin_cb, arg);
+	return NULL;
+}
+
+static void test_remote_leaf(void **state)
+{
+	struct leaf_run lr = { 0 };
+	struct sigaction sa = { .sa_sigaction = on_sigusr2, .sa_flags = SA_SIGINFO }, old;
+	uint64_t pcs[GP_UNWIND_MAX_DEPTH];
+	int end, n;
+
+	(void)state;
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGUSR2, &sa, &old), 0);
+	leaf_current = &lr;
+	assert_int_equal(pthread_create(&lr.thread, NULL, spin_thread, &lr), 0);
+	while (!atomic_load(&lr.ready))
+		usleep(100);
+	while (!lr.flag) {
+		pthread_kill(lr.thread, SIGUSR2);
+		usleep(1000);
+	}
+	pthread_join(lr.thread, NULL);
+	sigaction(SIGUSR2, &old, NULL);
+
+	n = unwind_snap(&lr.s, lookup, pcs, &end);
+	if (end != GP_UNWIND_END_ROOT || n < 23)
+		print_stacks(pcs, n, NULL, 0);
+	assert_int_equal(end, GP_UNWIND_END_ROOT);
+	assert_string_equal(sym(pcs[0]), "lib_spin");
+	assert_string_equal(sym(pcs[1]), "spin_cb"); /* the leaf's caller, from rsp alone */
+	assert_string_equal(sym(pcs[2]), "lib_f19");
+	assert_string_equal(sym(pcs[21]), "lib_f0");
+	assert_string_equal(sym(pcs[22]), "lib_run");
+	assert_string_equal(sym(pcs[23]), "spin_thread");
+	free(lr.s.buf);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	U = gp_unwind__new();
+	if (!U || gp_unwind__refresh(U) != 1)
+		return -1;
+	dl_iterate_phdr(add_mod, NULL);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	for (int i = 0; i < nmods; i++)
+		cfi_table__free(mods[i].table);
+	gp_unwind__free(U);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_remote_equals_inprocess),
+		cmocka_unit_test(test_remote_cut_copy),
+		cmocka_unit_test(test_remote_unknown_module),
+		cmocka_unit_test(test_remote_no_cfi_frame_pointer),
+		cmocka_unit_test(test_remote_garbage),
+		cmocka_unit_test(test_remote_leaf),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * step.h - the rules of one frame of the walk, shared by the in-process
+ * unwinder (unwind.c) and the remote one (remote.c), so both read a table
+ * row the same way. Private to unwind/.
+ */
+#ifndef GPUPERF_UNWIND_STEP_H
+#define GPUPERF_UNWIND_STEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cfi_row.h"
+#include "unwind.h"
+
+/*
+ * The caller's CFA of a frame at (pc, sp, bp) whose row is (kind, arg,
+ * cfa_off), for the kinds that have one (RSP, RBP, PLT, NONE: rbp + 16).
+ * Returns -1 with *cfa set, or the GP_UNWIND_END_* that ends the stack
+ * here (END is the clean ROOT; SIGNAL is the caller's to handle).
+ */
+static inline int gp_step__cfa(uint8_t kind, uint8_t arg, int32_t cfa_off, uint64_t pc,
+			       uint64_t sp, uint64_t bp, bool bp_ok, uint64_t *cfa)
+{
+	switch (kind) {
+	case GP_CFI_RSP:
+		*cfa = sp + (int64_t)cfa_off;
+		return -1;
+	case GP_CFI_RBP:
+		if (!bp_ok)
+			return GP_UNWIND_END_BAD_FRAME;
+		*cfa = bp + (int64_t)cfa_off;
+		return -1;
+	case GP_CFI_PLT:
+		*cfa = sp + 8 + ((pc & 15) >= arg ? 8 : 0);
+		return -1;
+	case GP_CFI_NONE:
+		if (!bp_ok || !bp)
+			return GP_UNWIND_END_NO_FP;
+		*cfa = bp + 16;
+		return -1;
+	case GP_CFI_END:
+		return GP_UNWIND_END_ROOT;
+	default:
+		return GP_UNWIND_END_UNSUPPORTED;
+	}
+}
+
+/* How the caller's rbp is found, once the CFA is known. */
+#define GP_STEP_RBP_SAME 0	/* unchanged */
+#define GP_STEP_RBP_LOST 1	/* not known: a later RBP or NONE row ends the stack */
+#define GP_STEP_RBP_AT	 2	/* the stack word at the returned address */
+
+static inline int gp_step__rbp(uint8_t kind, int16_t rbp_off, uint64_t cfa, uint64_t bp,
+			       uint64_t *at)
+{
+	if (kind == GP_CFI_NONE) {
+		*at = bp; /* the frame record: saved rbp at rbp, return address above it */
+		return GP_STEP_RBP_AT;
+	}
+	if (rbp_off == GP_CFI_RBP_LOST)
+		return GP_STEP_RBP_LOST;
+	if (rbp_off == GP_CFI_RBP_SAME)
+		return GP_STEP_RBP_SAME;
+	*at = cfa + (int64_t)rbp_off;
+	return GP_STEP_RBP_AT;
+}
+
+#endif /* GPUPERF_UNWIND_STEP_H */
