@@ -18,6 +18,7 @@ pkgs=(
 	util-linux                        # setpriv/runuser for privilege tests
 	chromium nodejs fonts-dejavu-core # flame graph browser test (tests/merger/browser)
 	time                              # GNU time: peak RSS in bench/flamegraph
+	file man-db                       # install/package tests: stripped binaries, man pages
 )
 
 SUDO=
