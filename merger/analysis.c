@@ -266,6 +266,7 @@ struct analysis {
 	uint64_t cat_total[CAT_COUNT], cat_count[CAT_COUNT];
 	struct an_stacks top[2]; /* on-CPU, off-CPU: merged by text, heaviest first */
 	uint64_t on_total, off_total;
+	uint64_t tool_on, tool_off; /* the writer thread's, left out (report__tool_thread) */
 	size_t cls_count[CLS_COUNT];
 };
 
@@ -468,11 +469,8 @@ static int collect_threads(struct report *r, struct analysis *a)
 		return err;
 	gp_sort(a->t, a->nr_t, sizeof(*a->t), cmp_key);
 	for (i = j = 0; i < a->nr_t; i++) {
-		const struct tl_thread *t = timeline__thread(tl, a->t[i].pid, a->t[i].tid);
-
-		/* the injection library's writer thread: not the program's (report.c leaves it out)
-		 */
-		if (t && !strcmp(timeline__str(tl, t->name), "gpuperf-writer"))
+		/* the injection library's writer thread: the tool's, left out everywhere */
+		if (report__tool_thread(r, a->t[i].pid, a->t[i].tid))
 			continue;
 		if (!j || cmp_key(&a->t[j - 1], &a->t[i]))
 			a->t[j++] = a->t[i];
@@ -662,6 +660,9 @@ static int analysis_build(struct report *r, struct analysis *a, int with_stacks)
 	for (i = 0, seen = NULL; i < tl->nr_samples && !err; i++) {
 		const struct tl_sample *sa = &tl->samples[i];
 
+		if (report__tool_thread(r, sa->pid, sa->tid))
+			a->tool_on += sa->weight;
+
 		if (!seen || seen->pid != sa->pid || seen->tid != sa->tid)
 			seen = find_thread(a, sa->pid, sa->tid);
 		/* a sample stands for the period before it */
@@ -669,6 +670,9 @@ static int analysis_build(struct report *r, struct analysis *a, int with_stacks)
 	}
 	for (i = 0, seen = NULL; i < tl->nr_offcpu && !err; i++) {
 		const struct tl_offcpu *o = &tl->offcpu[i];
+
+		if (report__tool_thread(r, o->pid, o->tid))
+			a->tool_off += o->end > o->start ? o->end - o->start : 0;
 
 		if (!seen || seen->pid != o->pid || seen->tid != o->tid)
 			seen = find_thread(a, o->pid, o->tid);
@@ -716,6 +720,8 @@ static int analysis_build(struct report *r, struct analysis *a, int with_stacks)
 		const struct tl_offcpu_short *s = &tl->offcpu_short[i];
 		struct an_thread *t = find_thread(a, s->pid, s->tid);
 
+		if (report__tool_thread(r, s->pid, s->tid))
+			a->tool_off += s->total_ns;
 		if (!t)
 			continue;
 		t->off += s->total_ns;
@@ -750,8 +756,8 @@ static int analysis_build(struct report *r, struct analysis *a, int with_stacks)
 	for (i = 0; i < a->nr_t; i++) {
 		struct an_thread *t = &a->t[i];
 		uint64_t start =
-		    t->first == UINT64_MAX || t->first < tl->first_ts ? tl->first_ts : t->first;
-		uint64_t end = t->last && t->last < tl->last_ts ? t->last : tl->last_ts;
+		    t->first == UINT64_MAX || t->first < r->start_ns ? r->start_ns : t->first;
+		uint64_t end = t->last && t->last < r->end_ns ? t->last : r->end_ns;
 
 		t->first = start;
 		t->last = end;
@@ -822,11 +828,11 @@ static void write_exits(struct report *r, FILE *out)
 		const struct tl_proc *p = &tl->procs[i];
 		int st = p->exit_status;
 
-		if (!p->exited || !p->exit_ts || p->exit_ts < tl->first_ts)
+		if (!p->exited || !p->exit_ts || p->exit_ts < r->start_ns)
 			continue;
 		if (n++ == 8)
 			continue;
-		report__fmt_ns(b1, sizeof(b1), p->exit_ts - tl->first_ts);
+		report__fmt_ns(b1, sizeof(b1), p->exit_ts - r->start_ns);
 		report__fmt_ns(b2, sizeof(b2), r->duration_ns);
 		fprintf(out, "%s  process %u (%s) exited %s into the %s recording, ",
 			n == 1 ? "\nnotes:\n" : "", p->pid, report__proc_root(r, p->pid), b1, b2);
@@ -868,6 +874,16 @@ static void write_text(struct report *r, struct analysis *a, FILE *out)
 	    "    for a whole period, 1e9/HZ ns), and a sample and a span can overlap at their\n"
 	    "    edges; a few %% over is normal.\n\n",
 	    r->freq_hz ? "" : ", HZ from the samples");
+	report__fmt_ns(b1, sizeof(b1), a->on_total);
+	report__fmt_ns(b2, sizeof(b2), a->off_total);
+	fprintf(out, "totals: on-CPU %s, off-CPU %s (as in summary.json and every view)\n", b1, b2);
+	if (a->tool_on || a->tool_off) {
+		report__fmt_ns(b1, sizeof(b1), a->tool_on);
+		report__fmt_ns(b2, sizeof(b2), a->tool_off);
+		fprintf(out, "left out: the injection library's writer thread (gpuperf-writer): the\n"
+			     "tool's, not the program's: on-CPU %s, off-CPU %s\n", b1, b2);
+	}
+	fputc('\n', out);
 	fprintf(
 	    out,
 	    "thread classes (the largest share of the thread's recorded time decides):\n"
@@ -1022,10 +1038,9 @@ int analysis__add_json(struct report *r, cJSON *root)
 				cJSON_AddNumberToObject(e, "coverage",
 							ratio(p.on + p.off, p.lifetime));
 				/* exited while recorded: when, from the recording's start */
-				if (tp && tp->exited && tp->exit_ts >= r->tl->first_ts)
+				if (tp && tp->exited && tp->exit_ts >= r->start_ns)
 					cJSON_AddNumberToObject(e, "exit_offset_ns",
-								(double)(tp->exit_ts -
-									 r->tl->first_ts));
+								(double)(tp->exit_ts - r->start_ns));
 			}
 		}
 	}

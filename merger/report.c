@@ -567,32 +567,41 @@ static int group_add_gpu(struct report *r, size_t rec, const struct gpu_key *k, 
 						     .key = *k });
 }
 
-/* Group every sample, off-CPU span and GPU record by the frames it will draw. */
+bool report__tool_thread(struct report *r, uint32_t pid, uint32_t tid)
+{
+	const struct tl_thread *t;
+
+	if (r->tool_last.valid && r->tool_last.pid == pid && r->tool_last.tid == tid)
+		return r->tool_last.tool;
+	t = timeline__thread(r->tl, pid, tid);
+	r->tool_last.pid = pid;
+	r->tool_last.tid = tid;
+	r->tool_last.valid = true;
+	r->tool_last.tool = t && !strcmp(timeline__str(r->tl, t->name), "gpuperf-writer");
+	return r->tool_last.tool;
+}
+
+/*
+ * Group every sample, off-CPU span and GPU record by the frames it will
+ * draw; the injection library's writer thread is the tool's, left out.
+ */
 static int group_records(struct report *r)
 {
 	struct timeline *tl = r->tl;
-	uint32_t pid = UINT32_MAX, tid = 0; /* the thread of the last off-CPU span, */
-	bool skip = false;	   /* and whether it is the writer thread's */
 	size_t i;
 	int err = 0;
 
 	for (i = 0; i < tl->nr_samples && !err; i++) {
 		const struct tl_sample *s = &tl->samples[i];
 
+		if (report__tool_thread(r, s->pid, s->tid))
+			continue;
 		err = report__group_add(r, &r->groups, VIEW_CPU, i, s->weight);
 	}
 	for (i = 0; i < tl->nr_offcpu && !err; i++) {
 		const struct tl_offcpu *o = &tl->offcpu[i];
 
-		/* the injection library's writer thread waiting for buffers: not the program's time */
-		if (o->pid != pid || o->tid != tid) {
-			const struct tl_thread *t = timeline__thread(tl, o->pid, o->tid);
-
-			pid = o->pid;
-			tid = o->tid;
-			skip = t && !strcmp(timeline__str(tl, t->name), "gpuperf-writer");
-		}
-		if (skip)
+		if (report__tool_thread(r, o->pid, o->tid))
 			continue;
 		err = report__group_add(r, &r->groups, VIEW_OFFCPU, i,
 					o->end > o->start ? o->end - o->start : 0);
@@ -649,6 +658,8 @@ static int build_views(struct report *r, struct thread_views *tv)
 	for (k = 0; k < tl->nr_offcpu_short && !err; k++) {
 		const struct tl_offcpu_short *a = &tl->offcpu_short[k];
 
+		if (report__tool_thread(r, a->pid, a->tid))
+			continue;
 		r->fb.n = 0;
 		err = frame_buf__push(&r->fb, report__proc_root(r, a->pid), GP_FRAME_CPU);
 		if (!err)
@@ -816,7 +827,7 @@ static void read_record_json(struct report *r)
 	FILE *f;
 	char *text = NULL;
 	long len;
-	cJSON *root, *opt, *cl;
+	cJSON *root, *opt, *cl, *start, *end;
 
 	snprintf(path, sizeof(path), "%s/record.json", r->opts->dir);
 	f = fopen(path, "rb");
@@ -848,6 +859,18 @@ static void read_record_json(struct report *r)
 	if (cJSON_IsArray(cl))
 		r->command_line_json = cJSON_PrintUnformatted(cl);
 	r->attached = cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "attached"));
+	/*
+	 * The window the recorder was recording: the first record may come long
+	 * after its start (a program's first sample) or long before it (a
+	 * span that began before the recorder attached).
+	 */
+	start = cJSON_GetObjectItemCaseSensitive(root, "start_monotonic_ns");
+	end = cJSON_GetObjectItemCaseSensitive(root, "end_monotonic_ns");
+	if (cJSON_IsNumber(start) && cJSON_IsNumber(end) && start->valuedouble > 0 &&
+	    end->valuedouble > start->valuedouble && end->valuedouble < 0x1p63) {
+		r->start_ns = (uint64_t)start->valuedouble;
+		r->end_ns = (uint64_t)end->valuedouble;
+	}
 	cJSON_Delete(root);
 }
 
@@ -1264,13 +1287,18 @@ int report__run(const struct report_opts *opts, struct report_result *res, char 
 	if (err)
 		goto out;
 	read_record_json(&r);
-	r.duration_ns = r.tl->last_ts > r.tl->first_ts ? r.tl->last_ts - r.tl->first_ts : 0;
-	/* the wall-clock time of the first record, from the file headers' pair of clocks */
+	if (!r.end_ns) {
+		/* no record.json (or none that says): the records' own extent */
+		r.start_ns = r.tl->first_ts;
+		r.end_ns = r.tl->last_ts > r.tl->first_ts ? r.tl->last_ts : r.tl->first_ts;
+	}
+	r.duration_ns = r.end_ns - r.start_ns;
+	/* the wall-clock time of the start, from the file headers' pair of clocks */
 	for (i = 0; i < r.tl->nr_files; i++) {
 		const struct tl_file *f = &r.tl->files[i];
 
-		if (f->start_realtime_ns && f->start_monotonic_ns && r.tl->first_ts) {
-			r.start_realtime_ns = f->start_realtime_ns + (r.tl->first_ts - f->start_monotonic_ns);
+		if (f->start_realtime_ns && f->start_monotonic_ns && r.start_ns) {
+			r.start_realtime_ns = f->start_realtime_ns + (r.start_ns - f->start_monotonic_ns);
 			break;
 		}
 	}

@@ -72,8 +72,13 @@ struct report {
 	struct symbolizer *sym;
 	struct stack_agg *view[VIEW_COUNT];
 	char **proc_root; /* per tl->procs[i]: the root frame naming the process */
-	uint64_t duration_ns; /* of the recording */
-	uint64_t start_realtime_ns; /* wall-clock time of its first record, 0 unknown */
+	/*
+	 * The recording's window, CLOCK_MONOTONIC ns: record.json's start and
+	 * end when it has them, else the first and last record's times.
+	 */
+	uint64_t start_ns, end_ns;
+	uint64_t duration_ns; /* end_ns - start_ns */
+	uint64_t start_realtime_ns; /* wall-clock time of start_ns, 0 unknown */
 	uint32_t freq_hz;     /* from record.json, 0 when unknown */
 	char *command_line_json; /* record.json's "command_line", printed JSON, or NULL */
 	bool attached;	/* record.json has "attached": a recording of running processes (-p/-t) */
@@ -84,7 +89,19 @@ struct report {
 	size_t errlen;
 	char **warnings; /* the report's own (after the timeline's): one line each */
 	size_t nr_warnings;
+	struct { /* report__tool_thread()'s last answer: records come in runs of a thread */
+		uint32_t pid, tid;
+		bool valid, tool;
+	} tool_last;
 };
+
+/*
+ * Whether (pid, tid) is the injection library's writer thread
+ * ("gpuperf-writer"): the tool's time, not the program's. Every view and
+ * total leaves its on- and off-CPU time out; summary.json and the text
+ * report say how much that was.
+ */
+bool report__tool_thread(struct report *r, uint32_t pid, uint32_t tid);
 
 /* Add a one-line warning for summary.json and the text report. 0 or -ENOMEM. */
 int report__warn(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

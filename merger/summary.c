@@ -24,7 +24,7 @@
 #include "report_priv.h"
 
 #define SUMMARY_SCHEMA "gpuperf-summary"
-#define SUMMARY_VERSION "1.4"
+#define SUMMARY_VERSION "1.5"
 #define HIST_SUB 64u
 #define HIST_BUCKETS (HIST_SUB * 60u)
 #define MAX_SITES 100
@@ -93,6 +93,7 @@ struct report_stats {
 	struct pstat *proc; /* per tl->procs */
 	uint64_t busy, idle, overlap;
 	uint64_t on_cpu, off_cpu, off_cpu_short;
+	uint64_t tool_on, tool_off; /* the injection library's writer thread, left out */
 	size_t gpu_records, with_api, with_stack;
 };
 
@@ -485,19 +486,30 @@ static int collect(struct report *r, struct report_stats *s)
 	s->proc = calloc(tl->nr_procs ? tl->nr_procs : 1, sizeof(*s->proc));
 	if (!s->proc)
 		return -ENOMEM;
+	/* the injection library's writer thread is the tool's: counted apart (tool_*) */
 	for (i = 0; i < tl->nr_samples; i++) {
-		const struct tl_proc *p = proc_of(tl, tl->samples[i].pid, &last);
+		const struct tl_sample *sa = &tl->samples[i];
+		const struct tl_proc *p;
 
-		s->on_cpu += tl->samples[i].weight;
+		if (report__tool_thread(r, sa->pid, sa->tid)) {
+			s->tool_on += sa->weight;
+			continue;
+		}
+		p = proc_of(tl, sa->pid, &last);
+		s->on_cpu += sa->weight;
 		if (p)
-			s->proc[p - tl->procs].on += tl->samples[i].weight;
+			s->proc[p - tl->procs].on += sa->weight;
 	}
 	for (i = 0; i < tl->nr_offcpu; i++) {
-		const struct tl_proc *p = proc_of(tl, tl->offcpu[i].pid, &last);
-		uint64_t d = tl->offcpu[i].end > tl->offcpu[i].start
-				     ? tl->offcpu[i].end - tl->offcpu[i].start
-				     : 0;
+		const struct tl_offcpu *o = &tl->offcpu[i];
+		uint64_t d = o->end > o->start ? o->end - o->start : 0;
+		const struct tl_proc *p;
 
+		if (report__tool_thread(r, o->pid, o->tid)) {
+			s->tool_off += d;
+			continue;
+		}
+		p = proc_of(tl, o->pid, &last);
 		s->off_cpu += d;
 		if (p)
 			s->proc[p - tl->procs].off += d;
@@ -505,6 +517,10 @@ static int collect(struct report *r, struct report_stats *s)
 	for (i = 0; i < tl->nr_offcpu_short; i++) {
 		const struct tl_proc *p = timeline__proc(tl, tl->offcpu_short[i].pid);
 
+		if (report__tool_thread(r, tl->offcpu_short[i].pid, tl->offcpu_short[i].tid)) {
+			s->tool_off += tl->offcpu_short[i].total_ns;
+			continue;
+		}
 		s->off_cpu_short += tl->offcpu_short[i].total_ns;
 		if (p)
 			s->proc[p - tl->procs].off += tl->offcpu_short[i].total_ns;
@@ -762,8 +778,8 @@ static cJSON *build_json(struct report *r, struct report_stats *s)
 	cJSON_AddStringToObject(o, "machine", host ? host->machine : "");
 
 	o = cJSON_AddObjectToObject(root, "time");
-	num(o, "start_ns", (double)tl->first_ts);
-	num(o, "end_ns", (double)tl->last_ts);
+	num(o, "start_ns", (double)r->start_ns);
+	num(o, "end_ns", (double)r->end_ns);
 	num(o, "wall_ns", (double)r->duration_ns);
 
 	a = cJSON_AddArrayToObject(root, "clock_alignment");
@@ -809,6 +825,11 @@ static cJSON *build_json(struct report *r, struct report_stats *s)
 	num(o, "off_cpu_ns", (double)s->off_cpu);
 	num(o, "off_cpu_spans", (double)tl->nr_offcpu);
 	num(o, "off_cpu_short_ns", (double)s->off_cpu_short);
+	/* 1.5: what every total and view leaves out: the injection library's writer thread */
+	e = cJSON_AddObjectToObject(o, "left_out");
+	cJSON_AddStringToObject(e, "thread", "gpuperf-writer");
+	num(e, "on_cpu_ns", (double)s->tool_on);
+	num(e, "off_cpu_ns", (double)s->tool_off);
 
 	o = cJSON_AddObjectToObject(root, "gpu");
 	num(o, "busy_ns", (double)s->busy);
@@ -1031,6 +1052,12 @@ void summary__write_text(struct report *r, FILE *out)
 		report__fmt_ns(b3, sizeof(b3), stack_agg__total(r->view[VIEW_IDLE]));
 		fprintf(out, "\nCPU: on-CPU %s, off-CPU %s; launching threads while the GPU was idle: %s"
 			     " (gpu_idle.folded)\n", b1, b2, b3);
+		if (s.tool_on || s.tool_off) {
+			report__fmt_ns(b1, sizeof(b1), s.tool_on);
+			report__fmt_ns(b2, sizeof(b2), s.tool_off);
+			fprintf(out, "     left out of every output: the injection library's writer "
+				     "thread (gpuperf-writer), on-CPU %s, off-CPU %s\n", b1, b2);
+		}
 		analysis__write_brief(r, out);
 	}
 	if (!r->opts->warn)

@@ -4,7 +4,7 @@
  * number is known: the input of the report's golden tests and of
  * bench/report (10M kernels).
  *
- * usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP] [-k EVERY] [-c CHUNK_BYTES] [-D DEPTH] [-1] [-x] [-d] [-l [-i]] [-L] DIR
+ * usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP] [-k EVERY] [-c CHUNK_BYTES] [-D DEPTH] [-1] [-x] [-d] [-l [-i]] [-L] [-w] DIR
  *   -k K: CPU samples only in every K-th step (1)
  *   -1: every kernel launched as the format-1.0 fixture's were (grid 1x1x1,
  *       block 256x1x1, nothing else), and each launch-site hit carrying its
@@ -33,6 +33,10 @@
  *   -d: each cudaLaunchKernel makes a driver call, cuLaunchKernel, from 1 us
  *       after its start to 1 us before its end: API calls nested on one
  *       thread, as CUPTI records them with both API domains enabled
+ *   -w: the process also has the injection library's writer thread
+ *       ("gpuperf-writer", tid 102): each step one on-CPU sample and a
+ *       600 us off-CPU span of it, and at the end its short blocks (7 of
+ *       them, 70 us in all): the tool's time, which every output leaves out
  *
  * One process "train" (pid 100) with a main thread (100) and a loader
  * thread (101). Each step (1 ms apart, starting at 1 s):
@@ -61,6 +65,7 @@
 #define PID 100
 #define TID_MAIN 100
 #define TID_LOADER 101
+#define TID_WRITER 102
 #define T0 1000000000ull
 #define STEP 1000000ull
 #define SAMPLE_NS 10101ull /* 99 kHz-ish: any weight works */
@@ -135,6 +140,8 @@ static struct gp_writer *open_trace(const char *dir, const char *name, uint16_t 
 	return gp_writer__open(path, &o);
 }
 
+static int writer_thread;
+
 static void proc_thread(struct gp_writer *w)
 {
 	struct gp_rec_process *p = gp_writer__reserve(w, GP_REC_PROCESS, sizeof(*p));
@@ -158,6 +165,14 @@ static void proc_thread(struct gp_writer *w)
 	t->pid = PID;
 	t->tid = TID_LOADER;
 	t->name_str = gp_writer__intern(w, "loader");
+	gp_writer__commit(w);
+	if (!writer_thread)
+		return;
+	t = gp_writer__reserve(w, GP_REC_THREAD, sizeof(*t));
+	t->ts = T0;
+	t->pid = PID;
+	t->tid = TID_WRITER;
+	t->name_str = gp_writer__intern(w, "gpuperf-writer");
 	gp_writer__commit(w);
 }
 
@@ -243,6 +258,29 @@ static void preempted(struct gp_writer *w, uint64_t start, uint64_t end)
 
 static int overlap, driver, loader_calls, losses, shared_ids;
 
+/* The injection library's writer thread (-w): waiting for buffers, and its short blocks. */
+static void writer_step(struct gp_writer *w, uint64_t t)
+{
+	static const uint64_t ips[2] = { KADDR(0) + 0x20, KADDR(3) + 0x20 };
+
+	sample(w, t + 300000, TID_WRITER, F_READ, F_LOAD_BATCH);
+	offcpu_span(w, t + 310000, t + 910000, TID_WRITER, 1, ips, 0, 2);
+}
+
+static void writer_short(struct gp_writer *w, uint64_t t)
+{
+	struct gp_rec_offcpu *o = gp_writer__reserve(w, GP_REC_OFFCPU, sizeof(*o));
+
+	o->hdr.flags = GP_OFFCPU_AGGREGATE;
+	o->start = t;
+	o->end = t + 70000;
+	o->pid = PID;
+	o->tid = TID_WRITER;
+	o->cpu = UINT32_MAX;
+	o->pad = 7;
+	gp_writer__commit(w);
+}
+
 static void dropped(struct gp_writer *w, uint64_t ts, uint32_t source, uint64_t count)
 {
 	struct gp_rec_dropped *r = gp_writer__reserve(w, GP_REC_DROPPED, sizeof(*r));
@@ -326,13 +364,15 @@ int main(int argc, char **argv)
 	const char *dir;
 	int c;
 
-	while ((c = getopt(argc, argv, "n:s:c:k:D:1xdilL")) != -1) {
+	while ((c = getopt(argc, argv, "n:s:c:k:D:1xdilLw")) != -1) {
 		if (c == 'D')
 			depth = atoi(optarg);
 		else if (c == 'i')
 			shared_ids = 1;
 		else if (c == 'L')
 			losses = 1;
+		else if (c == 'w')
+			writer_thread = 1;
 		else if (c == 'l')
 			loader_calls = 1;
 		else if (c == '1')
@@ -353,7 +393,7 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	if (optind != argc - 1 || !steps || spp > 40 || depth < 0 || depth > MAX_DEPTH) {
-		fprintf(stderr, "usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP (<= 40)] [-k K] [-c CHUNK] [-D DEPTH (<= 100)] [-1] [-x] [-d] [-l [-i]] [-L] DIR\n");
+		fprintf(stderr, "usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP (<= 40)] [-k K] [-c CHUNK] [-D DEPTH (<= 100)] [-1] [-x] [-d] [-l [-i]] [-L] [-w] DIR\n");
 		return 2;
 	}
 	dir = argv[optind];
@@ -427,11 +467,15 @@ int main(int argc, char **argv)
 			sample(cpu, t + 100000 + i * SAMPLE_NS, TID_LOADER, F_READ, F_LOAD_BATCH);
 		}
 		offcpu(cpu, t + 500000, t + 900000);
+		if (writer_thread)
+			writer_step(cpu, t);
 		if (loader_calls) /* its own correlation ids, past the main thread's; or the next one */
 			api_call_on(gpu, TID_LOADER, t + 450000, t + 451000,
 				    shared_ids ? corr++ : 0x40000000u + (uint32_t)s, "cudaEventQuery",
 				    GP_API_RUNTIME);
 	}
+	if (writer_thread)
+		writer_short(cpu, T0 + steps * STEP - 100000);
 	if (losses) {
 		uint64_t end = T0 + steps * STEP;
 
