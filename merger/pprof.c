@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* pprof.c - stream stack aggregations out as a gzip'd pprof profile.proto message. */
+/* pprof.c - stream a gzip'd pprof profile.proto message out. */
 #include "pprof.h"
 
 #include <errno.h>
@@ -11,14 +11,15 @@
 
 #include "gp_file.h"
 #include "gp_util.h"
-#include "stack_agg.h"
 
 /*
  * A hand-written encoder, as pprof's own Go writer has: the profile is one
  * message whose repeated fields may come in any order and interleaved, so
- * the string table, functions, locations and samples are written as the
- * walk meets them and nothing is built in memory. Only varints and
- * length-delimited fields are needed. Field numbers: profile.proto.
+ * the string table, functions, locations and samples are written as they
+ * are first met and only their keys are kept. Mappings wait for the end:
+ * whether one is symbolized is known only once all its locations are.
+ * Only varints and length-delimited fields are needed. Field numbers:
+ * profile.proto.
  */
 enum {
 	WT_VARINT = 0,
@@ -43,24 +44,36 @@ enum {
 /* Sample */
 #define SAMPLE_LOCATION_ID 1
 #define SAMPLE_VALUE	   2
+#define SAMPLE_LABEL	   3
+/* Label */
+#define LABEL_KEY 1
+#define LABEL_STR 2
+#define LABEL_NUM 3
 /* Mapping */
-#define MAPPING_ID	      1
-#define MAPPING_FILENAME      5
-#define MAPPING_HAS_FUNCTIONS 7
+#define MAPPING_ID		  1
+#define MAPPING_MEMORY_START	  2
+#define MAPPING_MEMORY_LIMIT	  3
+#define MAPPING_FILE_OFFSET	  4
+#define MAPPING_FILENAME	  5
+#define MAPPING_BUILD_ID	  6
+#define MAPPING_HAS_FUNCTIONS	  7
+#define MAPPING_HAS_FILENAMES	  8
+#define MAPPING_HAS_LINE_NUMBERS  9
+#define MAPPING_HAS_INLINE_FRAMES 10
 /* Location */
 #define LOCATION_ID	    1
 #define LOCATION_MAPPING_ID 2
+#define LOCATION_ADDRESS    3
 #define LOCATION_LINE	    4
 /* Line */
 #define LINE_FUNCTION_ID 1
+#define LINE_LINE	 2
 /* Function */
 #define FUNCTION_ID	     1
 #define FUNCTION_NAME	     2
 #define FUNCTION_SYSTEM_NAME 3
-
-/* The one mapping every location points at: says functions are known, so pprof never
- * tries to symbolize our addressless locations. */
-#define MAPPING_SELF 1
+#define FUNCTION_FILENAME    4
+#define FUNCTION_START_LINE  5
 
 #define OUT_FLUSH (64u * 1024u)
 
@@ -75,24 +88,47 @@ struct strent {
 	uint32_t idx;
 };
 
-struct pp {
+/* Byte strings (encoded keys) -> ids 1, 2, ...; the keys live in one buffer. */
+struct idmap {
+	struct ident {
+		uint64_t hash;
+		size_t off, len; /* in keys */
+	} *tab; /* open addressing; len == 0 is free (keys are never empty) */
+	size_t cap, n;
+	struct pbuf keys;
+	uint64_t *ids; /* per slot */
+};
+
+struct pp_mapping {
+	struct pprof_mapping m; /* file and build_id not kept: the indices below */
+	uint32_t file, build_id;
+	uint64_t lo, hi; /* addresses located in it; lo > hi: none */
+	bool unresolved, files, lines, inlines, any, exe;
+};
+
+struct pprof {
 	gzFile gz;
+	char *path;
 	int err;
+	size_t nr_views;
+	uint32_t types[PPROF_MAX_VIEWS];
+	uint64_t totals[PPROF_MAX_VIEWS];
+	int gpu_col; /* the "gpu" type's column, -1 none */
 	struct pbuf out; /* top-level fields waiting for gzwrite() */
 	struct pbuf msg; /* one submessage being built */
 	struct pbuf sub; /* a submessage inside it, or a packed field */
+	struct pbuf key; /* the key being looked up */
 
 	struct strent *strs; /* open addressing; s == NULL is free */
 	size_t str_cap, nr_strs;
 
-	uint64_t *frames; /* (string index << 8 | kind) + 1 -> location id in the low 32 bits */
-	size_t frame_cap, nr_frames;
-
-	uint64_t *path; /* location ids by depth */
-	size_t path_cap;
-	size_t nr_views, col;
-	char *scratch; /* annotated names */
-	size_t scratch_cap;
+	struct idmap funcs, locs, maps;
+	struct pp_mapping *mappings; /* by id - 1 */
+	size_t nr_mappings, mappings_cap;
+	uint64_t *fids; /* function ids of the location being made */
+	size_t fids_cap;
+	char *hex;
+	size_t hex_cap;
 };
 
 static int pb_reserve(struct pbuf *b, size_t n)
@@ -113,7 +149,7 @@ static int pb_reserve(struct pbuf *b, size_t n)
 	return 0;
 }
 
-static void pb_varint(struct pp *pp, struct pbuf *b, uint64_t v)
+static void pb_varint(struct pprof *pp, struct pbuf *b, uint64_t v)
 {
 	if (pb_reserve(b, 10)) {
 		pp->err = -ENOMEM;
@@ -126,18 +162,25 @@ static void pb_varint(struct pp *pp, struct pbuf *b, uint64_t v)
 	b->p[b->len++] = (uint8_t)v;
 }
 
-static void pb_key(struct pp *pp, struct pbuf *b, unsigned field, unsigned wt)
+static void pb_key(struct pprof *pp, struct pbuf *b, unsigned field, unsigned wt)
 {
 	pb_varint(pp, b, (uint64_t)field << 3 | wt);
 }
 
-static void pb_uint(struct pp *pp, struct pbuf *b, unsigned field, uint64_t v)
+static void pb_uint(struct pprof *pp, struct pbuf *b, unsigned field, uint64_t v)
 {
 	pb_key(pp, b, field, WT_VARINT);
 	pb_varint(pp, b, v);
 }
 
-static void pb_bytes(struct pp *pp, struct pbuf *b, unsigned field, const void *p, size_t n)
+/* A field whose default is 0: written only when set. */
+static void pb_uint_nz(struct pprof *pp, struct pbuf *b, unsigned field, uint64_t v)
+{
+	if (v)
+		pb_uint(pp, b, field, v);
+}
+
+static void pb_bytes(struct pprof *pp, struct pbuf *b, unsigned field, const void *p, size_t n)
 {
 	pb_key(pp, b, field, WT_LEN);
 	pb_varint(pp, b, n);
@@ -150,20 +193,29 @@ static void pb_bytes(struct pp *pp, struct pbuf *b, unsigned field, const void *
 	b->len += n;
 }
 
+static void flush(struct pprof *pp)
+{
+	if (pp->out.len && !pp->err &&
+	    gzwrite(pp->gz, pp->out.p, (unsigned)pp->out.len) != (int)pp->out.len) {
+		int zerr;
+
+		gzerror(pp->gz, &zerr);
+		pp->err = zerr == Z_ERRNO && errno ? -errno : -EIO;
+	}
+	pp->out.len = 0;
+}
+
 /* Move the finished submessage `m` into the profile as field `field`. */
-static void emit(struct pp *pp, unsigned field, struct pbuf *m)
+static void emit(struct pprof *pp, unsigned field, struct pbuf *m)
 {
 	pb_bytes(pp, &pp->out, field, m->p, m->len);
 	m->len = 0;
-	if (pp->out.len >= OUT_FLUSH && !pp->err) {
-		if (gzwrite(pp->gz, pp->out.p, (unsigned)pp->out.len) != (int)pp->out.len)
-			pp->err = -EIO;
-		pp->out.len = 0;
-	}
+	if (pp->out.len >= OUT_FLUSH)
+		flush(pp);
 }
 
 /* The string's index in string_table, adding it (written out at once) when new. */
-static uint32_t str_index(struct pp *pp, const char *s)
+static uint32_t str_index(struct pprof *pp, const char *s)
 {
 	size_t len = strlen(s), i;
 	uint32_t h = gp_fnv1a(s, len);
@@ -201,246 +253,424 @@ static uint32_t str_index(struct pp *pp, const char *s)
 	return pp->strs[i].idx;
 }
 
-static void value_type(struct pp *pp, unsigned field, const char *type, const char *unit)
+static uint64_t hash_key(const uint8_t *p, size_t n)
 {
-	uint32_t t = str_index(pp, type), u = str_index(pp, unit);
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+	size_t i;
 
-	pb_uint(pp, &pp->msg, VALUE_TYPE_TYPE, t);
-	pb_uint(pp, &pp->msg, VALUE_TYPE_UNIT, u);
+	for (i = 0; i + 8 <= n; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, p + i, 8);
+		h = gp_mix64(h ^ w);
+	}
+	for (; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return gp_mix64(h);
+}
+
+/*
+ * The id of pp->key in m; when new, *fresh is set and the next id given
+ * (m->n after the call). 0 after an error.
+ */
+static uint64_t idmap_get(struct pprof *pp, struct idmap *m, bool *fresh)
+{
+	const struct pbuf *k = &pp->key;
+	uint64_t h = hash_key(k->p, k->len);
+	size_t i;
+
+	*fresh = false;
+	if (pp->err)
+		return 0;
+	if (2 * (m->n + 1) > m->cap) {
+		size_t ncap = m->cap ? 2 * m->cap : 1024, j;
+		struct ident *nt = calloc(ncap, sizeof(*nt));
+		uint64_t *ni = calloc(ncap, sizeof(*ni));
+
+		if (!nt || !ni) {
+			free(nt);
+			free(ni);
+			pp->err = -ENOMEM;
+			return 0;
+		}
+		for (j = 0; j < m->cap; j++) {
+			if (!m->tab[j].len)
+				continue;
+			for (i = m->tab[j].hash & (ncap - 1); nt[i].len; i = (i + 1) & (ncap - 1))
+				;
+			nt[i] = m->tab[j];
+			ni[i] = m->ids[j];
+		}
+		free(m->tab);
+		free(m->ids);
+		m->tab = nt;
+		m->ids = ni;
+		m->cap = ncap;
+	}
+	for (i = h & (m->cap - 1); m->tab[i].len; i = (i + 1) & (m->cap - 1))
+		if (m->tab[i].hash == h && m->tab[i].len == k->len &&
+		    !memcmp(m->keys.p + m->tab[i].off, k->p, k->len))
+			return m->ids[i];
+	if (pb_reserve(&m->keys, k->len)) {
+		pp->err = -ENOMEM;
+		return 0;
+	}
+	m->tab[i] = (struct ident){ .hash = h, .off = m->keys.len, .len = k->len };
+	memcpy(m->keys.p + m->keys.len, k->p, k->len);
+	m->keys.len += k->len;
+	m->ids[i] = ++m->n;
+	*fresh = true;
+	return m->ids[i];
+}
+
+static void idmap_free(struct idmap *m)
+{
+	free(m->tab);
+	free(m->ids);
+	free(m->keys.p);
+}
+
+static void value_type(struct pprof *pp, unsigned field, uint32_t type, uint32_t unit)
+{
+	pb_uint(pp, &pp->msg, VALUE_TYPE_TYPE, type);
+	pb_uint(pp, &pp->msg, VALUE_TYPE_UNIT, unit);
 	emit(pp, field, &pp->msg);
 }
 
-/* The folded files' spelling of a frame: flamegraph.pl's suffix for CPU-side kinds. */
-static const char *frame_name(struct pp *pp, const char *name, enum gp_frame_kind kind)
+/* The string index of a build id in lowercase hex ("" for none). */
+static uint32_t build_id_index(struct pprof *pp, const uint8_t *id, size_t n)
 {
-	const char *suffix = NULL;
-	size_t len;
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
 
-	switch (kind) {
-	case GP_FRAME_KERNEL_CPU:
-		suffix = "_[k]";
-		break;
-	case GP_FRAME_INLINE:
-		suffix = "_[i]";
-		break;
-	case GP_FRAME_JIT:
-		suffix = "_[j]";
-		break;
-	case GP_FRAME_WAKER:
-		suffix = "_[w]";
-		break;
-	default:
-		break;
-	}
-	if (!*name)
-		name = "[unknown]";
-	if (!suffix)
-		return name;
-	len = strlen(name);
-	if (len + 5 > pp->scratch_cap) {
-		char *n = realloc(pp->scratch, len + 5);
+	if (!id || !n)
+		return 0;
+	if (2 * n + 1 > pp->hex_cap) {
+		char *h = realloc(pp->hex, 2 * n + 1);
 
-		if (!n) {
+		if (!h) {
 			pp->err = -ENOMEM;
-			return name;
+			return 0;
 		}
-		pp->scratch = n;
-		pp->scratch_cap = len + 5;
+		pp->hex = h;
+		pp->hex_cap = 2 * n + 1;
 	}
-	memcpy(pp->scratch, name, len);
-	memcpy(pp->scratch + len, suffix, 5);
-	return pp->scratch;
+	for (i = 0; i < n; i++) {
+		pp->hex[2 * i] = digits[id[i] >> 4];
+		pp->hex[2 * i + 1] = digits[id[i] & 15];
+	}
+	pp->hex[2 * n] = '\0';
+	return str_index(pp, pp->hex);
 }
 
-
-/* The location id of a frame identity; its function and location are written when new. */
-static uint32_t frame_id(struct pp *pp, const char *name, enum gp_frame_kind kind)
+/* A file that is not a shared library ("x.so", "x.so.6"): an executable. */
+static bool is_executable(const char *f)
 {
-	uint32_t s = str_index(pp, frame_name(pp, name, kind)), id;
-	uint64_t key = ((uint64_t)s << 8 | (unsigned)kind) + 1;
+	const char *so = strstr(f, ".so");
+
+	return f[0] == '/' && (!so || (so[3] && so[3] != '.'));
+}
+
+uint64_t pprof__mapping(struct pprof *pp, const struct pprof_mapping *m)
+{
+	uint32_t file = str_index(pp, m->file);
+	uint32_t bid = build_id_index(pp, m->build_id, m->build_id_size);
+	uint64_t id;
+	bool fresh;
+
+	pp->key.len = 0;
+	pb_varint(pp, &pp->key, m->start);
+	pb_varint(pp, &pp->key, m->limit);
+	pb_varint(pp, &pp->key, m->offset);
+	pb_varint(pp, &pp->key, file);
+	pb_varint(pp, &pp->key, bid);
+	pb_varint(pp, &pp->key, m->cover);
+	id = idmap_get(pp, &pp->maps, &fresh);
+	if (!fresh)
+		return id;
+	if (pp->nr_mappings == pp->mappings_cap) {
+		size_t ncap = pp->mappings_cap ? 2 * pp->mappings_cap : 64;
+		struct pp_mapping *nm = realloc(pp->mappings, ncap * sizeof(*nm));
+
+		if (!nm) {
+			pp->err = -ENOMEM;
+			return 0;
+		}
+		pp->mappings = nm;
+		pp->mappings_cap = ncap;
+	}
+	pp->mappings[pp->nr_mappings++] = (struct pp_mapping){
+		.m = { .start = m->start, .limit = m->limit, .offset = m->offset, .cover = m->cover },
+		.file = file,
+		.build_id = bid,
+		.lo = UINT64_MAX,
+		.exe = is_executable(m->file),
+	};
+	return id;
+}
+
+static uint64_t function_id(struct pprof *pp, const struct pprof_line *l)
+{
+	uint32_t name = str_index(pp, l->name);
+	uint32_t sys = l->system_name ? str_index(pp, l->system_name) : name;
+	uint32_t file = l->file ? str_index(pp, l->file) : 0;
+	uint64_t id;
+	bool fresh;
+
+	pp->key.len = 0;
+	pb_varint(pp, &pp->key, name);
+	pb_varint(pp, &pp->key, sys);
+	pb_varint(pp, &pp->key, file);
+	pb_varint(pp, &pp->key, l->start_line);
+	id = idmap_get(pp, &pp->funcs, &fresh);
+	if (fresh) {
+		pb_uint(pp, &pp->msg, FUNCTION_ID, id);
+		pb_uint(pp, &pp->msg, FUNCTION_NAME, name);
+		pb_uint(pp, &pp->msg, FUNCTION_SYSTEM_NAME, sys);
+		pb_uint_nz(pp, &pp->msg, FUNCTION_FILENAME, file);
+		pb_uint_nz(pp, &pp->msg, FUNCTION_START_LINE, l->start_line);
+		emit(pp, PROFILE_FUNCTION, &pp->msg);
+	}
+	return id;
+}
+
+uint64_t pprof__location(struct pprof *pp, uint64_t mapping, uint64_t address,
+			 const struct pprof_line *lines, size_t n)
+{
+	struct pp_mapping *m;
+	uint64_t id;
+	bool fresh;
 	size_t i;
 
 	if (pp->err)
 		return 0;
-	if (2 * (pp->nr_frames + 1) > pp->frame_cap) {
-		size_t ncap = pp->frame_cap ? 2 * pp->frame_cap : 1024, j;
-		uint64_t *nf = calloc(ncap, 2 * sizeof(*nf));
+	if (!n || !mapping || mapping > pp->nr_mappings) {
+		pp->err = -EINVAL;
+		return 0;
+	}
+	if (n > pp->fids_cap) {
+		uint64_t *f = realloc(pp->fids, n * sizeof(*f));
 
-		if (!nf) {
+		if (!f) {
 			pp->err = -ENOMEM;
 			return 0;
 		}
-		for (j = 0; j < pp->frame_cap; j++) {
-			if (!pp->frames[2 * j])
-				continue;
-			for (i = gp_mix64(pp->frames[2 * j]) & (ncap - 1); nf[2 * i];
-			     i = (i + 1) & (ncap - 1))
-				;
-			nf[2 * i] = pp->frames[2 * j];
-			nf[2 * i + 1] = pp->frames[2 * j + 1];
-		}
-		free(pp->frames);
-		pp->frames = nf;
-		pp->frame_cap = ncap;
+		pp->fids = f;
+		pp->fids_cap = n;
 	}
-	for (i = gp_mix64(key) & (pp->frame_cap - 1); pp->frames[2 * i];
-	     i = (i + 1) & (pp->frame_cap - 1))
-		if (pp->frames[2 * i] == key)
-			return (uint32_t)pp->frames[2 * i + 1];
-	id = (uint32_t)++pp->nr_frames;
-	pp->frames[2 * i] = key;
-	pp->frames[2 * i + 1] = id;
+	for (i = 0; i < n; i++)
+		pp->fids[i] = function_id(pp, &lines[i]);
+	pp->key.len = 0;
+	pb_varint(pp, &pp->key, mapping);
+	pb_varint(pp, &pp->key, address);
+	for (i = 0; i < n; i++) {
+		pb_varint(pp, &pp->key, pp->fids[i]);
+		pb_varint(pp, &pp->key, lines[i].line);
+	}
+	id = idmap_get(pp, &pp->locs, &fresh);
+	if (!fresh)
+		return id;
 
-	pb_uint(pp, &pp->msg, FUNCTION_ID, id);
-	pb_uint(pp, &pp->msg, FUNCTION_NAME, s);
-	pb_uint(pp, &pp->msg, FUNCTION_SYSTEM_NAME, s);
-	emit(pp, PROFILE_FUNCTION, &pp->msg);
-
-	pb_uint(pp, &pp->sub, LINE_FUNCTION_ID, id);
+	m = &pp->mappings[mapping - 1];
+	m->any = true;
+	m->lo = address < m->lo ? address : m->lo;
+	m->hi = address > m->hi ? address : m->hi;
+	m->inlines |= n > 1;
 	pb_uint(pp, &pp->msg, LOCATION_ID, id);
-	pb_uint(pp, &pp->msg, LOCATION_MAPPING_ID, MAPPING_SELF);
-	pb_bytes(pp, &pp->msg, LOCATION_LINE, pp->sub.p, pp->sub.len);
-	pp->sub.len = 0;
+	pb_uint(pp, &pp->msg, LOCATION_MAPPING_ID, mapping);
+	pb_uint_nz(pp, &pp->msg, LOCATION_ADDRESS, address);
+	for (i = 0; i < n; i++) {
+		m->unresolved |= !lines[i].resolved;
+		m->files |= lines[i].file != NULL;
+		m->lines |= lines[i].line != 0;
+		pb_uint(pp, &pp->sub, LINE_FUNCTION_ID, pp->fids[i]);
+		pb_uint_nz(pp, &pp->sub, LINE_LINE, lines[i].line);
+		pb_bytes(pp, &pp->msg, LOCATION_LINE, pp->sub.p, pp->sub.len);
+		pp->sub.len = 0;
+	}
 	emit(pp, PROFILE_LOCATION, &pp->msg);
 	return id;
 }
 
-/* One sample: locations path[depth..1] (innermost first), weight in column pp->col. */
-static void sample(struct pp *pp, unsigned depth, uint64_t weight)
+int pprof__sample(struct pprof *pp, const uint64_t *loc, size_t n, size_t col, uint64_t value,
+		  const struct pprof_label *labels, size_t nl)
 {
 	size_t i;
 
-	for (i = depth; i >= 1; i--)
-		pb_varint(pp, &pp->sub, pp->path[i]);
+	if (pp->err)
+		return pp->err;
+	if (col >= pp->nr_views)
+		return pp->err = -EINVAL;
+	if (value > INT64_MAX || pp->totals[col] + value > INT64_MAX)
+		return pp->err = -EOVERFLOW;
+	if (!value)
+		return 0;
+	pp->totals[col] += value;
+	for (i = 0; i < n; i++)
+		pb_varint(pp, &pp->sub, loc[i]);
 	pb_bytes(pp, &pp->msg, SAMPLE_LOCATION_ID, pp->sub.p, pp->sub.len);
 	pp->sub.len = 0;
 	for (i = 0; i < pp->nr_views; i++)
-		pb_varint(pp, &pp->sub, i == pp->col ? weight : 0);
+		pb_varint(pp, &pp->sub, i == col ? value : 0);
 	pb_bytes(pp, &pp->msg, SAMPLE_VALUE, pp->sub.p, pp->sub.len);
 	pp->sub.len = 0;
+	for (i = 0; i < nl; i++) {
+		pb_uint(pp, &pp->sub, LABEL_KEY, str_index(pp, labels[i].key));
+		if (labels[i].str)
+			pb_uint(pp, &pp->sub, LABEL_STR, str_index(pp, labels[i].str));
+		else
+			pb_uint(pp, &pp->sub, LABEL_NUM, (uint64_t)labels[i].num);
+		pb_bytes(pp, &pp->msg, SAMPLE_LABEL, pp->sub.p, pp->sub.len);
+		pp->sub.len = 0;
+	}
 	emit(pp, PROFILE_SAMPLE, &pp->msg);
-}
-
-static int enter(void *ctx, const struct stack_agg_node *nd)
-{
-	struct pp *pp = ctx;
-
-	if (!nd->total)
-		return 1; /* nodes left by a failed add: nothing under them */
-	if (nd->self > INT64_MAX)
-		return -EOVERFLOW;
-	if (nd->depth >= pp->path_cap) {
-		size_t ncap = pp->path_cap ? 2 * pp->path_cap : 64;
-		uint64_t *np;
-
-		while (ncap <= nd->depth)
-			ncap *= 2;
-		np = realloc(pp->path, ncap * sizeof(*np));
-		if (!np)
-			return -ENOMEM;
-		pp->path = np;
-		pp->path_cap = ncap;
-	}
-	if (nd->depth == 0) {
-		/* Weight added with an empty stack: one synthetic frame, so the sample has a place.
-		 */
-		if (nd->self) {
-			pp->path[1] = frame_id(pp, "[unknown stack]", GP_FRAME_SYNTHETIC);
-			sample(pp, 1, nd->self);
-		}
-		return pp->err;
-	}
-	pp->path[nd->depth] = frame_id(pp, nd->name, nd->kind);
-	if (nd->self && !pp->err)
-		sample(pp, nd->depth, nd->self);
 	return pp->err;
 }
 
-static const char *default_type(const struct pprof_view *views, size_t n)
+struct pprof *pprof__open(const char *path, const struct pprof_view *views, size_t n)
 {
+	struct pprof *pp;
 	size_t i;
+	int fd;
 
+	if (!views || !n || n > PPROF_MAX_VIEWS || !path) {
+		errno = EINVAL;
+		return NULL;
+	}
 	for (i = 0; i < n; i++)
-		if (!strcmp(views[i].type, "gpu") && views[i].agg && stack_agg__total(views[i].agg))
-			return "gpu";
-	for (i = 0; i < n; i++)
-		if (views[i].agg && stack_agg__total(views[i].agg))
-			return views[i].type;
-	return views[0].type;
-}
-
-int pprof__write(const struct pprof_view *views, size_t n, const struct pprof_opts *o,
-		 const char *path)
-{
-	static const struct pprof_opts none;
-	struct pp pp = {0};
-	size_t i;
-	int err = 0, rc, fd;
-
-	if (!views || !n || n > PPROF_MAX_VIEWS || !path)
-		return -EINVAL;
-	for (i = 0; i < n; i++)
-		if (!views[i].type || !views[i].unit)
-			return -EINVAL;
-	if (!o)
-		o = &none;
+		if (!views[i].type || !views[i].unit) {
+			errno = EINVAL;
+			return NULL;
+		}
+	pp = calloc(1, sizeof(*pp));
+	if (!pp || !(pp->path = strdup(path))) {
+		free(pp);
+		errno = ENOMEM;
+		return NULL;
+	}
 	errno = 0;
 	fd = gp_file__output(AT_FDCWD, path);
-	if (fd < 0)
-		return fd;
-	pp.gz = gzdopen(fd, "wb6");
-	if (!pp.gz) {
+	if (fd < 0) {
+		free(pp->path);
+		free(pp);
+		errno = -fd;
+		return NULL;
+	}
+	pp->gz = gzdopen(fd, "wb6");
+	if (!pp->gz) {
 		close(fd);
-		return -ENOMEM;
-	}
-	pp.nr_views = n;
-
-	str_index(&pp, ""); /* string_table[0] must be "" */
-	for (i = 0; i < n; i++)
-		value_type(&pp, PROFILE_SAMPLE_TYPE, views[i].type, views[i].unit);
-	pb_uint(&pp, &pp.msg, MAPPING_ID, MAPPING_SELF);
-	pb_uint(&pp, &pp.msg, MAPPING_FILENAME, str_index(&pp, "[gpuperf]"));
-	pb_uint(&pp, &pp.msg, MAPPING_HAS_FUNCTIONS, 1);
-	emit(&pp, PROFILE_MAPPING, &pp.msg);
-
-	for (i = 0; i < n && !pp.err; i++) {
-		if (!views[i].agg)
-			continue;
-		pp.col = i;
-		rc = stack_agg__walk(views[i].agg, enter, NULL, &pp);
-		if (rc && !pp.err)
-			pp.err = rc;
-	}
-
-	if (o->time_nanos)
-		pb_uint(&pp, &pp.out, PROFILE_TIME_NANOS, o->time_nanos);
-	if (o->duration_nanos)
-		pb_uint(&pp, &pp.out, PROFILE_DURATION_NANOS, o->duration_nanos);
-	value_type(&pp, PROFILE_PERIOD_TYPE, "cpu", "nanoseconds");
-	if (o->period)
-		pb_uint(&pp, &pp.out, PROFILE_PERIOD, o->period);
-	pb_uint(&pp, &pp.out, PROFILE_DEFAULT_SAMPLE_TYPE,
-		str_index(&pp, o->default_sample_type ? o->default_sample_type
-						      : default_type(views, n)));
-
-	err = pp.err;
-	if (!err && pp.out.len && gzwrite(pp.gz, pp.out.p, (unsigned)pp.out.len) != (int)pp.out.len)
-		err = -EIO;
-	errno = 0;
-	rc = gzclose(pp.gz);
-	if (rc != Z_OK && !err)
-		err = rc == Z_ERRNO && errno ? -errno : -EIO;
-	if (err)
 		unlink(path);
+		free(pp->path);
+		free(pp);
+		errno = ENOMEM;
+		return NULL;
+	}
+	pp->nr_views = n;
+	pp->gpu_col = -1;
+	str_index(pp, ""); /* string_table[0] must be "" */
+	for (i = 0; i < n; i++) {
+		pp->types[i] = str_index(pp, views[i].type);
+		if (pp->gpu_col < 0 && !strcmp(views[i].type, "gpu"))
+			pp->gpu_col = (int)i;
+		value_type(pp, PROFILE_SAMPLE_TYPE, pp->types[i], str_index(pp, views[i].unit));
+	}
+	return pp;
+}
 
-	for (i = 0; i < pp.str_cap; i++)
-		free(pp.strs[i].s);
-	free(pp.strs);
-	free(pp.frames);
-	free(pp.path);
-	free(pp.scratch);
-	free(pp.out.p);
-	free(pp.msg.p);
-	free(pp.sub.p);
+/*
+ * The mappings, an executable's first: pprof takes the first mapping for
+ * the profile's main binary ("File:" in its reports).
+ */
+static void write_mappings(struct pprof *pp)
+{
+	size_t i, first = 0, k;
+
+	for (k = 0; k < pp->nr_mappings; k++)
+		if (pp->mappings[k].any && pp->mappings[k].exe) {
+			first = k;
+			break;
+		}
+	for (k = 0; k < pp->nr_mappings; k++) {
+		/* first, then the others in order */
+		struct pp_mapping *m;
+
+		i = k == 0 ? first : k <= first ? k - 1 : k;
+		m = &pp->mappings[i];
+		uint64_t start = m->m.start, limit = m->m.limit;
+
+		if (m->m.cover && m->lo <= m->hi) {
+			start = m->lo < start || start >= limit ? m->lo : start;
+			limit = m->hi >= limit ? m->hi + 1 : limit;
+		}
+		pb_uint(pp, &pp->msg, MAPPING_ID, i + 1);
+		pb_uint_nz(pp, &pp->msg, MAPPING_MEMORY_START, start);
+		pb_uint_nz(pp, &pp->msg, MAPPING_MEMORY_LIMIT, limit);
+		pb_uint_nz(pp, &pp->msg, MAPPING_FILE_OFFSET, m->m.offset);
+		pb_uint(pp, &pp->msg, MAPPING_FILENAME, m->file);
+		pb_uint_nz(pp, &pp->msg, MAPPING_BUILD_ID, m->build_id);
+		/* symbolized: every location has its functions, none a placeholder */
+		pb_uint_nz(pp, &pp->msg, MAPPING_HAS_FUNCTIONS, m->any && !m->unresolved);
+		pb_uint_nz(pp, &pp->msg, MAPPING_HAS_FILENAMES, m->files);
+		pb_uint_nz(pp, &pp->msg, MAPPING_HAS_LINE_NUMBERS, m->lines);
+		pb_uint_nz(pp, &pp->msg, MAPPING_HAS_INLINE_FRAMES, m->inlines);
+		emit(pp, PROFILE_MAPPING, &pp->msg);
+	}
+}
+
+/* "gpu" when that type has weight, else the first type with weight, else the first. */
+static uint32_t default_type(const struct pprof *pp)
+{
+	size_t i;
+
+	if (pp->gpu_col >= 0 && pp->totals[pp->gpu_col])
+		return pp->types[pp->gpu_col];
+	for (i = 0; i < pp->nr_views; i++)
+		if (pp->totals[i])
+			return pp->types[i];
+	return pp->types[0];
+}
+
+int pprof__close(struct pprof *pp, const struct pprof_opts *o, bool abandon)
+{
+	static const struct pprof_opts none;
+	int err, rc;
+	size_t i;
+
+	if (!o)
+		o = &none;
+	if (!abandon) {
+		write_mappings(pp);
+		pb_uint_nz(pp, &pp->out, PROFILE_TIME_NANOS, o->time_nanos);
+		pb_uint_nz(pp, &pp->out, PROFILE_DURATION_NANOS, o->duration_nanos);
+		value_type(pp, PROFILE_PERIOD_TYPE, str_index(pp, "cpu"), str_index(pp, "nanoseconds"));
+		pb_uint_nz(pp, &pp->out, PROFILE_PERIOD, o->period);
+		pb_uint(pp, &pp->out, PROFILE_DEFAULT_SAMPLE_TYPE,
+			o->default_sample_type ? str_index(pp, o->default_sample_type)
+					       : default_type(pp));
+		flush(pp);
+	}
+	err = pp->err;
+	errno = 0;
+	rc = gzclose(pp->gz);
+	if (rc != Z_OK && !err && !abandon)
+		err = rc == Z_ERRNO && errno ? -errno : -EIO;
+	if (err || abandon)
+		unlink(pp->path);
+
+	for (i = 0; i < pp->str_cap; i++)
+		free(pp->strs[i].s);
+	free(pp->strs);
+	idmap_free(&pp->funcs);
+	idmap_free(&pp->locs);
+	idmap_free(&pp->maps);
+	free(pp->mappings);
+	free(pp->fids);
+	free(pp->hex);
+	free(pp->out.p);
+	free(pp->msg.p);
+	free(pp->sub.p);
+	free(pp->key.p);
+	free(pp->path);
+	free(pp);
 	return err;
 }

@@ -34,7 +34,7 @@
 #include "gp_file.h"
 #include "gp_record.h"
 #include "gp_util.h"
-#include "pprof.h"
+#include "pprof_report.h"
 #include "report_priv.h"
 
 static void set_err(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -1164,11 +1164,6 @@ static int write_outputs(struct report *r, struct report_result *res)
 	if (!err)
 		err = write_timelines(r, res);
 	if (!err && (fmt & REPORT_PPROF)) {
-		struct pprof_view views[] = {
-			{ r->view[VIEW_CPU], "cpu", "nanoseconds" },
-			{ r->view[VIEW_OFFCPU], "off_cpu", "nanoseconds" },
-			{ r->view[VIEW_GPU], "gpu", "nanoseconds" },
-		};
 		struct pprof_opts po = {
 			.time_nanos = r->start_realtime_ns,
 			.duration_nanos = r->duration_ns,
@@ -1177,7 +1172,7 @@ static int write_outputs(struct report *r, struct report_result *res)
 		char path[4096];
 
 		snprintf(path, sizeof(path), "%s/profile.pb.gz", r->opts->out_dir);
-		err = pprof__write(views, sizeof(views) / sizeof(views[0]), &po, path);
+		err = pprof_report__write(r, path, &po);
 		if (err)
 			set_err(r, "cannot write '%s': %s", path, strerror(-err));
 		err = err ? -EIO : 0;

@@ -741,16 +741,25 @@ static const char *die_string(Dwarf_Die *die, unsigned int at)
 	return dwarf_formstring(dwarf_attr_integrate(die, at, &mem));
 }
 
-static const char *die_name(struct symbolizer *s, Dwarf_Die *die)
+/* The function's name, demangled; *raw: its linkage (mangled) name, or NULL. */
+static const char *die_name(struct symbolizer *s, Dwarf_Die *die, const char **raw)
 {
 	const char *name = die_string(die, DW_AT_linkage_name);
 
 	if (!name)
 		name = die_string(die, DW_AT_MIPS_linkage_name);
+	*raw = name ? intern(s, name) : NULL;
 	if (name)
 		return symbolizer__demangle(s, name);
 	name = die_string(die, DW_AT_name);
 	return name ? intern(s, name) : NULL;
+}
+
+static uint32_t die_decl_line(Dwarf_Die *die)
+{
+	int line = 0;
+
+	return dwarf_decl_line(die, &line) == 0 && line > 0 ? (uint32_t)line : 0;
 }
 
 /* The call site of an inlined instance: where the next outer frame is. */
@@ -780,7 +789,7 @@ static void die_call_site(struct symbolizer *s, Dwarf_Die *die, const char **fil
 static size_t image_resolve(struct symbolizer *s, struct image *img, uint64_t vaddr,
 			    struct sym_frame *frames)
 {
-	const char *symname = NULL, *file = NULL;
+	const char *symname = NULL, *file = NULL, *rawsym, *raw = NULL;
 	uint32_t line = 0;
 	size_t n = 0;
 	GElf_Off off = 0;
@@ -799,6 +808,7 @@ static size_t image_resolve(struct symbolizer *s, struct image *img, uint64_t va
 	 * for the name when DWARF has nothing better, below. */
 	if (symname && sym.st_size && off >= sym.st_size)
 		symname = NULL;
+	rawsym = symname ? intern(s, symname) : NULL;
 	if (symname)
 		symname = symbolizer__demangle(s, symname);
 
@@ -821,23 +831,29 @@ static size_t image_resolve(struct symbolizer *s, struct image *img, uint64_t va
 		int tag = dwarf_tag(&scopes[i]);
 
 		if (tag == DW_TAG_inlined_subroutine) {
-			frames[n++] = (struct sym_frame){
-				.name = die_name(s, &scopes[i]) ?: s->unknown,
+			frames[n] = (struct sym_frame){
+				.name = die_name(s, &scopes[i], &raw) ?: s->unknown,
 				.file = file,
 				.line = line,
 				.inlined = true,
 				.resolved = true,
+				.start_line = die_decl_line(&scopes[i]),
 			};
+			frames[n++].system_name = raw;
 			die_call_site(s, &scopes[i], &file, &line);
 		} else if (tag == DW_TAG_subprogram) {
 			/* The symbol table's name wins for the real function:
 			 * it is what perf and nm show (".constprop.0" and all)
 			 * and it is the mangled, fully qualified one. */
+			const char *dname = symname ? NULL : die_name(s, &scopes[i], &raw);
+
 			frames[n++] = (struct sym_frame){
-				.name = symname ?: die_name(s, &scopes[i]) ?: s->unknown,
+				.name = symname ?: dname ?: s->unknown,
 				.file = file,
 				.line = line,
 				.resolved = true,
+				.system_name = symname ? rawsym : raw,
+				.start_line = die_decl_line(&scopes[i]),
 			};
 			have_sub = true;
 			break;
@@ -853,8 +869,11 @@ static size_t image_resolve(struct symbolizer *s, struct image *img, uint64_t va
 				return 0;
 			symname = s->unknown;
 		}
-		frames[n++] = (struct sym_frame){
-			.name = symname, .file = file, .line = line, .resolved = true};
+		frames[n++] = (struct sym_frame){.name = symname,
+						 .file = file,
+						 .line = line,
+						 .resolved = true,
+						 .system_name = symname != s->unknown ? rawsym : NULL};
 	}
 	return n;
 }
@@ -934,6 +953,25 @@ static const struct mapping *proc_mapping(const struct proc *p, uint64_t addr)
 	if (lo < p->nmaps && p->maps[lo].start <= addr)
 		return &p->maps[lo];
 	return NULL;
+}
+
+int symbolizer__module(const struct symbolizer *s, uint32_t pid, uint64_t addr,
+		       struct sym_module *m)
+{
+	const struct proc *q = proc_find(s, pid);
+	const struct mapping *map = NULL;
+
+	for (int depth = 0; q && !map && depth < MAX_ANCESTRY; depth++, q = proc_parent(s, q))
+		map = proc_mapping(q, addr);
+	if (!map)
+		return -ENOENT;
+	*m = (struct sym_module){.path = map->img->path,
+				 .start = map->start,
+				 .end = map->end,
+				 .pgoff = map->pgoff,
+				 .build_id = map->img->build_id,
+				 .build_id_size = map->img->build_id_size};
+	return 0;
 }
 
 static const struct jit_sym *proc_jit(const struct proc *p, uint64_t addr)

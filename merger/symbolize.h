@@ -37,6 +37,8 @@ struct sym_frame {
 	bool inlined;	  /* an inlined function (flamegraph.pl's _[i]) */
 	bool jit;	  /* named by a perf-PID.map (flamegraph.pl's _[j]) */
 	bool resolved;	  /* false: a "[module+0xoff]" or "[unknown]" placeholder */
+	const char *system_name; /* the name as the binary spells it (mangled); NULL: as name */
+	uint32_t start_line;	 /* the function's first line (DW_AT_decl_line); 0 when unknown */
 };
 
 struct symbolizer_opts {
@@ -87,6 +89,17 @@ int symbolizer__load_perf_map(struct symbolizer *s, uint32_t pid, const char *pa
  */
 size_t symbolizer__user(struct symbolizer *s, uint32_t pid, uint64_t addr, bool return_addr,
 			const struct sym_frame **frames);
+
+/* The recorded mapping (of pid or the ancestor it was forked from) that holds addr. */
+struct sym_module {
+	const char *path;
+	uint64_t start, end, pgoff;
+	const uint8_t *build_id;
+	size_t build_id_size;
+};
+/* 0 and *m filled, or -ENOENT when no module of pid covers addr. */
+int symbolizer__module(const struct symbolizer *s, uint32_t pid, uint64_t addr,
+		       struct sym_module *m);
 
 /*
  * Resolve a kernel address: "function" or "function [module]", or the
