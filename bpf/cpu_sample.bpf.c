@@ -23,6 +23,8 @@ const volatile __u8 want_user = 1;
 const volatile __u8 want_kernel = 1;
 const volatile __u8 filter_tids = 0;	/* cs_tids instead of cs_tgids */
 const volatile __u8 kthreads = CPU_SAMPLE_ALL_THREADS;
+/* user threads: registers + a stack copy (cpu_sample_copy_event) instead of a frame-pointer walk */
+const volatile __u8 user_copy = 0;
 /* without a tgid filter: processes not sampled (the recorder itself); 0: none */
 const volatile __u32 exclude_tgid[2] = {};
 
@@ -54,6 +56,19 @@ struct {
 	__uint(max_entries, 4 * 1024 * 1024);	/* loader: bpf_map__set_max_entries */
 } cs_events SEC(".maps");
 
+/* the copy event, and room for the last page read to overrun it (never sent) */
+struct copy_scratch {
+	struct cpu_sample_copy_event e;
+	__u8 slack[4096];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct copy_scratch);
+} cs_copy SEC(".maps");
+
 __u64 lost_events = 0;	/* ring buffer full */
 __u64 stack_errors = 0;	/* a wanted stack could not be read */
 
@@ -67,6 +82,70 @@ static __always_inline __u64 rb_wakeup_flags(void *rb)
 			       bpf_ringbuf_query(rb, BPF_RB_RING_SIZE) / 4
 		       ? BPF_RB_FORCE_WAKEUP
 		       : BPF_RB_NO_WAKEUP;
+}
+
+/*
+ * The user registers of the current task (saved at its entry to the
+ * kernel: the interrupted ones for a sample taken in user mode) and its
+ * stack from rsp up, page by page: a read stops at the first page that
+ * cannot be read (the top of the stack), or at GP_BPF_USTACK_MAX.
+ */
+static __always_inline int send_copy(struct bpf_perf_event_data *ctx, __u32 tgid, __u32 tid)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct cpu_sample_copy_event *c;
+	struct pt_regs *regs;
+	__u32 zero = 0;
+	__u64 sp, got = 0, size;
+	long nk = 0;
+
+	c = bpf_map_lookup_elem(&cs_copy, &zero);
+	if (!c)
+		return 0;
+	c->ts_ns = bpf_ktime_get_ns();
+	c->pid = tgid;
+	c->tid = tid;
+	c->cpu = bpf_get_smp_processor_id();
+	c->nr_user = 0;
+	c->flags = CPU_SAMPLE_COPY;
+	c->pad = 0;
+	c->stack_flags = 0;
+	c->rip = c->rsp = c->rbp = 0;
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	if ((task->flags & PF_KTHREAD) || !regs || !(regs->cs & 3)) {
+		c->stack_flags |= CPU_SAMPLE_NO_REGS;
+	} else {
+		c->rip = regs->ip;
+		c->rsp = sp = regs->sp;
+		c->rbp = regs->bp;
+		for (int i = 0; i < GP_BPF_USTACK_MAX / 4096 + 1; i++) {
+			__u64 chunk = 4096 - ((sp + got) & 4095);
+
+			if (got >= GP_BPF_USTACK_MAX)
+				break;
+			if (bpf_probe_read_user(&c->stack[got], chunk, (void *)(sp + got)))
+				break;
+			got += chunk;
+		}
+		if (got >= GP_BPF_USTACK_MAX) {
+			got = GP_BPF_USTACK_MAX;
+			c->stack_flags |= CPU_SAMPLE_STACK_CUT;
+		}
+	}
+	c->stack_len = (__u32)got;
+	if (want_kernel) {
+		nk = bpf_get_stack(ctx, c->kips, GP_BPF_STACK_DEPTH * 8, 0);
+		if (nk < 0)
+			nk = 0;
+		nk /= 8;
+	}
+	c->nr_kernel = (__u16)(nk & 0xff);
+	size = offsetof(struct cpu_sample_copy_event, stack) + got;
+	if (size > sizeof(*c))
+		size = sizeof(*c);
+	if (bpf_ringbuf_output(&cs_events, c, size, rb_wakeup_flags(&cs_events)))
+		__sync_fetch_and_add(&lost_events, 1);
+	return 0;
 }
 
 SEC("perf_event")
@@ -96,6 +175,8 @@ int cs_sample(struct bpf_perf_event_data *ctx)
 		if (kt != (kthreads == CPU_SAMPLE_KERNEL_THREADS))
 			return 0;
 	}
+	if (user_copy && want_user)
+		return send_copy(ctx, tgid, (__u32)id);
 	e = bpf_map_lookup_elem(&cs_scratch, &zero);
 	if (!e)
 		return 0;

@@ -30,4 +30,36 @@ struct cpu_sample_event {
 _Static_assert(sizeof(struct cpu_sample_event) == 32 + 8 * GP_BPF_STACK_SLOTS,
 	       "cpu_sample_event layout changed");
 
+/* cpu_sample_event.flags: a cpu_sample_copy_event (rodata user_copy) */
+#define CPU_SAMPLE_COPY		0x4
+
+/* cpu_sample_copy_event.stack_flags */
+#define CPU_SAMPLE_STACK_CUT	0x1	/* the copy stopped at its size limit, not at an unreadable page */
+#define CPU_SAMPLE_NO_REGS	0x2	/* no user registers (a kernel thread, an exiting task) */
+
+/* Most bytes of user stack copied from rsp up (perf --call-graph dwarf: 8 KiB by default). */
+#define GP_BPF_USTACK_MAX	(16 * 1024)
+
+/*
+ * With user_copy, a sample of a user thread carries, instead of user
+ * addresses, the thread's user registers and a copy of its stack from rsp
+ * up, for the agent to unwind with CFI (unwind/remote.h). Sent cut after
+ * stack[stack_len - 1]; the kernel stack has fixed room (kips).
+ */
+struct cpu_sample_copy_event {
+	__u64 ts_ns;
+	__u32 pid;
+	__u32 tid;
+	__u32 cpu;
+	__u16 nr_user;		/* 0 */
+	__u16 nr_kernel;	/* addresses in kips */
+	__u32 flags;		/* CPU_SAMPLE_COPY | CPU_SAMPLE_* */
+	__u32 pad;
+	__u64 rip, rsp, rbp;	/* user registers */
+	__u32 stack_len;	/* bytes in stack[] */
+	__u32 stack_flags;	/* CPU_SAMPLE_STACK_* */
+	__u64 kips[GP_BPF_STACK_DEPTH + 1];
+	__u8 stack[GP_BPF_USTACK_MAX];
+};
+
 #endif /* GPUPERF_BPF_CPU_SAMPLE_H */

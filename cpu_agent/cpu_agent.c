@@ -31,6 +31,7 @@
 #include "proc_track.h"
 #include "proc_track_prog.h"
 #include "stop_guard.h"
+#include "ustack.h"
 
 /*
  * How it works. proc_track owns the followed-tgid map; the sampler, the
@@ -101,6 +102,7 @@ struct cpu_agent {
 	struct cpu_sample_prog *cs;
 	struct offcpu_prog *oc;
 	struct cuda_launch_prog *cl;
+	struct ustack *us;	/* GPUPERF_UNWIND=cfi: user stacks unwound here from copies */
 	struct stop_guard *guard;	/* continues held processes should we die */
 	int epfd;
 	bool started, stopped;
@@ -268,6 +270,8 @@ static void proc_drop(struct cpu_agent *a, struct proc *p)
 {
 	if (p->alive)
 		a->alive--;
+	if (a->us)
+		ustack__forget(a->us, p->pid);
 	free(p->mods);
 	free(p->tids);
 	*p = a->procs[--a->nprocs];
@@ -583,6 +587,8 @@ static void scan_maps(struct cpu_agent *a, struct proc *p, uint64_t ts)
 			   &pgoff, &maj, &min, &inode, file);
 		if (n < 7 || perms[2] != 'x')
 			continue;
+		if (a->us && !inode && !strcmp(file, "[vdso]"))
+			ustack__add_vdso(a->us, p->pid, start, end);
 		sig = (struct mod_sig){ start, end, pgoff, inode, 0, 0, 0 };
 		for (size_t i = 0; i < p->nmods && !known; i++)
 			known = p->mods[i].start == start && p->mods[i].end == end &&
@@ -607,6 +613,9 @@ static void scan_maps(struct cpu_agent *a, struct proc *p, uint64_t ts)
 		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", p->pid, start, end);
 		if (inode && file[0] == '/')
 			bid = build_id_of(a, mf, makedev(maj, min), inode);
+		if (a->us && inode && file[0] == '/')
+			ustack__add_mapping(a->us, p->pid, start, end, pgoff, makedev(maj, min), inode,
+					    mf);
 
 		r = gp_writer__reserve(a->w, GP_REC_MODULE, sizeof(*r));
 		if (r) {
@@ -951,6 +960,38 @@ static int on_sample(void *ctx, const struct cpu_sample_event *ev)
 	r->nr_kernel = ev->nr_kernel;
 	memcpy(r->ips, ev->ips, 8 * n);
 	note_kernel_ips(a, r->ips + ev->nr_user, ev->nr_kernel);
+	gp_writer__commit(a->w);
+	a->st.samples++;
+	return 0;
+}
+
+/* A sample carrying the user registers and stack: unwound here with CFI, written as on_sample. */
+static int on_sample_copy(void *ctx, const struct cpu_sample_copy_event *ev)
+{
+	struct cpu_agent *a = ctx;
+	uint64_t pcs[GP_BPF_STACK_DEPTH];
+	uint32_t nu = 0, nk = ev->nr_kernel;
+	struct gp_rec_cpu_sample *r;
+
+	note_thread(a, ev->pid, ev->tid, ev->ts_ns); /* a new process's mappings first */
+	if (!(ev->stack_flags & CPU_SAMPLE_NO_REGS))
+		nu = (uint32_t)ustack__unwind(a->us, (pid_t)ev->pid, ev->rip, ev->rsp, ev->rbp,
+					      ev->stack, ev->stack_len,
+					      ev->stack_flags & CPU_SAMPLE_STACK_CUT, pcs,
+					      GP_BPF_STACK_DEPTH, NULL);
+	r = gp_writer__reserve(a->w, GP_REC_CPU_SAMPLE, (uint32_t)(sizeof(*r) + 8 * (nu + nk)));
+	if (!r)
+		return 0;
+	r->ts = ev->ts_ns;
+	r->weight_ns = a->weight_ns;
+	r->pid = ev->pid;
+	r->tid = ev->tid;
+	r->cpu = ev->cpu;
+	r->nr_user = (uint16_t)nu;
+	r->nr_kernel = (uint16_t)nk;
+	memcpy(r->ips, pcs, 8 * nu);
+	memcpy(r->ips + nu, ev->kips, 8 * nk);
+	note_kernel_ips(a, r->ips + nu, nk);
 	gp_writer__commit(a->w);
 	a->st.samples++;
 	return 0;
@@ -1332,6 +1373,17 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 			.on_event = on_sample,
 			.ctx = a,
 		};
+		const char *uw = getenv("GPUPERF_UNWIND");
+
+		/* CFI unwinding of copied user stacks, for now on request (bench/cpu) */
+		if (uw && !strcmp(uw, "cfi") && !opts->no_user_stack) {
+			a->us = ustack__new();
+			if (!a->us) {
+				err = -ENOMEM;
+				goto fail;
+			}
+			so.on_copy = on_sample_copy;
+		}
 
 		what = "cannot load the on-CPU sampler (perf_event program)";
 		a->cs = cpu_sample_prog__new(&so);
@@ -1696,14 +1748,18 @@ int cpu_agent__stop(struct cpu_agent *a)
 	if (a->stopped)
 		return a->err;
 	a->stopped = true;
+	/*
+	 * The launch uprobes' links close in the background (each close waits
+	 * for grace periods) while the rest is detached, drained and written;
+	 * they carry user stacks only, so DIR/kallsyms does not wait for them.
+	 */
+	if (a->cl)
+		cuda_launch_prog__detach_begin(a->cl);
 	detach_all(a);
 	if (a->started) {
-		/* nothing new can arrive now: drain to empty */
+		/* nothing new can arrive now but launch events: drain to empty */
 		while (consume_all(a) > 0)
 			;
-		/* every held process has had its SIGCONT: the guard can go */
-		stop_guard__free(a->guard);
-		a->guard = NULL;
 		if (a->oc) {
 			/* blocks in progress end here, so a wall-clock profile covers the window */
 			offcpu_prog__for_each_open(a->oc, end, on_offcpu, write_short, a);
@@ -1713,6 +1769,16 @@ int cpu_agent__stop(struct cpu_agent *a)
 	/* before the trace is closed: a failure is a drop it records */
 	if (!a->opts.no_kallsyms)
 		write_kallsyms(a);
+	if (a->cl)
+		cuda_launch_prog__detach_end(a->cl);
+	if (a->started) {
+		/* the launch events that came while their links were closing */
+		while (consume_all(a) > 0)
+			;
+		/* every held process has had its SIGCONT: the guard can go */
+		stop_guard__free(a->guard);
+		a->guard = NULL;
+	}
 	write_all_dropped(a, true);
 	write_clock_pair(a);
 	err = gp_writer__close(a->w);
@@ -1778,6 +1844,7 @@ void cpu_agent__free(struct cpu_agent *a)
 	gp_writer__abandon(a->w);
 	while (a->nprocs)
 		proc_drop(a, &a->procs[a->nprocs - 1]);
+	ustack__free(a->us);
 	free(a->procs);
 	free(a->tids);
 	free(a->pids);

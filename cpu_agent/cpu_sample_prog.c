@@ -29,6 +29,7 @@ struct cpu_sample_prog {
 	uint32_t freq;
 	bool force_sw;
 	cpu_sample_event_fn on_event;
+	cpu_sample_copy_fn on_copy;
 	void *ctx;
 };
 
@@ -37,6 +38,15 @@ static int cpu_sample_rb_event(void *ctx, void *data, size_t size)
 	struct cpu_sample_prog *p = ctx;
 	const struct cpu_sample_event *ev = data;
 
+	if (size >= offsetof(struct cpu_sample_event, ips) && (ev->flags & CPU_SAMPLE_COPY)) {
+		const struct cpu_sample_copy_event *c = data;
+
+		if (!p->on_copy || size < offsetof(struct cpu_sample_copy_event, stack) ||
+		    c->nr_kernel > GP_BPF_STACK_DEPTH || c->stack_len > GP_BPF_USTACK_MAX ||
+		    size < offsetof(struct cpu_sample_copy_event, stack) + (size_t)c->stack_len)
+			return -EPROTO;
+		return p->on_copy(p->ctx, c);
+	}
 	if (size < offsetof(struct cpu_sample_event, ips) ||
 	    size < offsetof(struct cpu_sample_event, ips) +
 			   8 * ((size_t)ev->nr_user + ev->nr_kernel))
@@ -70,6 +80,7 @@ struct cpu_sample_prog *cpu_sample_prog__new(const struct cpu_sample_opts *opts)
 	p->freq = opts->freq_hz ? opts->freq_hz : CPU_SAMPLE_DEF_HZ;
 	p->force_sw = opts->force_sw_clock;
 	p->on_event = opts->on_event;
+	p->on_copy = opts->on_copy;
 	p->ctx = opts->ctx;
 	if (opts->nr_cpus) {
 		p->cpus = calloc(opts->nr_cpus, sizeof(*p->cpus));
@@ -91,6 +102,7 @@ struct cpu_sample_prog *cpu_sample_prog__new(const struct cpu_sample_opts *opts)
 	skel->rodata->exclude_tgid[1] = (uint32_t)opts->exclude_tgid[1];
 	skel->rodata->want_user = !opts->no_user;
 	skel->rodata->want_kernel = !opts->no_kernel;
+	skel->rodata->user_copy = opts->on_copy != NULL;
 	skel->rodata->filter_tids = opts->nr_tids > 0;
 	skel->rodata->kthreads = opts->user_threads_only     ? CPU_SAMPLE_USER_THREADS
 				 : opts->kernel_threads_only ? CPU_SAMPLE_KERNEL_THREADS

@@ -17,6 +17,9 @@ struct cpu_sample_event; /* bpf/cpu_sample.h */
  * stop the poll with that value.
  */
 typedef int (*cpu_sample_event_fn)(void *ctx, const struct cpu_sample_event *ev);
+struct cpu_sample_copy_event;
+/* With user_copy: a user thread's sample, its registers and stack copy (valid during the call). */
+typedef int (*cpu_sample_copy_fn)(void *ctx, const struct cpu_sample_copy_event *ev);
 
 struct cpu_sample_opts {
 	uint32_t freq_hz;	/* per CPU; 0: 99 */
@@ -40,6 +43,12 @@ struct cpu_sample_opts {
 	uint32_t ringbuf_bytes;	/* power of 2; 0: 4 MiB */
 	bool force_sw_clock;	/* see perf_event_set_opts */
 	cpu_sample_event_fn on_event; /* required */
+	/*
+	 * Set: user threads' samples carry their registers and the top of
+	 * their stack (bpf/cpu_sample.h) to on_copy, for unwinding with CFI,
+	 * instead of a frame-pointer walk to on_event.
+	 */
+	cpu_sample_copy_fn on_copy;
 	void *ctx;
 };
 

@@ -117,6 +117,11 @@ struct tl_priv {
 	size_t nr_warnings;
 	/* load_dir(): the trace of the same pid's next image (after exec), or NULL */
 	const char *next_image;
+	/* The file being loaded: its api_stack records (correlation id -> launch stack). */
+	struct api_stack_ent {
+		uint32_t corr, stack;
+	} *api_stacks;
+	size_t nr_api_stacks, cap_api_stacks;
 	char errbuf[512];
 };
 
@@ -288,6 +293,7 @@ void timeline__free(struct timeline *tl)
 		free(tl->priv->run_end);
 		free(tl->priv->cursor);
 		free(tl->priv->hit_last);
+		free(tl->priv->api_stacks);
 		free(tl->priv);
 	}
 	for (i = 0; i < tl->nr_files; i++)
@@ -1211,6 +1217,23 @@ static int add_record(struct timeline *tl, struct idmap *ids, struct idmap *stac
 		li = launch_stack_index(tl, &st);
 		return li == UINT32_MAX ? -ENOMEM : idmap_put(stacks, k->id, li + 1);
 	}
+	case GP_REC_API_STACK: {
+		/* (2.3) the call's own stack, taken on its thread: bound after the file (bind_api_stacks()) */
+		const struct gp_rec_api_stack *a = (const void *)rec;
+		uint32_t li = a->stack_id ? idmap_get(stacks, a->stack_id) : 0;
+		struct tl_priv *p = tl->priv;
+		struct api_stack_ent *e;
+
+		f->launch_stacks = 1;
+		if (!li)
+			return 0; /* not known, or its chunk did not define it: the call keeps none */
+		e = push((void **)&p->api_stacks, &p->nr_api_stacks, &p->cap_api_stacks, sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		e->corr = a->correlation_id + f->corr_base;
+		e->stack = li - 1;
+		return 0;
+	}
 	case GP_REC_LAUNCH_SITE_ID: {
 		const struct gp_rec_launch_site_id *l = (const void *)rec;
 		uint32_t li = l->stack_id ? idmap_get(stacks, l->stack_id) : 0;
@@ -1366,6 +1389,44 @@ static int add_record(struct timeline *tl, struct idmap *ids, struct idmap *stac
 #undef S
 }
 
+static int cmp_api_stack(const void *a, const void *b)
+{
+	const struct api_stack_ent *x = a, *y = b;
+
+	return x->corr < y->corr ? -1 : x->corr > y->corr;
+}
+
+/*
+ * A GPU trace with launch stacks (2.3): each of its API calls [api0,
+ * nr_api) takes the stack its api_stack record names, by correlation id,
+ * exactly; no time window, no launch-site hit. The first record of an id
+ * wins, as correlate's does for API records.
+ */
+static void bind_api_stacks(struct timeline *tl, size_t api0)
+{
+	struct tl_priv *p = tl->priv;
+	size_t i;
+
+	if (!p->nr_api_stacks)
+		return;
+	gp_sort(p->api_stacks, p->nr_api_stacks, sizeof(*p->api_stacks), cmp_api_stack);
+	for (i = api0; i < tl->nr_api; i++) {
+		size_t lo = 0, hi = p->nr_api_stacks;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (p->api_stacks[mid].corr < tl->api[i].corr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < p->nr_api_stacks && p->api_stacks[lo].corr == tl->api[i].corr)
+			tl->api[i].launch = (int32_t)p->api_stacks[lo].stack;
+	}
+	p->nr_api_stacks = 0;
+}
+
 int timeline__load_file(struct timeline *tl, const char *path, const char **why)
 {
 	struct tl_priv *p = tl->priv;
@@ -1375,7 +1436,7 @@ int timeline__load_file(struct timeline *tl, const char *path, const char **why)
 	struct tl_file *f;
 	const uint8_t *recs;
 	uint64_t writer0;
-	size_t len;
+	size_t len, api0;
 	int rc, err = 0;
 
 	r = gp_reader__open(path, p->errbuf, sizeof(p->errbuf));
@@ -1434,6 +1495,8 @@ int timeline__load_file(struct timeline *tl, const char *path, const char **why)
 		}
 	}
 	writer0 = tl->dropped[GP_DROP_WRITER];
+	api0 = tl->nr_api;
+	tl->priv->nr_api_stacks = 0;
 	/* a chunk's records at a time: a call per record is a tenth of the loading time */
 	while (!err && (rc = gp_reader__next_chunk(r, &recs, &len)) != GP_READ_EOF) {
 		const uint8_t *end = recs + len;
@@ -1445,6 +1508,8 @@ int timeline__load_file(struct timeline *tl, const char *path, const char **why)
 		for (; recs < end && !err; recs += ((const struct gp_rec_hdr *)recs)->size)
 			err = add_record(tl, &ids, &stacks, (const struct gp_rec_hdr *)recs, f);
 	}
+	if (!err)
+		bind_api_stacks(tl, api0);
 	gp_reader__stats(r, &rs);
 	f->clean_end = rs.clean_end;
 	f->records = rs.records;
@@ -2010,6 +2075,17 @@ void timeline__finish(struct timeline *tl)
 	free(p->runs);
 	p->runs = NULL;
 	p->nr_runs = p->cap_runs = 0;
+	free(p->api_stacks);
+	p->api_stacks = NULL;
+	p->nr_api_stacks = p->cap_api_stacks = 0;
+	/*
+	 * GPU traces with their own launch stacks (2.3) and no launch-site hit
+	 * to bind by time: what loading bound is the whole join, which
+	 * correlate__run() keeps.
+	 */
+	for (i = 0; i < tl->nr_files && !tl->nr_launch; i++)
+		if (tl->files[i].launch_stacks)
+			tl->launches_bound = 1;
 	/* the loader's order of threads was not (pid, tid): API calls and hits are sorted again */
 	if (renumber_tids(tl))
 		p->unordered |= ORD_API | ORD_LAUNCH;

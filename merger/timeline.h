@@ -106,8 +106,10 @@ struct __attribute__((packed, aligned(4))) tl_api {
 	uint64_t start;
 	uint32_t dur; /* end - start, or 0 when the end is not after it; coded: TL_DUR_LONG */
 	uint32_t corr;
-	/* The stack of the call's launch-site hit, an index into tl->launch_stacks; -1: none.
-	 * Set by correlate__run(), or while loading (tl->launches_bound). */
+	/* The call's launch stack, an index into tl->launch_stacks; -1: none. Set while
+	 * loading from the GPU trace's own api_stack records (2.3: by correlation id,
+	 * exactly), else from the call's launch-site hit by correlate__run() or while
+	 * loading (tl->launches_bound). */
 	int32_t launch;
 	union {
 		struct {
@@ -206,6 +208,7 @@ struct tl_file {
 	 * (CUPTI counts from 1 again in each image of an exec chain).
 	 */
 	uint32_t corr_base, corr_max;
+	int launch_stacks; /* (2.3) a GPU trace with api_stack records: its calls' stacks are exact */
 	struct clock_fit fit; /* how its times were brought to CLOCK_MONOTONIC */
 	char hostname[64], kernel_release[64], machine[16]; /* from the file header */
 	uint64_t start_monotonic_ns, start_realtime_ns;	    /* read together at file open */

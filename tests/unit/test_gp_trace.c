@@ -219,6 +219,16 @@ static void test_roundtrip_every_type(void **state)
 		assert_int_equal(li->stack_id, 1);
 		gp_writer__commit(w);
 	}
+	{
+		static const uint64_t kips[3] = { 0x404000, 0x404100, 0xffffffff81000100ull };
+		struct gp_rec_api_stack *as = gp_writer__reserve(w, GP_REC_API_STACK, sizeof(*as));
+
+		assert_non_null(as);
+		as->correlation_id = 42;
+		as->stack_id = gp_writer__intern_stack(w, kips, 2, 1); /* the same frames: the same id */
+		as->hdr.flags = GP_API_STACK_NESTED;
+		gp_writer__commit(w);
+	}
 
 	b = finish(w, fp, 1);
 	r = gp_reader__open_mem(b.data, b.size, "rt.trace", err, sizeof(err));
@@ -300,6 +310,14 @@ static void test_roundtrip_every_type(void **state)
 
 			assert_int_equal(l->ts, 95);
 			assert_int_equal(l->stack_id, 1);
+			break;
+		}
+		case GP_REC_API_STACK: {
+			const struct gp_rec_api_stack *as = (const void *)h;
+
+			assert_int_equal(as->correlation_id, 42);
+			assert_int_equal(as->stack_id, 1);
+			assert_int_equal(as->hdr.flags, GP_API_STACK_NESTED);
 			break;
 		}
 		default:

@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: Apache-2.0
+/* ustack: unwind the agent's copied user stacks with per-file CFI tables. */
+#include "ustack.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include "cfi_table.h"
+#include "remote.h"
+
+#define USTACK_MAX_MAPS	4096	/* executable mappings per process, as the agent's AGENT_MAX_MODS */
+#define USTACK_MAX_LOADS 16	/* PT_LOAD segments remembered per file */
+
+/* A file's table and the segments that turn a file offset into an ELF address. */
+struct file_ent {
+	struct file_ent *next;
+	uint64_t dev, inode;
+	struct cfi_table *table;	/* NULL: no CFI, or the file could not be read */
+	uint32_t nloads;
+	struct {
+		uint64_t offset, vaddr, filesz;
+	} loads[USTACK_MAX_LOADS];
+};
+
+struct umap {
+	uint64_t start, end, bias;
+	const struct cfi_table *table;
+};
+
+struct uproc {
+	pid_t pid;
+	bool sorted;
+	struct umap *m;
+	size_t n, cap;
+};
+
+struct ustack {
+	struct file_ent *files;
+	struct cfi_table *vdso;	/* the agent's own vdso's table */
+	uint64_t vdso_delta;	/* its load bias - its base: a process's bias is its base + this */
+	int vdso_state;		/* 0 not tried, 1 built, -errno */
+	struct uproc *procs;
+	size_t nprocs, pcap;
+	struct ustack_stats st;
+};
+
+struct ustack *ustack__new(void)
+{
+	return calloc(1, sizeof(struct ustack));
+}
+
+void ustack__free(struct ustack *u)
+{
+	struct file_ent *f, *next;
+
+	if (!u)
+		return;
+	for (f = u->files; f; f = next) {
+		next = f->next;
+		cfi_table__free(f->table);
+		free(f);
+	}
+	cfi_table__free(u->vdso);
+	for (size_t i = 0; i < u->nprocs; i++)
+		free(u->procs[i].m);
+	free(u->procs);
+	free(u);
+}
+
+/* The PT_LOAD segments of an x86-64 ELF file. 0 or -errno. */
+static int read_loads(int fd, struct file_ent *f)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_machine != EM_X86_64 || eh.e_phentsize != sizeof(ph) || eh.e_phnum > 256)
+		return -ENOEXEC;
+	for (unsigned int i = 0; i < eh.e_phnum && f->nloads < USTACK_MAX_LOADS; i++) {
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) !=
+		    (ssize_t)sizeof(ph))
+			return -ENOEXEC;
+		if (ph.p_type != PT_LOAD)
+			continue;
+		f->loads[f->nloads].offset = ph.p_offset;
+		f->loads[f->nloads].vaddr = ph.p_vaddr;
+		f->loads[f->nloads].filesz = ph.p_filesz;
+		f->nloads++;
+	}
+	return f->nloads ? 0 : -ENOEXEC;
+}
+
+static struct file_ent *file_get(struct ustack *u, uint64_t dev, uint64_t inode, const char *path)
+{
+	struct file_ent *f;
+	struct cfi_table_stats ts;
+	int fd, err;
+
+	for (f = u->files; f; f = f->next)
+		if (f->dev == dev && f->inode == inode)
+			return f;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->dev = dev;
+	f->inode = inode;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		u->st.files_failed++;
+	} else {
+		err = read_loads(fd, f);
+		if (!err)
+			err = cfi_table__from_fd(fd, &f->table);
+		close(fd);
+		if (f->table) {
+			cfi_table__stats(f->table, &ts);
+			u->st.tables++;
+			u->st.table_bytes += (uint64_t)ts.rows * sizeof(struct gp_cfi_row);
+		} else if (err == -ENOEXEC) {
+			u->st.files_no_cfi++;
+		} else {
+			u->st.files_failed++;
+		}
+	}
+	f->next = u->files;
+	u->files = f;
+	return f;
+}
+
+static struct uproc *proc_of(struct ustack *u, pid_t pid, bool create)
+{
+	struct uproc *p;
+
+	for (size_t i = 0; i < u->nprocs; i++)
+		if (u->procs[i].pid == pid)
+			return &u->procs[i];
+	if (!create)
+		return NULL;
+	if (u->nprocs == u->pcap) {
+		size_t cap = u->pcap ? 2 * u->pcap : 16;
+
+		p = realloc(u->procs, cap * sizeof(*p));
+		if (!p)
+			return NULL;
+		u->procs = p;
+		u->pcap = cap;
+	}
+	p = &u->procs[u->nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	return p;
+}
+
+int ustack__add_mapping(struct ustack *u, pid_t pid, uint64_t start, uint64_t end, uint64_t pgoff,
+			uint64_t dev, uint64_t inode, const char *file)
+{
+	struct uproc *p = proc_of(u, pid, true);
+	struct file_ent *f;
+	uint64_t bias = 0;
+	size_t i, k;
+
+	if (!p || start >= end) {
+		u->st.mappings_dropped++;
+		return -ENOMEM;
+	}
+	f = file_get(u, dev, inode, file);
+	if (!f) {
+		u->st.mappings_dropped++;
+		return -ENOMEM;
+	}
+	/* ELF address = file offset - p_offset + p_vaddr, in the segment holding pgoff */
+	for (i = 0; i < f->nloads; i++) {
+		if (pgoff >= (f->loads[i].offset & ~4095ull) &&
+		    pgoff < f->loads[i].offset + f->loads[i].filesz) {
+			bias = start - pgoff + f->loads[i].offset - f->loads[i].vaddr;
+			break;
+		}
+	}
+	/* a mapping replaces what it overlaps (munmap + mmap of another file) */
+	for (i = k = 0; i < p->n; i++)
+		if (p->m[i].end <= start || p->m[i].start >= end)
+			p->m[k++] = p->m[i];
+	p->n = k;
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 32;
+		struct umap *m;
+
+		if (cap > USTACK_MAX_MAPS || !(m = realloc(p->m, cap * sizeof(*m)))) {
+			u->st.mappings_dropped++;
+			return -ENOMEM;
+		}
+		p->m = m;
+		p->cap = cap;
+	}
+	p->m[p->n++] = (struct umap){ start, end, bias, f->nloads ? f->table : NULL };
+	p->sorted = false;
+	return 0;
+}
+
+static int vdso_phdr(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct ustack *u = arg;
+	uint64_t base = getauxval(AT_SYSINFO_EHDR);
+
+	(void)size;
+	for (size_t i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD && ph->p_offset == 0 && info->dlpi_addr + ph->p_vaddr == base) {
+			u->vdso_state = cfi_table__from_phdrs(info->dlpi_addr, info->dlpi_phdr,
+							      info->dlpi_phnum, &u->vdso);
+			if (!u->vdso_state)
+				u->vdso_state = 1;
+			u->vdso_delta = info->dlpi_addr - base;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int ustack__add_vdso(struct ustack *u, pid_t pid, uint64_t start, uint64_t end)
+{
+	struct uproc *p;
+
+	if (!u->vdso_state) {
+		u->vdso_state = -ENOENT;
+		if (getauxval(AT_SYSINFO_EHDR))
+			dl_iterate_phdr(vdso_phdr, u);
+		if (u->vdso_state == 1)
+			u->st.tables++;
+	}
+	if (u->vdso_state != 1)
+		return -ENOENT; /* its frames end stacks as an unknown module */
+	p = proc_of(u, pid, true);
+	if (!p || (p->n == p->cap && p->cap >= USTACK_MAX_MAPS)) {
+		u->st.mappings_dropped++;
+		return -ENOMEM;
+	}
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 32;
+		struct umap *m = realloc(p->m, cap * sizeof(*m));
+
+		if (!m) {
+			u->st.mappings_dropped++;
+			return -ENOMEM;
+		}
+		p->m = m;
+		p->cap = cap;
+	}
+	for (size_t i = 0; i < p->n; i++)
+		if (p->m[i].start == start && p->m[i].end == end)
+			return 0;
+	p->m[p->n++] = (struct umap){ start, end, start + u->vdso_delta, u->vdso };
+	p->sorted = false;
+	return 0;
+}
+
+void ustack__forget(struct ustack *u, pid_t pid)
+{
+	struct uproc *p = proc_of(u, pid, false);
+
+	if (!p)
+		return;
+	free(p->m);
+	*p = u->procs[--u->nprocs];
+}
+
+static int umap_cmp(const void *a, const void *b)
+{
+	const struct umap *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int lookup(void *ctx, uint64_t addr, struct gp_unwind_remote_mod *out)
+{
+	const struct uproc *p = ctx;
+	size_t lo = 0, hi = p->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (addr < p->m[mid].start) {
+			hi = mid;
+		} else if (addr >= p->m[mid].end) {
+			lo = mid + 1;
+		} else {
+			out->table = p->m[mid].table;
+			out->bias = p->m[mid].bias;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int ustack__unwind(struct ustack *u, pid_t pid, uint64_t rip, uint64_t rsp, uint64_t rbp,
+		   const void *stack, uint32_t len, int cut, uint64_t *pcs, int max, int *endp)
+{
+	struct uproc *p = proc_of(u, pid, false);
+	struct gp_unwind_remote r = {
+		.rip = rip, .rsp = rsp, .rbp = rbp,
+		.stack = stack, .stack_base = rsp, .stack_len = len, .stack_cut = cut != 0,
+		.lookup = p ? lookup : NULL, .ctx = p,
+	};
+	int end, n;
+
+	if (p && !p->sorted) {
+		qsort(p->m, p->n, sizeof(*p->m), umap_cmp);
+		p->sorted = true;
+	}
+	n = gp_unwind__remote(&r, pcs, max, &end);
+	u->st.unwinds++;
+	u->st.ends[end]++;
+	u->st.frames += (uint64_t)n;
+	if (endp)
+		*endp = end;
+	return n;
+}
+
+void ustack__stats(const struct ustack *u, struct ustack_stats *st)
+{
+	*st = u->st;
+}

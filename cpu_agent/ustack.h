@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * ustack: the agent's CFI unwinding of sampled user stacks. A sample
+ * carries the thread's user registers and a copy of its stack from rsp up
+ * (bpf/cpu_sample.h, cpu_sample_copy_event); ustack unwinds it with the
+ * CFI tables of the process's mapped files (unwind/cfi_table.h, the same
+ * builder and format as the injection library's) and frame pointers where
+ * a module has no CFI (unwind/remote.h).
+ *
+ * Tables are built once per file (device + inode), when a process's
+ * mapping is reported (the agent's /proc/PID/maps scans), from the file the
+ * mapping shows (/proc/PID/map_files/...), and kept until ustack__free():
+ * every process mapping libc shares one. Not cached on disk yet.
+ *
+ * One thread (the agent's polling thread); no locking.
+ */
+#ifndef GPUPERF_CPU_AGENT_USTACK_H
+#define GPUPERF_CPU_AGENT_USTACK_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "unwind.h"
+
+struct ustack;
+
+struct ustack_stats {
+	uint64_t unwinds;		/* stacks unwound */
+	uint64_t ends[GP_UNWIND_END__COUNT]; /* per end reason; ends[ROOT]: clean ends */
+	uint64_t frames;		/* user frames written */
+	uint32_t tables;		/* files with a table */
+	uint32_t files_no_cfi;		/* files without CFI (frame pointers used) */
+	uint32_t files_failed;		/* files that could not be read (frame pointers used) */
+	uint64_t table_bytes;		/* rows held */
+	uint64_t mappings_dropped;	/* mappings not kept (per-process limit, no memory) */
+};
+
+struct ustack *ustack__new(void);
+void ustack__free(struct ustack *u);
+
+/*
+ * An executable mapping of `pid`: [start, end) maps `file` (a path that
+ * opens the very file mapped, e.g. /proc/PID/map_files/START-END) from
+ * offset `pgoff`; dev/inode identify the file. Builds its table the first
+ * time the file is seen. A mapping overlapping older ones replaces them.
+ * 0 or -errno (the mapping is then not known: its frames end stacks).
+ */
+int ustack__add_mapping(struct ustack *u, pid_t pid, uint64_t start, uint64_t end, uint64_t pgoff,
+			uint64_t dev, uint64_t inode, const char *file);
+/*
+ * The process's [vdso] at [start, end): the kernel's, the same image as the
+ * agent's own, whose table is built from the agent's mapping (once).
+ */
+int ustack__add_vdso(struct ustack *u, pid_t pid, uint64_t start, uint64_t end);
+/* The process is gone: drop its mappings (tables stay). */
+void ustack__forget(struct ustack *u, pid_t pid);
+
+/*
+ * Unwind a copied stack of `pid`: at most `max` pcs (innermost first) into
+ * `pcs`; returns how many and sets *end (GP_UNWIND_END_*), both counted.
+ */
+int ustack__unwind(struct ustack *u, pid_t pid, uint64_t rip, uint64_t rsp, uint64_t rbp,
+		   const void *stack, uint32_t len, int cut, uint64_t *pcs, int max, int *end);
+
+void ustack__stats(const struct ustack *u, struct ustack_stats *st);
+
+#endif /* GPUPERF_CPU_AGENT_USTACK_H */

@@ -1,0 +1,69 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# record_noroot.sh - `gpuperf record` (no --cpu) + `gpuperf report` of every sample on the
+# CUDA simulator, run as an unprivileged user (uid/gid 65534): the launch stacks come from
+# the injection library alone. Checked exactly against the simulator's log
+# (tests/report/check_sim.py: join rate 1, each kernel under the function that launched
+# it, launch sites' file:line), plus: the launch stacks are the trace's own (api_stack
+# records, no cpu.trace), profile.svg is written, trace.json draws each launch's flow.
+# usage: record_noroot.sh GPUPERF SAMPLES_BIN_DIR SAMPLES_SRC_DIR PYTHON
+# env: LD_LIBRARY_PATH (the simulator); GPUPERF_STACKS_FP=1 shows what a frame-pointer walk gives.
+set -u
+GPUPERF=$1
+BIN=$2
+SRC=$3
+PYTHON=$4
+HERE=$(cd "$(dirname "$0")" && pwd)
+CHECK=$HERE/../report/check_sim.py
+[ -x "$BIN/vector_add_shared" ] || { echo "SKIP: samples not built"; exit 77; }
+if [ "$(id -u)" -eq 0 ]; then
+	AS="setpriv --reuid=65534 --regid=65534 --clear-groups"
+else
+	AS="" # already unprivileged
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+chmod 777 "$tmp"
+fail=0
+
+# sample NAME ARGS -- KERNEL=FUNCTION...
+sample() {
+	name=$1
+	shift
+	args=
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do args="$args $1"; shift; done
+	[ $# -gt 0 ] && shift
+	d=$tmp/$name
+	# shellcheck disable=SC2086
+	if ! $AS env GPUPERF_SIM_LOG="$tmp/$name.jsonl" "$GPUPERF" record -q -o "$d" -- \
+		"$BIN/${name}_shared" $args >"$tmp/$name.out" 2>&1; then
+		echo "FAIL: $name: record failed:"; sed 's/^/  /' "$tmp/$name.out" | tail -5; fail=1; return
+	fi
+	if [ -e "$d/cpu.trace" ] || ! "$GPUPERF" dump "$d"/gpu-*.trace | grep -q '^api_stack'; then
+		echo "FAIL: $name: the launch stacks are not the GPU trace's own"; fail=1; return
+	fi
+	if ! $AS "$GPUPERF" report -q "$d" 2>"$tmp/$name.err" ||
+		! $AS "$GPUPERF" report -q -f chrome "$d" 2>"$tmp/$name.err"; then
+		echo "FAIL: $name: report failed:"; sed 's/^/  /' "$tmp/$name.err" | tail -5; fail=1; return
+	fi
+	if ! grep -q '"flow_out":true' "$d/trace.json" || ! [ -s "$d/profile.svg" ]; then
+		echo "FAIL: $name: no flows in trace.json, or no profile.svg"; fail=1; return
+	fi
+	if out=$(env -u LD_PRELOAD "$PYTHON" "$CHECK" "$d" "$tmp/$name.jsonl" "$SRC" "$@"); then
+		echo "ok: $name: $out"
+	else
+		echo "FAIL: $name:"; echo "$out" | sed 's/^/  /' | head -20; fail=1
+	fi
+}
+
+sample vector_add -- vector_add_kernel=launch_vector_add
+sample train_step -- sgd_kernel=launch_sgd gemm_tn_kernel=launch_gemm_weight_grad \
+	gemm_nt_kernel=launch_gemm_input_grad bias_grad_kernel=launch_bias_grad \
+	relu_grad_kernel=launch_relu_grad mse_grad_kernel=launch_mse_grad \
+	reduce_sum_kernel=launch_reduce_sum bias_act_kernel=launch_bias_act gemm_nn_kernel=launch_gemm
+sample multi_stream 8 -- 'scale_kernel=launch_scale(' 'offset_kernel=launch_offset('
+sample memcpy_bench
+sample driver_api -- saxpy=launch_saxpy_
+sample cuda_graph -- _kernel=replay_graph
+sample launch_loop 2000 -- 'tick=launch_tick('
+exit $fail
