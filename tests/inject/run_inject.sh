@@ -108,6 +108,18 @@ driver_api) sample driver_api ;;
 multi_stream) sample multi_stream 8 -- --min-threads 8 ;;
 cuda_graph) sample cuda_graph -- --graph ;;
 launch_loop) sample launch_loop 20000 ;;
+fp_walk_fails)
+	# CUDA's libraries (and the simulator's) keep no frame pointers: a frame-pointer
+	# walk from the callback ends inside them, and the launching function is lost.
+	GPUPERF_STACKS_FP=1 traced "$GPINJ_SAMPLES/vector_add_shared" >"$dir/stdout.txt" \
+		2>"$dir/stderr.txt" || fail "exited with status $?"
+	t=$(one_trace) || exit 1
+	"$GPINJ_CHECK" --min-frames 4 "$t" "$dir/truth.jsonl" >"$dir/check.txt" 2>&1 &&
+		fail "a frame-pointer walk got whole stacks: $(cat "$dir/check.txt")"
+	grep -q "launch stack of [0-3] frames" "$dir/check.txt" ||
+		fail "not the expected failure: $(head -3 "$dir/check.txt")"
+	echo "ok: frame pointers alone: $(grep -c 'launch stack of' "$dir/check.txt") stacks cut short"
+	;;
 stacks_off)
 	# GPUPERF_STACKS=0: no callback on the launch path, no api_stack record, the rest exact.
 	GPUPERF_STACKS=0 sample launch_loop 2000 -- --no-stacks

@@ -47,6 +47,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sim_deep.h"
 #include "sim_internal.h"
 
 /* Duration rules, documented in README.md. */
@@ -489,6 +490,14 @@ int gpsim_hooks_set(const struct gpsim_hooks *h)
 	return 0;
 }
 
+static void hook_enter(void *c)
+{
+	const struct gpsim_hooks *h = hooks();
+
+	if (h && h->api_enter)
+		h->api_enter(c);
+}
+
 void gpsim_call_enter(struct gpsim_call *c, int domain, uint32_t cbid, const char *name,
 		      const void *params, const char *symbol)
 {
@@ -508,8 +517,9 @@ void gpsim_call_enter(struct gpsim_call *c, int domain, uint32_t cbid, const cha
 	tls_top = c;
 	c->start = gpsim_now();
 	h = hooks();
+	/* CUPTI's callback comes from beneath the driver's own frames (sim_deep.h). */
 	if (h && h->api_enter)
-		h->api_enter(c);
+		gpsim_deep(hook_enter, c);
 }
 
 int gpsim_call_exit(struct gpsim_call *c, int ret)

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim_deep.h"
 #include "sim_internal.h"
 
 /* A registered kernel: cudaKernel_t and the host stub's address map to it. */
@@ -147,10 +148,33 @@ static cudaError_t rt_exit(struct gpsim_call *c, cudaError_t e)
 	return (cudaError_t)gpsim_call_exit(c, (int)e);
 }
 
-#define RT_TRACE(cb, params, sym)                                                          \
-	struct gpsim_call call__;                                                            \
-	gpsim_call_enter(&call__, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_##cb, \
-			 __func__, params, sym)
+/* A runtime call enters the driver's tracing through frames of the runtime's own (sim_deep.h). */
+struct rt_enter_args {
+	struct gpsim_call *c;
+	uint32_t cbid;
+	const char *name;
+	const void *params;
+	const char *sym;
+};
+
+static void rt_enter_deep(void *arg)
+{
+	struct rt_enter_args *a = arg;
+
+	gpsim_call_enter(a->c, CUPTI_CB_DOMAIN_RUNTIME_API, a->cbid, a->name, a->params, a->sym);
+}
+
+static void rt_trace(struct gpsim_call *c, uint32_t cbid, const char *name, const void *params,
+		     const char *sym)
+{
+	struct rt_enter_args a = { c, cbid, name, params, sym };
+
+	gpsim_deep(rt_enter_deep, &a);
+}
+
+#define RT_TRACE(cb, params, sym)  \
+	struct gpsim_call call__; \
+	rt_trace(&call__, CUPTI_RUNTIME_TRACE_CBID_##cb, __func__, params, sym)
 #define RT_ENTER(cb, params, sym) \
 	rt_init();                \
 	RT_TRACE(cb, params, sym)

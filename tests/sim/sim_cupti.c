@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sim_deep.h"
 #include "sim_internal.h"
 
 #define ALIGN8(x) (((x) + 7) & ~(size_t)7)
@@ -307,10 +308,37 @@ static bool api_record_on(const struct gpsim_call *call)
 	       !C.act_off_drv[call->cbid];
 }
 
+/* One callback, delivered from beneath CUPTI's own frames (sim_deep.h). */
+struct deliver_args {
+	CUpti_CallbackFunc cb;
+	void *userdata;
+	int domain;
+	uint32_t cbid;
+	const CUpti_CallbackData *d;
+};
+
+static void deliver_callback(void *arg)
+{
+	struct deliver_args *a = arg;
+
+	a->cb(a->userdata, (CUpti_CallbackDomain)a->domain, a->cbid, a->d);
+}
+
+/*
+ * On the thread that made the call, as the call enters and as it returns:
+ * "The callback is at the entry of the API call." (CUPTI_API_ENTER) and
+ * "The callback is at the exit of the API call." (CUPTI_API_EXIT), with
+ * "The activity record correlation ID for this callback. [...] For a
+ * runtime domain callback [...] this ID will equal the correlation ID in
+ * the CUpti_ActivityAPI record corresponding to the CUDA runtime function
+ * call." (CUpti_CallbackData::correlationId, and the same for the driver
+ * domain), so a client can key what it takes there (a stack) by the id.
+ */
 static void issue_callback(struct gpsim_call *call, CUpti_ApiCallbackSite site)
 {
 	CUpti_CallbackData d;
 	CUpti_CallbackFunc cb;
+	struct deliver_args a;
 	void *userdata;
 	uint8_t *on = cb_table(call->domain, call->cbid);
 	CUcontext ctx;
@@ -332,7 +360,8 @@ static void issue_callback(struct gpsim_call *call, CUpti_ApiCallbackSite site)
 	d.contextUid = ctx ? GPSIM_CONTEXT_ID : 0;
 	d.correlationData = &call->hook_data[0];
 	d.correlationId = call->corr;
-	cb(userdata, (CUpti_CallbackDomain)call->domain, call->cbid, &d);
+	a = (struct deliver_args){ cb, userdata, call->domain, call->cbid, &d };
+	gpsim_deep(deliver_callback, &a);
 }
 
 static void hook_api_enter(struct gpsim_call *call)
