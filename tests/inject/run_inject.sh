@@ -120,6 +120,19 @@ fp_walk_fails)
 		fail "not the expected failure: $(head -3 "$dir/check.txt")"
 	echo "ok: frame pointers alone: $(grep -c 'launch stack of' "$dir/check.txt") stacks cut short"
 	;;
+stress_stacks)
+	# 8 threads launching at once, each from a chain of its own depth, through the
+	# simulator's frameless libraries: every stack exact and its own thread's.
+	traced "$GPINJ_STRESS" 3000 >"$dir/stdout.txt" 2>"$dir/stderr.txt" ||
+		fail "exited with status $?"
+	check --min-threads 8
+	gp=$GPINJ_GPUPERF
+	[ -x "$gp" ] || { echo "SKIP: $gp not built"; exit 77; }
+	"$gp" dump "$(one_trace)" >"$dir/dump.txt" || fail "gpuperf dump failed"
+	python3 "$(dirname "$0")/check_stress.py" "$dir/stdout.txt" "$dir/dump.txt" 3000 \
+		>"$dir/stress.txt" 2>&1 || fail "$(cat "$dir/stress.txt")"
+	cat "$dir/stress.txt"
+	;;
 stacks_off)
 	# GPUPERF_STACKS=0: no callback on the launch path, no api_stack record, the rest exact.
 	GPUPERF_STACKS=0 sample launch_loop 2000 -- --no-stacks
