@@ -5,13 +5,17 @@
  * usage: bench_inject -e EXE -i INJECT_LIB -c REF_CLIENT [-L LD_LIBRARY_PATH]
  *                     [-n LAUNCHES] [-r REPS] [-d WORKDIR] [-k KERNEL_NS]
  *
- * Runs `EXE LAUNCHES` (the launch_loop sample) REPS times in each of three
+ * Runs `EXE LAUNCHES` (the launch_loop sample) REPS times in each of four
  * ways, interleaved so drift hits all alike: plain, with the reference
- * client and with our library as CUDA_INJECTION64_PATH. The program reports
+ * client (activity only), and with our library as CUDA_INJECTION64_PATH,
+ * launch stacks off (GPUPERF_STACKS=0) and on. The program reports
  * its own launch-loop time (elapsed_ms=); wait4() gives the peak RSS. Prints
  * the medians, the added ns per launch of ours over the reference (the
  * median of the per-round differences, so that drift between rounds cancels),
- * the RSS growth and the trace size, as a Markdown table.
+ * the RSS growth and the trace size, as a Markdown table; then what launch
+ * stacks add (on against off: the launching thread's CPU ns per launch,
+ * from CLOCK_THREAD_CPUTIME_ID around the loop, and loop time), as
+ * differences and ratios.
  *
  * On the CUDA simulator a kernel lasts 2 us unless told otherwise, longer
  * than a launch takes on the host: the loop would then wait for the
@@ -29,9 +33,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum { PLAIN, REF, OURS, NMODES };
-static const char *const mode_names[] = { "uninstrumented", "reference CUPTI client",
-					  "libgpuperf_inject.so" };
+enum { PLAIN, REF, OURS_OFF, OURS, NMODES };
+static const char *const mode_names[] = { "uninstrumented", "reference CUPTI client (activity only)",
+					  "libgpuperf_inject.so, GPUPERF_STACKS=0",
+					  "libgpuperf_inject.so, launch stacks on" };
+static const char *const mode_short[] = { "plain", "ref", "ours-nostacks", "ours" };
 
 struct run {
 	double ms;
@@ -96,7 +102,7 @@ static double writer_cpu_ms(const char *log)
 
 /* log: NULL, or a file where our library is to write its debug log (read back for writer_ms). */
 static int run_once(const char *exe, const char *launches, const char *kernel_ns, const char *inject,
-		    const char *ldpath, const char *dir, const char *log, struct run *out)
+		    int stacks, const char *ldpath, const char *dir, const char *log, struct run *out)
 {
 	int pfd[2], status;
 	struct rusage ru;
@@ -126,6 +132,7 @@ static int run_once(const char *exe, const char *launches, const char *kernel_ns
 			setenv("GPUPERF_LOG_FILE", log, 1);
 		}
 		setenv("GPUPERF_DIR", dir, 1);
+		setenv("GPUPERF_STACKS", stacks ? "1" : "0", 1);
 		if (*kernel_ns) {
 			char rule[64];
 
@@ -170,6 +177,7 @@ int main(int argc, char **argv)
 	int reps = 3, opt, r, m;
 	double ms[NMODES][64], med_ms[NMODES], cpu[NMODES][64], med_cpu[NMODES], n;
 	double d_ms[64], d_cpu[64], d_thr[64]; /* ours - reference, per round */
+	double s_ms[64], s_thr[64]; /* ours - ours without stacks, per round */
 	double thr[NMODES][64], med_thr[NMODES];
 	double wr[64]; /* our writer thread's CPU (ms), per round */
 	char log[4096];
@@ -201,8 +209,8 @@ int main(int argc, char **argv)
 			struct run one = { 0, 0 };
 			const char *lib = m == PLAIN ? NULL : m == REF ? ref : inject;
 
-			if (run_once(exe, launches, kernel_ns, lib, ldpath, dir, m == OURS ? log : NULL,
-				     &one))
+			if (run_once(exe, launches, kernel_ns, lib, m == OURS, ldpath, dir,
+				     m == OURS ? log : NULL, &one))
 				return 1;
 			if (m == OURS)
 				wr[r] = one.writer_ms;
@@ -212,7 +220,11 @@ int main(int argc, char **argv)
 			rss[m][r] = one.rss_kb;
 			if (m == OURS)
 				trace_bytes = dir_trace_bytes(dir);
+			else if (m == OURS_OFF)
+				dir_trace_bytes(dir);
 		}
+		s_ms[r] = ms[OURS][r] - ms[OURS_OFF][r];
+		s_thr[r] = thr[OURS][r] - thr[OURS_OFF][r];
 		d_ms[r] = ms[OURS][r] - ms[REF][r];
 		d_cpu[r] = cpu[OURS][r] - cpu[REF][r];
 		d_thr[r] = thr[OURS][r] - thr[REF][r];
@@ -221,6 +233,8 @@ int main(int argc, char **argv)
 	qsort(d_thr, (size_t)reps, sizeof(double), cmp_double);
 	qsort(d_ms, (size_t)reps, sizeof(double), cmp_double);
 	qsort(d_cpu, (size_t)reps, sizeof(double), cmp_double);
+	qsort(s_ms, (size_t)reps, sizeof(double), cmp_double);
+	qsort(s_thr, (size_t)reps, sizeof(double), cmp_double);
 	for (m = 0; m < NMODES; m++) {
 		qsort(ms[m], (size_t)reps, sizeof(double), cmp_double);
 		qsort(rss[m], (size_t)reps, sizeof(long), cmp_long);
@@ -239,13 +253,13 @@ int main(int argc, char **argv)
 		       med_thr[m] * 1e6 / n, med_cpu[m] * 1e6 / n, med_rss[m] / 1024.0);
 	printf("\nloop time of each run, sorted (ms):");
 	for (m = 0; m < NMODES; m++) {
-		printf(" %s:", m == PLAIN ? "plain" : m == REF ? "ref" : "ours");
+		printf(" %s:", mode_short[m]);
 		for (r = 0; r < reps; r++)
 			printf(" %.0f", ms[m][r]);
 	}
 	printf("\npeak RSS of each run, sorted (MiB):");
 	for (m = 0; m < NMODES; m++) {
-		printf(" %s:", m == PLAIN ? "plain" : m == REF ? "ref" : "ours");
+		printf(" %s:", mode_short[m]);
 		for (r = 0; r < reps; r++)
 			printf(" %.1f", rss[m][r] / 1024.0);
 	}
@@ -264,6 +278,15 @@ int main(int argc, char **argv)
 		       wr[reps / 2] * 1e6 / n, wr[0] * 1e6 / n, wr[reps - 1] * 1e6 / n);
 	else
 		printf("libgpuperf_inject.so logged no writer thread CPU time (an older library?)\n");
+	printf("launch stacks (on against GPUPERF_STACKS=0; median of per-round differences, range): "
+	       "launching thread %+.0f CPU ns/launch (%.0f to %.0f), loop %+.0f ns/launch "
+	       "(%.0f to %.0f)\n",
+	       s_thr[reps / 2] * 1e6 / n, s_thr[0] * 1e6 / n, s_thr[reps - 1] * 1e6 / n,
+	       s_ms[reps / 2] * 1e6 / n, s_ms[0] * 1e6 / n, s_ms[reps - 1] * 1e6 / n);
+	printf("ratios to the reference client (medians): launching thread's CPU: stacks off %.2fx, "
+	       "stacks on %.2fx; loop time: stacks off %.2fx, stacks on %.2fx\n",
+	       med_thr[OURS_OFF] / med_thr[REF], med_thr[OURS] / med_thr[REF],
+	       med_ms[OURS_OFF] / med_ms[REF], med_ms[OURS] / med_ms[REF]);
 	printf("added over uninstrumented: %.0f ns/launch, %+.1f MiB RSS; trace %.1f MiB "
 	       "(%.1f bytes/launch)\n",
 	       (med_ms[OURS] - med_ms[PLAIN]) * 1e6 / n, (med_rss[OURS] - med_rss[PLAIN]) / 1024.0,
