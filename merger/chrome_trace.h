@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * chrome_trace.h - the timeline as a Chrome Trace Event Format document
- * (trace.json), the JSON that Perfetto UI and chrome://tracing open.
+ * (trace.json), the JSON that ui.perfetto.dev and Catapult's trace viewer
+ * open.
  *
  * Layout: one process per traced process, one track per host thread with
  * its CUDA API calls ("X" slices) and on-CPU samples (instant events named
- * by their leaf frame), and beside it a track "<thread> (off-CPU)" (tid +
+ * by their leaf frame, "sf" naming their call stack in the document's
+ * "stackFrames", root first as cpu.folded has it; Catapult shows it as the
+ * instant's stack, Perfetto's JSON reader keeps the instant and leaves the
+ * stack: trace.pftrace has it there), and beside it a track "<thread> (off-CPU)" (tid +
  * CHROME_TRACE_OFFCPU_TID) for its off-CPU spans ("X" slices named
  * "[off-cpu] leaf"): the scheduler's and CUPTI's timestamps can overlap by
  * microseconds without nesting, and on one track such a pair cannot be
@@ -32,6 +36,8 @@
 struct timeline;
 struct correlation;
 struct tl_stack;
+struct tl_sample;
+struct stack_frame;
 
 /* GPU device d is drawn as pid CHROME_TRACE_GPU_PID_BASE + d: above pid_max (2^22). */
 #define CHROME_TRACE_GPU_PID_BASE 0x40000000u
@@ -55,6 +61,14 @@ struct chrome_trace_names {
 	const char *(*thread_name)(void *ctx, uint32_t pid, uint32_t tid);
 	/* "NVIDIA H100 80GB HBM3", for the track "GPU 0 (NVIDIA H100 ...)". */
 	const char *(*device_name)(void *ctx, uint32_t device);
+	/*
+	 * The frames of an on-CPU sample, root first, as cpu.folded draws
+	 * them (names and kinds: enum gp_frame_kind): how many, with *frames
+	 * valid until the next callback; -1 when out of memory. Called once
+	 * per distinct (pid, stack). Fallback: the stack's addresses in hex,
+	 * user frames then kernel ones, outermost first.
+	 */
+	long (*sample_frames)(void *ctx, const struct tl_sample *s, const struct stack_frame **frames);
 };
 
 /*
@@ -119,5 +133,39 @@ const char *chrome_trace__task_state(uint32_t state);
 #define CHROME_TRACE_DIMS_LEN 36
 size_t chrome_trace__dims(char *buf, const uint32_t d[3]);
 const char *chrome_trace__memcpy_kind(unsigned k);
+
+/*
+ * The call stacks of a timeline's samples, as both timelines write them:
+ * a tree of frame nodes (parent, name, kind), each distinct path from the
+ * root stored once and numbered from 1 in the order it was first seen (a
+ * node's parent before it), and each distinct (name, kind) numbered too
+ * (its "symbol"), so that a writer writes each frame, name and stack once
+ * and refers to it by number after that.
+ */
+struct chrome_trace_stacks;
+
+struct chrome_trace_frame {
+	uint32_t parent; /* node id, 0 for a root frame */
+	uint32_t sym;	 /* the (name, kind) of the node, from 1 */
+	uint32_t len;	 /* of name */
+	unsigned kind;	 /* enum gp_frame_kind */
+	const char *name; /* NUL-terminated; valid until the next chrome_trace__sample_stack() */
+};
+
+/* NULL on ENOMEM. */
+struct chrome_trace_stacks *chrome_trace__stacks_new(void);
+void chrome_trace__stacks_free(struct chrome_trace_stacks *cs);
+/*
+ * The node id of sample s's innermost frame (its stack is that node and
+ * its parents), 0 for a stack of no frames; -ENOMEM. Frames come from
+ * nm->sample_frames (or its fallback), once per distinct (pid, stack).
+ */
+int64_t chrome_trace__sample_stack(struct chrome_trace_stacks *cs, const struct timeline *tl,
+				   const struct chrome_trace_names *nm, const struct tl_sample *s);
+/* Node id (1 .. chrome_trace__nr_nodes()). */
+void chrome_trace__stack_node(const struct chrome_trace_stacks *cs, uint32_t id,
+			      struct chrome_trace_frame *f);
+size_t chrome_trace__nr_nodes(const struct chrome_trace_stacks *cs);
+size_t chrome_trace__nr_syms(const struct chrome_trace_stacks *cs);
 
 #endif /* GPUPERF_CHROME_TRACE_H */

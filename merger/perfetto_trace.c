@@ -12,6 +12,7 @@
 #include "bulk_out.h"
 #include "correlate.h"
 #include "gp_util.h"
+#include "stack_agg.h"
 #include "timeline.h"
 #include "u64map.h"
 
@@ -39,6 +40,7 @@ enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
 #define PKT_TIMESTAMP_CLOCK_ID 58
 #define PKT_DEFAULTS	      59 /* trace_packet_defaults */
 #define PKT_TRACK_DESCRIPTOR  60
+#define PKT_PERF_SAMPLE	      66
 #define SEQ_INCREMENTAL_STATE_CLEARED 1
 /* TracePacketDefaults */
 #define DEF_TIMESTAMP_CLOCK_ID 58
@@ -69,6 +71,28 @@ enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
 #define TD_PROCESS     3
 #define TD_THREAD      4
 #define TD_PARENT_UUID 5
+/* PerfSample (profiling/profile_packet.proto) */
+#define PS_CPU		 1
+#define PS_PID		 2
+#define PS_TID		 3
+#define PS_CALLSTACK_IID 4
+#define PS_CPU_MODE	 5
+#define CPU_MODE_KERNEL	 1 /* Profiling.CpuMode */
+#define CPU_MODE_USER	 2
+/* Mapping, Frame, Callstack (profiling/profile_common.proto) */
+#define MAP_IID		     1
+#define MAP_PATH_STRING_IDS  7
+#define FR_IID		     1
+#define FR_FUNCTION_NAME_ID  2
+#define FR_MAPPING_ID	     3
+#define FR_REL_PC	     4
+#define FR_KIND		     7
+#define FR_KIND_STR	     8
+#define FRAME_KIND_NATIVE    1 /* Frame.Kind */
+#define FRAME_KIND_KERNEL    2
+#define FRAME_KIND_JIT	     4
+#define CS_IID		     1
+#define CS_FRAME_IDS	     2
 /* ProcessDescriptor */
 #define PD_PID		1
 #define PD_PROCESS_NAME 6
@@ -80,6 +104,11 @@ enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
 #define ID_EVENT_NAMES		   2
 #define ID_DEBUG_ANNOTATION_NAMES 3
 #define ID_DEBUG_ANNOTATION_STRING_VALUES 29
+#define ID_FUNCTION_NAMES	   5
+#define ID_FRAMES		   6
+#define ID_CALLSTACKS		   7
+#define ID_MAPPING_PATHS	   17
+#define ID_MAPPINGS		   19
 /* EventName, DebugAnnotationName; InternedString (its text: field 2, "str") */
 #define IN_IID	1
 #define IN_NAME 2
@@ -129,7 +158,6 @@ static const char *const arg_names[NR_ARGS] = {
 enum key_kind {
 	K_API_NAME = 1, /* a: timeline string id */
 	K_KERNEL_NAME,	/* a: timeline string id */
-	K_LEAF,		/* a: stack pool offset, b: pid */
 	K_OFFCPU_LEAF,	/* a: stack pool offset, b: pid */
 	K_COPY_NAME,	/* a: memcpy kind */
 	K_MEMSET_NAME,
@@ -139,7 +167,7 @@ enum key_kind {
 	K_GPU_TRACK,	/* a: device */
 	K_STREAM_TRACK, /* a: device, b: stream */
 	K_DIMS,		/* a: tl_gpu.kconfig, b: 0 grid, 1 block (an interned string value) */
-	K_SAMPLE_SEQ,	/* a: pid, b: tid: the sequence of a thread's samples */
+	K_SAMPLE_SEQ,	/* the sequence of every sample */
 };
 
 /* kind in the top 4 bits, a (28 bits), b (32 bits) */
@@ -168,6 +196,26 @@ struct pt {
 	struct seq **api_seq; /* by tl_api.thr */
 	struct seq **lane_seq; /* by tl_gpu.lane: a lane's stream, looked up once */
 	const struct correlation *c; /* which API calls start flows (correlation__flow()) */
+	/* The samples: one sequence, its stacks interned on it (write_sample()). */
+	struct chrome_trace_stacks *stacks;
+	struct seq *sample_seq;
+	uint64_t sample_thread; /* the thread of the previous sample, its track announced */
+	uint64_t *cs_done;	/* a bit per stack node: its callstack is interned */
+	size_t cs_done_words;
+	uint32_t syms_done;	/* symbols up to this one are interned as frames */
+	uint32_t *path;		/* scratch: a callstack's nodes */
+	size_t path_cap;
+	/*
+	 * The device work of launches that issued several records (a graph),
+	 * sorted by launch then record: each such record has a flow of its
+	 * own, id nr_api + its index + 1, which its launch's slice starts.
+	 */
+	struct fan {
+		uint32_t api;
+		uint32_t pad;
+		uint64_t gpu;
+	} *fan;
+	size_t nr_fan, fan_at; /* fan_at: the first entry of the next launch write_api() meets */
 };
 
 /*
@@ -784,6 +832,71 @@ static bool kconfig_args(struct pt *pt, struct seq *sq, uint16_t kcfg, const str
 	return true;
 }
 
+/* The flow of GPU record i of a graph launch: above every launch's own (API index + 1). */
+static inline uint64_t fan_id(const struct pt *pt, uint64_t i)
+{
+	return (uint64_t)pt->tl->nr_api + i + 1;
+}
+
+static int fan_cmp(const void *a, const void *b)
+{
+	const struct fan *x = a, *y = b;
+
+	if (x->api != y->api)
+		return x->api < y->api ? -1 : 1;
+	return x->gpu < y->gpu ? -1 : x->gpu > y->gpu;
+}
+
+/* Whether GPU record i of a graph launch has a flow of its own (is in pt->fan). */
+static bool fan_has(const struct pt *pt, uint32_t api, uint64_t i)
+{
+	struct fan key = { .api = api, .gpu = i };
+
+	return bsearch(&key, pt->fan, pt->nr_fan, sizeof(key), fan_cmp) != NULL;
+}
+
+/*
+ * A launch's flows are ids on its one packet: at most FAN_MAX of them
+ * (about 1 MiB), the first records of the launch; the rest of a bigger
+ * graph is drawn without arrows.
+ */
+#define FAN_MAX 100000
+
+/* pt->fan: the drawn records of every launch that issued several. 0 or -ENOMEM. */
+static int fan_build(struct pt *pt)
+{
+	const struct timeline *tl = pt->tl;
+	size_t i, n = 0, run = 0, k;
+
+	for (i = 0; i < tl->nr_gpu; i++) {
+		const struct tl_gpu *g = &tl->gpu[i];
+		int32_t api = timeline__gpu_api(tl, g);
+
+		n += api >= 0 && g->kind != TL_GPU_SYNC && correlation__multi(pt->c, (size_t)api);
+	}
+	if (!n)
+		return 0;
+	pt->fan = malloc(n * sizeof(*pt->fan));
+	if (!pt->fan)
+		return -ENOMEM;
+	for (i = 0; i < tl->nr_gpu; i++) {
+		const struct tl_gpu *g = &tl->gpu[i];
+		int32_t api = timeline__gpu_api(tl, g);
+
+		if (api >= 0 && g->kind != TL_GPU_SYNC && correlation__multi(pt->c, (size_t)api))
+			pt->fan[pt->nr_fan++] = (struct fan){ .api = (uint32_t)api, .gpu = i };
+	}
+	/* records in time order, which is not their launches' */
+	qsort(pt->fan, pt->nr_fan, sizeof(*pt->fan), fan_cmp);
+	for (i = 0, k = 0; i < pt->nr_fan; i++) {
+		run = i && pt->fan[i].api == pt->fan[i - 1].api ? run + 1 : 0;
+		if (run < FAN_MAX)
+			pt->fan[k++] = pt->fan[i];
+	}
+	pt->nr_fan = k;
+	return 0;
+}
+
 static inline __attribute__((always_inline)) void
 write_api(struct pt *pt, size_t i)
 {
@@ -792,8 +905,17 @@ write_api(struct pt *pt, size_t i)
 	struct seq *sq = pt->api_seq[a->thr];
 	uint32_t name = timeline__api_name(tl, a);
 	uint64_t key = key_of(K_API_NAME, name, 0);
+	size_t f0 = pt->fan_at, nfan = 0, k;
 	struct ev e;
 
+	if (correlation__multi(pt->c, i)) {
+		/* a graph launch: a flow to each record, as trace.json fans out to them */
+		while (f0 < pt->nr_fan && pt->fan[f0].api < i)
+			f0++;
+		while (f0 + nfan < pt->nr_fan && pt->fan[f0 + nfan].api == i)
+			nfan++;
+		pt->fan_at = f0 + nfan;
+	}
 	if (!sq) {
 		uint32_t pid = timeline__api_pid(tl, a), tid = timeline__api_tid(tl, a);
 
@@ -803,9 +925,11 @@ write_api(struct pt *pt, size_t i)
 		pt->api_seq[a->thr] = sq;
 	}
 	if (!ev_start(pt, sq, &e, a->start, TYPE_SLICE_BEGIN, key,
-		      name ? timeline__str(tl, name) : "[unknown API]", 64))
+		      name ? timeline__str(tl, name) : "[unknown API]", 64 + 12 * nfan))
 		return;
-	if (correlation__flow(pt->c, i))
+	for (k = 0; k < nfan; k++)
+		e.p = put_uint(e.p, TE_FLOW_IDS, fan_id(pt, pt->fan[f0 + k].gpu));
+	if (!nfan && correlation__flow(pt->c, i))
 		e.p = put_uint(e.p, TE_FLOW_IDS, (uint64_t)i + 1);
 	e.p = arg_uint(e.p, ARG_CORRELATION_ID, a->corr);
 	if (a->ret)
@@ -814,25 +938,203 @@ write_api(struct pt *pt, size_t i)
 	slice_end(pt, sq, timeline__api_end(tl, a));
 }
 
+/* The mapping a frame of kind k is in: by kind, as the folded files mark frames (sample_header()). */
+static const char *const map_names[] = { "cpu", "kernel", "inline", "jit" };
+
+static inline unsigned mapping_of(unsigned kind)
+{
+	switch (kind) {
+	case GP_FRAME_KERNEL_CPU:
+		return 2;
+	case GP_FRAME_INLINE:
+		return 3;
+	case GP_FRAME_JIT:
+		return 4;
+	default:
+		return 1;
+	}
+}
+
+/*
+ * The samples' sequence's mappings, one per kind of frame, named as their
+ * kinds ("/kernel" is the kernel's, as Perfetto's own profiler names it):
+ * frames are symbolized already, so a mapping only says what the code is.
+ */
+static void sample_header(struct pt *pt, struct seq *sq)
+{
+	uint8_t *p = pk_room(pt, 256), *idata, *m;
+	unsigned i;
+
+	if (!p)
+		return;
+	p = put_uint(p, PKT_SEQUENCE_ID, sq->id);
+	p = msg_open(p, PKT_INTERNED_DATA, &idata);
+	for (i = 0; i < 4; i++) {
+		p = msg_open(p, ID_MAPPING_PATHS, &m);
+		p = put_uint(p, IN_IID, i + 1);
+		p = msg_close(m, put_bytes(p, IN_NAME, map_names[i], strlen(map_names[i])));
+	}
+	for (i = 0; i < 4; i++) {
+		p = msg_open(p, ID_MAPPINGS, &m);
+		p = put_uint(p, MAP_IID, i + 1);
+		p = msg_close(m, put_uint(p, MAP_PATH_STRING_IDS, i + 1));
+	}
+	pk_emit(pt, msg_close(idata, p));
+}
+
+/* Intern frame f (symbol f->sym) on sq: its function name and the frame, a packet of their own. */
+static void intern_frame(struct pt *pt, struct seq *sq, const struct chrome_trace_frame *f)
+{
+	size_t n = f->len < MAX_NAME ? f->len : name_len(f->name);
+	uint8_t *p = pk_room(pt, 64 + n), *idata, *m;
+
+	if (!p)
+		return;
+	p = put_uint(p, PKT_SEQUENCE_ID, sq->id);
+	p = msg_open(p, PKT_INTERNED_DATA, &idata);
+	p = msg_open(p, ID_FUNCTION_NAMES, &m);
+	p = put_uint(p, IN_IID, f->sym);
+	p = msg_close(m, put_bytes(p, IN_NAME, f->name, n));
+	p = msg_open(p, ID_FRAMES, &m);
+	p = put_uint(p, FR_IID, f->sym);
+	p = put_uint(p, FR_FUNCTION_NAME_ID, f->sym);
+	p = put_uint(p, FR_MAPPING_ID, mapping_of(f->kind));
+	p = put_uint(p, FR_REL_PC, 0); /* symbolized: no address (a mapping wants one) */
+	switch (f->kind) {
+	case GP_FRAME_KERNEL_CPU:
+		p = put_uint(p, FR_KIND, FRAME_KIND_KERNEL);
+		break;
+	case GP_FRAME_JIT:
+		p = put_uint(p, FR_KIND, FRAME_KIND_JIT);
+		break;
+	case GP_FRAME_INLINE:
+		p = put_bytes(p, FR_KIND_STR, "inlined", 7);
+		break;
+	default:
+		p = put_uint(p, FR_KIND, FRAME_KIND_NATIVE);
+		break;
+	}
+	p = msg_close(m, p);
+	pk_emit(pt, msg_close(idata, p));
+}
+
+/*
+ * Intern the callstack whose innermost node is leaf on sq (iid: leaf),
+ * and before it the frames that are new: those of symbols past
+ * pt->syms_done, which only the nodes of the newest stack can have,
+ * numbered root first.
+ */
+static void intern_callstack(struct pt *pt, struct seq *sq, uint32_t leaf)
+{
+	struct chrome_trace_frame f;
+	uint32_t id, hi = pt->syms_done;
+	size_t n = 0, i;
+	uint8_t *p, *idata, *m;
+
+	for (id = leaf; id; id = f.parent) {
+		if (n == pt->path_cap) {
+			size_t cap = n ? 2 * n : 64;
+			uint32_t *v = realloc(pt->path, cap * sizeof(*v));
+
+			if (!v) {
+				pt->err = -ENOMEM;
+				return;
+			}
+			pt->path = v;
+			pt->path_cap = cap;
+		}
+		pt->path[n++] = id;
+		chrome_trace__stack_node(pt->stacks, id, &f);
+	}
+	for (i = n; i-- > 0 && !pt->err;) {
+		chrome_trace__stack_node(pt->stacks, pt->path[i], &f);
+		if (f.sym > hi) { /* a recursion's second frame of a new symbol: not again */
+			intern_frame(pt, sq, &f);
+			hi = f.sym;
+		}
+	}
+	pt->syms_done = (uint32_t)chrome_trace__nr_syms(pt->stacks);
+	p = pk_room(pt, 64 + 12 * n);
+	if (!p)
+		return;
+	p = put_uint(p, PKT_SEQUENCE_ID, sq->id);
+	p = msg_open(p, PKT_INTERNED_DATA, &idata);
+	p = msg_open(p, ID_CALLSTACKS, &m);
+	p = put_uint(p, CS_IID, leaf);
+	for (i = n; i-- > 0;) { /* root first */
+		chrome_trace__stack_node(pt->stacks, pt->path[i], &f);
+		p = put_uint(p, CS_FRAME_IDS, f.sym);
+	}
+	p = msg_close(m, p);
+	pk_emit(pt, msg_close(idata, p));
+}
+
+/*
+ * An on-CPU sample: a PerfSample (what ui.perfetto.dev draws under its
+ * thread as "Perf callstacks", a flame graph for a selected range) with
+ * its cpu, pid, tid and callstack. All samples are on one sequence, so
+ * that each distinct stack and frame is interned once for the whole trace.
+ */
 static void write_sample(struct pt *pt, const struct tl_sample *s)
 {
-	uint64_t key = key_of(K_LEAF, s->stack.off, s->pid);
-	const char *name = NULL;
-	char tmp[32];
-	uint64_t skey = key_of(K_SAMPLE_SEQ, s->pid, s->tid);
-	struct seq *sq = seq_find(pt, skey);
-	struct ev e;
+	int64_t cs = chrome_trace__sample_stack(pt->stacks, pt->tl, pt->nm, s);
+	uint64_t thread = (uint64_t)s->pid << 32 | s->tid;
+	struct seq *sq = pt->sample_seq;
+	uint8_t *p, *ps;
+	uint32_t uuid;
 
-	if (!sq)
-		sq = seq_new(pt, skey, host_track(pt, s->pid, s->tid), s->ts);
-	if (!sq)
+	if (cs < 0) {
+		pt->err = (int)cs;
 		return;
-	if (!seq_iid(sq, key))
-		name = chrome_trace__leaf_name(pt->tl, pt->nm, s->pid, &s->stack, tmp, sizeof(tmp));
-	if (!ev_start(pt, sq, &e, s->ts, TYPE_INSTANT, key, name, 32))
+	}
+	if (!sq || thread != pt->sample_thread) {
+		/* the thread's track names it, and the sample lands there by pid and tid */
+		uuid = host_track(pt, s->pid, s->tid);
+		pt->sample_thread = thread;
+		if (!sq) {
+			sq = seq_new(pt, key_of(K_SAMPLE_SEQ, 0, 0), uuid, s->ts);
+			if (!sq)
+				return;
+			pt->sample_seq = sq;
+			sample_header(pt, sq);
+		}
+	}
+	if (cs) {
+		size_t w = (size_t)cs / 64;
+
+		if (w >= pt->cs_done_words) {
+			size_t nw = pt->cs_done_words ? 2 * pt->cs_done_words : 64;
+			uint64_t *v;
+
+			while (nw <= w)
+				nw *= 2;
+			v = realloc(pt->cs_done, nw * sizeof(*v));
+			if (!v) {
+				pt->err = -ENOMEM;
+				return;
+			}
+			memset(v + pt->cs_done_words, 0, (nw - pt->cs_done_words) * sizeof(*v));
+			pt->cs_done = v;
+			pt->cs_done_words = nw;
+		}
+		if (!(pt->cs_done[w] >> (cs % 64) & 1)) {
+			intern_callstack(pt, sq, (uint32_t)cs);
+			pt->cs_done[w] |= 1ull << (cs % 64);
+		}
+	}
+	p = pk_room(pt, 64);
+	if (!p)
 		return;
-	e.p = arg_uint(e.p, ARG_CPU, s->cpu);
-	ev_end(pt, &e);
+	p = put_ts(p, sq, s->ts);
+	p = put_uint(p, PKT_SEQUENCE_ID, sq->id);
+	p = msg_open(p, PKT_PERF_SAMPLE, &ps);
+	p = put_uint(p, PS_CPU, s->cpu);
+	p = put_uint(p, PS_PID, s->pid);
+	p = put_uint(p, PS_TID, s->tid);
+	if (cs)
+		p = put_uint(p, PS_CALLSTACK_IID, (uint64_t)cs);
+	p = put_uint(p, PS_CPU_MODE, s->stack.nr_kernel ? CPU_MODE_KERNEL : CPU_MODE_USER);
+	pk_emit(pt, msg_close(ps, p));
 }
 
 static void write_offcpu(struct pt *pt, const struct tl_offcpu *o)
@@ -926,10 +1228,11 @@ static void write_gpu(struct pt *pt, size_t i)
 	if (!ev_start(pt, sq, &e, g->start, TYPE_SLICE_BEGIN, key, name, 160))
 		return;
 	if (api >= 0 && (size_t)api < tl->nr_api) {
-		/* one GPU record: the flow ends here; several (a graph): it goes on to the next */
-		bool more = correlation__multi(pt->c, (size_t)api);
-
-		e.p = put_uint(e.p, more ? TE_FLOW_IDS : TE_TERMINATING_FLOW_IDS, (uint64_t)api + 1);
+		/* the end of its launch's flow; of a graph launch, of the flow to this record */
+		if (!correlation__multi(pt->c, (size_t)api))
+			e.p = put_uint(e.p, TE_TERMINATING_FLOW_IDS, (uint64_t)api + 1);
+		else if (fan_has(pt, (uint32_t)api, i))
+			e.p = put_uint(e.p, TE_TERMINATING_FLOW_IDS, fan_id(pt, i));
 	} else {
 		e.p = arg_uint(e.p, ARG_CORRELATION_ID, timeline__gpu_corr(tl, g));
 	}
@@ -977,6 +1280,11 @@ int perfetto_trace__write(const struct timeline *tl, const struct correlation *c
 		goto cleanup;
 	}
 	pt->out = bulk_out__buf(pt->bo);
+	pt->stacks = chrome_trace__stacks_new();
+	if (!pt->stacks || fan_build(pt)) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
 
 	/* Each sequence's events in time order, which keeps the time between them small. */
 	for (i = 0; i < tl->nr_api && !pt->err; i++)
@@ -988,11 +1296,7 @@ int perfetto_trace__write(const struct timeline *tl, const struct correlation *c
 		else
 			write_offcpu(pt, &tl->offcpu[o++]);
 	}
-	/*
-	 * GPU work in time order; a graph's kernels after their launch, so that
-	 * its flow goes from the launch through each kernel in turn. The last
-	 * kernel of a graph leaves the flow open: nothing follows it.
-	 */
+	/* GPU work in time order: each record ends the flow its launch began */
 	for (i = 0; i < tl->nr_gpu && !pt->err; i++)
 		write_gpu(pt, i);
 	err = pt->err;
@@ -1010,6 +1314,10 @@ cleanup:
 		u64map_free(&pt->tracks);
 		free(pt->api_seq);
 		free(pt->lane_seq);
+		chrome_trace__stacks_free(pt->stacks);
+		free(pt->cs_done);
+		free(pt->path);
+		free(pt->fan);
 	}
 	free(pt);
 	return err;

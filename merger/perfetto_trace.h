@@ -9,20 +9,30 @@
  * trace past REPORT_GZIP_AUTO_BYTES, where JSON stops being loadable.
  *
  * Layout: one process track per traced process, a thread track per host
- * thread (CUDA API calls as slices, on-CPU samples as instants named by
- * their leaf frame) with a child track "off-CPU" for its off-CPU spans
+ * thread (CUDA API calls as slices) with a child track "off-CPU" for its off-CPU spans
  * (they can overlap an API call without nesting, which one track of
  * begin/end slices cannot show); one process track per GPU device
  * ("GPU 0 (name)", pid CHROME_TRACE_GPU_PID_BASE + device) with a child
  * track per stream (kernels, memcpys, memsets). Each launch has a flow to
- * the GPU work it issued (a graph launch's flow goes on from kernel to
- * kernel). Arguments as in trace.json: correlation_id, return, bytes,
- * bandwidth_GBps, graph_id, state, cpu.
+ * the GPU work it issued; a graph launch one to each of its kernels, as in
+ * trace.json (flows of their own: ids past the API calls'). Arguments as
+ * in trace.json: correlation_id, return, bytes, bandwidth_GBps, graph_id,
+ * state, cpu.
+ *
+ * On-CPU samples are PerfSamples (profiling/profile_packet.proto: cpu, pid,
+ * tid, callstack_iid), which ui.perfetto.dev draws under their thread as
+ * "Perf callstacks" (a flame graph of a selected range) and
+ * trace_processor reads into perf_sample: their stacks are cpu.folded's,
+ * root first, interned (callstacks, frames, function_names) once each for
+ * the whole trace on the samples' one sequence. Frames are symbolized
+ * already: each is in a mapping named by its kind ("cpu", "kernel",
+ * "inline", "jit", as the folded files mark them), with Frame.kind
+ * (KIND_NATIVE, KIND_KERNEL, KIND_JIT; kind_str "inlined").
  *
  * Encoding (what Perfetto's own SDK writes; the reader's rules are in
  * tests/merger/check_pftrace.py): the track descriptors on sequence 1, and
  * the events in a packet sequence per track and kind: a thread's API
- * calls, its samples, its off-CPU spans, a stream's GPU work. A sequence's
+ * calls, its off-CPU spans, a stream's GPU work; and every sample on one. A sequence's
  * first packet clears its incremental state, sets its track and clock as
  * the defaults of its packets, interns the argument names and relates its
  * clock to CLOCK_MONOTONIC; names are interned in the packet that first

@@ -984,6 +984,18 @@ static const char *ct_stack_leaf(void *ctx, uint32_t pid, const struct tl_stack 
 	return NULL;
 }
 
+/* A sample's frames as cpu.folded has them (r->fb is free once the views are built). */
+static long ct_sample_frames(void *ctx, const struct tl_sample *s, const struct stack_frame **frames)
+{
+	struct report *r = ctx;
+
+	r->fb.n = 0;
+	if (report__sample_frames(r, s, &r->fb))
+		return -1;
+	*frames = r->fb.f;
+	return (long)r->fb.n;
+}
+
 static const char *ct_kernel_name(void *ctx, const char *mangled)
 {
 	return symbolizer__demangle(((struct report *)ctx)->sym, mangled);
@@ -1041,6 +1053,7 @@ static int write_timeline(struct report *r, const char *name, const char *mode, 
 		.process_name = ct_process_name,
 		.thread_name = ct_thread_name,
 		.device_name = ct_device_name,
+		.sample_frames = ct_sample_frames,
 	};
 	char path[4096];
 	gzFile out;

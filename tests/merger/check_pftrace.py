@@ -3,7 +3,7 @@
 """check_pftrace.py - read a trace.pftrace the way Perfetto's trace processor does, and
 compare it with the trace.json of the same recording.
 
-usage: check_pftrace.py FILE.pftrace [--json TRACE.json] [--min-slices N]
+usage: check_pftrace.py FILE.pftrace [--json TRACE.json] [--folded CPU.folded] [--min-slices N]
 
 A decoder of its own (protowire.py: no protobuf library, no code shared with the writer),
 with the reader's rules (protos/perfetto/trace/trace_packet.proto, clock_snapshot.proto,
@@ -32,22 +32,38 @@ proto_trace_reader.cc, track_event_tokenizer.cc and clock_synchronizer.cc):
   SLICE_END closes the innermost open slice of its track, and there must
   be one; no slice is left open at the end;
 - flow_ids / terminating_flow_ids (fixed64, fields 47/48, or the varint
-  *_old fields 36/42, which the reader takes when the others are absent):
-  a flow starts at the first slice naming its id and goes to each later one.
+  *_old fields 36/42, which the reader takes when the others are absent),
+  as the reader's flow tracker draws them: a slice naming an id that is in
+  flight gets an arrow from the slice that last named it, and a
+  non-terminating id then goes on from this slice (a chain, not a fan);
+- on-CPU samples (PerfSample, profiling/profile_packet.proto, and the
+  reader's stack_profile_sequence_state.cc): pid, tid and a callstack_iid
+  that resolves on its sequence, through its frames (interned_data
+  callstacks, frames, function_names, mappings, mapping_paths: each iid
+  there) to a stack, root first; a thread track of that pid and tid names
+  the thread. A frame's kind gives the folded files' marker (KIND_KERNEL
+  _[k], KIND_JIT _[j], kind_str "inlined" _[i]).
+Pinned to Perfetto's protos and trace processor of v58 (checked against
+commit ec5d16b, 2026-08-22).
 With --json, the slices, instants (name, track, start and duration in ns
-from the first event, arguments) and flows (from each launch to every
-slice its flow reaches) must be the same as in trace.json.
+from the first event, arguments), the flows (from each launch to every
+slice it has an arrow to) and the samples (thread, time, cpu, stack) must
+be the same as in trace.json. With --folded, the samples' stacks must be
+the lines of that cpu.folded, as often as its weights say (one period
+each).
 """
 import argparse
 import collections
 import gzip
 import json
 import math
+import codecs
 import struct
 
 from protowire import fail, fields
 
 GPU_PID_BASE = 0x40000000
+codecs.register_error("qmark", lambda e: ("?" * (e.end - e.start), e.end))
 
 
 def one(fs, fno, wt=None, default=None):
@@ -86,7 +102,44 @@ BOOTTIME = 6
 
 
 def new_seq():
-    return {"names": {}, "args": {}, "svals": {}, "track": None, "clock": None, "clocks": {}}
+    return {"names": {}, "args": {}, "svals": {}, "track": None, "clock": None, "clocks": {},
+            "fnames": {}, "frames": {}, "callstacks": {}, "mpaths": {}, "mappings": {}}
+
+
+MARK = {2: "_[k]", 4: "_[j]"}
+
+
+def folded_name(name):
+    """A frame name as folded.c writes it."""
+    if not name:
+        return "[unknown]"
+    return "".join(":" if c == ";" else " " if c == "\t" else
+                   "?" if ord(c) < 0x20 or ord(c) == 0x7f else c for c in name)
+
+
+def callstack(sq, iid, order):
+    """A callstack iid of sequence sq as a folded stack, resolved as the reader does."""
+    if iid not in sq["callstacks"]:
+        fail("packet %d: callstack_iid %d not interned" % (order, iid))
+    out = []
+    for fid in sq["callstacks"][iid]:
+        fr = sq["frames"].get(fid)
+        if fr is None:
+            fail("packet %d: frame %d not interned" % (order, fid))
+        name = sq["fnames"].get(fr["fn"])
+        if fr["fn"] and name is None:
+            fail("packet %d: function name %d not interned" % (order, fr["fn"]))
+        m = sq["mappings"].get(fr["map"])
+        if m is None:
+            fail("packet %d: frame %d: mapping %s not interned" % (order, fid, fr["map"]))
+        for pid in m:
+            if pid not in sq["mpaths"]:
+                fail("packet %d: mapping path %d not interned" % (order, pid))
+        mark = "_[i]" if fr["kind_str"] == "inlined" else MARK.get(fr["kind"], "")
+        out.append(folded_name(name or "") + mark)
+    if not out:
+        fail("packet %d: empty callstack %d" % (order, iid))
+    return ";".join(out)
 
 
 def read_clock_snapshot(buf, seq, state, order):
@@ -172,6 +225,7 @@ def read_pftrace(path):
              "converted": False, "absolute": 0, "boottime": False}
     tracks = {}
     events = []  # (ts, order, uuid, type, name, args, flows, terminating)
+    samples = []  # (pid, tid, ts, cpu, folded stack)
     for order, (fno, wt, pkt) in enumerate(fields(raw)):
         if fno != 1 or wt != 2:
             fail("top-level field %d (wire type %d), not a packet" % (fno, wt))
@@ -199,11 +253,29 @@ def read_pftrace(path):
             if not seq or seq not in state["cleared"]:
                 fail("packet %d: interned data on a sequence that was not cleared" % order)
             for f, w, v in fields(idata):
-                # event_names, debug_annotation_names, debug_annotation_string_values
-                table = {2: "names", 3: "args", 29: "svals"}.get(f)
+                # event_names, debug_annotation_names, debug_annotation_string_values,
+                # function_names, mapping_paths
+                table = {2: "names", 3: "args", 29: "svals", 5: "fnames", 17: "mpaths"}.get(f)
+                e = fields(v) if f in (6, 7, 19) else None
+                if f == 6:
+                    if not one(e, 1) or not one(e, 3):
+                        fail("packet %d: frame without iid or mapping" % order)
+                    if one(e, 4) is None:
+                        fail("packet %d: frame with a mapping and no rel_pc" % order)
+                    sq["frames"][one(e, 1)] = {
+                        "fn": one(e, 2, 0, 0), "map": one(e, 3), "kind": one(e, 7, 0, 0),
+                        "kind_str": (one(e, 8, 2) or b"").decode("utf-8")}
+                elif f == 7:
+                    ids = [v2 for f2, w2, v2 in e if f2 == 2]
+                    if [1 for f2, w2, v2 in e if f2 == 2 and w2 != 0]:
+                        fail("packet %d: packed frame_ids (the field is not packed)" % order)
+                    sq["callstacks"][one(e, 1)] = ids
+                elif f == 19:
+                    sq["mappings"][one(e, 1)] = [v2 for f2, w2, v2 in e if f2 == 7]
                 if table:
                     e = fields(v)
-                    iid, name = one(e, 1), one(e, 2, 2, b"").decode("utf-8")
+                    # invalid UTF-8 as trace.json has it: '?' for each byte
+                    iid, name = one(e, 1), one(e, 2, 2, b"").decode("utf-8", "qmark")
                     if not iid:
                         fail("interned entry without iid")
                     sq[table][iid] = name
@@ -237,6 +309,18 @@ def read_pftrace(path):
                     fail("thread track without pid/tid")
             tracks[uuid] = t
         ts = packet_ts(fs, seq, state, order)
+        ps = one(fs, 66, 2)
+        if ps is not None:
+            if not seq or seq not in state["cleared"]:
+                fail("packet %d: perf sample on a sequence that was not cleared" % order)
+            if ts is None:
+                fail("packet %d: perf sample without timestamp" % order)
+            p = fields(ps)
+            if one(p, 2) is None or one(p, 3) is None:
+                fail("packet %d: perf sample without pid/tid" % order)
+            iid = one(p, 4)
+            samples.append((one(p, 2), one(p, 3), ts, one(p, 1, 0, 0),
+                            callstack(sq, iid, order) if iid else None))
         if te is not None:
             if not seq:
                 fail("packet %d: track event without trusted_packet_sequence_id" % order)
@@ -266,7 +350,10 @@ def read_pftrace(path):
     # (clock_sync_unrelatable_clock_domains) when no snapshot does
     if state["primary"] == MONOTONIC and not state["boottime"]:
         fail("no ClockSnapshot relates CLOCK_BOOTTIME to the trace's clock (CLOCK_MONOTONIC)")
-    return tracks, events, state["absolute"]
+    for pid, tid, ts, cpu, st in samples:
+        if not [1 for t in tracks.values() if t.get("tid") == tid and t.get("pid") == pid]:
+            fail("sample of thread %d/%d, which no thread track names" % (pid, tid))
+    return tracks, events, state["absolute"], samples
 
 
 def track_identity(tracks, uuid):
@@ -287,6 +374,15 @@ def track_identity(tracks, uuid):
     if parent is None or "pname" not in parent:
         fail("track %s is neither a thread nor under a process or thread" % t["name"])
     return parent["pname"], t["name"]
+
+
+def thread_identity(tracks, pid, tid):
+    """(process name, thread name) of a sample's thread, as track_identity() names tracks."""
+    t = next(x for x in tracks.values() if x.get("tid") == tid and x.get("pid") == pid)
+    proc = next((x for x in tracks.values() if "pname" in x and x.get("pid") == pid), None)
+    if proc is None:
+        fail("thread %d: no process track for pid %d" % (tid, pid))
+    return proc["pname"], t["tname"]
 
 
 def slices_of(tracks, events):
@@ -315,22 +411,24 @@ def slices_of(tracks, events):
 
 
 def flows_of(slices):
-    """{first slice index: set of later slice indices} over every flow id."""
-    by_id = collections.defaultdict(list)
-    done = set()
+    """{slice index: set of slice indices it has an arrow to}, as the reader's flow tracker
+    draws them: an id in flight ends at the next slice naming it; a flow_ids one begins
+    again there, a terminating one is done."""
+    inflight, drawn = {}, set()
+    out = collections.defaultdict(set)
     for i, s in enumerate(slices):
         for fid in s[5]:
-            if fid not in done:
-                by_id[fid].append(i)
+            if fid in inflight:
+                out[inflight[fid]].add(i)
+                drawn.add(fid)
+            inflight[fid] = i
         for fid in s[6]:
-            if fid in by_id and fid not in done:
-                by_id[fid].append(i)
-                done.add(fid)
-    out = {}
-    for fid, idx in by_id.items():
-        if len(idx) < 2:
+            if fid in inflight:
+                out[inflight.pop(fid)].add(i)
+                drawn.add(fid)
+    for fid in inflight:
+        if fid not in drawn:
             fail("flow %d has no end" % fid)
-        out[idx[0]] = set(idx[1:])
     return out
 
 
@@ -360,6 +458,16 @@ def json_track_names(doc):
     return pname, tname
 
 
+def json_stack(frames, sf):
+    out, cur = [], str(sf)
+    while cur is not None:
+        f = frames[cur]
+        out.append(folded_name(f["name"]) + {"kernel": "_[k]", "inline": "_[i]",
+                                             "jit": "_[j]"}.get(f["category"], ""))
+        cur = f.get("parent")
+    return ";".join(reversed(out))
+
+
 def read_json(path):
     with open(path, "rb") as f:
         raw = f.read()
@@ -368,7 +476,14 @@ def read_json(path):
     doc = json.loads(raw)
     pname, tname = json_track_names(doc)
     slices, binds = [], collections.defaultdict(lambda: [None, set()])
+    samples = []
     for e in doc["traceEvents"]:
+        if e["ph"] == "i" and e.get("cat") == "cpu_sample":
+            # a PerfSample in trace.pftrace: thread, time, cpu, stack
+            samples.append(((pname[e["pid"]], tname[(e["pid"], e["tid"])]),
+                            int(round(float(e["ts"]) * 1000)), e["args"]["cpu"],
+                            json_stack(doc["stackFrames"], e["sf"]) if "sf" in e else None))
+            continue
         if e["ph"] not in ("X", "i"):
             continue
         ts = int(round(float(e["ts"]) * 1000))
@@ -382,28 +497,53 @@ def read_json(path):
             else:
                 binds[e["bind_id"]][1].add(s)
     flows = {b[0]: frozenset(b[1]) for b in binds.values()}
-    return slices, flows
+    return slices, flows, samples
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("file")
     ap.add_argument("--json")
+    ap.add_argument("--folded")
     ap.add_argument("--min-slices", type=int, default=1)
     a = ap.parse_args()
 
-    tracks, events, absolute = read_pftrace(a.file)
+    tracks, events, absolute, samples = read_pftrace(a.file)
     slices = slices_of(tracks, events)
     if len(slices) < a.min_slices:
         fail("%d slices and instants, want at least %d" % (len(slices), a.min_slices))
-    base = min(s[2] for s in slices)
+    base = min([s[2] for s in slices] + [s[2] for s in samples])
     flows = flows_of(slices)
     mine = collections.Counter(key(s, base) for s in slices)
     myflows = {key(slices[i], base): frozenset(key(slices[j], base) for j in js)
                for i, js in flows.items()}
     nflows = len(myflows)
+    mysamples = collections.Counter(
+        (thread_identity(tracks, pid, tid), ts - base, cpu, st) for pid, tid, ts, cpu, st in samples)
+    if a.folded:
+        stacks = collections.Counter()
+        for k, n in mysamples.items():
+            stacks[k[3]] += n
+        folded = collections.Counter()
+        with open(a.folded, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                st, _, w = line.rstrip("\n").rpartition(" ")
+                folded[st] += int(w)
+        if set(stacks) != set(folded):
+            fail("sample stacks differ from %s: only here: %s; only there: %s" %
+                 (a.folded, sorted(set(stacks) - set(folded))[:3],
+                  sorted(set(folded) - set(stacks))[:3]))
+        if len({folded[k] / stacks[k] for k in stacks}) > 1:
+            fail("%s's weights are not one period times the samples' counts" % a.folded)
     if a.json:
-        theirs_list, theirflows = read_json(a.json)
+        theirs_list, theirflows, theirsamples = read_json(a.json)
+        jbase = min([s[2] for s in theirs_list] + [s[1] for s in theirsamples])
+        theirsamples = collections.Counter((t, ts - jbase, cpu, st) for t, ts, cpu, st in theirsamples)
+        if mysamples != theirsamples:
+            fail("samples differ from %s: %d/%d; only here: %s; only there: %s" %
+                 (a.json, sum(mysamples.values()), sum(theirsamples.values()),
+                  list((mysamples - theirsamples).elements())[:3],
+                  list((theirsamples - mysamples).elements())[:3]))
         theirs = collections.Counter(theirs_list)
         if mine != theirs:
             only_mine = list((mine - theirs).elements())[:5]
@@ -415,9 +555,11 @@ def main():
             fail("flows differ from %s (%d here, %d there), e.g. from %s: %s vs %s" %
                  (a.json, len(myflows), len(theirflows), diff[0], myflows.get(diff[0]),
                   theirflows.get(diff[0])))
-    print("ok: %d tracks, %d slices and instants, %d flows, %d events timed apart from their "
-          "sequence's default clock%s" %
-          (len(tracks), len(slices), nflows, absolute, ", same as " + a.json if a.json else ""))
+    print("ok: %d tracks, %d slices and instants, %d flows, %d samples of %d stacks, %d events "
+          "timed apart from their sequence's default clock%s%s" %
+          (len(tracks), len(slices), nflows, len(samples), len({s[4] for s in samples}), absolute,
+           ", same as " + a.json if a.json else "",
+           ", stacks as in " + a.folded if a.folded else ""))
 
 
 if __name__ == "__main__":

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""check_trace_json.py - check a trace.json (or .json.gz) the way Perfetto and chrome://tracing read it.
+"""check_trace_json.py - check a trace.json (or .json.gz) the way ui.perfetto.dev and Catapult's
+trace viewer read it.
 
 usage: check_trace_json.py FILE [--count CAT=N]... [--dur NAME=US]... [--name NAME]...
                                [--name-hex HEX]... [--flows N] [--ts NAME=US]...
+                               [--folded CPU.folded] [--stack STACK]... [--fan N]
 
 Always checked: the file is valid JSON (gzip'd or not) in the Trace Event
 Format object form; every ts/dur is printed with exactly three decimals;
@@ -11,7 +13,16 @@ every flow v2 bind_id is on exactly one API slice with flow_out and at
 least one GPU slice with flow_in; every event's pid has a process_name and
 every track a thread_name; timestamps ascend per track and category; the
 complete ("X") slices of a track nest (no partial overlap); GPU processes
-sort after host processes.
+sort after host processes; every on-CPU sample names its stack ("sf") in
+"stackFrames", whose frames have a name, a category of the kinds a
+sample's frames have, and a parent that is there (no cycle); its name is
+its leaf frame's (or "[unknown]": a sample with no addresses).
+--folded: each sample's stack, root first with the folded files' kind
+markers (category kernel: _[k], inline: _[i], jit: _[j]), is a line of
+that cpu.folded, and the lines' weights are the samples' counts times one
+sampling period: the same stacks, as often.
+--stack: a sample has this stack (as --folded writes it).
+--fan N: some launch's arrows go to N GPU slices (a graph launch of N kernels).
 """
 import argparse
 import collections
@@ -33,6 +44,82 @@ def ns(v):
     return int(round(float(v) * 1000))
 
 
+MARKERS = {"cpu": "", "kernel": "_[k]", "inline": "_[i]", "jit": "_[j]"}
+
+
+def folded_name(name):
+    """A frame name as folded.c writes it."""
+    if not name:
+        return "[unknown]"
+    out = []
+    for c in name:
+        o = ord(c)
+        out.append(":" if c == ";" else " " if c == "\t" else "?" if o < 0x20 or o == 0x7f else c)
+    return "".join(out)
+
+
+def sample_stacks(doc, evs):
+    """The stack of each sample ("i" event of category cpu_sample), root first, folded."""
+    frames = doc.get("stackFrames")
+    if not isinstance(frames, dict):
+        fail("no stackFrames object")
+    for k, f in frames.items():
+        if not isinstance(f, dict) or not isinstance(f.get("name"), str):
+            fail("stack frame %s without a name" % k)
+        if f.get("category") not in MARKERS:
+            fail("stack frame %s of category %r" % (k, f.get("category")))
+        if "parent" in f and f["parent"] not in frames:
+            fail("stack frame %s: parent %r is not there" % (k, f["parent"]))
+    memo = {}
+
+    def path(k):
+        if k in memo:
+            return memo[k]
+        out, seen, cur = [], set(), k
+        while cur is not None:
+            if cur in seen:
+                fail("stack frame %s: its parents go round" % k)
+            seen.add(cur)
+            f = frames[cur]
+            out.append(folded_name(f["name"]) + MARKERS[f["category"]])
+            cur = f.get("parent")
+        memo[k] = ";".join(reversed(out))
+        return memo[k]
+
+    stacks = collections.Counter()
+    for e in evs:
+        if e.get("cat") != "cpu_sample":
+            continue
+        if e.get("ph") != "i" or e.get("s") != "t":
+            fail("a sample that is not a thread instant: %r" % e)
+        if "sf" not in e:
+            fail("a sample without a stack (sf): %r" % e)
+        k = str(e["sf"])
+        if k not in frames:
+            fail("sample's sf %s is not in stackFrames" % k)
+        if frames[k]["name"] != e["name"] and e["name"] != "[unknown]":
+            fail("sample named %r, its leaf frame %r" % (e["name"], frames[k]["name"]))
+        stacks[path(k)] += 1
+    return stacks
+
+
+def compare_folded(stacks, path):
+    """The samples' stacks against cpu.folded: same lines, weights a period times the counts."""
+    folded = collections.Counter()
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            stack, _, w = line.rstrip("\n").rpartition(" ")
+            folded[stack] += int(w)
+    if set(folded) != set(stacks):
+        fail("sample stacks differ from %s: only in the trace: %s; only there: %s" %
+             (path, sorted(set(stacks) - set(folded))[:3], sorted(set(folded) - set(stacks))[:3]))
+    periods = {folded[k] / stacks[k] for k in stacks}
+    if len(periods) > 1:
+        fail("%s's weights are not one period times the samples' counts: %s" %
+             (path, sorted(periods)[:4]))
+    return len(stacks), sum(stacks.values())
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("file")
@@ -43,6 +130,9 @@ def main():
     ap.add_argument("--name-hex", action="append", default=[],
                     help="as --name, the name given as hex of its UTF-8 bytes")
     ap.add_argument("--flows", type=int, help="number of distinct flows")
+    ap.add_argument("--folded", help="cpu.folded of the same report: the samples' stacks")
+    ap.add_argument("--stack", action="append", default=[], help="a sample has this stack")
+    ap.add_argument("--fan", type=int, help="a launch's arrows go to this many GPU slices")
     a = ap.parse_args()
 
     with open(a.file, "rb") as f:
@@ -154,7 +244,17 @@ def main():
             fail("no event named %r" % name)
     if a.flows is not None and len(outs) != a.flows:
         fail("%d flows, expected %d" % (len(outs), a.flows))
-    print("ok: %d events, %d flows, %d tracks" % (len(evs), len(outs), len(tnames)))
+    if a.fan is not None and a.fan not in ins.values():
+        fail("no launch's arrows go to %d GPU slices: %s" % (a.fan, sorted(set(ins.values()))))
+    stacks = sample_stacks(doc, evs)
+    for st in a.stack:
+        if st not in stacks:
+            fail("no sample with the stack %r; there are %s" % (st, sorted(stacks)[:4]))
+    extra = ""
+    if a.folded:
+        n, k = compare_folded(stacks, a.folded)
+        extra = ", %d samples' %d stacks as in %s" % (k, n, a.folded)
+    print("ok: %d events, %d flows, %d tracks%s" % (len(evs), len(outs), len(tnames), extra))
 
 
 if __name__ == "__main__":

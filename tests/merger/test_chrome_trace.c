@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * test_chrome_trace.c - trace.json: a hand-built timeline written out and read back by
- * check_trace_json.py (Python's json, gzip), exact escaping, errors.
+ * check_trace_json.py (Python's json, gzip), exact escaping, errors; its trace.pftrace
+ * read back by check_pftrace.py and compared with it (samples' stacks, a graph
+ * launch's arrows).
  *
  * `test_chrome_trace --write-small OUT` writes the golden case (golden/trace-small.json)
  * and exits: the golden scripts call it that way.
@@ -23,6 +25,8 @@
 
 #include "chrome_trace.h"
 #include "correlate.h"
+#include "perfetto_trace.h"
+#include "stack_agg.h"
 #include "timeline.h"
 
 /* Far from 0, so that relative times are what gets printed. */
@@ -207,27 +211,66 @@ static const char *fake_device(void *ctx, uint32_t device)
 	return device == 0 ? "Fake GPU \"A100\"" : NULL;
 }
 
+/*
+ * A sample's frames, root first, as the report's cpu.folded would have them: the
+ * process, a caller, an inlined function on the loader thread, the leaf, and a
+ * kernel frame under a system call.
+ */
+static long fake_sample_frames(void *ctx, const struct tl_sample *s, const struct stack_frame **frames)
+{
+	static struct stack_frame f[5];
+	static char hex[24];
+	const char *leaf = fake_leaf(ctx, s->pid, &s->stack);
+	long n = 0;
+
+	f[n++] = (struct stack_frame){ "train_step", GP_FRAME_CPU };
+	if (s->tid == 101) {
+		f[n++] = (struct stack_frame){ "loader_main", GP_FRAME_CPU };
+		f[n++] = (struct stack_frame){ "read_batch", GP_FRAME_INLINE };
+	} else {
+		f[n++] = (struct stack_frame){ "main", GP_FRAME_CPU };
+	}
+	if (s->stack.nr_kernel)
+		leaf = "matmul_host";
+	if (!leaf) {
+		snprintf(hex, sizeof(hex), "0x%llx",
+			 (unsigned long long)timeline__frames(ctx, &s->stack)[0]);
+		leaf = hex;
+	}
+	f[n++] = (struct stack_frame){ leaf, GP_FRAME_CPU };
+	if (s->stack.nr_kernel)
+		f[n++] = (struct stack_frame){ "do_syscall_64", GP_FRAME_KERNEL_CPU };
+	*frames = f;
+	return n;
+}
+
+static const struct chrome_trace_names small_names = {
+	.stack_leaf = fake_leaf,
+	.kernel_name = fake_kernel,
+	.process_name = fake_process,
+	.thread_name = fake_thread,
+	.device_name = fake_device,
+	.sample_frames = fake_sample_frames,
+};
+
+/* The small case as trace.json (gzopen() mode), or as trace.pftrace (mode NULL). */
 static int write_small(const char *path, const char *mode)
 {
 	struct timeline *tl = small_timeline();
-	struct chrome_trace_names nm = {
-	    .ctx = tl,
-	    .stack_leaf = fake_leaf,
-	    .kernel_name = fake_kernel,
-	    .process_name = fake_process,
-	    .thread_name = fake_thread,
-	    .device_name = fake_device,
-	};
+	struct chrome_trace_names nm = small_names;
 	struct correlation c;
 	gzFile gz;
 	int err;
 
+	nm.ctx = tl;
 	if (correlate__run(tl, &c)) {
 		timeline__free(tl);
 		return -ENOMEM;
 	}
-	gz = gzopen(path, mode);
-	if (!gz) {
+	gz = mode ? gzopen(path, mode) : NULL;
+	if (!mode) {
+		err = perfetto_trace__write(tl, &c, &nm, path);
+	} else if (!gz) {
 		err = -errno;
 	} else {
 		err = chrome_trace__write(tl, &c, &nm, gz);
@@ -239,17 +282,26 @@ static int write_small(const char *path, const char *mode)
 	return err;
 }
 
-/* Run the checker; 77 from it (no python3) skips. */
-static void check(const char *file, const char *args)
+/* Run a checker of tests/merger (check_trace_json.py's directory); 127 (no python3) skips. */
+static void check_with(const char *script, const char *file, const char *args)
 {
-	char cmd[2048];
+	char cmd[2048], here[1024], *slash;
 	int rc;
 
-	snprintf(cmd, sizeof(cmd), "python3 '%s' '%s' %s", CHECK_TRACE_JSON, file, args);
+	snprintf(here, sizeof(here), "%s", CHECK_TRACE_JSON);
+	slash = strrchr(here, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(cmd, sizeof(cmd), "python3 '%s/%s' '%s' %s", slash ? here : ".", script, file, args);
 	rc = system(cmd);
 	if (rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 127)
 		skip();
 	assert_int_equal(rc, 0);
+}
+
+static void check(const char *file, const char *args)
+{
+	check_with("check_trace_json.py", file, args);
 }
 
 static const char small_expect[] =
@@ -259,7 +311,11 @@ static const char small_expect[] =
     "--dur graph_k=0.100 --dur orphan=0.001 --dur p20_kernel=1.000 "
     "--dur '[off-cpu] pthread_cond_wait=3.600' --dur cudaStreamSynchronize=3.800 "
     "--ts orphan=123456788.012 --ts 'kernel(float*)=2.000' "
-    "--name matmul_host --name do_syscall_64 --name 0x401234 --name-hex " NASTY_HEX;
+    "--name matmul_host --name do_syscall_64 --name 0x401234 --name-hex " NASTY_HEX
+    /* each sample's stack, its kinds as the folded files mark them; the graph launch's
+     * arrows to each of its three kernels */
+    " --stack 'train_step;main;matmul_host' --stack 'train_step;main;matmul_host;do_syscall_64_[k]'"
+    " --stack 'train_step;loader_main;read_batch_[i];0x401234' --fan 3";
 
 static void test_small_plain(void **state)
 {
@@ -289,6 +345,25 @@ static void test_small_gzip(void **state)
 	check(path, small_expect);
 }
 
+/*
+ * trace.pftrace of the same timeline: the same slices, samples (with the same
+ * stacks) and arrows as trace.json, under the trace processor's rules; the graph
+ * launch's arrows go to each of its kernels, as in trace.json, not on from one
+ * kernel to the next.
+ */
+static void test_small_perfetto(void **state)
+{
+	char json[128], pf[128], args[192];
+
+	(void)state;
+	snprintf(json, sizeof(json), "%s/small.json", dir);
+	snprintf(pf, sizeof(pf), "%s/small.pftrace", dir);
+	assert_int_equal(write_small(json, "wT"), 0);
+	assert_int_equal(write_small(pf, NULL), 0);
+	snprintf(args, sizeof(args), "--json '%s'", json);
+	check_with("check_pftrace.py", pf, args);
+}
+
 /* No callbacks at all: every fallback name, still a valid document. */
 static void test_no_names(void **state)
 {
@@ -305,7 +380,7 @@ static void test_no_names(void **state)
 	assert_int_equal(chrome_trace__write(tl, &c, NULL, gz), 0);
 	assert_int_equal(gzclose(gz), Z_OK);
 	check(path, "--count gpu_kernel=7 --flows 6 --name _Z6kernelPf --name '[off-cpu] 0x402000' "
-		    "--name 0x401000");
+		    "--name 0x401000 --stack 0x401000 --stack '0x401000;0xffffffff81000000_[k]'");
 	correlate__release(&c);
 	timeline__free(tl);
 }
@@ -419,6 +494,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_small_plain), cmocka_unit_test(test_small_gzip),
 	    cmocka_unit_test(test_no_names),	cmocka_unit_test(test_empty),
 	    cmocka_unit_test(test_write_error), cmocka_unit_test(test_escape),
+	    cmocka_unit_test(test_small_perfetto),
 	};
 
 	if (argc == 3 && !strcmp(argv[1], "--write-small")) {

@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # pftrace.sh - trace.pftrace shows what trace.json shows: the same slices, instants,
-# arguments and flows, read back by check_pftrace.py's own decoder under the
-# trace processor's rules; protoc --decode_raw reads it too; a full disk is an error.
+# arguments, flows and on-CPU samples with their stacks (those of cpu.folded, in
+# both), read back by check_pftrace.py's own decoder under the trace processor's
+# rules; protoc --decode_raw reads it too; a full disk is an error.
 # usage: pftrace.sh GPUPERF GEN_RECORDING PYTHON CHECK_PFTRACE
 set -u
 GPUPERF=$1
@@ -21,11 +22,17 @@ fail=0
 mkdir "$tmp/rec" && "$GEN" -n 300 -s 3 -x -d "$tmp/rec" || exit 1
 "$GPUPERF" report -q -f chrome,perfetto "$tmp/rec" || { echo "FAIL: report"; exit 1; }
 cp "$tmp/rec/trace.pftrace" "$tmp/quiet.pftrace"
+"$GPUPERF" report -q -f folded "$tmp/rec" || { echo "FAIL: report -f folded"; exit 1; }
+# each sample's stack in trace.json (stackFrames) is its stack in cpu.folded
+"$PYTHON" "$(dirname "$CHECK")/check_trace_json.py" "$tmp/rec/trace.json" \
+	--folded "$tmp/rec/cpu.folded" || fail=1
 if "$PYTHON" "$CHECK" "$tmp/rec/trace.pftrace" --json "$tmp/rec/trace.json" \
-	--min-slices 5400 >"$tmp/check"; then
+	--folded "$tmp/rec/cpu.folded" --min-slices 3600 >"$tmp/check"; then
 	cat "$tmp/check"
 	grep -q ', 1200 events timed apart' "$tmp/check" ||
 		{ echo "FAIL: the 600 nested driver calls' begin and end were not timed apart"; fail=1; }
+	grep -q ', 1800 samples of 3 stacks,' "$tmp/check" ||
+		{ echo "FAIL: not 1800 samples (3 per step, 2 threads) on their 3 stacks"; fail=1; }
 else
 	cat "$tmp/check"
 	fail=1
