@@ -1484,14 +1484,15 @@ fail:
 	return NULL;
 }
 
+/* The launch uprobes' links go on closing until cuda_launch_prog__detach_end(). */
 static void detach_all(struct cpu_agent *a)
 {
+	if (a->cl)
+		cuda_launch_prog__detach_begin(a->cl);
 	if (a->cs)
 		cpu_sample_prog__detach(a->cs);
 	if (a->oc)
 		offcpu_prog__detach(a->oc);
-	if (a->cl)
-		cuda_launch_prog__detach(a->cl);
 	if (a->pt)
 		proc_track_prog__detach(a->pt);
 }
@@ -1532,6 +1533,8 @@ int cpu_agent__start(struct cpu_agent *a)
 	if (err) {
 		set_error(&a->opts, what, err);
 		detach_all(a);
+		if (a->cl)
+			cuda_launch_prog__detach_end(a->cl);
 		stop_guard__free(a->guard);
 		a->guard = NULL;
 		return err;
@@ -1750,11 +1753,9 @@ int cpu_agent__stop(struct cpu_agent *a)
 	a->stopped = true;
 	/*
 	 * The launch uprobes' links close in the background (each close waits
-	 * for grace periods) while the rest is detached, drained and written;
-	 * they carry user stacks only, so DIR/kallsyms does not wait for them.
+	 * for grace periods) while the rest is drained and written; launch
+	 * events carry user stacks only, so DIR/kallsyms does not wait for them.
 	 */
-	if (a->cl)
-		cuda_launch_prog__detach_begin(a->cl);
 	detach_all(a);
 	if (a->started) {
 		/* nothing new can arrive now but launch events: drain to empty */
@@ -1832,6 +1833,8 @@ void cpu_agent__free(struct cpu_agent *a)
 	if (a->w && !a->stopped)
 		cpu_agent__stop(a);
 	detach_all(a);
+	if (a->cl)
+		cuda_launch_prog__detach_end(a->cl);
 	stop_guard__free(a->guard);
 	if (a->epfd >= 0)
 		close(a->epfd);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* cuda_launch_prog: find CUDA launch/copy entry points in ELF files and put uprobes on them. */
 #include "cuda_launch_prog.h"
+#include "link_close.h"
 #include "tgid_filter.h"
 
 #include <errno.h>
@@ -112,6 +113,7 @@ struct cuda_launch_prog {
 	struct file_id loaders[8];
 	struct bpf_link *loader_links[8];
 	int nr_loaders;
+	struct link_close *closing; /* __detach_begin's, until __detach_end */
 	cuda_launch_event_fn on_event;
 	void *ctx;
 };
@@ -619,17 +621,43 @@ bool cuda_launch_prog__is_entry_point(const char *name)
 	return entry_index(name) >= 0;
 }
 
+void cuda_launch_prog__detach_begin(struct cuda_launch_prog *p)
+{
+	struct bpf_link **all;
+	int n = p->nr_links;
+
+	if (!p->nr_links && !p->nr_multi && !p->nr_loaders)
+		return;
+	if (p->closing)
+		cuda_launch_prog__detach_end(p); /* links attached since: the first closer first */
+	/* the links array has room for the loader links only when they fit in it */
+	all = p->nr_links + p->nr_loaders <= p->max_links ? p->links : NULL;
+	for (int i = 0; all && i < p->nr_loaders; i++)
+		all[n++] = p->loader_links[i];
+	if (!all) {
+		for (int i = 0; i < p->nr_loaders; i++)
+			bpf_link__destroy(p->loader_links[i]);
+		n = p->nr_links;
+		all = p->links;
+	}
+	/* NULL entries (the multi links' places) are skipped; their fds are closed */
+	p->closing = link_close__start(all, (size_t)n, p->multi_fds, (size_t)p->nr_multi);
+	memset(all, 0, (size_t)n * sizeof(*all)); /* the closer's now; multi entries stay NULL */
+	p->nr_links = 0;
+	p->nr_multi = 0;
+	p->nr_loaders = 0;
+}
+
+void cuda_launch_prog__detach_end(struct cuda_launch_prog *p)
+{
+	link_close__wait(p->closing);
+	p->closing = NULL;
+}
+
 void cuda_launch_prog__detach(struct cuda_launch_prog *p)
 {
-	for (int i = 0; i < p->nr_links; i++)
-		bpf_link__destroy(p->links[i]); /* NULL for multi-link entries */
-	p->nr_links = 0;
-	for (int i = 0; i < p->nr_multi; i++)
-		close(p->multi_fds[i]);
-	p->nr_multi = 0;
-	for (int i = 0; i < p->nr_loaders; i++)
-		bpf_link__destroy(p->loader_links[i]);
-	p->nr_loaders = 0;
+	cuda_launch_prog__detach_begin(p);
+	cuda_launch_prog__detach_end(p);
 }
 
 int cuda_launch_prog__consume(struct cuda_launch_prog *p)

@@ -90,6 +90,13 @@ const char *cuda_launch_prog__attached_name(const struct cuda_launch_prog *p, in
 /* Is @name (a version suffix "@..." ignored) one of the entry points probed? */
 bool cuda_launch_prog__is_entry_point(const char *name);
 void cuda_launch_prog__detach(struct cuda_launch_prog *p);
+/*
+ * __detach in two halves: _begin starts closing every link from threads
+ * (each close waits for grace periods), _end waits until all are closed;
+ * events can arrive until _end returns. __detach and __free call _end.
+ */
+void cuda_launch_prog__detach_begin(struct cuda_launch_prog *p);
+void cuda_launch_prog__detach_end(struct cuda_launch_prog *p);
 int cuda_launch_prog__consume(struct cuda_launch_prog *p);
 int cuda_launch_prog__epoll_fd(const struct cuda_launch_prog *p);
 /*
