@@ -15,6 +15,7 @@ pkgs=(
 	libelf-dev libdw-dev              # symbolization (elfutils)
 	zlib1g-dev libdeflate-dev libcjson-dev libcmocka-dev
 	python3 protobuf-compiler         # test helpers; protoc --decode_raw checks profile.pb.gz
+	golang-go                         # go tool pprof reads profile.pb.gz (tests/report/pprof_go.sh)
 	util-linux                        # setpriv/runuser for privilege tests
 	chromium nodejs fonts-dejavu-core # flame graph browser test (tests/merger/browser)
 	time                              # GNU time: peak RSS in bench/flamegraph
