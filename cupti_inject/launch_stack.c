@@ -106,13 +106,27 @@ static __attribute__((noinline)) int fp_walk(uint64_t *pcs, int max, int *end)
  * that cannot be read, a pc in a module loaded since the last refresh) is
  * kept as far as it goes and flagged truncated.
  */
-int launch_stack__capture(const struct launch_stack *ls, uint64_t *pcs, int max, int *end)
+int launch_stack__capture(struct launch_stack *ls, uint64_t *pcs, int max, int *end)
 {
 	int n;
 
 	if (ls->fp_only || !ls->unw)
 		return fp_walk(pcs, max, end);
 	n = gp_unwind__here(ls->unw, pcs, max, end);
+	/*
+	 * Code the tables do not know yet (a library dlopen'ed since the last
+	 * refresh): have the writer refresh them and record the module while
+	 * it is mapped; this stack stays as far as it got.
+	 */
+	if (*end == GP_UNWIND_END_UNKNOWN_MODULE &&
+	    !atomic_exchange_explicit(&ls->refresh_wanted, 1,
+				      memory_order_relaxed)) {
+		uint64_t one = 1;
+
+		if (write(ls->wake_fd, &one, sizeof(one)) < 0) {
+			/* saturated: the writer is awake anyway */
+		}
+	}
 	*end = *end != GP_UNWIND_END_ROOT;
 	return n;
 }
@@ -405,6 +419,7 @@ void launch_stack__drain(struct launch_stack *ls, struct gp_writer *w)
 	if (!ls->rings || !ls->map || !w)
 		return;
 	/* tables for modules loaded since (one dl_iterate_phdr step when nothing changed) */
+	atomic_store_explicit(&ls->refresh_wanted, 0, memory_order_relaxed);
 	if (ls->unw)
 		gp_unwind__refresh(ls->unw);
 	for (i = 0; i < ls->nrings; i++) {
@@ -552,20 +567,36 @@ static int dl_cb(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
+/* The loader's load and unload counts, from the first module: the iteration stops there. */
+static int count_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	unsigned long long *c = data;
+
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) {
+		c[0] = info->dlpi_adds;
+		c[1] = info->dlpi_subs;
+		c[2] = 1;
+	}
+	return 1;
+}
+
 void launch_stack__modules(struct launch_stack *ls, struct gp_writer *w, uint64_t ts)
 {
 	char line[PATH_MAX + 256];
+	unsigned long long c[3] = { 0, 0, 0 };
 	struct dl_scan *s;
 	FILE *f;
 
 	if (!w)
 		return;
+	/* at every drain: a library dlopen'ed, launched from and dlclose'd soon after is still named */
+	dl_iterate_phdr(count_cb, c);
+	if (ls->dl_seen && c[2] && c[0] == ls->dl_adds && c[1] == ls->dl_subs)
+		return;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return;
 	dl_iterate_phdr(dl_cb, s);
-	if (ls->dl_seen && s->have_counts && s->adds == ls->dl_adds && s->subs == ls->dl_subs)
-		goto out;
 	ls->dl_seen = 1;
 	ls->dl_adds = s->adds;
 	ls->dl_subs = s->subs;

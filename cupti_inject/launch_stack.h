@@ -17,7 +17,10 @@
  * stack bounds (pthread_getattr_np, which allocates once); a ring a quarter
  * full wakes the writer (one eventfd write per quarter). A full ring, a
  * thread past the last ring, or a thread that has begun to exit loses the
- * call's stack, counted (GP_DROP_STACK) and never waited for.
+ * call's stack, counted (GP_DROP_STACK) and never waited for. A walk that
+ * meets code loaded since the unwinder's last refresh (a dlopen) keeps the
+ * stack as far as it got (flagged truncated) and wakes the writer, which
+ * refreshes the tables and records the new module while it is mapped.
  *
  * A driver call made inside a runtime call (cuLaunchKernel in
  * cudaLaunchKernel) is not walked again: it gets the runtime call's stack,
@@ -61,6 +64,7 @@ struct launch_stack {
 	} skip[LS_SKIP_MAX];
 	unsigned nskip;
 	_Atomic uint64_t no_ring;	/* calls of threads that found no free ring */
+	_Atomic int refresh_wanted;	/* a walk met code the tables do not cover: the writer was woken */
 
 	/* the writer thread's */
 	struct ls_map *map;		/* hash -> frames, every distinct stack */
@@ -92,7 +96,7 @@ void launch_stack__exit_runtime(void);
  * is 0 when the walk reached the outermost frame, else nonzero (it stopped
  * at a frame it could not read or at `max`). Never faults.
  */
-int launch_stack__capture(const struct launch_stack *ls, uint64_t *pcs, int max, int *end);
+int launch_stack__capture(struct launch_stack *ls, uint64_t *pcs, int max, int *end);
 
 /* Writer thread: write what the rings hold. */
 void launch_stack__drain(struct launch_stack *ls, struct gp_writer *w);

@@ -135,16 +135,13 @@ int trace_thread__open(struct trace_thread *t, const struct trace_thread_opts *o
 }
 
 /* Launch stacks, and the modules their frames need, while the program runs. */
-static void drain_stacks(struct trace_thread *t, int scan)
+static void drain_stacks(struct trace_thread *t)
 {
 	if (!t->ls)
 		return;
+	/* modules first: a library loaded since is recorded before it can go again */
+	launch_stack__modules(t->ls, t->w, cupti_clock__monotonic_ns());
 	launch_stack__drain(t->ls, t->w);
-	/* new stacks may be in a library loaded since the last scan */
-	if (scan || launch_stack__nr_stacks(t->ls) != t->ls_stacks) {
-		t->ls_stacks = launch_stack__nr_stacks(t->ls);
-		launch_stack__modules(t->ls, t->w, cupti_clock__monotonic_ns());
-	}
 }
 
 static void drain(struct trace_thread *t)
@@ -152,7 +149,7 @@ static void drain(struct trace_thread *t)
 	struct act_buf_done d;
 	unsigned waiting;
 
-	drain_stacks(t, 0);
+	drain_stacks(t);
 	while (act_buf__take(t->pool, &d, &waiting)) {
 		CUpti_Activity *r = NULL;
 
@@ -200,7 +197,7 @@ static void periodic(struct trace_thread *t)
 	drain(t);
 	GP_CUPTI_CALL(ActivityFlushAll, (0));
 	drain(t);
-	drain_stacks(t, 1);
+	drain_stacks(t);
 	write_counters(t);
 	gp_writer__flush(t->w);
 }
@@ -216,7 +213,7 @@ static void finish(struct trace_thread *t)
 	/* ... then whatever is still running (start = end = 0, per CUPTI). */
 	GP_CUPTI_CALL(ActivityFlushAll, (CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
 	drain(t);
-	drain_stacks(t, 1);
+	drain_stacks(t);
 	write_counters(t);
 	inj_dbg("trace %s: api %llu (skipped %llu) kernel %llu memcpy %llu memset %llu sync %llu",
 		t->path, (unsigned long long)t->st.api, (unsigned long long)t->st.api_skipped,
@@ -265,7 +262,7 @@ static void *thread_main(void *arg)
 	 */
 	if (t->nice && setpriority(PRIO_PROCESS, (id_t)gettid(), t->nice))
 		inj_dbg("writer thread: cannot set nice %d: %s", t->nice, strerror(errno));
-	drain_stacks(t, 1);
+	drain_stacks(t);
 
 	while (!atomic_load(&t->stop)) {
 		struct pollfd pfd = { .fd = t->efd, .events = POLLIN };

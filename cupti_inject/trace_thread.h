@@ -42,7 +42,6 @@ struct trace_thread {
 	struct gp_writer *w;
 	struct act_buf *pool;
 	struct launch_stack *ls; /* launch stacks to write, or NULL (GPUPERF_STACKS=0) */
-	size_t ls_stacks;	/* distinct stacks at the last module scan */
 	int efd;		/* eventfd: buffers completed, sync or stop requested */
 	uint32_t pid;
 	uint32_t flush_ms;

@@ -133,6 +133,24 @@ stress_stacks)
 		>"$dir/stress.txt" 2>&1 || fail "$(cat "$dir/stress.txt")"
 	cat "$dir/stress.txt"
 	;;
+dlclose)
+	# Kernels launched from a library dlopen'ed after start and dlclose'd before the end:
+	# the trace names its mapping (recorded while it was mapped), so the report, run after
+	# the process is gone, puts the kernels under plugin_launch_kernels. The first launches
+	# from it, before the writer has refreshed the unwind tables, stop at its frame
+	# (flagged truncated); 100000 launches give the writer time to catch up.
+	traced "$GPINJ_DLCLOSE" "$GPINJ_PLUGIN" 100000 >"$dir/stdout.txt" 2>"$dir/stderr.txt" ||
+		fail "exited with status $?"
+	check
+	"$GPINJ_GPUPERF" dump "$(one_trace)" | grep -q "^module .*$(basename "$GPINJ_PLUGIN")" ||
+		fail "no module record for the dlclose'd library"
+	"$GPINJ_GPUPERF" report -q "$dir" 2>"$dir/report.txt" || fail "report: $(cat "$dir/report.txt")"
+	n=$(grep -c ';plugin_run;plugin_launch_kernels;cuLaunchKernel;\[gpu\] pk ' "$dir/gpu.folded")
+	[ "$n" -ge 1 ] || fail "no kernel under plugin_launch_kernels: $(head -c 600 "$dir/gpu.folded")"
+	grep -q ';main;cuLaunchKernel;\[gpu\] pk ' "$dir/gpu.folded" ||
+		fail "the kernel launched from main after the dlclose is not under main"
+	echo "ok: kernels under the dlclose'd library's functions ($n stacks)"
+	;;
 stacks_off)
 	# GPUPERF_STACKS=0: no callback on the launch path, no api_stack record, the rest exact.
 	GPUPERF_STACKS=0 sample launch_loop 2000 -- --no-stacks
