@@ -1653,10 +1653,10 @@ static void summary(struct record *r, const struct cpu_agent_stats *st)
 	if (st) {
 		snprintf(what, sizeof(what),
 			 "%" PRIu64 " sample%s, %" PRIu64 " off-CPU span%s, %" PRIu64
-			 " launch stack%s, %" PRIu64 " process%s",
+			 " launch stack%s, %" PRIu64 " process event%s (fork, exec, exit)",
 			 st->samples, st->samples == 1 ? "" : "s", st->offcpu_spans,
 			 st->offcpu_spans == 1 ? "" : "s", st->launches, st->launches == 1 ? "" : "s",
-			 st->procs, st->procs == 1 ? "" : "es");
+			 st->procs, st->procs == 1 ? "" : "s");
 		dir_each(r, "cpu.trace", print_size, what);
 	}
 	dir_each(r, "gpu-*.trace", add_size, sum);

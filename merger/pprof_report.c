@@ -445,6 +445,8 @@ int pprof_report__write(struct report *r, const char *path, const struct pprof_o
 	for (k = 0; k < tl->nr_offcpu_short && !err; k++) {
 		const struct tl_offcpu_short *a = &tl->offcpu_short[k];
 
+		if (report__tool_thread(r, a->pid, a->tid))
+			continue; /* the writer thread's: left out of every view */
 		pr.fb.n = 0;
 		err = frame_buf__push(&pr.fb, report__proc_root(r, a->pid), GP_FRAME_CPU);
 		if (!err)

@@ -385,8 +385,30 @@ static int sweep_all(const struct timeline *tl, struct dev_stat *d)
 	return 0;
 }
 
-/* Launch sites: by the text of the user frames and the API, so every process of a run and
- * every run of a binary agree on the identity. */
+/*
+ * Launch sites: a site is the exact call, so its identity is the text of
+ * its user frames each with the file:line of its call (what its return
+ * address resolves to) and the API: two calls on two lines of one function
+ * are two sites, and every process of a run and every run of a binary
+ * still agree on it (addresses move with ASLR, lines do not).
+ */
+static int site_text_add(char **text, size_t *len, size_t *cap, const char *s, size_t n)
+{
+	if (*len + n + 1 > *cap) {
+		size_t ncap = (*len + n + 1) * 2;
+		char *t = realloc(*text, ncap);
+
+		if (!t)
+			return -ENOMEM;
+		*text = t;
+		*cap = ncap;
+	}
+	memcpy(*text + *len, s, n);
+	*len += n;
+	(*text)[*len] = '\0';
+	return 0;
+}
+
 static int add_site(struct report *r, struct report_stats *s, size_t gi, uint64_t ns, uint64_t count)
 {
 	const struct tl_stack *lst = timeline__gpu_launch_stack(r->tl, &r->tl->gpu[gi]);
@@ -407,27 +429,28 @@ static int add_site(struct report *r, struct report_stats *s, size_t gi, uint64_
 	if (report__launch_frames(r, timeline__api_pid(r->tl, a), lst, kernel, &r->fb))
 		return -ENOMEM;
 	for (i = 0; i < r->fb.n; i++) {
-		size_t n = strlen(r->fb.f[i].name);
+		const struct sym_frame *sf = r->fb.src[i];
+		char at[300] = "";
+		int err;
 
-		if (len + n + 2 > cap) {
-			char *t;
+		if (sf && sf->file && sf->line) {
+			const char *base = strrchr(sf->file, '/');
 
-			cap = (len + n + 2) * 2;
-			t = realloc(text, cap);
-			if (!t) {
-				free(text);
-				return -ENOMEM;
-			}
-			text = t;
+			snprintf(at, sizeof(at), " (%s:%u)", base ? base + 1 : sf->file, sf->line);
 		}
-		if (len)
-			text[len++] = ';';
-		memcpy(text + len, r->fb.f[i].name, n);
-		len += n;
+		err = site_text_add(&text, &len, &cap, ";", len ? 1 : 0);
+		if (!err)
+			err = site_text_add(&text, &len, &cap, r->fb.f[i].name,
+					    strlen(r->fb.f[i].name));
+		if (!err)
+			err = site_text_add(&text, &len, &cap, at, strlen(at));
+		if (err) {
+			free(text);
+			return err;
+		}
 	}
 	if (!text && !(text = strdup("")))
 		return -ENOMEM;
-	text[len] = '\0';
 	for (i = 0; i < s->nr_sites; i++)
 		if (!strcmp(s->sites[i].stack, text) && !strcmp(s->sites[i].api, report__api_name(r, a)))
 			break;
@@ -802,7 +825,11 @@ static cJSON *build_json(struct report *r, struct report_stats *s)
 	num(o, "gpu_records", (double)s->gpu_records);
 	num(o, "with_api", (double)s->with_api);
 	num(o, "with_stack", (double)s->with_stack);
-	num(o, "rate", s->gpu_records ? (double)s->with_stack / (double)s->gpu_records : 1.0);
+	/* 1.5: no GPU record, no rate (null), not a perfect one */
+	if (s->gpu_records)
+		num(o, "rate", (double)s->with_stack / (double)s->gpu_records);
+	else
+		cJSON_AddNullToObject(o, "rate");
 
 	o = cJSON_AddObjectToObject(root, "drops");
 	for (i = 0; i < sizeof(drop_names) / sizeof(drop_names[0]); i++)
@@ -1050,8 +1077,12 @@ void summary__write_text(struct report *r, FILE *out)
 		report__fmt_ns(b1, sizeof(b1), s.on_cpu);
 		report__fmt_ns(b2, sizeof(b2), s.off_cpu);
 		report__fmt_ns(b3, sizeof(b3), stack_agg__total(r->view[VIEW_IDLE]));
-		fprintf(out, "\nCPU: on-CPU %s, off-CPU %s; launching threads while the GPU was idle: %s"
-			     " (gpu_idle.folded)\n", b1, b2, b3);
+		fprintf(out, "\nCPU: on-CPU %s, off-CPU %s", b1, b2);
+		/* without GPU work there is no idle GPU to speak of */
+		if (s.gpu_records)
+			fprintf(out, "; launching threads while the GPU was idle: %s (gpu_idle.folded)",
+				b3);
+		fputc('\n', out);
 		if (s.tool_on || s.tool_off) {
 			report__fmt_ns(b1, sizeof(b1), s.tool_on);
 			report__fmt_ns(b2, sizeof(b2), s.tool_off);

@@ -789,7 +789,7 @@ static void die_call_site(struct symbolizer *s, Dwarf_Die *die, const char **fil
 static size_t image_resolve(struct symbolizer *s, struct image *img, uint64_t vaddr,
 			    struct sym_frame *frames)
 {
-	const char *symname = NULL, *file = NULL, *rawsym, *raw = NULL;
+	const char *symname = NULL, *file = NULL, *rawsym, *raw = NULL, *at;
 	uint32_t line = 0;
 	size_t n = 0;
 	GElf_Off off = 0;
@@ -808,6 +808,10 @@ static size_t image_resolve(struct symbolizer *s, struct image *img, uint64_t va
 	 * for the name when DWARF has nothing better, below. */
 	if (symname && sym.st_size && off >= sym.st_size)
 		symname = NULL;
+	/* A symbol table's versioned names ("clock_nanosleep@GLIBC_2.2.5",
+	 * "memcpy@@GLIBC_2.14") are still the one function, as perf shows it. */
+	if (symname && symname[0] != '@' && (at = strchr(symname, '@')))
+		symname = intern_len(s, symname, (size_t)(at - symname));
 	rawsym = symname ? intern(s, symname) : NULL;
 	if (symname)
 		symname = symbolizer__demangle(s, symname);

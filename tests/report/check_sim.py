@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""check_sim.py DIR TRUTH.jsonl SRC_DIR [KERNEL=FUNCTION ...]
+"""check_sim.py DIR TRUTH.jsonl SRC_DIR [KERNEL=FUNCTION ...] [@FUNCTION=LINE,LINE...]
 
 `gpuperf record --cpu` + `gpuperf report` of a sample on the CUDA simulator, checked
 against the simulator's own log of what it ran (GPUPERF_SIM_LOG):
@@ -10,6 +10,8 @@ against the simulator's own log of what it ran (GPUPERF_SIM_LOG):
 - each KERNEL sits right under FUNCTION (the function that launched it) and the API
   frame in every gpu.folded stack;
 - every launch site's file:line is a line of the sample that makes that call;
+- @FUNCTION=LINE,...: FUNCTION's launch sites are one per call, at exactly these
+  lines (two calls in one function are two sites, each at its own line);
 - trace.json's kernels carry the grid, block and dynamic shared memory each was
   launched with, and summary.json counts each kernel's launches per configuration.
 """
@@ -18,7 +20,9 @@ import os
 import sys
 
 d, truth_path, src = sys.argv[1], sys.argv[2], sys.argv[3]
-expect_fn = dict(a.split("=", 1) for a in sys.argv[4:])
+expect_fn = dict(a.split("=", 1) for a in sys.argv[4:] if not a.startswith("@"))
+expect_lines = {f: sorted(int(x) for x in l.split(","))
+                for f, l in (a[1:].split("=", 1) for a in sys.argv[4:] if a.startswith("@"))}
 fails = []
 truth = [json.loads(l) for l in open(truth_path) if l.strip()]
 s = json.load(open(f"{d}/summary.json"))
@@ -110,6 +114,12 @@ for site in s["launch_sites"]:
     token = "<<<" if api == "cudaLaunchKernel" else api.split("_v")[0]
     if token not in text:
         fails.append(f"{site['location']} ({site['api']}) is not a call: {text.strip()!r}")
+
+for fn, lines in expect_lines.items():
+    got = sorted(int(t["location"].rpartition(":")[2]) for t in s["launch_sites"]
+                 if t["function"].split("(")[0] == fn and t["location"])
+    if got != lines:
+        fails.append(f"launch sites of {fn} at lines {got}, want one at each of {lines}")
 
 if fails:
     print("\n".join("FAIL: " + f for f in fails))

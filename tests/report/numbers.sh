@@ -5,6 +5,9 @@
 #   window   the window is record.json's start..end, not the first..last record
 #   totals   every output states the same on- and off-CPU totals, without the
 #            injection library's writer thread, and says what it left out
+#   cpuonly  `gpuperf --cpu` of a program without CUDA (root, eBPF): its own
+#            window, the processes counted once each, no join rate, no line on
+#            an idle GPU, libc frames without symbol versions
 set -u
 CASE=$1
 GPUPERF=$2
@@ -84,6 +87,27 @@ totals)
 		ok "text report says what it left out" || bad "text report: no line on the writer thread"
 	grep -q "left out: the injection library's writer thread" "$tmp/r/analysis.txt" &&
 		ok "analysis.txt says what it left out" || bad "analysis.txt: no line on the writer thread"
+	;;
+cpuonly)
+	if [ "$(id -u)" -ne 0 ]; then
+		[ "${GPUPERF_REQUIRE_BPF:-}" = 1 ] && { echo "FAIL: needs root for eBPF (GPUPERF_REQUIRE_BPF=1)"; exit 1; }
+		echo "SKIP: needs root for eBPF"; exit 77
+	fi
+	# sh, two true and a sleep: 4 processes; each makes fork, exec and exit records
+	"$GPUPERF" --cpu -o "$tmp/r" -- sh -c '/bin/true; /bin/true; sleep 0.02' >"$tmp/out" 2>&1 ||
+		{ cat "$tmp/out"; exit 1; }
+	grep -q '^recording: .* wall, 4 processes,' "$tmp/out" && ok "text report: 4 processes" ||
+		bad "text report: $(grep '^recording:' "$tmp/out"), want 4 processes"
+	grep -Eq '[0-9]+ process(es)?$' "$tmp/out" && bad "record counts process records as processes: $(grep 'cpu.trace' "$tmp/out")"
+	# the window is the recorder's: well under a second, not since some older record
+	w=$(json 'd["time"]["wall_ns"]')
+	[ "$w" -gt 20000000 ] && [ "$w" -lt 5000000000 ] && ok "wall $w ns" || bad "wall: $w ns"
+	[ "$(json 'd["join"]["rate"]')" = None ] && ok "join.rate null without GPU records" ||
+		bad "join.rate: $(json 'd["join"]["rate"]'), want null"
+	grep -q 'GPU was idle' "$tmp/out" && bad "text report speaks of an idle GPU: $(grep 'GPU was idle' "$tmp/out")"
+	grep -q '@GLIBC' "$tmp/r/offcpu.folded" && bad "symbol versions in frames: $(grep -o '[^;]*@GLIBC[^;]*' "$tmp/r/offcpu.folded" | head -1)"
+	grep -q 'nanosleep' "$tmp/r/offcpu.folded" && ok "sleep's off-CPU stack is there" ||
+		bad "no nanosleep frame in offcpu.folded"
 	;;
 *)
 	echo "numbers.sh: unknown case '$CASE'" >&2

@@ -54,7 +54,8 @@ sample train_step -- sgd_kernel=launch_sgd gemm_tn_kernel=launch_gemm_weight_gra
 	relu_grad_kernel=launch_relu_grad mse_grad_kernel=launch_mse_grad \
 	reduce_sum_kernel=launch_reduce_sum bias_act_kernel=launch_bias_act gemm_nn_kernel=launch_gemm
 sample multi_stream 8 -- 'scale_kernel=launch_scale(' 'offset_kernel=launch_offset('
-sample memcpy_bench
+# three cudaMemcpy calls of one function, HtoD, DtoD, DtoH: three sites, one per line
+sample memcpy_bench -- @copy_pageable_sync=63,64,65 @copy_pinned_async=94,96,97
 sample driver_api -- saxpy=launch_saxpy_
 sample cuda_graph -- _kernel=replay_graph
 sample launch_loop 2000 -- 'tick=launch_tick('
