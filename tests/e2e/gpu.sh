@@ -13,7 +13,12 @@
 # (signals, fork, reset) and CUPTI being refused. Then `gpuperf report` of the
 # GPU-only traces of some samples: trace.json and trace.pftrace read back and
 # equal (check_trace_json.py, check_pftrace.py), with real CUPTI's kernel
-# names, launch configurations and graph records. As root, also `gpuperf record
+# names, launch configurations and graph records (a graph launch's arrows
+# to each of its kernels in both), and read by Perfetto's own trace
+# processor where the run has one: GPUPERF_TRACE_PROCESSOR, else
+# trace_processor_shell or trace_processor on PATH, else
+# BUILD_DIR/trace_processor_shell (carried with the build to a GPU
+# machine that cannot download it). As root, also `gpuperf record
 # --cpu` + `report` of train_step: every kernel joined to the CPU stack that
 # launched it. Run it whenever a GPU is at hand and put what it printed in the
 # change's note.
@@ -147,6 +152,14 @@ fi
 
 # The report of real CUDA traces (GPU only: no eBPF here), both timelines.
 here=$(cd "$(dirname "$0")" && pwd)
+tp=${GPUPERF_TRACE_PROCESSOR:-}
+[ -n "$tp" ] || tp=$(command -v trace_processor_shell || command -v trace_processor || true)
+[ -n "$tp" ] || { [ -x "$build/trace_processor_shell" ] && tp="$build/trace_processor_shell"; }
+if [ -n "$tp" ]; then
+	echo "trace processor: $tp ($("$tp" --version 2>&1 | head -1))"
+else
+	echo "trace processor: none (set GPUPERF_TRACE_PROCESSOR or put one at $build/trace_processor_shell)"
+fi
 for name in train_step_shared-injection multi_stream_shared-injection cuda_graph_shared-injection; do
 	d="$work/$name"
 	[ -d "$d" ] || continue
@@ -156,6 +169,9 @@ for name in train_step_shared-injection multi_stream_shared-injection cuda_graph
 		fail "report/$name" "trace.json: $out"
 	elif ! out=$(python3 "$here/../merger/check_pftrace.py" "$d/trace.pftrace" --json "$d/trace.json" 2>&1); then
 		fail "report/$name" "trace.pftrace: $out"
+	elif [ -n "$tp" ] && ! out=$(python3 "$here/../report/pftrace_tp.py" "$tp" "$d/trace.pftrace" \
+		"$d/trace.json" 2>&1); then
+		fail "report/$name" "trace processor: $out"
 	else
 		echo "ok   report/$name: $out"
 	fi

@@ -458,12 +458,13 @@ def json_track_names(doc):
     return pname, tname
 
 
-def json_stack(frames, sf):
+def json_stack(frames, sf, marks=True):
+    """trace.json's stack of a sample (its "sf"), root first; marks: with the folded markers."""
     out, cur = [], str(sf)
     while cur is not None:
         f = frames[cur]
-        out.append(folded_name(f["name"]) + {"kernel": "_[k]", "inline": "_[i]",
-                                             "jit": "_[j]"}.get(f["category"], ""))
+        mark = {"kernel": "_[k]", "inline": "_[i]", "jit": "_[j]"}.get(f["category"], "")
+        out.append((folded_name(f["name"]) + mark) if marks else f["name"])
         cur = f.get("parent")
     return ";".join(reversed(out))
 

@@ -40,7 +40,7 @@ fi
 # Perfetto's own trace processor, where one is given (the CI machine has none)
 if [ -n "${GPUPERF_TRACE_PROCESSOR:-}" ]; then
 	"$PYTHON" "$(dirname "$0")/pftrace_tp.py" "$GPUPERF_TRACE_PROCESSOR" \
-		"$tmp/rec/trace.pftrace" "$tmp/rec/trace.json" || fail=1
+		"$tmp/rec/trace.pftrace" "$tmp/rec/trace.json" "$tmp/rec/cpu.folded" || fail=1
 fi
 if command -v protoc >/dev/null; then
 	if ! protoc --decode_raw <"$tmp/rec/trace.pftrace" >"$tmp/raw"; then
