@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -71,6 +73,14 @@ struct ksym_line {
 	size_t len;
 	size_t order;	  /* in the file: aliases keep it */
 	bool need;
+};
+
+/* /proc/kallsyms's text symbols, sorted. */
+struct ksym_table {
+	char *buf;		/* the file, NUL-terminated: the lines point into it */
+	struct ksym_line *v;
+	size_t n;
+	uint64_t stext, etext;	/* the kernel's own text, [_stext, _etext); 0, 0: not found */
 };
 
 static int ksym_cmp(const void *x, const void *y)
@@ -204,30 +214,66 @@ static int out_put(int fd, char *ob, size_t *on, size_t cap, const char *s, size
 	return 0;
 }
 
-int kallsyms__write_needed(const char *src, const struct kip_set *s, int fd, uint64_t *nsyms)
+/* The text symbols of @src, sorted by address (aliases in file order): 0 or -errno. */
+static int table_load(struct ksym_table *t, const char *src)
 {
-	struct ksym_line *v = NULL;
-	uint64_t *ips = NULL;
-	size_t n = 0, nips = 0, i, j, len, on = 0;
-	char *buf = NULL, ob[65536];
+	size_t len, i;
 	int err;
 
-	*nsyms = 0;
-	err = slurp(src, &buf, &len);
+	memset(t, 0, sizeof(*t));
+	err = slurp(src, &t->buf, &len);
 	if (!err)
-		err = parse(buf, &v, &n);
-	if (err)
-		goto out;
-	qsort(v, n, sizeof(*v), ksym_cmp);
-	if (s->full) {
-		for (i = 0; i < n; i++)
-			v[i].need = true;
-	} else if (s->n) {
+		err = parse(t->buf, &t->v, &t->n);
+	if (err) {
+		free(t->buf);
+		memset(t, 0, sizeof(*t));
+		return err;
+	}
+	qsort(t->v, t->n, sizeof(*t->v), ksym_cmp);
+	/* the kernel's own text: what a snapshot names for good */
+	for (i = 0; i < t->n; i++) {
+		const struct ksym_line *l = &t->v[i];
+		const char *sp = memchr(l->line, ' ', l->len), *name;
+		size_t nlen;
+
+		/* "ADDRESS TYPE NAME[\t[MODULE]]": parse() checked the first two */
+		name = sp + 3;
+		nlen = l->len - (size_t)(name - l->line);
+		if (nlen < 6 || (nlen > 6 && name[6] != '\t'))
+			continue;
+		if (!memcmp(name, "_stext", 6))
+			t->stext = l->addr;
+		else if (!memcmp(name, "_etext", 6))
+			t->etext = l->addr;
+	}
+	if (t->etext <= t->stext)
+		t->stext = t->etext = 0;
+	return 0;
+}
+
+static void table_free(struct ksym_table *t)
+{
+	free(t->v);
+	free(t->buf);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Write the symbols of @t that name the addresses of @s (see kallsyms__write_needed). */
+static int table_write(struct ksym_table *t, const struct kip_set *s, int fd, uint64_t *nsyms)
+{
+	struct ksym_line *v = t->v;
+	uint64_t *ips = NULL;
+	size_t n = t->n, nips = 0, i, j, on = 0;
+	char ob[65536];
+	int err = 0;
+
+	*nsyms = 0;
+	for (i = 0; i < n; i++)
+		v[i].need = s->full;
+	if (!s->full && s->n) {
 		ips = malloc(s->n * sizeof(*ips));
-		if (!ips) {
-			err = -ENOMEM;
-			goto out;
-		}
+		if (!ips)
+			return -ENOMEM;
 		for (i = 0; i < s->cap; i++)
 			if (s->slots[i])
 				ips[nips++] = s->slots[i];
@@ -261,9 +307,97 @@ int kallsyms__write_needed(const char *src, const struct kip_set *s, int fd, uin
 	if (err)
 		for (; i < n; i++)
 			*nsyms += v[i].need;
-out:
 	free(ips);
-	free(v);
-	free(buf);
 	return err;
+}
+
+int kallsyms__write_needed(const char *src, const struct kip_set *s, int fd, uint64_t *nsyms)
+{
+	struct ksym_table t;
+	int err;
+
+	*nsyms = 0;
+	err = table_load(&t, src);
+	if (err)
+		return err;
+	err = table_write(&t, s, fd, nsyms);
+	table_free(&t);
+	return err;
+}
+
+struct ksym_snap {
+	char *src;
+	pthread_t th;
+	bool running;
+	int err;		/* of the read; the table is empty then */
+	struct ksym_table t;
+};
+
+static void *snap_read(void *arg)
+{
+	struct ksym_snap *k = arg;
+
+	k->err = table_load(&k->t, k->src);
+	return NULL;
+}
+
+struct ksym_snap *kallsyms__snap_start(const char *src)
+{
+	struct ksym_snap *k = calloc(1, sizeof(*k));
+	sigset_t all, old;
+
+	if (!k)
+		return NULL;
+	k->src = strdup(src);
+	if (!k->src) {
+		free(k);
+		return NULL;
+	}
+	/* the caller's signal handlers run on the caller's threads */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	k->running = !pthread_create(&k->th, NULL, snap_read, k);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!k->running)
+		snap_read(k); /* no thread: read here */
+	return k;
+}
+
+/* Every address of @s lies in the kernel's own text, which the snapshot names as a read now would. */
+static bool snap_covers(const struct ksym_snap *k, const struct kip_set *s)
+{
+	if (k->err || !k->t.etext || s->full)
+		return false;
+	for (size_t i = 0; i < s->cap; i++)
+		if (s->slots[i] && (s->slots[i] < k->t.stext || s->slots[i] >= k->t.etext))
+			return false;
+	return true;
+}
+
+int kallsyms__snap_write_needed(struct ksym_snap *k, const struct kip_set *s, int fd,
+				uint64_t *nsyms, bool *reread)
+{
+	*reread = false;
+	if (!k)
+		return -EINVAL;
+	if (k->running) {
+		pthread_join(k->th, NULL);
+		k->running = false;
+	}
+	if (snap_covers(k, s))
+		return table_write(&k->t, s, fd, nsyms);
+	/* modules, BPF programs and trampolines come and go: their symbols are read now */
+	*reread = true;
+	return kallsyms__write_needed(k->src, s, fd, nsyms);
+}
+
+void kallsyms__snap_free(struct ksym_snap *k)
+{
+	if (!k)
+		return;
+	if (k->running)
+		pthread_join(k->th, NULL);
+	table_free(&k->t);
+	free(k->src);
+	free(k);
 }

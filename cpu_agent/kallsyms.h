@@ -34,4 +34,22 @@ void kip_set__free(struct kip_set *s);
  */
 int kallsyms__write_needed(const char *src, const struct kip_set *s, int fd, uint64_t *nsyms);
 
+/*
+ * A snapshot: @src read and sorted on a thread of its own, started when the
+ * recording starts, so that the stop does not wait for the 5 MB read. The
+ * kernel's own text ([_stext, _etext)) never changes while it runs; modules,
+ * BPF programs and trampolines do, so a recording with an address outside it
+ * reads @src again at stop. NULL: no memory.
+ */
+struct ksym_snap;
+
+struct ksym_snap *kallsyms__snap_start(const char *src);
+/*
+ * kallsyms__write_needed() from the snapshot (waited for first) when it
+ * names every address of @s, else from @src read now (*@reread set).
+ */
+int kallsyms__snap_write_needed(struct ksym_snap *k, const struct kip_set *s, int fd,
+				uint64_t *nsyms, bool *reread);
+void kallsyms__snap_free(struct ksym_snap *k);
+
 #endif /* GPUPERF_CPU_AGENT_KALLSYMS_H */
