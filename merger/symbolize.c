@@ -281,16 +281,43 @@ static bool is_mangled(const char *name)
 	return name[0] == '_' && name[1] == 'Z';
 }
 
+/*
+ * nvcc's name for a kernel of internal linkage (static, or in an anonymous
+ * namespace) in a -rdc=true build: "__nv_static_" N "_" then N characters
+ * naming the module, "_", and the kernel's own (mangled) name, e.g.
+ * __nv_static_25__6041ec19_4_k_cu_61214189__Z5skernPf. Returns that own
+ * name, or NULL when name is not spelled so.
+ */
+static const char *nv_static_name(const char *name)
+{
+	static const char prefix[] = "__nv_static_";
+	const char *p = name + sizeof(prefix) - 1;
+	size_t n = 0;
+
+	if (strncmp(name, prefix, sizeof(prefix) - 1))
+		return NULL;
+	for (; *p >= '0' && *p <= '9' && n < 4096; p++)
+		n = n * 10 + (size_t)(*p - '0');
+	if (p == name + sizeof(prefix) - 1 || *p++ != '_' || strnlen(p, n + 1) < n + 1 ||
+	    p[n] != '_' || !p[n + 1])
+		return NULL;
+	return p + n + 1;
+}
+
 const char *symbolizer__demangle(struct symbolizer *s, const char *name)
 {
 	uint64_t hash;
 	struct str_ent *e;
-	const char *key, *out;
+	const char *key, *out, *own;
 	char *dem;
 	int status = 0;
 
 	if (!name)
 		return NULL;
+	/* a -rdc=true build's static kernel: the kernel's own name, demangled */
+	own = nv_static_name(name);
+	if (own)
+		return symbolizer__demangle(s, own);
 	if (!is_mangled(name))
 		return intern(s, name) ?: name;
 

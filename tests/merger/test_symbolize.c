@@ -649,6 +649,16 @@ static void test_demangle(void **state)
 	assert_ptr_equal(symbolizer__demangle(s, "_Z6vecAddPKfS0_Pfi"),
 			 symbolizer__demangle(s, "_Z6vecAddPKfS0_Pfi"));
 	assert_string_equal(symbolizer__demangle(s, "main"), "main");
+	/* nvcc -rdc=true: a static kernel's name (as nvcc 12 and 13 spell it) */
+	assert_string_equal(
+	    symbolizer__demangle(s, "__nv_static_25__6041ec19_4_k_cu_61214189__Z5skernPf"),
+	    "skern(float*)");
+	assert_string_equal(symbolizer__demangle(s, "__nv_static_25__6041ec19_4_k_cu_61214189_kern"),
+			    "kern");
+	/* not spelled so: kept as it is */
+	assert_string_equal(symbolizer__demangle(s, "__nv_static_99__6041ec19__Z5skernPf"),
+			    "__nv_static_99__6041ec19__Z5skernPf");
+	assert_string_equal(symbolizer__demangle(s, "__nv_static_x"), "__nv_static_x");
 	assert_string_equal(symbolizer__demangle(s, "_Znot a mangled name"),
 			    "_Znot a mangled name");
 	symbolizer__free(s);
