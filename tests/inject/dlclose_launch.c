@@ -47,6 +47,8 @@ int main(int argc, char **argv)
 	err |= dlclose(h) != 0;
 	err |= cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL) != CUDA_SUCCESS;
 	err |= cuStreamSynchronize(s) != CUDA_SUCCESS;
+	cuStreamDestroy(s);
+	cuModuleUnload(mod);
 	printf("dlclose_launch: %s\n", err ? "FAILED" : "ok");
 	return err;
 }

@@ -46,9 +46,13 @@ static __attribute__((noinline)) int launch(int t)
 	if (cuModuleGetFunction(&f, mod, name) || cuStreamCreate(&s, 0) || cuMemAlloc(&p, 4096))
 		return 1;
 	n = backtrace(bt, 128);
+	/* from the frame after launch()'s own (a sanitizer's backtrace() adds one of its own first) */
+	for (k = 0; k < n && !((char *)bt[k] > (char *)launch && (char *)bt[k] < (char *)launch + 4096);
+	     k++)
+		;
 	pthread_mutex_lock(&print_lock);
 	printf("thread %d tid %d kernel %s callers", t, (int)gettid(), name);
-	for (k = 1; k < n; k++)
+	for (k++; k < n; k++)
 		printf(" %p", bt[k]);
 	printf("\n");
 	fflush(stdout);
@@ -101,6 +105,7 @@ int main(int argc, char **argv)
 		pthread_join(th[t], &ret);
 		err |= ret != NULL;
 	}
+	cuModuleUnload(mod);
 	printf("stress_stacks: threads=%d launches=%lu %s\n", NTHREADS, launches,
 	       err ? "FAILED" : "ok");
 	return err;
