@@ -37,9 +37,6 @@ _Static_assert(sizeof(struct cpu_sample_event) == 32 + 8 * GP_BPF_STACK_SLOTS,
 #define CPU_SAMPLE_STACK_CUT	0x1	/* the copy stopped at its size limit, not at an unreadable page */
 #define CPU_SAMPLE_NO_REGS	0x2	/* no user registers (a kernel thread, an exiting task) */
 
-/* Most bytes of user stack copied from rsp up (perf --call-graph dwarf: 8 KiB by default). */
-#define GP_BPF_USTACK_MAX	(16 * 1024)
-
 /*
  * With user_copy, a sample of a user thread carries, instead of user
  * addresses, the thread's user registers and a copy of its stack from rsp

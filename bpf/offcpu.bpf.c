@@ -29,6 +29,10 @@
  *    when its thread switches out again (a syscall that blocks twice, or is
  *    preempted before it returns) is sent then, with the user stack of
  *    that switch-out: the thread is still in the same kernel entry.
+ *    With user_copy (CFI unwinding in the agent) the user stack is sent as
+ *    registers + a stack copy (offcpu_copy_event), and a preempted thread's
+ *    is copied at the switch-out that preempts it, when it is current,
+ *    into oc_ucopy for its span at switch-in.
  *  - sched_waking of a thread in oc_start records the waker and the time.
  *  - switches the tracepoint never showed: a thread that passes sys_exit or
  *    switches out again with its last switch-out unmatched lost a switch-in;
@@ -72,6 +76,8 @@ const volatile __u8 fault = OFFCPU_FAULT_NONE;	/* tests only: see offcpu.h */
 const volatile __u32 fault_every = 0;
 /* without a tgid filter: processes not traced (the recorder itself); 0: none */
 const volatile __u32 exclude_tgid[2] = {};
+/* user stacks as registers + a stack copy (offcpu_copy_event) instead of a frame-pointer walk */
+const volatile __u8 user_copy = 0;
 
 #define PF_KTHREAD	0x00200000	/* include/linux/sched.h */
 
@@ -156,8 +162,38 @@ struct {
 	__uint(max_entries, 4 * 1024 * 1024);	/* loader: bpf_map__set_max_entries */
 } oc_events SEC(".maps");
 
+/*
+ * With user_copy: a copy event being built, per CPU, one slot per program
+ * kind as oc_scratch, and room for the last page read to overrun it.
+ */
+struct copy_scratch {
+	struct offcpu_copy_event e;
+	__u8 slack[4096];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct copy_scratch);
+} oc_copy SEC(".maps");
+
+/*
+ * With user_copy: the user registers and stack of each preempted thread,
+ * taken at the switch-out that preempted it (it is the current task
+ * there), for its span at switch-in. LRU: a copy evicted before its
+ * switch-in leaves that span without user stack (ustack_lost).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1);		/* loader: with user_copy, a few hundred */
+	__type(key, __u32);		/* tid */
+	__type(value, struct offcpu_ustack);
+} oc_ucopy SEC(".maps");
+
 __u64 lost_events = 0;
 __u64 stack_errors = 0;
+__u64 ustack_lost = 0;	/* preempted spans sent without user stack: no copy kept */
 __u64 short_lost = 0;	/* oc_short full: short blocks of a thread not counted */
 __u64 missed_switch_ins = 0;	/* switch-ins the tracepoint never showed: see send_repaired() */
 __u64 missed_switch_outs = 0;	/* wake-ups of threads whose switch-out the tracepoint never showed */
@@ -269,6 +305,126 @@ static __always_inline long current_user_stack(void *ctx, struct offcpu_event *e
 }
 
 /*
+ * The user registers of the current task (saved at its entry to the
+ * kernel) and its stack from rsp up, page by page: the copy stops at the
+ * first page that cannot be read without faulting (the top of the stack,
+ * or a page swapped out: the agent's unwind then ends there, counted), or
+ * at GP_BPF_USTACK_MAX. @u lies in a copy_scratch, whose slack takes the
+ * overrun of the last page.
+ */
+static __always_inline void read_ustack(struct offcpu_ustack *u)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	__u64 sp, got = 0;
+
+	u->rip = u->rsp = u->rbp = 0;
+	u->flags = 0;
+	if ((task->flags & PF_KTHREAD) || !regs || !(regs->cs & 3)) {
+		u->flags = OFFCPU_USTACK_NO_REGS;
+		u->len = 0;
+		return;
+	}
+	u->rip = regs->ip;
+	u->rsp = sp = regs->sp;
+	u->rbp = regs->bp;
+	for (int i = 0; i < GP_BPF_USTACK_MAX / 4096 + 1; i++) {
+		__u64 chunk = 4096 - ((sp + got) & 4095);
+
+		if (got >= GP_BPF_USTACK_MAX)
+			break;
+		if (bpf_probe_read_user(&u->stack[got], chunk, (void *)(sp + got)))
+			break;
+		got += chunk;
+	}
+	if (got >= GP_BPF_USTACK_MAX) {
+		got = GP_BPF_USTACK_MAX;
+		u->flags |= OFFCPU_USTACK_CUT;
+	}
+	u->len = (__u32)got;
+}
+
+/*
+ * With user_copy: send span @src (its kernel stack in src->ips, no user
+ * addresses) from copy slot @slot, with the user registers and stack of
+ * the current task (@saved NULL) or those @saved at a preempting
+ * switch-out.
+ */
+static __always_inline void emit_copy(const struct offcpu_event *src, __u32 slot,
+				      const struct offcpu_ustack *saved)
+{
+	struct copy_scratch *s = bpf_map_lookup_elem(&oc_copy, &slot);
+	struct offcpu_copy_event *c;
+	__u64 size, len;
+	long nk;
+
+	if (!s)
+		return;
+	c = &s->e;
+	c->start_ns = src->start_ns;
+	c->end_ns = src->end_ns;
+	c->pid = src->pid;
+	c->tid = src->tid;
+	c->waker_pid = src->waker_pid;
+	c->waker_tid = src->waker_tid;
+	c->cpu = src->cpu;
+	c->state = src->state;
+	c->nr_user = 0;
+	c->flags = src->flags | OFFCPU_COPY;
+	nk = src->nr_kernel;
+	if (nk > GP_BPF_STACK_DEPTH)
+		nk = GP_BPF_STACK_DEPTH;
+	if (nk > 0 && bpf_probe_read_kernel(c->kips, nk * 8, src->ips))
+		nk = 0;
+	c->nr_kernel = (__u16)nk;
+	if (!saved)
+		read_ustack(&c->u);
+	else if (bpf_probe_read_kernel(&c->u, sizeof(c->u), saved))
+		c->u.len = 0;
+	len = c->u.len;
+	if (len > GP_BPF_USTACK_MAX)
+		len = GP_BPF_USTACK_MAX;
+	size = offsetof(struct offcpu_copy_event, u.stack) + len;
+	if (bpf_ringbuf_output(&oc_events, c, size, rb_wakeup_flags()))
+		__sync_fetch_and_add(&lost_events, 1);
+}
+
+/* With user_copy: a preempted thread switching out keeps its user stack for its span. */
+static __always_inline void save_ustack(__u32 tid)
+{
+	__u32 slot = SCRATCH_SWITCH;
+	struct copy_scratch *s = bpf_map_lookup_elem(&oc_copy, &slot);
+
+	if (!s)
+		return;
+	read_ustack(&s->e.u);
+	if (bpf_map_update_elem(&oc_ucopy, &tid, &s->e.u, BPF_ANY))
+		bpf_map_delete_elem(&oc_ucopy, &tid); /* an older copy must not stand in */
+}
+
+/*
+ * A preempted thread's span @e, switched in now: with user_copy, the user
+ * stack kept at its switch-out; otherwise none.
+ */
+static __always_inline void emit_preempted(struct offcpu_event *e, __u32 tid)
+{
+	struct offcpu_ustack *u;
+
+	if (want_user && user_copy) {
+		u = bpf_map_lookup_elem(&oc_ucopy, &tid);
+		if (u) {
+			emit_copy(e, SCRATCH_SWITCH, u);
+			bpf_map_delete_elem(&oc_ucopy, &tid);
+			return;
+		}
+		__sync_fetch_and_add(&ustack_lost, 1);
+	}
+	if (want_user)
+		e->flags |= OFFCPU_NO_USER_STACK;
+	emit(e);
+}
+
+/*
  * Send @tid's pending span with the current user stack, from scratch slot
  * @slot. At its sys_exit that is the stack of the syscall it slept in. At a
  * new switch-out before that sys_exit (flush_pending) it is the same stack:
@@ -284,6 +440,11 @@ static __always_inline void send_pending(void *ctx, __u32 tid, __u32 slot)
 
 	if (!p)
 		return;
+	if (user_copy) {
+		emit_copy(p, slot, NULL);
+		bpf_map_delete_elem(&oc_pending, &tid);
+		return;
+	}
 	e = bpf_map_lookup_elem(&oc_scratch, &slot);
 	if (!e) {
 		bpf_map_delete_elem(&oc_pending, &tid);
@@ -371,6 +532,10 @@ static __always_inline void send_repaired(void *ctx, struct task_struct *task,
 	if (!e)
 		return;
 	span_begin(e, task, s, end, false);
+	if (want_user && user_copy) {
+		emit_copy(e, slot, NULL);
+		return;
+	}
 	if (want_user)
 		e->nr_user = current_user_stack(ctx, e);
 	else
@@ -431,6 +596,8 @@ static __always_inline int handle_switch(void *ctx, struct task_struct *prev,
 			st.waker_tid = 0;
 			st.wake_ts = 0;
 			bpf_map_update_elem(&oc_start, &ptid, &st, BPF_ANY);
+			if (!prev_state && want_user && user_copy)
+				save_ustack(ptid);
 		}
 	}
 
@@ -457,9 +624,7 @@ static __always_inline int handle_switch(void *ctx, struct task_struct *prev,
 			__sync_fetch_and_add(&lost_events, 1);
 		return 0;
 	}
-	if (want_user)
-		e->flags |= OFFCPU_NO_USER_STACK;
-	emit(e);
+	emit_preempted(e, ntid);
 	return 0;
 }
 
@@ -530,6 +695,8 @@ static __always_inline int handle_switch_btf(void *ctx, struct task_struct *prev
 			t->st.waker_tid = 0;
 			t->st.wake_ts = 0;
 			t->valid = 1;
+			if (!prev_state && want_user && user_copy)
+				save_ustack(prev->pid);
 		}
 	}
 
@@ -555,9 +722,7 @@ static __always_inline int handle_switch_btf(void *ctx, struct task_struct *prev
 			__sync_fetch_and_add(&lost_events, 1);
 		return 0;
 	}
-	if (want_user)
-		e->flags |= OFFCPU_NO_USER_STACK;
-	emit(e);
+	emit_preempted(e, ntid);
 	return 0;
 }
 

@@ -15,6 +15,8 @@
  * switch-out, end_ns - start_ns their sum, state their number. No stack.
  */
 #define OFFCPU_SHORT_SUM	0x8
+/* an offcpu_copy_event (rodata user_copy): user registers and stack copy, no user addresses */
+#define OFFCPU_COPY		0x10
 
 /*
  * A followed thread was switched out at start_ns and back in at end_ns,
@@ -37,6 +39,49 @@ struct offcpu_event {
 
 _Static_assert(sizeof(struct offcpu_event) == 48 + 8 * GP_BPF_STACK_SLOTS,
 	       "offcpu_event layout changed");
+
+/* offcpu_ustack.flags */
+#define OFFCPU_USTACK_CUT	0x1	/* the copy stopped at its size limit, not at an unreadable page */
+#define OFFCPU_USTACK_NO_REGS	0x2	/* no user registers (a kernel thread, an exiting task) */
+#define OFFCPU_USTACK_LOST	0x4	/* preempted: the copy taken at switch-out was evicted */
+
+/*
+ * A thread's user registers and its stack from rsp up, read while it is the
+ * current task: at the sys_exit of the system call it slept in, at a
+ * switch-out inside that same kernel entry, or, for a preempted thread, at
+ * the switch-out that preempted it (kept in oc_ucopy until its switch-in).
+ * Cut after stack[len - 1] when sent.
+ */
+struct offcpu_ustack {
+	__u64 rip, rsp, rbp;
+	__u32 len;		/* bytes in stack[] */
+	__u32 flags;		/* OFFCPU_USTACK_* */
+	__u8 stack[GP_BPF_USTACK_MAX];
+};
+
+/*
+ * With user_copy, a span whose user stack was wanted: the offcpu_event
+ * fields, nr_user 0, the kernel stack in kips, then the user registers and
+ * stack for the agent to unwind with CFI. Sent cut after u.stack[u.len - 1].
+ */
+struct offcpu_copy_event {
+	__u64 start_ns;
+	__u64 end_ns;
+	__u32 pid;
+	__u32 tid;
+	__u32 waker_pid;
+	__u32 waker_tid;
+	__u32 cpu;
+	__u32 state;
+	__u16 nr_user;		/* 0 */
+	__u16 nr_kernel;	/* addresses in kips */
+	__u32 flags;		/* OFFCPU_COPY | OFFCPU_* */
+	__u64 kips[GP_BPF_STACK_DEPTH + 1];
+	struct offcpu_ustack u;
+};
+
+_Static_assert(__builtin_offsetof(struct offcpu_copy_event, kips) == 48,
+	       "offcpu_copy_event must start as offcpu_event");
 
 /* Highest CPU number the off-CPU CPU filter (rodata cpu_mask) can name, plus one. */
 #define OFFCPU_MAX_CPUS	1024

@@ -18,4 +18,11 @@
  */
 #define GP_BPF_STACK_SLOTS (2 * GP_BPF_STACK_DEPTH + 2)
 
+/*
+ * Most bytes of user stack copied from rsp up, for the agent to unwind with
+ * CFI (cpu_sample_copy_event, offcpu_copy_event; perf --call-graph dwarf
+ * copies 8 KiB by default).
+ */
+#define GP_BPF_USTACK_MAX	(16 * 1024)
+
 #endif /* GPUPERF_BPF_STACK_EVENT_H */

@@ -488,6 +488,8 @@ static void collect_stats(struct cpu_agent *a)
 		a->st.offcpu_repaired = os.missed_switch_ins;
 		a->st.offcpu_missed = os.missed_switch_outs + os.prog_misses;
 		a->st.lost_stack += os.stack_errors;
+		a->st.offcpu_ustack_lost = os.ustack_lost;
+		a->st.lost_stack += os.ustack_lost;
 	}
 	if (a->cl) {
 		struct cuda_launch_stats ls;
@@ -1027,6 +1029,28 @@ static int on_offcpu(void *ctx, const struct offcpu_event *ev)
 	return 0;
 }
 
+/* A span carrying the user registers and stack: unwound here with CFI, written as on_offcpu. */
+static int on_offcpu_copy(void *ctx, const struct offcpu_copy_event *ev)
+{
+	struct cpu_agent *a = ctx;
+	uint64_t pcs[GP_BPF_STACK_DEPTH];
+	struct offcpu_event e;
+	uint32_t nu = 0, nk = ev->nr_kernel;
+
+	note_thread(a, ev->pid, ev->tid, ev->end_ns); /* a new process's mappings first */
+	memcpy(&e, ev, offsetof(struct offcpu_event, ips));
+	if (!(ev->u.flags & OFFCPU_USTACK_NO_REGS))
+		nu = (uint32_t)ustack__unwind(a->us, (pid_t)ev->pid, ev->u.rip, ev->u.rsp,
+					      ev->u.rbp, ev->u.stack, ev->u.len,
+					      ev->u.flags & OFFCPU_USTACK_CUT, pcs,
+					      GP_BPF_STACK_DEPTH, NULL);
+	memcpy(e.ips, pcs, 8 * nu);
+	memcpy(e.ips + nu, ev->kips, 8 * nk);
+	e.nr_user = (uint16_t)nu;
+	e.flags &= ~OFFCPU_COPY;
+	return on_offcpu(ctx, &e);
+}
+
 /* Was this entry point called from inside a CUDA library (cudart calling libcuda)? */
 static bool launch_is_nested(struct cpu_agent *a, const struct cuda_launch_event *ev)
 {
@@ -1359,6 +1383,15 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 	ex[0] = opts->system_wide && !opts->include_self ? getpid() : 0;
 	ex[1] = opts->system_wide ? opts->exclude_pid : 0;
 
+	/* CFI unwinding of copied user stacks, for now on request (bench/cpu) */
+	if (getenv("GPUPERF_UNWIND") && !strcmp(getenv("GPUPERF_UNWIND"), "cfi") &&
+	    !opts->no_user_stack && (opts->on_cpu || opts->off_cpu)) {
+		a->us = ustack__new();
+		if (!a->us) {
+			err = -ENOMEM;
+			goto fail;
+		}
+	}
 	if (opts->on_cpu) {
 		struct cpu_sample_opts so = {
 			.freq_hz = a->opts.freq_hz,
@@ -1377,17 +1410,9 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 			.on_event = on_sample,
 			.ctx = a,
 		};
-		const char *uw = getenv("GPUPERF_UNWIND");
 
-		/* CFI unwinding of copied user stacks, for now on request (bench/cpu) */
-		if (uw && !strcmp(uw, "cfi") && !opts->no_user_stack) {
-			a->us = ustack__new();
-			if (!a->us) {
-				err = -ENOMEM;
-				goto fail;
-			}
+		if (a->us)
 			so.on_copy = on_sample_copy;
-		}
 
 		what = "cannot load the on-CPU sampler (perf_event program)";
 		a->cs = cpu_sample_prog__new(&so);
@@ -1416,6 +1441,7 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 			.fault = opts->offcpu_fault,
 			.fault_every = opts->offcpu_fault_every,
 			.on_event = on_offcpu,
+			.on_copy = a->us ? on_offcpu_copy : NULL,
 			.ctx = a,
 		};
 

@@ -155,6 +155,8 @@ struct cpu_agent_stats {
 	uint64_t offcpu_aggregates; /* GP_OFFCPU_AGGREGATE records written (threads) */
 	uint64_t offcpu_short;	/* short blocks summed in them */
 	uint64_t lost_short;	/* short blocks not summed (per-thread map full) */
+	/* CFI: preempted spans without user stack (the copy taken at switch-out was evicted) */
+	uint64_t offcpu_ustack_lost;
 	uint64_t threads_exited; /* GP_REC_THREAD exit records written */
 	uint64_t procs_dropped;	/* system_wide: events of processes beyond max_procs */
 	uint64_t launches;	/* launch-site events written */

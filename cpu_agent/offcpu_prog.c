@@ -18,6 +18,11 @@
 #define OFFCPU_DEF_MIN_BLOCK_US		1000
 #define OFFCPU_DEF_RINGBUF_BYTES	(4u * 1024 * 1024)
 #define OFFCPU_DEF_MAX_SHORT		16384
+/*
+ * Preempted threads whose user stack copy (16 KiB each) is kept until they
+ * run again: the runnable, not running, followed threads at any moment.
+ */
+#define OFFCPU_DEF_UCOPIES		256
 
 struct offcpu_prog {
 	struct offcpu_bpf *skel;
@@ -25,6 +30,7 @@ struct offcpu_prog {
 	bool tp_btf;
 	bool iters;	/* the task iterators loaded (oc_seed, oc_open) */
 	offcpu_event_fn on_event;
+	offcpu_copy_fn on_copy;
 	void *ctx;
 };
 
@@ -33,6 +39,15 @@ static int offcpu_rb_event(void *ctx, void *data, size_t size)
 	struct offcpu_prog *p = ctx;
 	const struct offcpu_event *ev = data;
 
+	if (size >= offsetof(struct offcpu_event, ips) && (ev->flags & OFFCPU_COPY)) {
+		const struct offcpu_copy_event *c = data;
+
+		if (!p->on_copy || size < offsetof(struct offcpu_copy_event, u.stack) ||
+		    c->nr_kernel > GP_BPF_STACK_DEPTH || c->u.len > GP_BPF_USTACK_MAX ||
+		    size < offsetof(struct offcpu_copy_event, u.stack) + (size_t)c->u.len)
+			return -EPROTO;
+		return p->on_copy(p->ctx, c);
+	}
 	if (size < offsetof(struct offcpu_event, ips) ||
 	    size < offsetof(struct offcpu_event, ips) + 8 * ((size_t)ev->nr_user + ev->nr_kernel))
 		return -EPROTO;
@@ -54,6 +69,7 @@ static int load(struct offcpu_prog *p, const struct offcpu_opts *opts, bool tp_b
 	skel->rodata->exclude_tgid[1] = (uint32_t)opts->exclude_tgid[1];
 	skel->rodata->want_user = !opts->no_user;
 	skel->rodata->want_kernel = !opts->no_kernel;
+	skel->rodata->user_copy = opts->on_copy && !opts->no_user;
 	skel->rodata->use_btf = tp_btf;
 	skel->rodata->min_block_ns = (uint64_t)min_us * 1000;
 	skel->rodata->max_block_ns = (uint64_t)opts->max_block_us * 1000;
@@ -74,6 +90,8 @@ static int load(struct offcpu_prog *p, const struct offcpu_opts *opts, bool tp_b
 						       opts->max_short : OFFCPU_DEF_MAX_SHORT);
 	if (!err && opts->nr_tids)
 		err = bpf_map__set_max_entries(skel->maps.oc_tids, (uint32_t)opts->nr_tids);
+	if (!err && skel->rodata->user_copy)
+		err = bpf_map__set_max_entries(skel->maps.oc_ucopy, OFFCPU_DEF_UCOPIES);
 	if (err)
 		return err;
 	err = tgid_filter__share(skel->maps.oc_tgids, opts->tgids_fd, opts->tgids_max);
@@ -134,6 +152,7 @@ struct offcpu_prog *offcpu_prog__new(const struct offcpu_opts *opts)
 		goto fail;
 	}
 	p->on_event = opts->on_event;
+	p->on_copy = opts->on_copy;
 	p->ctx = opts->ctx;
 	/*
 	 * Without BTF for these tracepoints (or no tp_btf at all): the raw_tp
@@ -219,6 +238,7 @@ void offcpu_prog__stats(const struct offcpu_prog *p, struct offcpu_stats *st)
 	st->lost_events = __atomic_load_n(&p->skel->bss->lost_events, __ATOMIC_RELAXED);
 	st->stack_errors = __atomic_load_n(&p->skel->bss->stack_errors, __ATOMIC_RELAXED);
 	st->short_lost = __atomic_load_n(&p->skel->bss->short_lost, __ATOMIC_RELAXED);
+	st->ustack_lost = __atomic_load_n(&p->skel->bss->ustack_lost, __ATOMIC_RELAXED);
 	st->missed_switch_ins =
 		__atomic_load_n(&p->skel->bss->missed_switch_ins, __ATOMIC_RELAXED);
 	st->missed_switch_outs =

@@ -14,6 +14,9 @@ struct offcpu_short; /* bpf/offcpu.h */
 
 /* Called on the polling thread per span; @ev is valid only during the call. */
 typedef int (*offcpu_event_fn)(void *ctx, const struct offcpu_event *ev);
+struct offcpu_copy_event; /* bpf/offcpu.h */
+/* With on_copy: a span with its user registers and stack copy (valid during the call). */
+typedef int (*offcpu_copy_fn)(void *ctx, const struct offcpu_copy_event *ev);
 
 struct offcpu_opts {
 	uint32_t min_block_us;	/* shorter spans are only summed per thread; 0: 1000 */
@@ -39,6 +42,13 @@ struct offcpu_opts {
 	uint8_t fault;		/* tests only: OFFCPU_FAULT_* (bpf/offcpu.h) */
 	uint32_t fault_every;	/* one in this many, at random */
 	offcpu_event_fn on_event; /* required */
+	/*
+	 * Set: spans' user stacks come as registers + a stack copy (bpf/offcpu.h)
+	 * to on_copy, for unwinding with CFI, instead of a frame-pointer walk;
+	 * preempted threads' spans get one too, taken as they switch out.
+	 * Blocks in progress at stop (__for_each_open) keep the walk.
+	 */
+	offcpu_copy_fn on_copy;
 	void *ctx;
 };
 
@@ -46,6 +56,7 @@ struct offcpu_stats {
 	uint64_t lost_events;	/* ring buffer full */
 	uint64_t stack_errors;
 	uint64_t short_lost;	/* short spans not summed: the per-thread map was full */
+	uint64_t ustack_lost;	/* with on_copy: preempted spans sent without user stack */
 	uint64_t missed_switch_ins; /* switch-ins the tracepoint did not show, repaired */
 	uint64_t missed_switch_outs; /* switch-outs the tracepoint did not show: blocks lost */
 	uint64_t prog_misses;	/* runs of the switch, wake-up and sys_exit programs the kernel skipped */
