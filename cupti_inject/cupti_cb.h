@@ -5,7 +5,7 @@
  *
  * API records come from the RUNTIME/DRIVER activity kinds, not from our own
  * callbacks: CUPTI fills start, end, thread id, correlation id and return
- * value itself, and no code of ours runs on the application's launch path.
+ * value itself, and recording them runs no code of ours on the launch path.
  * The subscription exists for three things: to claim CUPTI (a second
  * subscriber, i.e. another profiler, is refused, and we then stay out), to
  * hear about device resets, whose records must be on disk before the
