@@ -461,6 +461,69 @@ static void test_separate_debug(void **state)
 	symbolizer__free(s);
 }
 
+/*
+ * A FIFO planted where a separate debug file may be (next to the module,
+ * in its .debug/, under a --debuginfo directory by build id and by path)
+ * is skipped without blocking; a regular debug file there is still found.
+ */
+static void test_debuglink_fifo(void **state)
+{
+	struct fix *f = *state;
+	char app[256], cmd[4096], dbg[512], dir[512], path[1024];
+	struct symbolizer_opts o = {.debuginfo_path = dir};
+	struct symbolizer *s;
+	const struct sym_frame *fr;
+	int k;
+
+	/* the stripped copy, with a .gnu_debuglink naming symfix.debug */
+	snprintf(app, sizeof(app), "%s/app", f->tmpdir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/app/.debug' && cp '%s' '%s/app/symfix' && "
+		 "'%s' --add-gnu-debuglink='%s' '%s/app/symfix'",
+		 f->tmpdir, SYMFIX_STRIPPED, f->tmpdir, SYMFIX_OBJCOPY, SYMFIX_DEBUG, f->tmpdir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(dbg, sizeof(dbg), "%s/symfix", app);
+	snprintf(dir, sizeof(dir), "%s/fifodebug", f->tmpdir);
+	k = snprintf(path, sizeof(path), "%s/.build-id/%02x/", dir, f->exe_bid[0]);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' '%s%s'", path, dir, app);
+	assert_int_equal(system(cmd), 0);
+	for (size_t i = 1; i < f->exe_bid_size; i++)
+		k += snprintf(path + k, sizeof(path) - (size_t)k, "%02x", f->exe_bid[i]);
+	snprintf(path + k, sizeof(path) - (size_t)k, ".debug");
+	assert_int_equal(mkfifo(path, 0644), 0);
+	snprintf(path, sizeof(path), "%s%s/symfix.debug", dir, app);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	snprintf(path, sizeof(path), "%s/symfix.debug", app);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	snprintf(path, sizeof(path), "%s/.debug/symfix.debug", app);
+	assert_int_equal(mkfifo(path, 0644), 0);
+
+	/* a blocking open of any of them would hang here: the alarm fails the test */
+	alarm(20);
+	s = symbolizer__new(&o);
+	assert_non_null(s);
+	assert_int_equal(symbolizer__add_module(s, 11, dbg, f->exe->start, f->exe->end,
+						f->exe->pgoff, f->exe_bid, f->exe_bid_size),
+			 0);
+	assert_int_equal(symbolizer__user(s, 11, f->ret_inl, true, &fr), 1);
+	assert_string_equal(fr[0].name, "symfix_outer");
+	assert_null(fr[0].file);
+	symbolizer__free(s);
+
+	/* the debug file itself in .debug/: found by its debuglink, lines and all */
+	snprintf(cmd, sizeof(cmd), "rm '%s' && cp '%s' '%s'", path, SYMFIX_DEBUG, path);
+	assert_int_equal(system(cmd), 0);
+	s = symbolizer__new(&o);
+	assert_non_null(s);
+	assert_int_equal(symbolizer__add_module(s, 11, dbg, f->exe->start, f->exe->end,
+						f->exe->pgoff, f->exe_bid, f->exe_bid_size),
+			 0);
+	assert_int_equal(symbolizer__user(s, 11, f->ret_inl, true, &fr), 2);
+	check_frame(&fr[0], "symfix_inl", "symfix_main.cpp", f->line_inl, true);
+	check_frame(&fr[1], "symfix_outer", "symfix_main.cpp", f->line_outer, false);
+	symbolizer__free(s);
+	alarm(0);
+}
+
 static void write_file(const char *path, const char *text)
 {
 	FILE *g = fopen(path, "w");
@@ -677,6 +740,7 @@ int main(void)
 		cmocka_unit_test(test_corrupt_module),
 		cmocka_unit_test(test_build_id_mismatch),
 		cmocka_unit_test(test_separate_debug),
+		cmocka_unit_test(test_debuglink_fifo),
 		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_perf_map),
 		cmocka_unit_test(test_fork_parent),
