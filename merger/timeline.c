@@ -122,6 +122,7 @@ struct tl_priv {
 		uint32_t corr, stack;
 	} *api_stacks;
 	size_t nr_api_stacks, cap_api_stacks;
+	uint64_t api_stacks_seen, api_stacks_truncated; /* the file's api_stack records, cut short ones */
 	char errbuf[512];
 };
 
@@ -1225,6 +1226,8 @@ static int add_record(struct timeline *tl, struct idmap *ids, struct idmap *stac
 		struct api_stack_ent *e;
 
 		f->launch_stacks = 1;
+		p->api_stacks_seen++;
+		p->api_stacks_truncated += !!(rec->flags & GP_API_STACK_TRUNCATED);
 		if (!li)
 			return 0; /* not known, or its chunk did not define it: the call keeps none */
 		e = push((void **)&p->api_stacks, &p->nr_api_stacks, &p->cap_api_stacks, sizeof(*e));
@@ -1497,6 +1500,7 @@ int timeline__load_file(struct timeline *tl, const char *path, const char **why)
 	writer0 = tl->dropped[GP_DROP_WRITER];
 	api0 = tl->nr_api;
 	tl->priv->nr_api_stacks = 0;
+	tl->priv->api_stacks_seen = tl->priv->api_stacks_truncated = 0;
 	/* a chunk's records at a time: a call per record is a tenth of the loading time */
 	while (!err && (rc = gp_reader__next_chunk(r, &recs, &len)) != GP_READ_EOF) {
 		const uint8_t *end = recs + len;
@@ -1510,6 +1514,11 @@ int timeline__load_file(struct timeline *tl, const char *path, const char **why)
 	}
 	if (!err)
 		bind_api_stacks(tl, api0);
+	if (p->api_stacks_truncated)
+		warn(tl, "'%s': %llu of %llu launch stacks end early (a frame the unwinder could not "
+			 "read, or code loaded after its last table refresh): their outer frames are "
+			 "missing", path, (unsigned long long)p->api_stacks_truncated,
+		     (unsigned long long)p->api_stacks_seen);
 	gp_reader__stats(r, &rs);
 	f->clean_end = rs.clean_end;
 	f->records = rs.records;

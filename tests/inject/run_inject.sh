@@ -147,6 +147,9 @@ dlclose)
 	"$GPINJ_GPUPERF" report -q "$dir" 2>"$dir/report.txt" || fail "report: $(cat "$dir/report.txt")"
 	n=$(grep -c ';plugin_run;plugin_launch_kernels;cuLaunchKernel;\[gpu\] pk ' "$dir/gpu.folded")
 	[ "$n" -ge 1 ] || fail "no kernel under plugin_launch_kernels: $(head -c 600 "$dir/gpu.folded")"
+	# the launches walked before the tables knew the library: counted, and said
+	grep -q 'launch stacks end early' "$dir/summary.json" ||
+		fail "truncated launch stacks not reported: $(grep -o '"warnings".*' "$dir/summary.json")"
 	grep -q ';main;cuLaunchKernel;\[gpu\] pk ' "$dir/gpu.folded" ||
 		fail "the kernel launched from main after the dlclose is not under main"
 	echo "ok: kernels under the dlclose'd library's functions ($n stacks)"
