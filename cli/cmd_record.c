@@ -1579,6 +1579,18 @@ static int record_json(struct record *r, const struct cpu_agent_stats *st)
 			cJSON_AddBoolToObject(ag, "tp_btf", st->tp_btf);
 			if (r->o.off_cpu)
 				cJSON_AddBoolToObject(ag, "offcpu_iters", st->offcpu_iters);
+			if (st->unwinds) {
+				cJSON *ends = cJSON_AddObjectToObject(ag, "unwind_ends");
+
+				add_u64(ag, "unwinds", st->unwinds);
+				for (i = 0; ends && i < CPU_AGENT_UNWIND_ENDS; i++)
+					add_u64(ends, cpu_agent__unwind_end_name((int)i),
+						st->unwind_ends[i]);
+				add_u64(ag, "unwind_tables", st->unwind_tables);
+				add_u64(ag, "unwind_files_no_cfi", st->unwind_files_no_cfi);
+				add_u64(ag, "unwind_maps_dropped", st->unwind_maps_dropped);
+				add_u64(ag, "offcpu_ustack_lost", st->offcpu_ustack_lost);
+			}
 			if (r->agent_err)
 				cJSON_AddStringToObject(ag, "error", cpu_agent__strerror(r->agent_err));
 		}

@@ -491,6 +491,16 @@ static void collect_stats(struct cpu_agent *a)
 		a->st.offcpu_ustack_lost = os.ustack_lost;
 		a->st.lost_stack += os.ustack_lost;
 	}
+	if (a->us) {
+		struct ustack_stats us;
+
+		ustack__stats(a->us, &us);
+		a->st.unwinds = us.unwinds;
+		memcpy(a->st.unwind_ends, us.ends, sizeof(a->st.unwind_ends));
+		a->st.unwind_tables = us.tables;
+		a->st.unwind_files_no_cfi = us.files_no_cfi + us.files_failed;
+		a->st.unwind_maps_dropped = us.mappings_dropped;
+	}
 	if (a->cl) {
 		struct cuda_launch_stats ls;
 
@@ -1830,6 +1840,13 @@ int cpu_agent__stop(struct cpu_agent *a)
 void cpu_agent__stats(const struct cpu_agent *a, struct cpu_agent_stats *st)
 {
 	*st = a->st;
+}
+
+_Static_assert(CPU_AGENT_UNWIND_ENDS == GP_UNWIND_END__COUNT, "unwind end reasons changed");
+
+const char *cpu_agent__unwind_end_name(int end)
+{
+	return gp_unwind__end_name(end);
 }
 
 const char *cpu_agent__strerror(int err)

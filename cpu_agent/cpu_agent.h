@@ -145,6 +145,8 @@ struct cpu_agent_opts {
 	size_t errlen;
 };
 
+#define CPU_AGENT_UNWIND_ENDS 9	/* GP_UNWIND_END__COUNT (unwind/unwind.h) */
+
 struct cpu_agent_stats {
 	uint64_t samples;	/* on-CPU samples written */
 	uint64_t offcpu_spans;	/* off-CPU spans written */
@@ -179,6 +181,13 @@ struct cpu_agent_stats {
 	bool tp_btf;		/* tracepoints attached as tp_btf (false: raw_tp) */
 	bool offcpu_iters;	/* off-CPU task iterators loaded: blocks in progress at
 				 * start and stop are written */
+	/* CFI unwinding of copied user stacks (cpu_agent/ustack.h); all 0 with frame pointers */
+	uint64_t unwinds;	/* user stacks unwound */
+	/* per end reason (cpu_agent__unwind_end_name()); [0]: reached the thread's root */
+	uint64_t unwind_ends[CPU_AGENT_UNWIND_ENDS];
+	uint32_t unwind_tables;	/* files with a CFI table */
+	uint32_t unwind_files_no_cfi; /* files without CFI or unreadable: frame pointers there */
+	uint64_t unwind_maps_dropped; /* mappings not kept: their frames end stacks */
 };
 
 /*
@@ -245,6 +254,8 @@ void cpu_agent__stats(const struct cpu_agent *a, struct cpu_agent_stats *st);
  * CAP_BPF+CAP_PERFMON: run as root"). Static storage; not thread-safe.
  */
 const char *cpu_agent__strerror(int err);
+/* The name of end reason @end of cpu_agent_stats.unwind_ends ("root", "depth", ...). */
+const char *cpu_agent__unwind_end_name(int end);
 
 /* Stop if needed, detach, unload, free. Accepts NULL. */
 void cpu_agent__free(struct cpu_agent *a);
