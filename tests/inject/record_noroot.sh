@@ -5,7 +5,8 @@
 # the injection library alone. Checked exactly against the simulator's log
 # (tests/report/check_sim.py: join rate 1, each kernel under the function that launched
 # it, launch sites' file:line), plus: the launch stacks are the trace's own (api_stack
-# records, no cpu.trace), profile.svg is written, trace.json draws each launch's flow.
+# records, no cpu.trace), profile.svg is written, trace.json draws each launch's flow, and
+# every memcpy and memset sits under the function that asked for it.
 # usage: record_noroot.sh GPUPERF SAMPLES_BIN_DIR SAMPLES_SRC_DIR PYTHON
 # env: LD_LIBRARY_PATH (the simulator); GPUPERF_STACKS_FP=1 shows what a frame-pointer walk gives.
 set -u
@@ -63,6 +64,35 @@ sample train_step -- sgd_kernel=launch_sgd gemm_tn_kernel=launch_gemm_weight_gra
 	reduce_sum_kernel=launch_reduce_sum bias_act_kernel=launch_bias_act gemm_nn_kernel=launch_gemm
 sample multi_stream 8 -- 'scale_kernel=launch_scale(' 'offset_kernel=launch_offset('
 sample memcpy_bench
+# each copy and fill under the function that asked for it (samples/memcpy_bench.cu)
+if ! out=$(env -u LD_PRELOAD "$PYTHON" - "$tmp/memcpy_bench/gpu.folded" <<'EOF'
+import sys
+want = {  # (api, leaf) -> the functions that make that call
+    ("cudaMemcpy", "[memcpy HtoD]"): {"copy_pageable_sync", "copy_pinned_sync"},
+    ("cudaMemcpy", "[memcpy DtoD]"): {"copy_pageable_sync"},
+    ("cudaMemcpy", "[memcpy DtoH]"): {"copy_pageable_sync", "copy_pinned_sync", "fill_memset"},
+    ("cudaMemcpyAsync", "[memcpy HtoD]"): {"copy_pageable_async", "copy_pinned_async"},
+    ("cudaMemcpyAsync", "[memcpy DtoD]"): {"copy_pinned_async"},
+    ("cudaMemcpyAsync", "[memcpy DtoH]"): {"copy_pageable_async", "copy_pinned_async"},
+    ("cudaMemset", "[memset]"): {"fill_memset"},
+    ("cudaMemsetAsync", "[memset]"): {"fill_memset"},
+}
+seen, bad = set(), []
+for line in open(sys.argv[1]):
+    f = line.rpartition(" ")[0].split(";")
+    key, fn = (f[-2], f[-1]), f[-3].split("(")[0]
+    if key not in want or fn not in want[key]:
+        bad.append(f"{key[1]} by {key[0]} under {fn}")
+    seen.add(key)
+bad += [f"no {k[1]} by {k[0]}" for k in want if k not in seen]
+print("; ".join(bad) if bad else "every copy and fill under its function")
+sys.exit(1 if bad else 0)
+EOF
+); then
+	echo "FAIL: memcpy_bench: $out"; fail=1
+else
+	echo "ok: memcpy_bench: $out"
+fi
 sample driver_api -- saxpy=launch_saxpy_
 sample cuda_graph -- _kernel=replay_graph
 sample launch_loop 2000 -- 'tick=launch_tick('
