@@ -1162,7 +1162,11 @@ static int write_outputs(struct report *r, struct report_result *res)
 	for (i = 0; i < sizeof(files) / sizeof(files[0]) && !err; i++) {
 		struct stack_agg *agg = r->view[files[i].view];
 
-		if (fmt & REPORT_FOLDED) {
+		/*
+		 * A view without data is not written: an empty folded file is
+		 * one flamegraph.pl refuses ("No stack counts found", exit 2).
+		 */
+		if ((fmt & REPORT_FOLDED) && stack_agg__total(agg)) {
 			err = write_folded(r, agg, files[i].folded);
 			res->files_written += !err;
 		}

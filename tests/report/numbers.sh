@@ -5,6 +5,8 @@
 #   window   the window is record.json's start..end, not the first..last record
 #   totals   every output states the same on- and off-CPU totals, without the
 #            injection library's writer thread, and says what it left out
+#   empty    a view without data (no on-CPU sample) is not written as an empty
+#            file, which flamegraph.pl refuses; the others are
 #   cpuonly  `gpuperf --cpu` of a program without CUDA (root, eBPF): its own
 #            window, the processes counted once each, no join rate, no line on
 #            an idle GPU, libc frames without symbol versions
@@ -88,6 +90,15 @@ totals)
 	grep -q "left out: the injection library's writer thread" "$tmp/r/analysis.txt" &&
 		ok "analysis.txt says what it left out" || bad "analysis.txt: no line on the writer thread"
 	;;
+empty)
+	mkdir "$tmp/r" && "$GEN" -n 20 -s 0 -l "$tmp/r" || exit 1
+	"$GPUPERF" report "$tmp/r" >"$tmp/out" 2>&1 || { cat "$tmp/out"; exit 1; }
+	[ -e "$tmp/r/cpu.folded" ] && bad "cpu.folded written without any on-CPU sample ($(wc -c <"$tmp/r/cpu.folded") bytes)"
+	[ -e "$tmp/r/cpu.svg" ] && bad "cpu.svg written without any on-CPU sample"
+	for f in offcpu gpu profile gpu_idle; do
+		[ -s "$tmp/r/$f.folded" ] && ok "$f.folded written" || bad "$f.folded missing or empty"
+	done
+	;;
 cpuonly)
 	if [ "$(id -u)" -ne 0 ]; then
 		[ "${GPUPERF_REQUIRE_BPF:-}" = 1 ] && { echo "FAIL: needs root for eBPF (GPUPERF_REQUIRE_BPF=1)"; exit 1; }
@@ -108,6 +119,11 @@ cpuonly)
 	grep -q '@GLIBC' "$tmp/r/offcpu.folded" && bad "symbol versions in frames: $(grep -o '[^;]*@GLIBC[^;]*' "$tmp/r/offcpu.folded" | head -1)"
 	grep -q 'nanosleep' "$tmp/r/offcpu.folded" && ok "sleep's off-CPU stack is there" ||
 		bad "no nanosleep frame in offcpu.folded"
+	# no GPU work: no GPU views, and no empty file flamegraph.pl would refuse
+	for f in "$tmp"/r/*.folded; do
+		[ -s "$f" ] || bad "$(basename "$f") is empty"
+	done
+	[ -e "$tmp/r/gpu.folded" ] && bad "gpu.folded written without GPU work"
 	;;
 *)
 	echo "numbers.sh: unknown case '$CASE'" >&2
