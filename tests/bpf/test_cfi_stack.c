@@ -3,9 +3,11 @@
  * test_cfi_stack: on-CPU user stacks unwound with CFI (GPUPERF_UNWIND=cfi)
  * reach main and the thread's start routine in a program built without
  * frame pointers, through Debian's libc (qsort calling back into the
- * program); a frame-pointer walk of the same program does not.
+ * program); a frame-pointer walk of the same program does not. A frameless
+ * leaf under two callers (-O2 -fno-omit-frame-pointer) gives both towers.
  */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -142,10 +144,80 @@ static void test_qsort_no_frame_pointers(void **state)
 	assert_int_equal(fp.st.unwinds, 0);
 }
 
+/*
+ * Samples of leaf_prog whose leaf is leaf_spin: how many, and how many have
+ * caller_a and caller_b under it.
+ */
+static void run_leaf(const char *unwind, const char *seconds, int *n, int *a, int *b)
+{
+	char *argv[] = { (char *)LEAF_PROG, (char *)seconds, NULL };
+	struct cpu_agent_opts o = { .on_cpu = true, .freq_hz = 997, .no_kallsyms = true };
+	struct harness_trace t;
+	struct harness_syms y;
+	char dir[4096];
+	int status, err;
+
+	*n = *a = *b = 0;
+	if (unwind)
+		setenv("GPUPERF_UNWIND", unwind, 1);
+	else
+		unsetenv("GPUPERF_UNWIND");
+	harness__mkdtemp(dir, sizeof(dir), "leaf");
+	o.dir = dir;
+	err = harness__run(&o, argv, NULL, &status, NULL);
+	unsetenv("GPUPERF_UNWIND");
+	bpf_require__errno(TEST_NAME, err);
+	assert_int_equal(err, 0);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(harness__load(dir, &t), 0);
+	assert_int_equal(harness__syms_load(&y, LEAF_PROG), 0);
+	for (size_t i = 0; i < t.n; i++) {
+		const struct harness_rec *x = &t.r[i];
+		const char *leaf;
+
+		if (x->type != GP_REC_CPU_SAMPLE || !x->nr_user)
+			continue;
+		leaf = harness__sym(&y, &t, x->pid, x->ips[0]);
+		if (!leaf || strcmp(leaf, "leaf_spin"))
+			continue;
+		(*n)++;
+		*a += harness__stack_has(&y, &t, x, "caller_a");
+		*b += harness__stack_has(&y, &t, x, "caller_b");
+	}
+	fprintf(stderr, "%s: leaf_spin %d samples, under caller_a %d (%.1f%%), caller_b %d (%.1f%%)\n",
+		unwind ? unwind : "fp", *n, *a, *n ? 100.0 * *a / *n : 0.0, *b,
+		*n ? 100.0 * *b / *n : 0.0);
+	harness__free(&t);
+	harness__syms_free(&y);
+	harness__rmrf(dir);
+}
+
+/*
+ * A frameless leaf (gcc -O2 -fno-omit-frame-pointer) under two callers,
+ * 80/20: CFI gives both towers in that ratio, within 3 points; the
+ * frame-pointer walk skips the leaf's caller and merges them.
+ */
+static void test_leaf_two_callers(void **state)
+{
+	int n, a, b;
+
+	(void)state;
+	/* ~2000 samples: the ratio's standard error is under 1 point */
+	run_leaf("cfi", "2", &n, &a, &b);
+	assert_true(n >= 1000);
+	assert_true(a + b >= n * 99 / 100);
+	assert_true(fabs(100.0 * a / n - 80.0) <= 3.0);
+	assert_true(fabs(100.0 * b / n - 20.0) <= 3.0);
+
+	run_leaf(NULL, "0.3", &n, &a, &b);
+	assert_true(a + b < n / 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_qsort_no_frame_pointers),
+		cmocka_unit_test(test_leaf_two_callers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
