@@ -4,6 +4,7 @@
 #include "launch_stack.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <link.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "gp_util.h"
 #include "gp_writer.h"
 #include "inject_log.h"
+#include "static_cudart.h"
 #include "unwind.h"
 
 /*
@@ -696,6 +698,41 @@ static int skip_cb(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
+/* The executable's load bias (dl_iterate_phdr lists it first). */
+static int exe_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	*(uintptr_t *)data = info->dlpi_addr;
+	return 1;
+}
+
+/*
+ * nvcc's default links cudart into the executable: its frames are CUDA's
+ * too. Found by name in .symtab (static_cudart.h); a stripped executable
+ * keeps them, above the program's own.
+ */
+static void skip_static_cudart(struct launch_stack *ls)
+{
+	struct static_cudart_range r[4];
+	uintptr_t bias = 0;
+	int fd, n, i;
+
+	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = static_cudart__ranges(fd, r, 4);
+	close(fd);
+	if (n <= 0)
+		return;
+	dl_iterate_phdr(exe_cb, &bias);
+	for (i = 0; i < n && ls->nskip < LS_SKIP_MAX; i++) {
+		ls->skip[ls->nskip].lo = bias + r[i].lo;
+		ls->skip[ls->nskip].hi = bias + r[i].hi;
+		ls->nskip++;
+	}
+	inj_dbg("launch stacks: %d static cudart range%s in the executable", n, n == 1 ? "" : "s");
+}
+
 int launch_stack__init(struct launch_stack *ls, int wake_fd, int fp_only)
 {
 	size_t bytes = (size_t)LS_RINGS * sizeof(struct ls_ring);
@@ -735,6 +772,7 @@ int launch_stack__init(struct launch_stack *ls, int wake_fd, int fp_only)
 				 strerror(errno));
 	}
 	dl_iterate_phdr(skip_cb, ls);
+	skip_static_cudart(ls);
 	inj_dbg("launch stacks: %u CUDA and own code ranges skipped", ls->nskip);
 	return 0;
 }
