@@ -500,6 +500,7 @@ static void collect_stats(struct cpu_agent *a)
 		a->st.unwind_tables = us.tables;
 		a->st.unwind_files_no_cfi = us.files_no_cfi + us.files_failed;
 		a->st.unwind_maps_dropped = us.mappings_dropped;
+		a->st.unwind_copy_bytes = us.copy_bytes;
 	}
 	if (a->cl) {
 		struct cuda_launch_stats ls;

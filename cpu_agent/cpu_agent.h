@@ -188,6 +188,7 @@ struct cpu_agent_stats {
 	uint32_t unwind_tables;	/* files with a CFI table */
 	uint32_t unwind_files_no_cfi; /* files without CFI or unreadable: frame pointers there */
 	uint64_t unwind_maps_dropped; /* mappings not kept: their frames end stacks */
+	uint64_t unwind_copy_bytes; /* user stack bytes copied for them, summed */
 };
 
 /*

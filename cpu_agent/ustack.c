@@ -319,6 +319,7 @@ int ustack__unwind(struct ustack *u, pid_t pid, uint64_t rip, uint64_t rsp, uint
 	u->st.unwinds++;
 	u->st.ends[end]++;
 	u->st.frames += (uint64_t)n;
+	u->st.copy_bytes += len;
 	if (endp)
 		*endp = end;
 	return n;

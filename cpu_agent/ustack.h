@@ -28,6 +28,7 @@ struct ustack_stats {
 	uint64_t unwinds;		/* stacks unwound */
 	uint64_t ends[GP_UNWIND_END__COUNT]; /* per end reason; ends[ROOT]: clean ends */
 	uint64_t frames;		/* user frames written */
+	uint64_t copy_bytes;		/* stack bytes received, summed */
 	uint32_t tables;		/* files with a table */
 	uint32_t files_no_cfi;		/* files without CFI (frame pointers used) */
 	uint32_t files_failed;		/* files that could not be read (frame pointers used) */

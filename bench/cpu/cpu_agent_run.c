@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,6 +29,7 @@ int main(int argc, char **argv)
 {
 	struct cpu_agent_opts o = { 0 };
 	char msg[512] = "";
+	struct rusage ru;
 	struct cpu_agent_stats st;
 	struct cpu_agent *a;
 	int barrier[2], status = 0, c, err;
@@ -110,6 +112,13 @@ int main(int argc, char **argv)
 		(unsigned long long)st.launches, (unsigned long long)st.lost_sample,
 		(unsigned long long)st.lost_offcpu, (unsigned long long)st.lost_stack,
 		st.sw_clock ? " (cpu-clock)" : "");
+	/* the agent's own CPU time: with CFI it unwinds every user stack */
+	getrusage(RUSAGE_SELF, &ru);
+	fprintf(stderr, "cpu_agent_run: agent cpu %.3f s unwinds %llu root %llu copy_bytes %llu\n",
+		(double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+			(double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6,
+		(unsigned long long)st.unwinds, (unsigned long long)st.unwind_ends[0],
+		(unsigned long long)st.unwind_copy_bytes);
 	cpu_agent__free(a);
 	if (err)
 		fprintf(stderr, "cpu_agent_run: writing the trace: %s\n", strerror(-err));

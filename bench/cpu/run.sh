@@ -56,3 +56,39 @@ for min in 1000 1; do
 	bpf_cost '^oc_'
 done
 offcputime_row "$PING" "$base"
+
+# CFI unwinding (GPUPERF_UNWIND=cfi: registers + a copy of up to 16 KiB of
+# user stack per sample, unwound in the agent) against the frame-pointer
+# walk (GPUPERF_UNWIND=fp). Per sample: the sampler's BPF run time plus the
+# agent's CPU time / samples; bytes: the stack copied per sample. On
+# cpu_spin and on a qsort through Debian's libc (no frame pointers there).
+QSORT=$BUILD/cpu_agent/tests/progs/cfi_prog
+echo "== CFI vs frame pointers, per on-CPU sample at 999 Hz, fastest of $REPS"
+base=$(fastest $SPIN)
+for uw in fp cfi; do
+	snap_start
+	t=$(GPUPERF_UNWIND=$uw fastest "$BIN/cpu_agent_run" -c -F 999 -o "$TMP" -- $SPIN)
+	snap_stop
+	row "gpuperf agent -F 999, GPUPERF_UNWIND=$uw" "$t" "$base"
+	sed -n 's/^cpu_agent_run: //p' "$TMP/err" | sed 's/^/    last run: /'
+	bpf_cost '^cs_'
+done
+if [ -x "$QSORT" ]; then
+	for uw in fp cfi; do
+		snap_start
+		GPUPERF_UNWIND=$uw "$BIN/cpu_agent_run" -c -F 999 -o "$TMP" -- "$QSORT" 2 2>"$TMP/err"
+		snap_stop
+		echo "qsort through libc (cfi_prog 2, 2 threads), GPUPERF_UNWIND=$uw"
+		sed -n 's/^cpu_agent_run: //p' "$TMP/err" | sed 's/^/    /'
+		bpf_cost '^cs_'
+	done
+fi
+if command -v perf >/dev/null 2>&1; then
+	t=$(fastest perf record -q --call-graph dwarf -F 999 -o "$TMP/perf.data" -- $SPIN)
+	row "perf record --call-graph dwarf -F 999" "$t" "$base"
+	if [ -x "$QSORT" ]; then
+		perf record -q --call-graph dwarf -F 999 -o "$TMP/perf.data" -- "$QSORT" 2 2>/dev/null
+		n=$(perf report -i "$TMP/perf.data" --stats 2>/dev/null | awk '/SAMPLE events:/ {print $3}')
+		echo "    perf dwarf on cfi_prog 2: $(stat -c %s "$TMP/perf.data") bytes, ${n:-?} samples"
+	fi
+fi
