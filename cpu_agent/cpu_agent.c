@@ -126,7 +126,7 @@ struct cpu_agent {
 	uint64_t written_lost[GP_DROP_SOURCES];
 	uint32_t perf_map_cause; /* why the first perf map was skipped (GP_PERF_MAP_*, errno) */
 	struct kip_set kips;	/* kernel addresses written: DIR/kallsyms names only these */
-	struct ksym_snap *ksnap; /* /proc/kallsyms as read at start */
+	struct ksym_snap *ksnap; /* /proc/kallsyms being read at stop */
 	uint32_t kallsyms_cause; /* errno: DIR/kallsyms could not be written */
 	int err; /* first write error */
 };
@@ -1308,9 +1308,6 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 		a->opts.freq_hz = AGENT_DEF_HZ;
 	if (!a->opts.min_block_us)
 		a->opts.min_block_us = AGENT_DEF_MIN_BLOCK_US;
-	/* read beside the loading of the programs; without memory, read at stop */
-	if (!a->opts.no_kallsyms)
-		a->ksnap = kallsyms__snap_start("/proc/kallsyms");
 	a->weight_ns = 1000000000ull / a->opts.freq_hz;
 	a->flush_ns = flush_period_ms(opts) * 1000000ull;
 	a->dir = strdup(opts->dir ? opts->dir : "DIR");
@@ -1754,9 +1751,7 @@ static int copy_fd(struct cpu_agent *a, int in, uint64_t max, const char *name)
 
 /*
  * DIR/kallsyms: the kernel symbols of the addresses written, read as root
- * (a user reads zeros in /proc/kallsyms), not the whole table: from the
- * copy read at start when every address is in the kernel's own text, else
- * read now.
+ * (a user reads zeros in /proc/kallsyms) at stop, not the whole table.
  * A file that cannot be written whole is emptied (a part would name frames
  * wrongly), and counted (stats.kallsyms_lost, a GP_DROP_KALLSYMS drop).
  */
@@ -1769,13 +1764,10 @@ static void write_kallsyms(struct cpu_agent *a)
 	if (fd < 0) {
 		err = fd;
 	} else {
-		bool reread = false;
-
 		if (a->ksnap)
-			err = kallsyms__snap_write_needed(a->ksnap, &a->kips, fd, &nsyms, &reread);
+			err = kallsyms__snap_write_needed(a->ksnap, &a->kips, fd, &nsyms);
 		else
 			err = kallsyms__write_needed("/proc/kallsyms", &a->kips, fd, &nsyms);
-		a->st.kallsyms_reread = !a->ksnap || reread;
 		if (err && ftruncate(fd, 0)) {
 			/* emptied as far as it can be; the count says the rest */
 		}
@@ -1804,8 +1796,12 @@ int cpu_agent__stop(struct cpu_agent *a)
 	 * The launch uprobes' links close in the background (each close waits
 	 * for grace periods) while the rest is drained and written; launch
 	 * events carry user stacks only, so DIR/kallsyms does not wait for them.
+	 * /proc/kallsyms is read on a thread of its own meanwhile, once the
+	 * programs that record kernel addresses are detached.
 	 */
 	detach_all(a);
+	if (!a->opts.no_kallsyms)
+		a->ksnap = kallsyms__snap_start("/proc/kallsyms");
 	if (a->started) {
 		/* nothing new can arrive now but launch events: drain to empty */
 		while (consume_all(a) > 0)

@@ -176,7 +176,6 @@ struct cpu_agent_stats {
 	uint64_t perf_maps_skipped;
 	uint64_t kallsyms_symbols; /* kernel symbols written to DIR/kallsyms */
 	uint64_t kallsyms_lost;	/* kernel symbols it could not hold (its write failed: emptied) */
-	bool kallsyms_reread;	/* read at stop: an address outside the kernel's own text */
 	bool sw_clock;		/* on-CPU sampling fell back to the software clock */
 	bool tp_btf;		/* tracepoints attached as tp_btf (false: raw_tp) */
 	bool offcpu_iters;	/* off-CPU task iterators loaded: blocks in progress at

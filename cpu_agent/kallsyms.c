@@ -80,7 +80,6 @@ struct ksym_table {
 	char *buf;		/* the file, NUL-terminated: the lines point into it */
 	struct ksym_line *v;
 	size_t n;
-	uint64_t stext, etext;	/* the kernel's own text, [_stext, _etext); 0, 0: not found */
 };
 
 static int ksym_cmp(const void *x, const void *y)
@@ -217,7 +216,7 @@ static int out_put(int fd, char *ob, size_t *on, size_t cap, const char *s, size
 /* The text symbols of @src, sorted by address (aliases in file order): 0 or -errno. */
 static int table_load(struct ksym_table *t, const char *src)
 {
-	size_t len, i;
+	size_t len;
 	int err;
 
 	memset(t, 0, sizeof(*t));
@@ -230,24 +229,6 @@ static int table_load(struct ksym_table *t, const char *src)
 		return err;
 	}
 	qsort(t->v, t->n, sizeof(*t->v), ksym_cmp);
-	/* the kernel's own text: what a snapshot names for good */
-	for (i = 0; i < t->n; i++) {
-		const struct ksym_line *l = &t->v[i];
-		const char *sp = memchr(l->line, ' ', l->len), *name;
-		size_t nlen;
-
-		/* "ADDRESS TYPE NAME[\t[MODULE]]": parse() checked the first two */
-		name = sp + 3;
-		nlen = l->len - (size_t)(name - l->line);
-		if (nlen < 6 || (nlen > 6 && name[6] != '\t'))
-			continue;
-		if (!memcmp(name, "_stext", 6))
-			t->stext = l->addr;
-		else if (!memcmp(name, "_etext", 6))
-			t->etext = l->addr;
-	}
-	if (t->etext <= t->stext)
-		t->stext = t->etext = 0;
 	return 0;
 }
 
@@ -363,32 +344,19 @@ struct ksym_snap *kallsyms__snap_start(const char *src)
 	return k;
 }
 
-/* Every address of @s lies in the kernel's own text, which the snapshot names as a read now would. */
-static bool snap_covers(const struct ksym_snap *k, const struct kip_set *s)
-{
-	if (k->err || !k->t.etext || s->full)
-		return false;
-	for (size_t i = 0; i < s->cap; i++)
-		if (s->slots[i] && (s->slots[i] < k->t.stext || s->slots[i] >= k->t.etext))
-			return false;
-	return true;
-}
-
 int kallsyms__snap_write_needed(struct ksym_snap *k, const struct kip_set *s, int fd,
-				uint64_t *nsyms, bool *reread)
+				uint64_t *nsyms)
 {
-	*reread = false;
+	*nsyms = 0;
 	if (!k)
 		return -EINVAL;
 	if (k->running) {
 		pthread_join(k->th, NULL);
 		k->running = false;
 	}
-	if (snap_covers(k, s))
-		return table_write(&k->t, s, fd, nsyms);
-	/* modules, BPF programs and trampolines come and go: their symbols are read now */
-	*reread = true;
-	return kallsyms__write_needed(k->src, s, fd, nsyms);
+	if (k->err)
+		return k->err;
+	return table_write(&k->t, s, fd, nsyms);
 }
 
 void kallsyms__snap_free(struct ksym_snap *k)

@@ -35,21 +35,16 @@ void kip_set__free(struct kip_set *s);
 int kallsyms__write_needed(const char *src, const struct kip_set *s, int fd, uint64_t *nsyms);
 
 /*
- * A snapshot: @src read and sorted on a thread of its own, started when the
- * recording starts, so that the stop does not wait for the 5 MB read. The
- * kernel's own text ([_stext, _etext)) never changes while it runs; modules,
- * BPF programs and trampolines do, so a recording with an address outside it
- * reads @src again at stop. NULL: no memory.
+ * The same in two halves: _start reads and sorts @src on a thread of its own
+ * while the caller goes on (the agent's stop waits for grace periods
+ * meanwhile), _write_needed waits for it and writes as
+ * kallsyms__write_needed(). NULL: no memory.
  */
 struct ksym_snap;
 
 struct ksym_snap *kallsyms__snap_start(const char *src);
-/*
- * kallsyms__write_needed() from the snapshot (waited for first) when it
- * names every address of @s, else from @src read now (*@reread set).
- */
 int kallsyms__snap_write_needed(struct ksym_snap *k, const struct kip_set *s, int fd,
-				uint64_t *nsyms, bool *reread);
+				uint64_t *nsyms);
 void kallsyms__snap_free(struct ksym_snap *k);
 
 #endif /* GPUPERF_CPU_AGENT_KALLSYMS_H */

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * test_kallsyms: DIR/kallsyms from the copy of /proc/kallsyms read at start
- * names the kernel's own text as a read at stop would; an address outside it
- * (a module loaded, a BPF program) is named from a read at stop. Files stand
- * in for /proc/kallsyms, so no root is needed.
+ * test_kallsyms: DIR/kallsyms written from /proc/kallsyms read on a thread
+ * of its own (while the agent's stop waits for its links to close) holds
+ * what a read in line writes: the covering symbol of each address and the
+ * one after it; a table that cannot be read gives its error. Files stand in
+ * for /proc/kallsyms, so no root is needed.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,27 +22,15 @@
 
 #include "kallsyms.h"
 
-/* The table at start: the kernel's text, one module. */
-static const char start_table[] =
+static const char table[] =
 	"ffffffff81000000 T _stext\n"
+	"ffffffff81000300 T do_syscall_64\n"
 	"ffffffff81000100 T schedule\n"
 	"ffffffff81000200 t futex_wait\n"
-	"ffffffff81000300 T do_syscall_64\n"
-	"ffffffff81100000 T _etext\n"
+	"ffffffff81000200 t futex_wait_alias\n"
 	"ffffffff83000000 D jiffies\n"
 	"ffffffffc0001000 t ext4_read\t[ext4]\n"
 	"ffffffffc0001100 t ext4_write\t[ext4]\n";
-
-/* At stop: the same kernel; ext4 unloaded, another module where it was. */
-static const char stop_table[] =
-	"ffffffff81000000 T _stext\n"
-	"ffffffff81000100 T schedule\n"
-	"ffffffff81000200 t futex_wait\n"
-	"ffffffff81000300 T do_syscall_64\n"
-	"ffffffff81100000 T _etext\n"
-	"ffffffff83000000 D jiffies\n"
-	"ffffffffc0001000 t xfs_read\t[xfs]\n"
-	"ffffffffc0001200 t xfs_write\t[xfs]\n";
 
 static char dir[] = "/tmp/test_kallsyms.XXXXXX";
 static char src[sizeof(dir) + 16], out[sizeof(dir) + 16];
@@ -54,96 +44,81 @@ static void put(const char *path, const char *text)
 	assert_int_equal(fclose(f), 0);
 }
 
-/* Write DIR/kallsyms for @ips from a snapshot of start_table, the source changed to stop_table. */
-static char *run(const uint64_t *ips, size_t n, bool *reread, uint64_t *nsyms)
+/* Write DIR/kallsyms for @ips, from a read on a thread (@thread) or in line; its text. */
+static char *run(bool thread, const uint64_t *ips, size_t n, uint64_t *nsyms)
 {
+	static char text[2][4096];
 	struct kip_set s = { 0 };
-	struct ksym_snap *k;
-	static char text[4096];
+	char *t = text[thread];
 	ssize_t got;
 	int fd;
 
-	put(src, start_table);
-	k = kallsyms__snap_start(src);
-	assert_non_null(k);
 	for (size_t i = 0; i < n; i++)
 		kip_set__add(&s, ips[i]);
-	/* the snapshot is read by now or reads the old file: wait for it before changing it */
-	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	fd = open(out, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	assert_true(fd >= 0);
-	{
-		struct kip_set none = { 0 };
-		bool r;
-		uint64_t ns;
-		int dev = open("/dev/null", O_WRONLY);
+	if (thread) {
+		struct ksym_snap *k = kallsyms__snap_start(src);
 
-		assert_int_equal(kallsyms__snap_write_needed(k, &none, dev, &ns, &r), 0);
-		close(dev);
+		assert_non_null(k);
+		assert_int_equal(kallsyms__snap_write_needed(k, &s, fd, nsyms), 0);
+		kallsyms__snap_free(k);
+	} else {
+		assert_int_equal(kallsyms__write_needed(src, &s, fd, nsyms), 0);
 	}
-	put(src, stop_table);
-	assert_int_equal(kallsyms__snap_write_needed(k, &s, fd, nsyms, reread), 0);
-	close(fd);
-	kallsyms__snap_free(k);
 	kip_set__free(&s);
-	fd = open(out, O_RDONLY);
-	assert_true(fd >= 0);
-	got = read(fd, text, sizeof(text) - 1);
+	got = pread(fd, t, sizeof(text[0]) - 1, 0);
 	close(fd);
 	assert_true(got >= 0);
-	text[got] = '\0';
-	return text;
+	t[got] = '\0';
+	return t;
 }
 
-/* Addresses in the kernel's own text: the copy from start, not a second read. */
-static void test_core_text_from_start(void **state)
+/* Each address's symbol (its alias too) and the next, in address order, as a read in line writes them. */
+static void test_thread_read_names_as_in_line(void **state)
 {
-	const uint64_t ips[] = { 0xffffffff81000210, 0xffffffff81000105 };
-	uint64_t nsyms = 0;
-	bool reread = true;
-	char *t = run(ips, 2, &reread, &nsyms);
+	const uint64_t ips[] = { 0xffffffff81000210, 0xffffffffc0001150, 0xffffffff81000105 };
+	uint64_t n_thread = 0, n_line = 0;
+	char *a, *b;
 
-	assert_false(reread);
-	assert_string_equal(t, "ffffffff81000100 T schedule\n"
+	put(src, table);
+	a = run(true, ips, 3, &n_thread);
+	b = run(false, ips, 3, &n_line);
+	assert_string_equal(a, "ffffffff81000100 T schedule\n"
 			       "ffffffff81000200 t futex_wait\n"
-			       "ffffffff81000300 T do_syscall_64\n");
-	assert_int_equal(nsyms, 3);
+			       "ffffffff81000200 t futex_wait_alias\n"
+			       "ffffffff81000300 T do_syscall_64\n"
+			       "ffffffffc0001100 t ext4_write\t[ext4]\n");
+	assert_int_equal(n_thread, 5);
+	assert_string_equal(a, b);
+	assert_int_equal(n_thread, n_line);
 }
 
-/* A module's address: read again at stop, so it is named by what is loaded now. */
-static void test_module_read_at_stop(void **state)
+/* A table that cannot be read: its error, nothing written, as the agent counts it. */
+static void test_unreadable_table(void **state)
 {
-	const uint64_t ips[] = { 0xffffffff81000210, 0xffffffffc0001150 };
-	uint64_t nsyms = 0;
-	bool reread = false;
-	char *t = run(ips, 2, &reread, &nsyms);
-
-	assert_true(reread);
-	assert_non_null(strstr(t, "xfs_read"));
-	assert_null(strstr(t, "ext4"));
-	assert_non_null(strstr(t, "futex_wait"));
-}
-
-/* No _stext/_etext in the table (a kernel that hides them): always read at stop. */
-static void test_no_text_bounds(void **state)
-{
-	const uint64_t ips[] = { 0xffffffff81000210 };
 	struct kip_set s = { 0 };
 	struct ksym_snap *k;
-	uint64_t nsyms = 0;
-	bool reread = false;
+	uint64_t nsyms = 7;
 	int fd;
 
-	put(src, "ffffffff81000100 T schedule\nffffffff81000200 t futex_wait\n");
+	unlink(src);
+	kip_set__add(&s, 0xffffffff81000210);
 	k = kallsyms__snap_start(src);
 	assert_non_null(k);
-	kip_set__add(&s, ips[0]);
 	fd = open("/dev/null", O_WRONLY);
-	assert_int_equal(kallsyms__snap_write_needed(k, &s, fd, &nsyms, &reread), 0);
+	assert_int_equal(kallsyms__snap_write_needed(k, &s, fd, &nsyms), -ENOENT);
 	close(fd);
-	assert_true(reread);
-	assert_int_equal(nsyms, 1); /* futex_wait; nothing after it */
+	assert_int_equal(nsyms, 0);
 	kallsyms__snap_free(k);
 	kip_set__free(&s);
+}
+
+/* Started and never waited for (a stop that failed first): freed without a leak. */
+static void test_free_unwaited(void **state)
+{
+	put(src, table);
+	kallsyms__snap_free(kallsyms__snap_start(src));
 }
 
 static int setup(void **state)
@@ -166,9 +141,9 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_core_text_from_start),
-		cmocka_unit_test(test_module_read_at_stop),
-		cmocka_unit_test(test_no_text_bounds),
+		cmocka_unit_test(test_thread_read_names_as_in_line),
+		cmocka_unit_test(test_unreadable_table),
+		cmocka_unit_test(test_free_unwaited),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
