@@ -102,7 +102,7 @@ struct cpu_agent {
 	struct cpu_sample_prog *cs;
 	struct offcpu_prog *oc;
 	struct cuda_launch_prog *cl;
-	struct ustack *us;	/* GPUPERF_UNWIND=cfi: user stacks unwound here from copies */
+	struct ustack *us;	/* user stacks unwound here from copies; NULL: GPUPERF_UNWIND=fp */
 	struct stop_guard *guard;	/* continues held processes should we die */
 	int epfd;
 	bool started, stopped;
@@ -1391,8 +1391,8 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 	ex[0] = opts->system_wide && !opts->include_self ? getpid() : 0;
 	ex[1] = opts->system_wide ? opts->exclude_pid : 0;
 
-	/* CFI unwinding of copied user stacks, for now on request (bench/cpu) */
-	if (getenv("GPUPERF_UNWIND") && !strcmp(getenv("GPUPERF_UNWIND"), "cfi") &&
+	/* CFI unwinding of copied user stacks; frame pointers with GPUPERF_UNWIND=fp */
+	if (!(getenv("GPUPERF_UNWIND") && !strcmp(getenv("GPUPERF_UNWIND"), "fp")) &&
 	    !opts->no_user_stack && (opts->on_cpu || opts->off_cpu)) {
 		a->us = ustack__new();
 		if (!a->us) {

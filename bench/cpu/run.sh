@@ -57,7 +57,7 @@ for min in 1000 1; do
 done
 offcputime_row "$PING" "$base"
 
-# CFI unwinding (GPUPERF_UNWIND=cfi: registers + a copy of up to 16 KiB of
+# CFI unwinding (the default, GPUPERF_UNWIND=cfi: registers + a copy of up to 16 KiB of
 # user stack per sample, unwound in the agent) against the frame-pointer
 # walk (GPUPERF_UNWIND=fp). Per sample: the sampler's BPF run time plus the
 # agent's CPU time / samples; bytes: the stack copied per sample. On

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * test_cfi_offcpu: off-CPU spans unwound with CFI (GPUPERF_UNWIND=cfi). A
+ * test_cfi_offcpu: off-CPU spans unwound with CFI (the default). A
  * program built with frame pointers blocks in nanosleep, read of a pipe,
  * pthread_cond_wait and std::condition_variable::wait (Debian's libc and
  * libstdc++ have none): the function that waited is under each blocking
@@ -49,10 +49,7 @@ static void run(const char *unwind, struct tally *c)
 	FILE *f;
 
 	memset(c, 0, sizeof(*c));
-	if (unwind)
-		setenv("GPUPERF_UNWIND", unwind, 1);
-	else
-		unsetenv("GPUPERF_UNWIND");
+	setenv("GPUPERF_UNWIND", unwind ? unwind : "fp", 1);
 	harness__mkdtemp(dir, sizeof(dir), "cfioff");
 	o.dir = dir;
 	err = harness__run(&o, argv, NULL, &status, &st);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * test_cfi_stack: on-CPU user stacks unwound with CFI (GPUPERF_UNWIND=cfi)
+ * test_cfi_stack: on-CPU user stacks unwound with CFI (the default)
  * reach main and the thread's start routine in a program built without
  * frame pointers, through Debian's libc (qsort calling back into the
  * program); a frame-pointer walk of the same program does not. A frameless
@@ -58,10 +58,7 @@ static void run(const char *unwind, struct tally *c)
 	int status, err, shown = 0;
 
 	memset(c, 0, sizeof(*c));
-	if (unwind)
-		setenv("GPUPERF_UNWIND", unwind, 1);
-	else
-		unsetenv("GPUPERF_UNWIND");
+	setenv("GPUPERF_UNWIND", unwind ? unwind : "fp", 1);
 	harness__mkdtemp(dir, sizeof(dir), "cfi");
 	o.dir = dir;
 	err = harness__run(&o, argv, NULL, &status, &st);
@@ -123,8 +120,11 @@ static void test_qsort_no_frame_pointers(void **state)
 
 	(void)state;
 	run("cfi", &cfi);
-	/* ~HZ samples a second of CPU per thread; some land before main or in clock_gettime */
-	assert_true(cfi.main_n >= HZ / 5 && cfi.thr_n >= HZ / 5);
+	/*
+	 * ~HZ samples a second of CPU per thread (a second of wall time: fewer
+	 * on a loaded machine); some land before main or in clock_gettime
+	 */
+	assert_true(cfi.main_n >= HZ / 10 && cfi.thr_n >= HZ / 10);
 	assert_true(cfi.cmp >= (cfi.main_n + cfi.thr_n) / 4);
 	/*
 	 * >= 99%, or at most 2 samples of a thread taken in clone3/start_thread
@@ -148,9 +148,9 @@ static void test_qsort_no_frame_pointers(void **state)
  * Samples of leaf_prog whose leaf is leaf_spin: how many, and how many have
  * caller_a and caller_b under it.
  */
-static void run_leaf(const char *unwind, const char *seconds, int *n, int *a, int *b)
+static void run_leaf(const char *unwind, const char *rounds, int *n, int *a, int *b)
 {
-	char *argv[] = { (char *)LEAF_PROG, (char *)seconds, NULL };
+	char *argv[] = { (char *)LEAF_PROG, (char *)rounds, NULL };
 	struct cpu_agent_opts o = { .on_cpu = true, .freq_hz = 997, .no_kallsyms = true };
 	struct harness_trace t;
 	struct harness_syms y;
@@ -158,10 +158,7 @@ static void run_leaf(const char *unwind, const char *seconds, int *n, int *a, in
 	int status, err;
 
 	*n = *a = *b = 0;
-	if (unwind)
-		setenv("GPUPERF_UNWIND", unwind, 1);
-	else
-		unsetenv("GPUPERF_UNWIND");
+	setenv("GPUPERF_UNWIND", unwind ? unwind : "fp", 1);
 	harness__mkdtemp(dir, sizeof(dir), "leaf");
 	o.dir = dir;
 	err = harness__run(&o, argv, NULL, &status, NULL);
@@ -202,14 +199,14 @@ static void test_leaf_two_callers(void **state)
 	int n, a, b;
 
 	(void)state;
-	/* ~2000 samples: the ratio's standard error is under 1 point */
-	run_leaf("cfi", "2", &n, &a, &b);
-	assert_true(n >= 1000);
+	/* ~2 s of CPU, ~2000 samples: the ratio's standard error is about 1 point */
+	run_leaf("cfi", "2000", &n, &a, &b);
+	assert_true(n >= 1500);
 	assert_true(a + b >= n * 99 / 100);
 	assert_true(fabs(100.0 * a / n - 80.0) <= 3.0);
 	assert_true(fabs(100.0 * b / n - 20.0) <= 3.0);
 
-	run_leaf(NULL, "0.3", &n, &a, &b);
+	run_leaf(NULL, "300", &n, &a, &b);
 	assert_true(a + b < n / 10);
 }
 

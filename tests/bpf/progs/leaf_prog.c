@@ -5,10 +5,10 @@
  * -O2 -fno-omit-frame-pointer: gcc sets up no frame in a leaf that does
  * not touch the stack, so a frame-pointer walk from inside the leaf skips
  * its caller and both callers merge into one tower.
- * Usage: leaf_prog SECONDS
+ * Usage: leaf_prog ROUNDS (a fixed amount of work, so the number of
+ * samples does not depend on the machine's load: ~1 ms of CPU a round)
  */
 #include <stdlib.h>
-#include <time.h>
 
 #define NOIPA __attribute__((noipa))
 
@@ -32,19 +32,11 @@ NOIPA void caller_b(void)
 	sink++;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int main(int argc, char **argv)
 {
-	double end = now() + (argc > 1 ? atof(argv[1]) : 1.0);
+	long rounds = argc > 1 ? atol(argv[1]) : 1000;
 
-	while (now() < end) {
+	while (rounds-- > 0) {
 		for (int r = 0; r < 16; r++) {
 			for (int i = 0; i < 4; i++)
 				caller_a();
