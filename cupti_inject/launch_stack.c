@@ -23,20 +23,27 @@
 
 /*
  * Rings: LS_RINGS threads launch at once at most (a ring is given back when
- * its thread exits), each ring LS_RING_WORDS 8-byte words: at 2 words per
- * launch from a known place, 16k launches between two writer passes, and
- * the writer is woken at a quarter. Only the pages a thread writes become
- * resident.
+ * its thread exits), each ring LS_RING_WORDS 8-byte words (1 MiB): at one
+ * word per call from a known place (two a launch: the runtime call and its
+ * driver call), 64k launches between two writer passes (launch-bound,
+ * ~0.1 s), and the writer is woken at a quarter.
+ * Only the pages a thread writes become resident.
  */
 #define LS_RINGS 128u
-#define LS_RING_WORDS (1u << 15)
+#define LS_RING_WORDS (1u << 17)
 #define LS_KNOWN 256u /* per-thread cache of stacks handed over, by hash */
 #define LS_DEPTH 128  /* frames walked at most */
 
-/* Entry: w0 = corr | n << 32 | flags << 48, w1 = hash, then n frames (n = 0: known). */
+/*
+ * Entry: w0 = corr | n << 32 | flags << 48 | slot << 56. With LS_E_FULL,
+ * w1 = the frames' hash and n frames follow; without, the entry is that one
+ * word and names the stack the thread last handed over in its known-cache
+ * slot `slot` (the writer keeps the same cache: the ring is in order).
+ */
 #define LS_E_PAD 0x1u	    /* the ring's rest is unused: go on at word 0 */
 #define LS_E_NESTED 0x2u    /* a driver call inside a runtime call */
 #define LS_E_TRUNCATED 0x4u /* the walk stopped at a frame it could not read */
+#define LS_E_FULL 0x8u	    /* hash and frames follow */
 
 enum { RING_FREE, RING_USED, RING_RETIRED };
 
@@ -48,7 +55,8 @@ struct ls_ring {
 	_Atomic int wake_armed;
 	_Atomic uint64_t lost; /* entries that did not fit */
 	char pad1[32];
-	uint64_t known[LS_KNOWN]; /* the producer's */
+	uint64_t known[LS_KNOWN]; /* the producer's: hashes handed over, by slot */
+	uint64_t wknown[LS_KNOWN]; /* the writer's copy, as it reads the entries */
 	uint64_t w[LS_RING_WORDS];
 };
 
@@ -195,7 +203,8 @@ static inline int ring_push(struct launch_stack *ls, struct ls_ring *r, uint64_t
 {
 	uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
 	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
-	uint64_t pos = head % LS_RING_WORDS, need = 2 + n, pad = 0;
+	int full = (w0 >> 48) & LS_E_FULL;
+	uint64_t pos = head % LS_RING_WORDS, need = full ? 2 + n : 1, pad = 0;
 
 	if (pos + need > LS_RING_WORDS)
 		pad = LS_RING_WORDS - pos;
@@ -208,9 +217,10 @@ static inline int ring_push(struct launch_stack *ls, struct ls_ring *r, uint64_t
 		pos = 0;
 	}
 	r->w[pos] = w0;
-	r->w[pos + 1] = hash;
-	if (n)
+	if (full) {
+		r->w[pos + 1] = hash;
 		memcpy(&r->w[pos + 2], frames, 8 * n);
+	}
 	head += pad + need;
 	atomic_store_explicit(&r->head, head, memory_order_release);
 	if (head - tail >= LS_RING_WORDS / 4 &&
@@ -245,7 +255,10 @@ void launch_stack__enter(struct launch_stack *ls, int runtime, uint32_t corr)
 	if (nested) {
 		/* the outer call's stack, handed over just before */
 		if (T.outer_hash)
-			ring_push(ls, r, corr | (uint64_t)LS_E_NESTED << 48, T.outer_hash, NULL, 0);
+			ring_push(ls, r,
+				  corr | (uint64_t)LS_E_NESTED << 48 |
+					  (uint64_t)(T.outer_hash % LS_KNOWN) << 56,
+				  0, NULL, 0);
 		else
 			atomic_fetch_add_explicit(&r->lost, 1, memory_order_relaxed);
 		return;
@@ -265,10 +278,12 @@ void launch_stack__enter(struct launch_stack *ls, int runtime, uint32_t corr)
 		h = gp_mix64(h ^ pcs[k + i]);
 	h |= !h; /* 0 means "lost" */
 	if (r->known[h % LS_KNOWN] == h) {
-		if (ring_push(ls, r, corr | (uint64_t)flags << 48, h, NULL, 0))
+		if (ring_push(ls, r, corr | (uint64_t)flags << 48 | (h % LS_KNOWN) << 56, h, NULL, 0))
 			h = 0;
-	} else if (!ring_push(ls, r, corr | (uint64_t)n << 32 | (uint64_t)flags << 48, h,
-			      pcs + k, n)) {
+	} else if (!ring_push(ls, r,
+			      corr | (uint64_t)n << 32 | (uint64_t)(flags | LS_E_FULL) << 48 |
+				      (h % LS_KNOWN) << 56,
+			      h, pcs + k, n)) {
 		r->known[h % LS_KNOWN] = h;
 	} else {
 		h = 0;
@@ -395,20 +410,28 @@ static void drain_ring(struct launch_stack *ls, struct ls_ring *r, struct gp_wri
 
 	while (tail < head) {
 		uint64_t pos = tail % LS_RING_WORDS, w0 = r->w[pos], h;
-		unsigned flags = (unsigned)(w0 >> 48), n = (unsigned)(w0 >> 32) & 0xffff;
+		unsigned flags = (unsigned)(w0 >> 48) & 0xff, slot = (unsigned)(w0 >> 56) % LS_KNOWN;
+		unsigned n = (unsigned)(w0 >> 32) & 0xffff;
 		const struct ls_ent *e;
 
 		if (flags & LS_E_PAD) {
 			tail += LS_RING_WORDS - pos;
 			continue;
 		}
-		h = r->w[pos + 1];
-		e = n ? map_add(ls->map, h, &r->w[pos + 2], n, flags) : map_find(ls->map, h);
+		if (flags & LS_E_FULL) {
+			h = r->w[pos + 1];
+			r->wknown[slot] = h;
+			e = map_add(ls->map, h, &r->w[pos + 2], n, flags);
+			tail += 2 + n;
+		} else {
+			h = r->wknown[slot];
+			e = h ? map_find(ls->map, h) : NULL;
+			tail += 1;
+		}
 		if (e)
 			write_one(ls, w, (uint32_t)w0, e, flags);
 		else
 			ls->lost_unknown++; /* out of memory, or the frames were lost */
-		tail += 2 + n;
 	}
 	atomic_store_explicit(&r->tail, tail, memory_order_release);
 	atomic_store_explicit(&r->wake_armed, 0, memory_order_relaxed);
@@ -438,6 +461,7 @@ void launch_stack__drain(struct launch_stack *ls, struct gp_writer *w)
 			atomic_store(&r->head, 0);
 			atomic_store(&r->tail, 0);
 			memset(r->known, 0, sizeof(r->known));
+			memset(r->wknown, 0, sizeof(r->wknown));
 			atomic_store_explicit(&r->state, RING_FREE, memory_order_release);
 		}
 	}

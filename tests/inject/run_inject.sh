@@ -125,7 +125,9 @@ stress_stacks)
 	# simulator's frameless libraries: every stack exact and its own thread's.
 	traced "$GPINJ_STRESS" 3000 >"$dir/stdout.txt" 2>"$dir/stderr.txt" ||
 		fail "exited with status $?"
-	check --min-threads 8
+	# 8 busy threads on a few cores: a thread may sit preempted for long between a
+	# call's end and CUPTI's stamp of it
+	check --min-threads 8 --late-ms 2000
 	gp=$GPINJ_GPUPERF
 	[ -x "$gp" ] || { echo "SKIP: $gp not built"; exit 77; }
 	"$gp" dump "$(one_trace)" >"$dir/dump.txt" || fail "gpuperf dump failed"
@@ -147,9 +149,13 @@ dlclose)
 	"$GPINJ_GPUPERF" report -q "$dir" 2>"$dir/report.txt" || fail "report: $(cat "$dir/report.txt")"
 	n=$(grep -c ';plugin_run;plugin_launch_kernels;cuLaunchKernel;\[gpu\] pk ' "$dir/gpu.folded")
 	[ "$n" -ge 1 ] || fail "no kernel under plugin_launch_kernels: $(head -c 600 "$dir/gpu.folded")"
-	# the launches walked before the tables knew the library: counted, and said
-	grep -q 'launch stacks end early' "$dir/summary.json" ||
-		fail "truncated launch stacks not reported: $(grep -o '"warnings".*' "$dir/summary.json")"
+	# launches walked before the tables knew the library (if the writer had not refreshed
+	# them yet): counted, and said
+	tr=$("$GPINJ_GPUPERF" dump "$(one_trace)" | grep -c '^api_stack .* truncated')
+	if [ "$tr" -gt 0 ]; then
+		grep -q "$tr of [0-9]* launch stacks end early" "$dir/summary.json" ||
+			fail "$tr truncated launch stacks not reported: $(grep -o '"warnings".*' "$dir/summary.json")"
+	fi
 	grep -q ';main;cuLaunchKernel;\[gpu\] pk ' "$dir/gpu.folded" ||
 		fail "the kernel launched from main after the dlclose is not under main"
 	echo "ok: kernels under the dlclose'd library's functions ($n stacks)"

@@ -18,6 +18,8 @@
  *   --skip-api TEXT    truth API calls whose name contains TEXT need not be
  *                      in the trace (a call the program never returned from
  *                      normally, e.g. a reset followed by _exit)
+ *   --late-ms MS       an API call's recorded end may be this late (default 100:
+ *                      the thread preempted between the call's end and CUPTI's stamp)
  *   --no-stacks        launch stacks were off (GPUPERF_STACKS=0): no api_stack records
  *   --min-frames N     every launch stack has at least N frames
  *
@@ -73,6 +75,9 @@ struct item {
 struct apistack {
 	uint32_t corr, stack_id, flags, nframes;
 };
+
+/* --late-ms: how far after the call's end its recorded end may be (preemption) */
+static uint64_t late_ns = 100000000ull;
 
 static struct apistack *apistacks;
 static size_t nr_apistacks, cap_apistacks;
@@ -465,7 +470,7 @@ static void match(struct vec *truth, struct vec *tr, uint64_t tol, int allow_mis
 			 */
 			uint64_t late = strstr(a->name, "Reset") || strstr(a->name, "Destroy") ?
 						2000000000ull :
-						100000000ull;
+						late_ns;
 
 			if (b->start + tol < a->start || b->start > a->end || b->end < b->start ||
 			    b->end > a->end + late)
@@ -648,6 +653,8 @@ int main(int argc, char **argv)
 			min_threads = (unsigned)strtoul(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--no-truth"))
 			no_truth = 1;
+		else if (!strcmp(argv[i], "--late-ms") && i + 1 < argc)
+			late_ns = strtoull(argv[++i], NULL, 10) * 1000000ull;
 		else if (!strcmp(argv[i], "--no-stacks"))
 			no_stacks = 1;
 		else if (!strcmp(argv[i], "--min-frames") && i + 1 < argc)
@@ -668,7 +675,7 @@ int main(int argc, char **argv)
 	if (argc - i != 2) {
 		fprintf(stderr, "usage: trace_check [--no-end] [--expect-drops] [--graph] "
 				"[--min-threads N] [--tolerance NS] [--skip-api TEXT] [--no-truth]\n"
-				"       [--no-stacks] [--min-frames N]\n"
+				"       [--no-stacks] [--min-frames N] [--late-ms MS]\n"
 				"       [--kernels N] [--memcpys N] [--memsets N] TRACE TRUTH.jsonl\n");
 		return 2;
 	}
