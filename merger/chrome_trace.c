@@ -895,27 +895,45 @@ static const char *leaf_name(struct ct *ct, uint32_t pid, const struct tl_stack 
 	return chrome_trace__leaf_name(ct->tl, ct->nm, pid, st, tmp, len);
 }
 
+/*
+ * The kernel's TASK_* bits at switch-out, as ps(1) letters: task_state_index()'s
+ * rule, so that a state that is several bits reads as ps(1) shows it
+ * (TASK_KILLABLE = TASK_WAKEKILL | TASK_UNINTERRUPTIBLE is D): keep the bits
+ * /proc reports (TASK_REPORT), take the highest; TASK_IDLE (NOLOAD |
+ * UNINTERRUPTIBLE) is I; an rtlock waiter or a frozen task is D.
+ */
+#define TASK_REPORT	   0x7fu
+#define TASK_UNINTERR	   0x2u
+#define TASK_IDLE	   0x402u
+#define TASK_RTLOCK_WAIT   0x1000u
+#define TASK_FROZEN	   0x8000u
+
+static unsigned task_state_index(uint32_t state)
+{
+	uint32_t bits = state & TASK_REPORT;
+
+	if ((state & TASK_IDLE) == TASK_IDLE)
+		return 8;
+	if (state & (TASK_RTLOCK_WAIT | TASK_FROZEN))
+		bits = TASK_UNINTERR;
+	/* fls(): 0 for none (running), 1 for bit 0, ... */
+	return bits ? 32 - (unsigned)__builtin_clz(bits) : 0;
+}
+
 const char *chrome_trace__task_state(uint32_t state)
 {
-	/* The kernel's TASK_* bits at switch-out, as ps(1) letters. */
-	switch (state) {
-	case 0x0:
-		return "R";
-	case 0x1:
-		return "S";
-	case 0x2:
-		return "D";
-	case 0x4:
-		return "T";
-	case 0x8:
-		return "t";
-	case 0x40:
-		return "P";
-	case 0x402:
-		return "I";
-	default:
-		return "?";
-	}
+	static const char *const letters[] = {"R", "S", "D", "T", "t", "X", "Z", "P", "I"};
+
+	return letters[task_state_index(state)];
+}
+
+bool chrome_trace__task_state_exact(uint32_t state)
+{
+	unsigned i = task_state_index(state);
+
+	if (i == 8)
+		return state == TASK_IDLE;
+	return state == (i ? 1u << (i - 1) : 0);
 }
 
 const char *chrome_trace__memcpy_kind(unsigned k)
@@ -1049,8 +1067,8 @@ static void write_offcpu(struct ct *ct, const struct tl_offcpu *o)
 	jw_lit(w, ",\"args\":{\"state\":\"");
 	jw_puts(w, chrome_trace__task_state(o->state));
 	jw_lit(w, "\"");
-	if (!strcmp(chrome_trace__task_state(o->state), "?")) {
-		/* a state ps(1) has no letter for: the kernel's bits */
+	if (!chrome_trace__task_state_exact(o->state)) {
+		/* more than the letter says (D but killable): the kernel's bits */
 		jw_lit(w, ",\"task_state\":");
 		jw_u64(w, o->state);
 	}

@@ -29,6 +29,7 @@
 #ifndef GPUPERF_CHROME_TRACE_H
 #define GPUPERF_CHROME_TRACE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <zlib.h>
@@ -122,13 +123,16 @@ int chrome_trace__write_string(gzFile out, const char *s);
 /*
  * What trace.json and trace.pftrace (perfetto_trace.h) both show: the name
  * of a stack's innermost frame through names->stack_leaf, or its address
- * in tmp; a task state at switch-out as ps(1)'s letter ("?" for others);
+ * in tmp; a task state at switch-out as ps(1)'s letter, by the kernel's
+ * task_state_index() (TASK_KILLABLE is D), and whether that letter is all
+ * its bits say (false for TASK_KILLABLE: writers add the raw bits then);
  * a CUpti_ActivityMemcpyKind as "HtoD", "DtoH", ... (one pointer for every
  * kind without a name: "unknown")
  */
 const char *chrome_trace__leaf_name(const struct timeline *tl, const struct chrome_trace_names *nm,
 				   uint32_t pid, const struct tl_stack *st, char *tmp, size_t len);
 const char *chrome_trace__task_state(uint32_t state);
+bool chrome_trace__task_state_exact(uint32_t state);
 /* A grid or block as "256x1x1" into buf (CHROME_TRACE_DIMS_LEN bytes); returns its length. */
 #define CHROME_TRACE_DIMS_LEN 36
 size_t chrome_trace__dims(char *buf, const uint32_t d[3]);

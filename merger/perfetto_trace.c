@@ -1165,7 +1165,7 @@ static void write_offcpu(struct pt *pt, const struct tl_offcpu *o)
 	if (!ok)
 		return;
 	e.p = arg_str(e.p, ARG_STATE, state);
-	if (!strcmp(state, "?"))
+	if (!chrome_trace__task_state_exact(o->state))
 		e.p = arg_uint(e.p, ARG_TASK_STATE, o->state);
 	e.p = arg_uint(e.p, ARG_CPU, o->cpu);
 	ev_end(pt, &e);

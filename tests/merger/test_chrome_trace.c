@@ -471,6 +471,38 @@ static void test_escape(void **state)
 	escape_case("x\xe2\x82", "\"x??\"");
 }
 
+/* An off-CPU span's state reads as ps(1) shows the thread, whatever other bits it carries. */
+static void test_task_state(void **state)
+{
+	static const struct {
+		uint32_t bits;
+		const char *letter;
+		bool exact;
+	} cases[] = {
+	    {0x0, "R", true},	  /* TASK_RUNNING: preempted */
+	    {0x1, "S", true},	  /* TASK_INTERRUPTIBLE */
+	    {0x2, "D", true},	  /* TASK_UNINTERRUPTIBLE */
+	    {0x102, "D", false},  /* TASK_KILLABLE: WAKEKILL | UNINTERRUPTIBLE */
+	    {0x4, "T", true},	  /* __TASK_STOPPED */
+	    {0x104, "T", false},  /* TASK_STOPPED: WAKEKILL | __TASK_STOPPED */
+	    {0x8, "t", true},	  /* __TASK_TRACED */
+	    {0x10, "X", true},	  /* EXIT_DEAD */
+	    {0x20, "Z", true},	  /* EXIT_ZOMBIE */
+	    {0x40, "P", true},	  /* TASK_PARKED */
+	    {0x402, "I", true},	  /* TASK_IDLE: NOLOAD | UNINTERRUPTIBLE */
+	    {0x2002, "D", false}, /* TASK_FREEZABLE | TASK_UNINTERRUPTIBLE */
+	    {0x8000, "D", false}, /* TASK_FROZEN reads as D, as the kernel says */
+	    {0x81, "S", false},	  /* bits past TASK_REPORT are left out */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		print_message("state %#x\n", cases[i].bits);
+		assert_string_equal(chrome_trace__task_state(cases[i].bits), cases[i].letter);
+		assert_int_equal(chrome_trace__task_state_exact(cases[i].bits), cases[i].exact);
+	}
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -494,7 +526,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_small_plain), cmocka_unit_test(test_small_gzip),
 	    cmocka_unit_test(test_no_names),	cmocka_unit_test(test_empty),
 	    cmocka_unit_test(test_write_error), cmocka_unit_test(test_escape),
-	    cmocka_unit_test(test_small_perfetto),
+	    cmocka_unit_test(test_small_perfetto), cmocka_unit_test(test_task_state),
 	};
 
 	if (argc == 3 && !strcmp(argv[1], "--write-small")) {
