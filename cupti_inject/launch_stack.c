@@ -269,8 +269,10 @@ void launch_stack__enter(struct launch_stack *ls, int runtime, uint32_t corr)
 		;
 	k = k ? k - 1 : 0;
 	n = (unsigned)nw - k;
-	if (n > GP_STACK_MAX_DEPTH)
-		n = GP_STACK_MAX_DEPTH;
+	if (n > GP_STACK_MAX_DEPTH) {
+		n = GP_STACK_MAX_DEPTH; /* what a trace holds; the outermost frames go */
+		end = 1;
+	}
 	if (end)
 		flags |= LS_E_TRUNCATED;
 	h = gp_mix64(0x9e3779b97f4a7c15ull ^ ((uint64_t)n << 8 | flags));
