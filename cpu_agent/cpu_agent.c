@@ -25,6 +25,7 @@
 #include "cuda_launch_prog.h"
 #include "gp_record.h"
 #include "gp_writer.h"
+#include "heap_reuse.h"
 #include "kallsyms.h"
 #include "offcpu.h"
 #include "offcpu_prog.h"
@@ -1290,6 +1291,8 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 		}
 		goto fail;
 	}
+	/* libbpf's BTF buffers, one set per program, reused rather than faulted in again */
+	heap_reuse__raise();
 	what = "out of memory";
 	a = calloc(1, sizeof(*a));
 	if (!a) {
