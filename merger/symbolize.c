@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "cfi_table.h"
 #include "gp_file.h"
 
 /*
@@ -47,6 +48,7 @@ extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *st
 #define MAX_FRAMES   64 /* inline depth kept per address; deeper chains are cut */
 #define MAX_ANCESTRY 32 /* parent links followed (guards against cycles) */
 #define JIT_BACKSCAN 16 /* earlier JIT entries tried when the nearest does not cover */
+#define FDE_BACKSCAN 4	/* earlier FDEs tried when the nearest does not cover (nesting) */
 #define MAX_BUILD_ID 64
 
 /* ---- arena + interned strings ---------------------------------------- */
@@ -93,6 +95,10 @@ struct image {
 	Dwfl_Module *mod;
 	struct load_seg *segs;
 	size_t nsegs;
+	/* Its FDEs' ranges, read on the first address no symbol names. */
+	bool fdes_read;
+	struct cfi_fde_range *fdes;
+	size_t nfdes;
 };
 
 struct mapping {
@@ -702,6 +708,7 @@ void symbolizer__free(struct symbolizer *s)
 			if (img->dwfl)
 				dwfl_end(img->dwfl);
 			free(img->segs);
+			free(img->fdes);
 			free(img);
 			img = next;
 		}
@@ -1278,6 +1285,46 @@ static const char *placeholder(struct symbolizer *s, const char *mod, uint64_t o
 	return intern(s, buf);
 }
 
+/*
+ * The start of the function holding vaddr as the CFI tells it, for code no
+ * symbol names: every address of a stripped function is then one frame,
+ * as perf shows it, not one frame per sampled address.
+ */
+static bool image_fde_start(struct image *img, uint64_t vaddr, uint64_t *start)
+{
+	size_t lo = 0, hi;
+
+	if (!img->fdes_read) {
+		GElf_Addr bias;
+		Elf *elf = dwfl_module_getelf(img->mod, &bias);
+		size_t size = 0;
+		const char *raw = elf ? elf_rawfile(elf, &size) : NULL;
+
+		img->fdes_read = true;
+		/* none (no CFI, not x86-64, no memory): addresses stay as they are */
+		if (raw && cfi_table__fde_ranges(raw, size, &img->fdes, &img->nfdes))
+			img->nfdes = 0;
+	}
+	hi = img->nfdes;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (img->fdes[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t k = 0; k < FDE_BACKSCAN && lo > 0; k++, lo--) {
+		const struct cfi_fde_range *f = &img->fdes[lo - 1];
+
+		if (vaddr < f->end) {
+			*start = f->start;
+			return true;
+		}
+	}
+	return false;
+}
+
 static size_t resolve_user(struct symbolizer *s, struct proc *p, uint64_t addr, bool return_addr,
 			   struct sym_frame *frames)
 {
@@ -1285,6 +1332,8 @@ static size_t resolve_user(struct symbolizer *s, struct proc *p, uint64_t addr, 
 	uint64_t look = return_addr && addr ? addr - 1 : addr;
 	const struct mapping *m = NULL;
 	const struct jit_sym *jit = NULL;
+	uint64_t off = 0, fn = 0, vaddr = 0;
+	bool in_image = false;
 	struct proc *q;
 	int depth;
 	size_t n;
@@ -1295,7 +1344,6 @@ static size_t resolve_user(struct symbolizer *s, struct proc *p, uint64_t addr, 
 		m = proc_mapping(q, look);
 	if (m) {
 		struct image *img = m->img;
-		uint64_t vaddr;
 
 		if (img->state == IMAGE_NEW)
 			image_load(s, img);
@@ -1304,6 +1352,7 @@ static size_t resolve_user(struct symbolizer *s, struct proc *p, uint64_t addr, 
 			n = image_resolve(s, img, vaddr, frames);
 			if (n)
 				return n;
+			in_image = true;
 		}
 	}
 	/* JIT maps name what no module does (anonymous code, trampolines). */
@@ -1316,8 +1365,12 @@ static size_t resolve_user(struct symbolizer *s, struct proc *p, uint64_t addr, 
 	frames[0] = (struct sym_frame){.name = s->unknown};
 	if (m) {
 		/* The offset in the file, of the address as recorded, so it
-		 * can be fed to addr2line / objdump by hand. */
-		frames[0].name = placeholder(s, m->img->base, addr - m->start + m->pgoff);
+		 * can be fed to addr2line / objdump by hand; of its function's
+		 * first byte where the CFI says where that is. */
+		off = addr - m->start + m->pgoff;
+		if (in_image && image_fde_start(m->img, vaddr, &fn))
+			off = look - m->start + m->pgoff - (vaddr - fn);
+		frames[0].name = placeholder(s, m->img->base, off);
 		if (!frames[0].name)
 			frames[0].name = s->unknown;
 	}

@@ -927,60 +927,101 @@ static const ElfW(Shdr) *find_section(const uint8_t *img, size_t size, const Elf
 	return NULL;
 }
 
+/*
+ * Every FDE of the ELF image img[0, size) (a whole file), into f. The FDEs
+ * point into img and into *eh_r / *dbg_r, which the caller keeps as long.
+ */
+static int image_fdes(const uint8_t *img, size_t size, struct fdes *f, struct region *eh_r,
+		      struct region *dbg_r)
+{
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)img;
+	const ElfW(Shdr) *eh_sec, *dbg_sec;
+	int err;
+
+	if (size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB ||
+	    eh->e_machine != EM_X86_64)
+		return -ENOEXEC;
+	eh_sec = find_section(img, size, eh, ".eh_frame");
+	dbg_sec = find_section(img, size, eh, ".debug_frame");
+	if (eh_sec && (eh_sec->sh_flags & SHF_COMPRESSED))
+		eh_sec = NULL;
+	if (dbg_sec && (dbg_sec->sh_flags & SHF_COMPRESSED)) {
+		f->st.fdes_bad++; /* compressed .debug_frame is not read: counted, not guessed */
+		dbg_sec = NULL;
+	}
+	if (!eh_sec && !dbg_sec)
+		return -ENOEXEC;
+	if (eh_sec) {
+		*eh_r = (struct region){ img + eh_sec->sh_offset, eh_sec->sh_size, eh_sec->sh_addr };
+		if ((err = fdes_scan(f, eh_r, false)))
+			return err;
+	}
+	if (dbg_sec) {
+		*dbg_r = (struct region){ img + dbg_sec->sh_offset, dbg_sec->sh_size, 0 };
+		if ((err = fdes_scan(f, dbg_r, true)))
+			return err;
+	}
+	return 0;
+}
+
 int cfi_table__from_fd(int fd, struct cfi_table **out)
 {
 	struct fdes f = { 0 };
-	const ElfW(Ehdr) *eh;
-	const ElfW(Shdr) *eh_sec, *dbg_sec;
 	struct region eh_r, dbg_r;
 	struct stat st;
 	uint8_t *img;
 	size_t size;
-	int err = 0;
+	int err;
 
 	*out = NULL;
 	if (fstat(fd, &st))
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
-	if ((uint64_t)st.st_size < sizeof(*eh))
+	if ((uint64_t)st.st_size < sizeof(ElfW(Ehdr)))
 		return -ENOEXEC;
 	size = (size_t)st.st_size;
 	img = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (img == MAP_FAILED)
 		return -errno;
-	eh = (const ElfW(Ehdr) *)img;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_ident[EI_DATA] != ELFDATA2LSB || eh->e_machine != EM_X86_64) {
-		err = -ENOEXEC;
-		goto out;
-	}
-	eh_sec = find_section(img, size, eh, ".eh_frame");
-	dbg_sec = find_section(img, size, eh, ".debug_frame");
-	if (eh_sec && (eh_sec->sh_flags & SHF_COMPRESSED))
-		eh_sec = NULL;
-	if (dbg_sec && (dbg_sec->sh_flags & SHF_COMPRESSED)) {
-		f.st.fdes_bad++; /* compressed .debug_frame is not read: counted, not guessed */
-		dbg_sec = NULL;
-	}
-	if (!eh_sec && !dbg_sec) {
-		err = -ENOEXEC;
-		goto out;
-	}
-	if (eh_sec) {
-		eh_r = (struct region){ img + eh_sec->sh_offset, eh_sec->sh_size, eh_sec->sh_addr };
-		if ((err = fdes_scan(&f, &eh_r, false)))
-			goto out;
-	}
-	if (dbg_sec) {
-		dbg_r = (struct region){ img + dbg_sec->sh_offset, dbg_sec->sh_size, 0 };
-		if ((err = fdes_scan(&f, &dbg_r, true)))
-			goto out;
-	}
-	err = build(&f, out);
-out:
+	err = image_fdes(img, size, &f, &eh_r, &dbg_r);
+	if (!err)
+		err = build(&f, out);
 	free(f.v);
 	munmap(img, size);
+	return err;
+}
+
+int cfi_table__fde_ranges(const void *elf, size_t size, struct cfi_fde_range **out, size_t *nr)
+{
+	struct fdes f = { 0 };
+	struct region eh_r, dbg_r;
+	struct cfi_fde_range *v;
+	size_t i, n = 0;
+	int err;
+
+	*out = NULL;
+	*nr = 0;
+	err = image_fdes(elf, size, &f, &eh_r, &dbg_r);
+	if (err || !f.n)
+		goto out;
+	qsort(f.v, f.n, sizeof(*f.v), fde_cmp);
+	v = malloc(f.n * sizeof(*v));
+	if (!v) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < f.n; i++) {
+		/* .debug_frame yields to .eh_frame, as in the rows */
+		if (f.v[i].debug && n && v[n - 1].end > f.v[i].begin)
+			continue;
+		v[n++] = (struct cfi_fde_range){ f.v[i].begin, f.v[i].end };
+	}
+	*out = v;
+	*nr = n;
+out:
+	free(f.v);
 	return err;
 }
 

@@ -72,6 +72,19 @@ void cfi_table__free(struct cfi_table *t);
  */
 const struct gp_cfi_row *cfi_table__find(const struct cfi_table *t, uint64_t addr);
 
+/*
+ * The functions the CFI describes, where no symbol table is left (strip
+ * keeps .eh_frame): each FDE's [start, end) in ELF virtual addresses,
+ * sorted by start (.eh_frame's where .debug_frame describes the same
+ * code), of the ELF file image elf[0, size) (a whole file, as read or
+ * mapped). *out is malloc'ed (NULL when there are none); errors as
+ * cfi_table__from_fd's.
+ */
+struct cfi_fde_range {
+	uint64_t start, end;
+};
+int cfi_table__fde_ranges(const void *elf, size_t size, struct cfi_fde_range **out, size_t *nr);
+
 /* The rows, sorted by start, for writing the table elsewhere (a BPF map). */
 const struct gp_cfi_row *cfi_table__rows(const struct cfi_table *t, uint32_t *nrows);
 void cfi_table__stats(const struct cfi_table *t, struct cfi_table_stats *st);

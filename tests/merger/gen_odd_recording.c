@@ -4,13 +4,15 @@
  * damaged one may: module paths of the test's choosing (a FIFO, a device
  * node), module records with an empty range, names that are not UTF-8.
  *
- * usage: gen_odd_recording [-p PID] [-t SECONDS] [-m PATH]... [-e] [-k] [-u] DIR
+ * usage: gen_odd_recording [-p PID] [-t SECONDS] [-m PATH]... [-a OFF]... [-e] [-k] [-u] DIR
  *   -p PID: the process (100); its GPU trace is DIR/gpu-PID.trace
  *   -t S:   the recording starts S seconds after boot (1): two recordings
  *           with different -p and -t are two runs that do not belong together
  *   -m PATH: a module of the process: the i-th -m maps
  *           [0x10000000 * (i + 1), + 0x10000); one CPU sample has its leaf
  *           at +0x123 in it (the report names it [BASENAME+0x123])
+ *   -a OFF: one more CPU sample, its leaf at file offset OFF (hex) of the
+ *           first -m module (a stripped library's code, sampled all over)
  *   -e:     two module records with end <= start (damaged)
  *   -k:     kernels only: no API call, no launch-site hit (a process whose
  *           GPU work has no API call at all)
@@ -31,6 +33,7 @@
 #include "gp_writer.h"
 
 #define MAX_MODULES 8
+#define MAX_EXTRA   4096
 #define MOD_BASE(i) (0x10000000ull * ((i) + 1))
 #define F_MAIN	    0x400000ull /* perf map: main() [0x400000, +0x100) */
 #define F_LAUNCH    0x400100ull /* launch() */
@@ -112,6 +115,8 @@ static void sample(struct gp_writer *w, uint64_t ts, uint32_t tid, uint64_t leaf
 int main(int argc, char **argv)
 {
 	const char *mods[MAX_MODULES], *dir;
+	static uint64_t extra[MAX_EXTRA];
+	int nextra = 0;
 	struct gp_writer *cpu, *gpu;
 	unsigned long secs = 1;
 	int c, nmods = 0, empty = 0, i;
@@ -119,13 +124,15 @@ int main(int argc, char **argv)
 	uint64_t t0;
 	FILE *f;
 
-	while ((c = getopt(argc, argv, "p:t:m:eku")) != -1) {
+	while ((c = getopt(argc, argv, "p:t:m:a:eku")) != -1) {
 		if (c == 'p')
 			pid = (uint32_t)strtoul(optarg, NULL, 10);
 		else if (c == 't')
 			secs = strtoul(optarg, NULL, 10);
 		else if (c == 'm' && nmods < MAX_MODULES)
 			mods[nmods++] = optarg;
+		else if (c == 'a' && nextra < MAX_EXTRA)
+			extra[nextra++] = strtoull(optarg, NULL, 16);
 		else if (c == 'e')
 			empty = 1;
 		else if (c == 'u')
@@ -136,7 +143,8 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	if (optind != argc - 1 || !pid) {
-		fprintf(stderr, "usage: gen_odd_recording [-p PID] [-t SECONDS] [-m PATH]... [-e] [-k] [-u] DIR\n");
+		fprintf(stderr, "usage: gen_odd_recording [-p PID] [-t SECONDS] [-m PATH]... [-a OFF]... "
+				"[-e] [-k] [-u] DIR\n");
 		return 2;
 	}
 	dir = argv[optind];
@@ -207,6 +215,8 @@ kernel:
 		if (i < nmods)
 			sample(cpu, t + 60000, pid + 1, MOD_BASE(i) + 0x123);
 	}
+	for (i = 0; nmods && i < nextra; i++)
+		sample(cpu, t0 + 20000000 + (uint64_t)i * 1000, pid + 1, MOD_BASE(0) + extra[i]);
 	if (gp_writer__close(cpu) || gp_writer__close(gpu)) {
 		fprintf(stderr, "gen_odd_recording: cannot write the traces: %s\n", strerror(errno));
 		return 1;

@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: Apache-2.0
 # odd_input.sh - `gpuperf report` (and `diff --json`) on recordings that name odd
 # or hostile things: module paths that are a FIFO or a device node, damaged module
-# records, names that are not UTF-8, two recordings' traces in one directory.
-# usage: odd_input.sh CASE GPUPERF GEN_ODD_RECORDING PYTHON3
-#   CASE: modules | empty-modules | utf8 | no-api | mixed
+# records, names that are not UTF-8, two recordings' traces in one directory; the
+# code of a stripped library, named by the .eh_frame FDEs left in it.
+# usage: odd_input.sh CASE GPUPERF GEN_ODD_RECORDING PYTHON3 [LIB STRIPPED_LIB]
+#   CASE: modules | empty-modules | utf8 | no-api | mixed | stripped
 set -u
-CASE=$1 GPUPERF=$2 GEN=$3 PY=$4
+CASE=$1 GPUPERF=$2 GEN=$3 PY=$4 LIB=${5:-} STRIPPED=${6:-}
 tmp=$(mktemp -d)
 writer=
 cleanup() {
@@ -120,6 +121,39 @@ mixed)
 		{ echo "FAIL: no warning that the traces do not belong together:"; sed 's/^/  /' "$tmp/text"; fail=1; }
 	n=$("$PY" -c 'import json,sys; print(sum("not belong together" in w for w in json.load(open(sys.argv[1]))["warnings"]))' "$tmp/m/summary.json")
 	[ "$n" = 1 ] || { echo "FAIL: summary.json: want one such warning, got $n"; fail=1; }
+	;;
+stripped)
+	# A library stripped of every symbol (strip --strip-all), two of its
+	# functions sampled at every byte: one frame per function, named by the
+	# offset of its first byte (its FDE's start), as perf shows it, not one
+	# [lib+0x...] per sampled address. The offsets are the unstripped copy's
+	# (nm), whose code is the same bytes.
+	args= want=
+	for fn in fde_mix fde_sum; do
+		set -- $(nm -S "$LIB" | awk -v f="$fn" '$4 == f { print $1, $2 }')
+		[ $# -eq 2 ] || die "nm: no $fn in $LIB"
+		start=$((0x$1)) size=$((0x$2))
+		[ "$size" -ge 32 ] || die "$fn is $size bytes: too few addresses to sample"
+		off=$start
+		while [ $off -lt $((start + size)) ]; do
+			args="$args -a $(printf %x $off)"
+			off=$((off + 1))
+		done
+		want="$want$(printf '[libsymfix_fde.so+0x%x]' $start)
+"
+	done
+	mkdir "$tmp/r" && "$GEN" -m "$STRIPPED" $args "$tmp/r" || die gen_odd_recording
+	report "$tmp/r"
+	# the leaves of the worker thread's samples in the library
+	got=$(grep -o '\[libsymfix_fde\.so+0x[0-9a-f]*\] [0-9]*$' "$tmp/r/cpu.folded" |
+		sed 's/ [0-9]*$//' | grep -v '+0x123\]$' | sort -u)
+	if [ "$got" != "$(printf %s "$want" | sort -u)" ]; then
+		echo "FAIL: want one frame per function:"
+		printf %s "$want" | sed 's/^/  /'
+		echo "got $(printf '%s\n' "$got" | wc -l) frames:"
+		printf '%s\n' "$got" | head -5 | sed 's/^/  /'
+		fail=1
+	fi
 	;;
 *)
 	die "unknown case '$CASE'"
