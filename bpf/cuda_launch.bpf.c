@@ -117,8 +117,7 @@ int cl_entry_multi(struct pt_regs *ctx)
  * launch uprobes (stop_on_load == 0) the event only prompts a rescan, so
  * the mappings of short-lived processes are recorded too.
  */
-SEC("uprobe")
-int cl_dl_state(struct pt_regs *ctx)
+static __always_inline int handle_dl_state(void)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32;
@@ -148,6 +147,23 @@ int cl_dl_state(struct pt_regs *ctx)
 	}
 	bpf_ringbuf_submit(e, 0);
 	return 0;
+}
+
+SEC("uprobe")
+int cl_dl_state(struct pt_regs *ctx)
+{
+	return handle_dl_state();
+}
+
+/*
+ * The same as a uprobe_multi link (Linux 6.6+): closing a perf-event
+ * uprobe waits for two grace periods, about 0.15 s here, the longest part
+ * of the agent's stop; a multi link waits for one, beside the others.
+ */
+SEC("uprobe")
+int cl_dl_state_multi(struct pt_regs *ctx)
+{
+	return handle_dl_state();
 }
 
 char LICENSE[] SEC("license") = "GPL";

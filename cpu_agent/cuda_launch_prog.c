@@ -26,6 +26,7 @@
 #define CUDA_LAUNCH_DEF_RINGBUF_BYTES	(1024u * 1024)
 #define CUDA_LAUNCH_DEF_MAX_PROBES	1024
 #define CUDA_LAUNCH_MAX_FILES		256
+#define CUDA_LAUNCH_MAX_LOADERS		8	/* ld.so files hooked */
 #define CUDA_LAUNCH_STUB_MAX		16	/* bytes: a jump stub, not a function */
 
 /*
@@ -110,8 +111,8 @@ struct cuda_launch_prog {
 	int nr_links, max_links;
 	struct file_id files[CUDA_LAUNCH_MAX_FILES];
 	int nr_files;
-	struct file_id loaders[8];
-	struct bpf_link *loader_links[8];
+	struct file_id loaders[CUDA_LAUNCH_MAX_LOADERS];
+	struct bpf_link *loader_links[CUDA_LAUNCH_MAX_LOADERS];
 	int nr_loaders;
 	struct link_close *closing; /* __detach_begin's, until __detach_end */
 	cuda_launch_event_fn on_event;
@@ -155,11 +156,33 @@ static int load(struct cuda_launch_prog *p, const struct cuda_launch_opts *opts,
 	if (err)
 		return err;
 	bpf_program__set_autoload(skel->progs.cl_entry_multi, p->multi);
-	if (p->multi)
+	bpf_program__set_autoload(skel->progs.cl_dl_state_multi, p->multi);
+	if (p->multi) {
 		bpf_program__set_expected_attach_type(skel->progs.cl_entry_multi,
 						      (enum bpf_attach_type)GP_BPF_TRACE_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(skel->progs.cl_dl_state_multi,
+						      (enum bpf_attach_type)GP_BPF_TRACE_UPROBE_MULTI);
+	}
 	/* the programs are attached per file, never by the skeleton */
 	return cuda_launch_bpf__load(skel);
+}
+
+/* A uprobe_multi link of @prog on @cnt offsets of @path: its fd or -errno. */
+static int link_multi(const struct bpf_program *prog, const char *path,
+		      const unsigned long *offsets, const __u64 *cookies, __u32 cnt)
+{
+	struct gp_uprobe_multi_attr attr;
+	long fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_fd = (__u32)bpf_program__fd(prog);
+	attr.attach_type = GP_BPF_TRACE_UPROBE_MULTI;
+	attr.path = (__u64)(unsigned long)path;
+	attr.offsets = (__u64)(unsigned long)offsets;
+	attr.cookies = (__u64)(unsigned long)cookies;
+	attr.cnt = cnt;
+	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+	return fd < 0 ? -errno : (int)fd;
 }
 
 /* One uprobe_multi link for @n entry points of @path: its fd or -errno. */
@@ -168,9 +191,7 @@ static int attach_multi(struct cuda_launch_prog *p, const char *path, const stru
 {
 	unsigned long offsets[NR_ENTRY_POINTS * 2];
 	__u64 cookies[NR_ENTRY_POINTS * 2];
-	struct gp_uprobe_multi_attr attr;
 	__u32 cnt = 0;
-	long fd;
 
 	for (int i = 0; i < n; i++) {
 		if (skip[i])
@@ -181,15 +202,7 @@ static int attach_multi(struct cuda_launch_prog *p, const char *path, const stru
 	}
 	if (!cnt)
 		return -ENOENT;
-	memset(&attr, 0, sizeof(attr));
-	attr.prog_fd = (__u32)bpf_program__fd(p->skel->progs.cl_entry_multi);
-	attr.attach_type = GP_BPF_TRACE_UPROBE_MULTI;
-	attr.path = (__u64)(unsigned long)path;
-	attr.offsets = (__u64)(unsigned long)offsets;
-	attr.cookies = (__u64)(unsigned long)cookies;
-	attr.cnt = cnt;
-	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
-	return fd < 0 ? -errno : (int)fd;
+	return link_multi(p->skel->progs.cl_entry_multi, path, offsets, cookies, cnt);
 }
 
 struct cuda_launch_prog *cuda_launch_prog__new(const struct cuda_launch_opts *opts)
@@ -226,7 +239,8 @@ struct cuda_launch_prog *cuda_launch_prog__new(const struct cuda_launch_opts *op
 		err = -ENOMEM;
 		goto fail;
 	}
-	p->multi_fds = calloc(CUDA_LAUNCH_MAX_FILES, sizeof(*p->multi_fds));
+	/* a multi link per file, and one per loader (ld.so) */
+	p->multi_fds = calloc(CUDA_LAUNCH_MAX_FILES + CUDA_LAUNCH_MAX_LOADERS, sizeof(*p->multi_fds));
 	if (!p->multi_fds) {
 		err = -ENOMEM;
 		goto fail;
@@ -592,6 +606,18 @@ int cuda_launch_prog__attach_loader(struct cuda_launch_prog *p, const char *path
 	if (!off) {
 		p->loader_links[p->nr_loaders++] = NULL;
 		return 0;
+	}
+	if (p->multi) {
+		unsigned long o = (unsigned long)off;
+		__u64 cookie = 0;
+		int lfd = link_multi(p->skel->progs.cl_dl_state_multi, path, &o, &cookie, 1);
+
+		if (lfd >= 0) {
+			/* closed with the entry points' multi links */
+			p->multi_fds[p->nr_multi++] = lfd;
+			p->loader_links[p->nr_loaders++] = NULL;
+			return 1;
+		}
 	}
 	l = bpf_program__attach_uprobe_opts(p->skel->progs.cl_dl_state, -1, path, (size_t)off,
 					    NULL);
