@@ -35,6 +35,8 @@ static const char report_usage[] =
 	"  summary.json      totals, kernels, copies, launch sites (gpuperf diff reads it)\n"
 	"\n"
 	"and print a short text report on stdout (status and warnings on stderr).\n"
+	"Stacks start at the process's name; processes that share a name (a build's\n"
+	"cc1, an MPI job's ranks) share that root, each as a [pid] frame under it.\n"
 	"\n"
 	"  -f, --format LIST   outputs to write: folded, svg, trace (trace.json or\n"
 	"                      trace.pftrace by size), chrome (trace.json), perfetto\n"

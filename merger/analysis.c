@@ -536,7 +536,7 @@ static char *stack_text(struct report *r, const struct rec_group *g, struct fram
 	if (g->kind == VIEW_CPU) {
 		const struct tl_sample *s = &tl->samples[g->rep];
 
-		err = frame_buf__push(fb, report__proc_root(r, s->pid), GP_FRAME_CPU);
+		err = report__push_proc(r, s->pid, fb);
 		if (!err)
 			err =
 			    report__stack_frames(r, s->pid, &s->stack, 0, GP_FRAME_KERNEL_CPU, fb);
@@ -547,7 +547,7 @@ static char *stack_text(struct report *r, const struct rec_group *g, struct fram
 		user.nr_kernel = 0;
 		kern.nr_user = 0;
 		kern.off += o->stack.nr_user;
-		err = frame_buf__push(fb, report__proc_root(r, o->pid), GP_FRAME_CPU);
+		err = report__push_proc(r, o->pid, fb);
 		if (!err)
 			err = report__stack_frames(r, o->pid, &user, 0, GP_FRAME_KIND_COUNT, fb);
 		if (!err)

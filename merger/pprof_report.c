@@ -448,7 +448,7 @@ int pprof_report__write(struct report *r, const char *path, const struct pprof_o
 		if (report__tool_thread(r, a->pid, a->tid))
 			continue; /* the writer thread's: left out of every view */
 		pr.fb.n = 0;
-		err = frame_buf__push(&pr.fb, report__proc_root(r, a->pid), GP_FRAME_CPU);
+		err = report__push_proc(r, a->pid, &pr.fb);
 		if (!err)
 			err = frame_buf__push(&pr.fb, "[off-cpu]", GP_FRAME_OFFCPU);
 		if (!err)

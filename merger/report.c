@@ -2,7 +2,8 @@
 /*
  * report.c - `gpuperf report`: load, join, symbolize, aggregate, write.
  *
- * Frames of every view are root first:
+ * Frames of every view are root first ("proc" is the process's name, then
+ * "[pid]" when other processes share the name):
  *   on-CPU   proc;user frames;kernel frames_[k]
  *   off-CPU  proc;user frames;[off-cpu];kernel frames at the switch
  *   GPU      proc;launch stack;API call;[gpu] kernel | [memcpy HtoD] | [memset]
@@ -166,14 +167,15 @@ static enum gp_frame_kind gpu_kind(const struct tl_gpu *g)
 	}
 }
 
-/* Root frames: comm, or "comm [pid]" when another process has the same comm. */
+/* Root frames: comm; a "[pid]" frame under it when another process has the same comm. */
 static int name_processes(struct report *r)
 {
 	struct timeline *tl = r->tl;
 	size_t i, j;
 
 	r->proc_root = calloc(tl->nr_procs ? tl->nr_procs : 1, sizeof(char *));
-	if (!r->proc_root)
+	r->proc_pid = calloc(tl->nr_procs ? tl->nr_procs : 1, sizeof(char *));
+	if (!r->proc_root || !r->proc_pid)
 		return -ENOMEM;
 	for (i = 0; i < tl->nr_procs; i++) {
 		const char *comm = timeline__str(tl, tl->procs[i].comm);
@@ -190,11 +192,13 @@ static int name_processes(struct report *r)
 			comm = "[unknown process]";
 		for (j = 0; j < tl->nr_procs && !dup; j++)
 			dup = j != i && !strncmp(comm, timeline__str(tl, tl->procs[j].comm), 15);
-		if (dup)
-			snprintf(buf, sizeof(buf), "%s [%u]", comm, tl->procs[i].pid);
-		else
-			snprintf(buf, sizeof(buf), "%s", comm);
-		r->proc_root[i] = strdup(buf);
+		if (dup) {
+			snprintf(buf, sizeof(buf), "[%u]", tl->procs[i].pid);
+			r->proc_pid[i] = strdup(buf);
+			if (!r->proc_pid[i])
+				return -ENOMEM;
+		}
+		r->proc_root[i] = strdup(comm);
 		if (!r->proc_root[i])
 			return -ENOMEM;
 	}
@@ -206,6 +210,26 @@ const char *report__proc_root(struct report *r, uint32_t pid)
 	const struct tl_proc *p = timeline__proc(r->tl, pid);
 
 	return p ? r->proc_root[p - r->tl->procs] : "[unknown process]";
+}
+
+static const char *proc_pid_frame(struct report *r, uint32_t pid)
+{
+	const struct tl_proc *p = timeline__proc(r->tl, pid);
+
+	return p ? r->proc_pid[p - r->tl->procs] : NULL;
+}
+
+int report__push_proc(struct report *r, uint32_t pid, struct frame_buf *fb)
+{
+	const char *pf = proc_pid_frame(r, pid);
+	int err = frame_buf__push(fb, report__proc_root(r, pid), GP_FRAME_CPU);
+
+	return err || !pf ? err : frame_buf__push(fb, pf, GP_FRAME_CPU);
+}
+
+size_t report__proc_depth(struct report *r, uint32_t pid)
+{
+	return proc_pid_frame(r, pid) ? 2 : 1;
 }
 
 int report__stack_frames(struct report *r, uint32_t pid, const struct tl_stack *st,
@@ -241,7 +265,7 @@ int report__stack_frames(struct report *r, uint32_t pid, const struct tl_stack *
 
 int report__sample_frames(struct report *r, const struct tl_sample *s, struct frame_buf *fb)
 {
-	int err = frame_buf__push(fb, report__proc_root(r, s->pid), GP_FRAME_CPU);
+	int err = report__push_proc(r, s->pid, fb);
 
 	return err ? err : report__stack_frames(r, s->pid, &s->stack, 0, GP_FRAME_KERNEL_CPU, fb);
 }
@@ -254,7 +278,7 @@ int report__offcpu_frames(struct report *r, const struct tl_offcpu *o, struct fr
 	user.nr_kernel = 0;
 	kern.nr_user = 0;
 	kern.off += o->stack.nr_user;
-	err = frame_buf__push(fb, report__proc_root(r, o->pid), GP_FRAME_CPU);
+	err = report__push_proc(r, o->pid, fb);
 	if (!err)
 		err = report__stack_frames(r, o->pid, &user, 0, GP_FRAME_KIND_COUNT, fb);
 	if (!err)
@@ -321,7 +345,7 @@ int report__gpu_frames(struct report *r, size_t i, struct frame_buf *fb)
 	const struct tl_api *a = ai >= 0 ? &r->tl->api[ai] : NULL;
 	const struct tl_stack *st = timeline__gpu_launch_stack(r->tl, g);
 
-	if (frame_buf__push(fb, report__proc_root(r, timeline__gpu_pid(r->tl, g)), GP_FRAME_CPU))
+	if (report__push_proc(r, timeline__gpu_pid(r->tl, g), fb))
 		return -ENOMEM;
 	if (st) {
 		const char *kernel = g->kind == TL_GPU_KERNEL
@@ -383,9 +407,10 @@ static int add_both(struct report *r, struct thread_views *tv, enum report_view 
 		err = stack_agg__add(r->view[VIEW_PROFILE], r->fb.f, r->fb.n, weight);
 	if (!err && r->opts->per_thread) {
 		struct stack_agg *agg = thread_agg(tv, pid, tid);
+		/* a thread's own graph needs no process root (nor "[pid]") */
+		size_t d = report__proc_depth(r, pid);
 
-		/* a thread's own graph needs no process root */
-		err = agg ? stack_agg__add(agg, r->fb.f + 1, r->fb.n - 1, weight) : -ENOMEM;
+		err = agg ? stack_agg__add(agg, r->fb.f + d, r->fb.n - d, weight) : -ENOMEM;
 	}
 	return err == -EOVERFLOW ? 0 : err;
 }
@@ -661,7 +686,7 @@ static int build_views(struct report *r, struct thread_views *tv)
 		if (report__tool_thread(r, a->pid, a->tid))
 			continue;
 		r->fb.n = 0;
-		err = frame_buf__push(&r->fb, report__proc_root(r, a->pid), GP_FRAME_CPU);
+		err = report__push_proc(r, a->pid, &r->fb);
 		if (!err)
 			err = frame_buf__push(&r->fb, "[off-cpu]", GP_FRAME_OFFCPU);
 		if (!err)
@@ -1222,7 +1247,11 @@ static void report_release(struct report *r)
 	if (r->proc_root && r->tl)
 		for (i = 0; i < r->tl->nr_procs; i++)
 			free(r->proc_root[i]);
+	if (r->proc_pid && r->tl)
+		for (i = 0; i < r->tl->nr_procs; i++)
+			free(r->proc_pid[i]);
 	free(r->proc_root);
+	free(r->proc_pid);
 	free(r->fb.f);
 	free(r->fb.src);
 	report__groups_free(&r->groups);

@@ -72,6 +72,7 @@ struct report {
 	struct symbolizer *sym;
 	struct stack_agg *view[VIEW_COUNT];
 	char **proc_root; /* per tl->procs[i]: the root frame naming the process */
+	char **proc_pid;  /* per tl->procs[i]: its "[pid]" frame, NULL when its name is its own */
 	/*
 	 * The recording's window, CLOCK_MONOTONIC ns: record.json's start and
 	 * end when it has them, else the first and last record's times.
@@ -116,8 +117,15 @@ int report__group_add(struct report *r, struct rec_groups *gs, enum report_view 
 		      uint64_t weight);
 void report__groups_free(struct rec_groups *gs);
 
-/* The root frame of a process: its comm, with " [pid]" when several share it. */
+/*
+ * The root frame of a process: its name (comm). Processes that share a name
+ * share the root, each under it as a "[pid]" frame: one tower per program
+ * (a build's cc1), its processes side by side (an MPI job's ranks).
+ * __push_proc pushes both (0 or -ENOMEM); __proc_depth says how many.
+ */
 const char *report__proc_root(struct report *r, uint32_t pid);
+int report__push_proc(struct report *r, uint32_t pid, struct frame_buf *fb);
+size_t report__proc_depth(struct report *r, uint32_t pid);
 
 /* Display name of an API call ("" when unknown) and of a GPU record's frame. */
 const char *report__api_name(struct report *r, const struct tl_api *a);

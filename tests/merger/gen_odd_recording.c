@@ -4,7 +4,7 @@
  * damaged one may: module paths of the test's choosing (a FIFO, a device
  * node), module records with an empty range, names that are not UTF-8.
  *
- * usage: gen_odd_recording [-p PID] [-t SECONDS] [-m PATH]... [-a OFF]... [-e] [-k] [-u] DIR
+ * usage: gen_odd_recording [-p PID] [-t SECONDS] [-m PATH]... [-a OFF]... [-S N] [-e] [-k] [-u] DIR
  *   -p PID: the process (100); its GPU trace is DIR/gpu-PID.trace
  *   -t S:   the recording starts S seconds after boot (1): two recordings
  *           with different -p and -t are two runs that do not belong together
@@ -13,6 +13,9 @@
  *           at +0x123 in it (the report names it [BASENAME+0x123])
  *   -a OFF: one more CPU sample, its leaf at file offset OFF (hex) of the
  *           first -m module (a stripped library's code, sampled all over)
+ *   -S N:   N more processes named as the first ("odd", pids PID + 10,
+ *           PID + 20, ...), CPU only: each 10 samples of 10 us in main(),
+ *           after the first process's steps (a build's many cc1)
  *   -e:     two module records with end <= start (damaged)
  *   -k:     kernels only: no API call, no launch-site hit (a process whose
  *           GPU work has no API call at all)
@@ -112,19 +115,34 @@ static void sample(struct gp_writer *w, uint64_t ts, uint32_t tid, uint64_t leaf
 	gp_writer__commit(w);
 }
 
+static int perf_map(const char *dir)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/perf-%u.map", dir, pid);
+	f = fopen(path, "w");
+	if (!f || fprintf(f, "%llx 100 main\n%llx 100 %s\n%llx 100 cudaLaunchKernel\n",
+			  F_MAIN, F_LAUNCH, name("launch", "laun\xff" "ch"), F_API) < 0 ||
+	    fclose(f)) {
+		fprintf(stderr, "gen_odd_recording: cannot write '%s'\n", path);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mods[MAX_MODULES], *dir;
 	static uint64_t extra[MAX_EXTRA];
-	int nextra = 0;
+	int nextra = 0, same = 0;
 	struct gp_writer *cpu, *gpu;
 	unsigned long secs = 1;
 	int c, nmods = 0, empty = 0, i;
 	char path[4096];
 	uint64_t t0;
-	FILE *f;
 
-	while ((c = getopt(argc, argv, "p:t:m:a:eku")) != -1) {
+	while ((c = getopt(argc, argv, "p:t:m:a:S:eku")) != -1) {
 		if (c == 'p')
 			pid = (uint32_t)strtoul(optarg, NULL, 10);
 		else if (c == 't')
@@ -133,6 +151,8 @@ int main(int argc, char **argv)
 			mods[nmods++] = optarg;
 		else if (c == 'a' && nextra < MAX_EXTRA)
 			extra[nextra++] = strtoull(optarg, NULL, 16);
+		else if (c == 'S')
+			same = atoi(optarg);
 		else if (c == 'e')
 			empty = 1;
 		else if (c == 'u')
@@ -144,20 +164,14 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc - 1 || !pid) {
 		fprintf(stderr, "usage: gen_odd_recording [-p PID] [-t SECONDS] [-m PATH]... [-a OFF]... "
-				"[-e] [-k] [-u] DIR\n");
+				"[-S N] [-e] [-k] [-u] DIR\n");
 		return 2;
 	}
 	dir = argv[optind];
 	t0 = secs * 1000000000ull;
 
-	snprintf(path, sizeof(path), "%s/perf-%u.map", dir, pid);
-	f = fopen(path, "w");
-	if (!f || fprintf(f, "%llx 100 main\n%llx 100 %s\n%llx 100 cudaLaunchKernel\n",
-			  F_MAIN, F_LAUNCH, name("launch", "laun\xff" "ch"), F_API) < 0 ||
-	    fclose(f)) {
-		fprintf(stderr, "gen_odd_recording: cannot write '%s'\n", path);
+	if (perf_map(dir))
 		return 1;
-	}
 	snprintf(path, sizeof(path), "gpu-%u.trace", pid);
 	cpu = open_trace(dir, "cpu.trace", GP_PRODUCER_CPU_AGENT);
 	gpu = open_trace(dir, path, GP_PRODUCER_INJECT);
@@ -214,6 +228,17 @@ kernel:
 		sample(cpu, t + 50000, pid, F_MAIN + 0x20);
 		if (i < nmods)
 			sample(cpu, t + 60000, pid + 1, MOD_BASE(i) + 0x123);
+	}
+	for (i = 1; i <= same; i++) {
+		uint32_t first = pid;
+
+		pid = first + 10 * (uint32_t)i;
+		if (perf_map(dir))
+			return 1;
+		proc_thread(cpu, t0 + 10000000);
+		for (int k = 0; k < 10; k++)
+			sample(cpu, t0 + 10000000 + (uint64_t)(i * 10 + k) * 1000, pid, F_MAIN + 0x20);
+		pid = first;
 	}
 	for (i = 0; nmods && i < nextra; i++)
 		sample(cpu, t0 + 20000000 + (uint64_t)i * 1000, pid + 1, MOD_BASE(0) + extra[i]);

@@ -3,9 +3,10 @@
 # odd_input.sh - `gpuperf report` (and `diff --json`) on recordings that name odd
 # or hostile things: module paths that are a FIFO or a device node, damaged module
 # records, names that are not UTF-8, two recordings' traces in one directory; the
-# code of a stripped library, named by the .eh_frame FDEs left in it.
+# code of a stripped library, named by the .eh_frame FDEs left in it; processes
+# that share a name.
 # usage: odd_input.sh CASE GPUPERF GEN_ODD_RECORDING PYTHON3 [LIB STRIPPED_LIB]
-#   CASE: modules | empty-modules | utf8 | no-api | mixed | stripped
+#   CASE: modules | empty-modules | utf8 | no-api | mixed | stripped | same-name
 set -u
 CASE=$1 GPUPERF=$2 GEN=$3 PY=$4 LIB=${5:-} STRIPPED=${6:-}
 tmp=$(mktemp -d)
@@ -154,6 +155,26 @@ stripped)
 		printf '%s\n' "$got" | head -5 | sed 's/^/  /'
 		fail=1
 	fi
+	;;
+same-name)
+	# Four processes named odd (a build's cc1, an MPI job's ranks): one root,
+	# odd, with each process a [pid] frame under it, not four roots. A
+	# thread's own graph (--per-thread) starts at its stack, without either.
+	mkdir "$tmp/r" && "$GEN" -S 3 "$tmp/r" || die gen_odd_recording
+	report --per-thread "$tmp/r"
+	roots=$(cut -d';' -f1 "$tmp/r/cpu.folded" | sort -u | tr '\n' ' ')
+	[ "$roots" = "odd " ] || { echo "FAIL: cpu.folded: want the one root 'odd', got: $roots"; fail=1; }
+	pids=$(cut -d';' -f2 "$tmp/r/cpu.folded" | sort -u | tr '\n' ' ')
+	[ "$pids" = "[100] [110] [120] [130] " ] ||
+		{ echo "FAIL: cpu.folded: want [100] [110] [120] [130] under odd, got: $pids"; fail=1; }
+	for p in 110 120 130; do
+		grep -qx "odd;\[$p\];main_\[j\];launch_\[j\];main_\[j\] 100000" "$tmp/r/cpu.folded" ||
+			{ echo "FAIL: cpu.folded: no 100 us of process $p under odd;[$p]"; fail=1; }
+	done
+	grep -q '^odd;\[100\];main_\[j\];launch_\[j\];cudaLaunchKernel;\[gpu\] odd_kernel ' "$tmp/r/gpu.folded" ||
+		{ echo "FAIL: gpu.folded: the kernels are not under odd;[100]"; fail=1; }
+	grep -qx 'main_\[j\];launch_\[j\];main_\[j\] 100000' "$tmp/r/thread-110-main.folded" ||
+		{ echo "FAIL: thread-110-main.folded keeps a process frame"; head -2 "$tmp/r/thread-110-main.folded"; fail=1; }
 	;;
 *)
 	die "unknown case '$CASE'"
