@@ -127,7 +127,8 @@ struct cpu_agent {
 	uint64_t written_lost[GP_DROP_SOURCES];
 	uint32_t perf_map_cause; /* why the first perf map was skipped (GP_PERF_MAP_*, errno) */
 	struct kip_set kips;	/* kernel addresses written: DIR/kallsyms names only these */
-	struct ksym_snap *ksnap; /* /proc/kallsyms being read at stop */
+	struct ksym_snap *ksnap; /* /proc/kallsyms read at start, in the background */
+	struct ksym_snap *ksnap_stop; /* read again at stop: ksnap did not name every address */
 	uint32_t kallsyms_cause; /* errno: DIR/kallsyms could not be written */
 	int err; /* first write error */
 };
@@ -1311,6 +1312,9 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 		a->opts.freq_hz = AGENT_DEF_HZ;
 	if (!a->opts.min_block_us)
 		a->opts.min_block_us = AGENT_DEF_MIN_BLOCK_US;
+	/* on idle CPU time beside the loading (and the program): the stop need not wait for it */
+	if (!a->opts.no_kallsyms)
+		a->ksnap = kallsyms__snap_start("/proc/kallsyms", true);
 	a->weight_ns = 1000000000ull / a->opts.freq_hz;
 	a->flush_ns = flush_period_ms(opts) * 1000000ull;
 	a->dir = strdup(opts->dir ? opts->dir : "DIR");
@@ -1753,8 +1757,10 @@ static int copy_fd(struct cpu_agent *a, int in, uint64_t max, const char *name)
 }
 
 /*
- * DIR/kallsyms: the kernel symbols of the addresses written, read as root
- * (a user reads zeros in /proc/kallsyms) at stop, not the whole table.
+ * DIR/kallsyms: the kernel symbols of the addresses written (not the whole
+ * table), read as root (a user reads zeros in /proc/kallsyms): from the
+ * table read at start when it names every address (all in the kernel's
+ * own text), else from the one read at stop.
  * A file that cannot be written whole is emptied (a part would name frames
  * wrongly), and counted (stats.kallsyms_lost, a GP_DROP_KALLSYMS drop).
  */
@@ -1767,8 +1773,12 @@ static void write_kallsyms(struct cpu_agent *a)
 	if (fd < 0) {
 		err = fd;
 	} else {
-		if (a->ksnap)
-			err = kallsyms__snap_write_needed(a->ksnap, &a->kips, fd, &nsyms);
+		struct ksym_snap *k = a->ksnap_stop;
+
+		if (!k && kallsyms__snap_covers(a->ksnap, &a->kips))
+			k = a->ksnap;
+		if (k)
+			err = kallsyms__snap_write_needed(k, &a->kips, fd, &nsyms);
 		else
 			err = kallsyms__write_needed("/proc/kallsyms", &a->kips, fd, &nsyms);
 		if (err && ftruncate(fd, 0)) {
@@ -1799,12 +1809,13 @@ int cpu_agent__stop(struct cpu_agent *a)
 	 * The launch uprobes' links close in the background (each close waits
 	 * for grace periods) while the rest is drained and written; launch
 	 * events carry user stacks only, so DIR/kallsyms does not wait for them.
-	 * /proc/kallsyms is read on a thread of its own meanwhile, once the
+	 * When the table read at start does not name every kernel address so
+	 * far, /proc/kallsyms is read again on a thread meanwhile, once the
 	 * programs that record kernel addresses are detached.
 	 */
 	detach_all(a);
-	if (!a->opts.no_kallsyms)
-		a->ksnap = kallsyms__snap_start("/proc/kallsyms");
+	if (!a->opts.no_kallsyms && !kallsyms__snap_covers(a->ksnap, &a->kips))
+		a->ksnap_stop = kallsyms__snap_start("/proc/kallsyms", false);
 	if (a->started) {
 		/* nothing new can arrive now but launch events: drain to empty */
 		while (consume_all(a) > 0)
@@ -1911,5 +1922,6 @@ void cpu_agent__free(struct cpu_agent *a)
 	free(a->dir);
 	kip_set__free(&a->kips);
 	kallsyms__snap_free(a->ksnap);
+	kallsyms__snap_free(a->ksnap_stop);
 	free(a);
 }

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,7 @@ struct ksym_table {
 	char *buf;		/* the file, NUL-terminated: the lines point into it */
 	struct ksym_line *v;
 	size_t n;
+	uint64_t stext, etext;	/* the kernel's own text, [_stext, _etext); 0, 0: not found */
 };
 
 static int ksym_cmp(const void *x, const void *y)
@@ -229,6 +231,21 @@ static int table_load(struct ksym_table *t, const char *src)
 		return err;
 	}
 	qsort(t->v, t->n, sizeof(*t->v), ksym_cmp);
+	/* the kernel's own text: the part of the table that does not change */
+	for (size_t i = 0; i < t->n; i++) {
+		const struct ksym_line *l = &t->v[i];
+		const char *name = (const char *)memchr(l->line, ' ', l->len) + 3; /* parse() checked it */
+		size_t nlen = l->len - (size_t)(name - l->line);
+
+		if (nlen < 6 || (nlen > 6 && name[6] != '\t'))
+			continue;
+		if (!memcmp(name, "_stext", 6))
+			t->stext = l->addr;
+		else if (!memcmp(name, "_etext", 6))
+			t->etext = l->addr;
+	}
+	if (t->etext <= t->stext)
+		t->stext = t->etext = 0;
 	return 0;
 }
 
@@ -310,6 +327,7 @@ struct ksym_snap {
 	char *src;
 	pthread_t th;
 	bool running;
+	bool background;	/* read at SCHED_IDLE until waited for */
 	int err;		/* of the read; the table is empty then */
 	struct ksym_table t;
 };
@@ -317,12 +335,16 @@ struct ksym_snap {
 static void *snap_read(void *arg)
 {
 	struct ksym_snap *k = arg;
+	struct sched_param sp = { 0 };
 
+	/* only CPU time nothing else wants: the program may be running */
+	if (k->background)
+		pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
 	k->err = table_load(&k->t, k->src);
 	return NULL;
 }
 
-struct ksym_snap *kallsyms__snap_start(const char *src)
+struct ksym_snap *kallsyms__snap_start(const char *src, bool background)
 {
 	struct ksym_snap *k = calloc(1, sizeof(*k));
 	sigset_t all, old;
@@ -334,14 +356,43 @@ struct ksym_snap *kallsyms__snap_start(const char *src)
 		free(k);
 		return NULL;
 	}
+	k->background = background;
 	/* the caller's signal handlers run on the caller's threads */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	k->running = !pthread_create(&k->th, NULL, snap_read, k);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!k->running)
+	if (!k->running) {
+		k->background = false;
 		snap_read(k); /* no thread: read here */
+	}
 	return k;
+}
+
+/* Wait for the read, at normal priority from now on (the caller waits for it). */
+static void snap_wait(struct ksym_snap *k)
+{
+	struct sched_param sp = { 0 };
+
+	if (!k->running)
+		return;
+	if (k->background)
+		pthread_setschedparam(k->th, SCHED_OTHER, &sp);
+	pthread_join(k->th, NULL);
+	k->running = false;
+}
+
+bool kallsyms__snap_covers(struct ksym_snap *k, const struct kip_set *s)
+{
+	if (!k)
+		return false;
+	snap_wait(k);
+	if (k->err || !k->t.etext || s->full)
+		return false;
+	for (size_t i = 0; i < s->cap; i++)
+		if (s->slots[i] && (s->slots[i] < k->t.stext || s->slots[i] >= k->t.etext))
+			return false;
+	return true;
 }
 
 int kallsyms__snap_write_needed(struct ksym_snap *k, const struct kip_set *s, int fd,
@@ -350,10 +401,7 @@ int kallsyms__snap_write_needed(struct ksym_snap *k, const struct kip_set *s, in
 	*nsyms = 0;
 	if (!k)
 		return -EINVAL;
-	if (k->running) {
-		pthread_join(k->th, NULL);
-		k->running = false;
-	}
+	snap_wait(k);
 	if (k->err)
 		return k->err;
 	return table_write(&k->t, s, fd, nsyms);
@@ -363,8 +411,7 @@ void kallsyms__snap_free(struct ksym_snap *k)
 {
 	if (!k)
 		return;
-	if (k->running)
-		pthread_join(k->th, NULL);
+	snap_wait(k);
 	table_free(&k->t);
 	free(k->src);
 	free(k);

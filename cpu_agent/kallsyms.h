@@ -35,14 +35,22 @@ void kip_set__free(struct kip_set *s);
 int kallsyms__write_needed(const char *src, const struct kip_set *s, int fd, uint64_t *nsyms);
 
 /*
- * The same in two halves: _start reads and sorts @src on a thread of its own
- * while the caller goes on (the agent's stop waits for grace periods
- * meanwhile), _write_needed waits for it and writes as
- * kallsyms__write_needed(). NULL: no memory.
+ * The same in two halves: _start reads and sorts @src on a thread of its
+ * own while the caller goes on, _write_needed waits for it and writes as
+ * kallsyms__write_needed(). NULL: no memory. With @background the thread
+ * runs at SCHED_IDLE (only on CPU time nothing else wants) until waited for.
  */
 struct ksym_snap;
 
-struct ksym_snap *kallsyms__snap_start(const char *src);
+struct ksym_snap *kallsyms__snap_start(const char *src, bool background);
+/*
+ * Does the table name every address of @s as a read now would? The
+ * kernel's own text ([_stext, _etext)) does not change while it runs;
+ * modules, BPF programs and trampolines come and go, so an address
+ * outside it is not covered (nor are any when the table has no such
+ * bounds or @s is full). Waits for the read first.
+ */
+bool kallsyms__snap_covers(struct ksym_snap *k, const struct kip_set *s);
 int kallsyms__snap_write_needed(struct ksym_snap *k, const struct kip_set *s, int fd,
 				uint64_t *nsyms);
 void kallsyms__snap_free(struct ksym_snap *k);

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * test_kallsyms: DIR/kallsyms written from /proc/kallsyms read on a thread
- * of its own (while the agent's stop waits for its links to close) holds
- * what a read in line writes: the covering symbol of each address and the
- * one after it; a table that cannot be read gives its error. Files stand in
- * for /proc/kallsyms, so no root is needed.
+ * of its own holds what a read in line writes: the covering symbol of each
+ * address and the one after it; a table that cannot be read gives its
+ * error. A table read at start names the kernel's own text for good, not a
+ * module's address (modules come and go). Files stand in for
+ * /proc/kallsyms, so no root is needed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +29,7 @@ static const char table[] =
 	"ffffffff81000100 T schedule\n"
 	"ffffffff81000200 t futex_wait\n"
 	"ffffffff81000200 t futex_wait_alias\n"
+	"ffffffff81100000 T _etext\n"
 	"ffffffff83000000 D jiffies\n"
 	"ffffffffc0001000 t ext4_read\t[ext4]\n"
 	"ffffffffc0001100 t ext4_write\t[ext4]\n";
@@ -58,7 +60,7 @@ static char *run(bool thread, const uint64_t *ips, size_t n, uint64_t *nsyms)
 	fd = open(out, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	assert_true(fd >= 0);
 	if (thread) {
-		struct ksym_snap *k = kallsyms__snap_start(src);
+		struct ksym_snap *k = kallsyms__snap_start(src, false);
 
 		assert_non_null(k);
 		assert_int_equal(kallsyms__snap_write_needed(k, &s, fd, nsyms), 0);
@@ -104,7 +106,7 @@ static void test_unreadable_table(void **state)
 
 	unlink(src);
 	kip_set__add(&s, 0xffffffff81000210);
-	k = kallsyms__snap_start(src);
+	k = kallsyms__snap_start(src, false);
 	assert_non_null(k);
 	fd = open("/dev/null", O_WRONLY);
 	assert_int_equal(kallsyms__snap_write_needed(k, &s, fd, &nsyms), -ENOENT);
@@ -118,7 +120,42 @@ static void test_unreadable_table(void **state)
 static void test_free_unwaited(void **state)
 {
 	put(src, table);
-	kallsyms__snap_free(kallsyms__snap_start(src));
+	kallsyms__snap_free(kallsyms__snap_start(src, false));
+}
+
+/* Read at start in the background: the kernel's text is covered, a module's address is not. */
+static void test_start_table_covers_kernel_text(void **state)
+{
+	struct kip_set core = { 0 }, mod = { 0 };
+	struct ksym_snap *k;
+
+	put(src, table);
+	k = kallsyms__snap_start(src, true);
+	assert_non_null(k);
+	kip_set__add(&core, 0xffffffff81000210);
+	kip_set__add(&core, 0xffffffff81000105);
+	kip_set__add(&mod, 0xffffffff81000210);
+	kip_set__add(&mod, 0xffffffffc0001150);
+	assert_true(kallsyms__snap_covers(k, &core));
+	assert_false(kallsyms__snap_covers(k, &mod));
+	kallsyms__snap_free(k);
+	kip_set__free(&core);
+	kip_set__free(&mod);
+}
+
+/* A table without _stext/_etext (a kernel that hides them) covers nothing. */
+static void test_no_text_bounds_covers_nothing(void **state)
+{
+	struct kip_set s = { 0 };
+	struct ksym_snap *k;
+
+	put(src, "ffffffff81000100 T schedule\nffffffff81000200 t futex_wait\n");
+	k = kallsyms__snap_start(src, true);
+	assert_non_null(k);
+	kip_set__add(&s, 0xffffffff81000210);
+	assert_false(kallsyms__snap_covers(k, &s));
+	kallsyms__snap_free(k);
+	kip_set__free(&s);
 }
 
 static int setup(void **state)
@@ -144,6 +181,8 @@ int main(void)
 		cmocka_unit_test(test_thread_read_names_as_in_line),
 		cmocka_unit_test(test_unreadable_table),
 		cmocka_unit_test(test_free_unwaited),
+		cmocka_unit_test(test_start_table_covers_kernel_text),
+		cmocka_unit_test(test_no_text_bounds_covers_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
