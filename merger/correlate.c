@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "correlate.h"
+#include "gp_record.h"
 #include "timeline.h"
 
 /*
@@ -198,9 +199,26 @@ static size_t launch_lower_bound(const struct timeline *tl, size_t lo, uint32_t 
 }
 
 /*
+ * Whether pid's GPU trace carries its own launch stacks (format 2.3):
+ * loading bound its calls by correlation id, exactly, and no window may
+ * undo that.
+ */
+static int exact_pid(const struct timeline *tl, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < tl->nr_files; i++)
+		if (tl->files[i].launch_stacks && tl->files[i].pid == pid &&
+		    tl->files[i].producer == GP_PRODUCER_INJECT)
+			return 1;
+	return 0;
+}
+
+/*
  * Bind each outermost API call to the stack of the earliest hit in its
- * window (unless loading did: tl->launches_bound), and each nested one to
- * its enclosing call's. Within a thread the windows' lower ends only grow
+ * window (unless loading did: tl->launches_bound, or the call's GPU trace
+ * named its stack), and each nested one to its enclosing call's (unless
+ * its trace named one). Within a thread the windows' lower ends only grow
  * (an outermost call that starts later also ends later, else it would be
  * nested), so each search starts where the thread's previous one ended.
  */
@@ -209,22 +227,26 @@ static void bind_launches(struct timeline *tl, struct corr_map *m)
 	size_t i, outer = 0, prev, from = 0;
 	uint64_t window_lo = 0, prev_lo = 0;
 	struct pid_ids *p = m->pids;
+	int exact = m->nr_pids ? exact_pid(tl, p->pid) : 0;
 
 	for (i = 0; i < tl->nr_api; i++) {
 		struct tl_api *a = &tl->api[i];
 		size_t j;
 
-		if (timeline__api_pid(tl, a) != p->pid)
+		if (timeline__api_pid(tl, a) != p->pid) {
 			p++; /* the next run: corr_map_build() made one entry per run */
+			exact = exact_pid(tl, p->pid);
+		}
 		corr_map_put(m, p, a->corr, i);
 		if (a->nested) {
-			a->launch = tl->api[outer].launch;
+			if (!exact || a->launch < 0)
+				a->launch = tl->api[outer].launch;
 			continue;
 		}
 		prev = outer;
 		outer = i;
-		if (tl->launches_bound)
-			continue; /* loading bound the outermost calls (timeline__load_dir()) */
+		if (tl->launches_bound || exact)
+			continue; /* loading bound the outermost calls (timeline__load_dir(), 2.3 traces) */
 		a->launch = -1;
 		if (i == 0 || a->thr != tl->api[prev].thr) {
 			window_lo = 0; /* first call of this thread */

@@ -6,7 +6,14 @@
  * GPU record -> API record: same process, same correlation id (kernels of a
  * graph launch carry the graph launch's id, so they all join to it).
  *
- * API record -> launch-site stack: the launch uprobe fires at the entry of
+ * API record -> launch stack: where the process's GPU trace carries its
+ * own launch stacks (api_stack records, format 2.3), loading has bound
+ * each call to its stack by correlation id, exactly (timeline.h), and that
+ * binding is kept: no window, no launch-site hit for that process. A
+ * nested call without a stack of its own takes its enclosing call's.
+ *
+ * Otherwise (older traces, GPUPERF_STACKS=0), API record -> launch-site
+ * stack of the CPU agent: the launch uprobe fires at the entry of
  * the CUDA call, before CUPTI takes the call's start time, so the hit of a
  * call lies on the same thread after the end of the thread's previous
  * outermost API call and before the end of this one. Of the hits in that
