@@ -151,28 +151,40 @@ static inline int in_skip(const struct launch_stack *ls, uint64_t pc)
 	return 0;
 }
 
-static __attribute__((noinline)) struct ls_ring *claim_ring(struct launch_stack *ls)
+/*
+ * The calling thread's stack bounds, for both walks. Allocates, and on the
+ * main thread reads /proc/self/maps: once per thread, at its first launch,
+ * or at start-up for the thread that initializes CUDA (usually the one that
+ * launches).
+ */
+static int thread_bounds(const struct launch_stack *ls)
 {
 	pthread_attr_t a;
 	void *addr;
 	size_t size;
+
+	if (T.stk_hi)
+		return 0;
+	if (pthread_getattr_np(pthread_self(), &a))
+		return -1;
+	if (!pthread_attr_getstack(&a, &addr, &size)) {
+		T.stk_lo = (uintptr_t)addr;
+		T.stk_hi = (uintptr_t)addr + size;
+	}
+	pthread_attr_destroy(&a);
+	if (!T.stk_hi)
+		return -1;
+	if (ls->unw)
+		gp_unwind__thread_init();
+	return 0;
+}
+
+static __attribute__((noinline)) struct ls_ring *claim_ring(struct launch_stack *ls)
+{
 	unsigned i;
 
-	if (T.gone || !ls->rings)
+	if (T.gone || !ls->rings || thread_bounds(ls))
 		return NULL;
-	if (!T.stk_hi) {
-		if (pthread_getattr_np(pthread_self(), &a))
-			return NULL;
-		if (!pthread_attr_getstack(&a, &addr, &size)) {
-			T.stk_lo = (uintptr_t)addr;
-			T.stk_hi = (uintptr_t)addr + size;
-		}
-		pthread_attr_destroy(&a);
-		if (!T.stk_hi)
-			return NULL;
-		if (ls->unw)
-			gp_unwind__thread_init();
-	}
 	for (i = 0; i < ls->nrings; i++) {
 		struct ls_ring *r = &ls->rings[i];
 		int want = RING_FREE;
@@ -793,12 +805,17 @@ int launch_stack__init(struct launch_stack *ls, int wake_fd, int fp_only)
 	if (!fp_only) {
 		/* every loaded module's CFI table, now, off the launch path */
 		ls->unw = gp_unwind__new();
-		if (!ls->unw || gp_unwind__refresh(ls->unw) < 0)
+		err = ls->unw ? gp_unwind__refresh(ls->unw) : -errno;
+		if (err < 0) {
 			inj_warn("no CFI unwinder (%s): launch stacks by frame pointers only",
-				 strerror(errno));
+				 strerror(-err));
+			gp_unwind__free(ls->unw); /* no walk has begun */
+			ls->unw = NULL;
+		}
 	}
 	dl_iterate_phdr(skip_cb, ls);
 	skip_static_cudart(ls);
+	thread_bounds(ls); /* the initializing thread's, off its first launch */
 	inj_dbg("launch stacks: %u CUDA and own code ranges skipped", ls->nskip);
 	return 0;
 }
