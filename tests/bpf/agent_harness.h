@@ -121,6 +121,7 @@ struct harness_rec {
 	uint16_t nr_user, nr_kernel;
 	uint16_t flags;		/* hdr.flags */
 	uint32_t cpu;		/* sample, off-CPU */
+	uint32_t state;		/* off-CPU: task state at switch-out (0: preempted) */
 	uint32_t nr_spans;	/* off-CPU aggregate (GP_OFFCPU_AGGREGATE): pad */
 	char comm[32];		/* process, thread */
 	uint64_t ips[2 * GP_STACK_MAX_DEPTH + 2];
@@ -207,7 +208,7 @@ static inline int harness__load(const char *dir, struct harness_trace *t)
 			const struct gp_rec_offcpu *c = (const void *)h;
 
 			x->pid = c->pid, x->tid = c->tid, x->t0 = c->start, x->t1 = c->end;
-			x->cpu = c->cpu, x->nr_spans = c->pad;
+			x->cpu = c->cpu, x->nr_spans = c->pad, x->state = c->state;
 			x->nr_user = c->nr_user, x->nr_kernel = c->nr_kernel;
 			memcpy(x->ips, c->ips, 8 * ((size_t)c->nr_user + c->nr_kernel));
 			break;
