@@ -160,6 +160,20 @@ dlclose)
 		fail "the kernel launched from main after the dlclose is not under main"
 	echo "ok: kernels under the dlclose'd library's functions ($n stacks)"
 	;;
+many_threads)
+	# 130 threads launching at once, 128 rings: the two threads left without one lose
+	# their stacks, counted with the cause (EUSERS), every other call keeps its own.
+	traced "$GPINJ_STRESS" 200 130 >"$dir/stdout.txt" 2>"$dir/stderr.txt" ||
+		fail "exited with status $?"
+	check --expect-drops --min-threads 130 --late-ms 2000
+	lost=$("$GPINJ_GPUPERF" dump "$(one_trace)" |
+		awk '$1 == "dropped" && $3 == "source=7" && / cause=87 / { split($4, c, "="); n += c[2] }
+		     END { print n + 0 }')
+	[ "$lost" -eq 402 ] || fail "$lost stacks counted lost for want of a ring, expected 2 x 201"
+	grep -q "launch_stacks=25728 " "$dir/check.txt" ||
+		fail "not every other call kept its stack: $(cat "$dir/check.txt")"
+	echo "ok: 2 threads without a ring: $lost stacks counted lost (EUSERS)"
+	;;
 stacks_off)
 	# GPUPERF_STACKS=0: no callback on the launch path, no api_stack record, the rest exact.
 	GPUPERF_STACKS=0 sample launch_loop 2000 -- --no-stacks
