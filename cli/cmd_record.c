@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -927,6 +928,15 @@ static void dir_each(struct record *r, const char *pattern,
 
 /* ---- the CPU agent ----------------------------------------------------------- */
 
+/* Does the injection library take launch stacks (GPUPERF_STACKS, as it reads it)? */
+static bool stacks_in_process(void)
+{
+	const char *s = getenv("GPUPERF_STACKS");
+
+	return !s || !(!strcmp(s, "0") || !strcasecmp(s, "no") || !strcasecmp(s, "off") ||
+		       !strcasecmp(s, "false"));
+}
+
 static int agent_start(struct record *r, pid_t child)
 {
 	const struct record_opts *o = &r->o;
@@ -965,8 +975,14 @@ static int agent_start(struct record *r, pid_t child)
 	ao.off_cpu = o->off_cpu;
 	ao.min_block_us = o->min_block_us;
 	ao.max_block_us = o->max_block_us;
-	/* launch stacks are what GPU time hangs under; holding every process of the system is not */
-	ao.launch = !o->system_wide && !o->kernel_threads_only;
+	/*
+	 * Launch stacks are what GPU time hangs under. The injection library
+	 * takes them in the program itself, exactly and without a trap per
+	 * launch; the uprobes (and their holds at library loads) serve only a
+	 * program recorded without them: --no-gpu, or GPUPERF_STACKS=0. Holding
+	 * every process of the system is never worth it.
+	 */
+	ao.launch = !o->system_wide && !o->kernel_threads_only && !(o->gpu && stacks_in_process());
 	ao.no_kallsyms = o->user_stacks_only; /* kernel symbols only serve kernel stacks */
 	ao.errbuf = r->agent_msg;
 	ao.errlen = sizeof(r->agent_msg);

@@ -8,7 +8,7 @@ set -u
 need_bpf
 need_sim
 
-# --- a sample with both sides: cpu.trace (launch stacks) + gpu-<pid>.trace
+# --- a sample with both sides: cpu.trace (samples, off-CPU) + gpu-<pid>.trace (launch stacks)
 sim "$GP" record --cpu -q -o both -- "$GP_SAMPLES/train_step_shared" 2 >out.txt 2>err.txt
 expect_status 0 $? "record --cpu train_step_shared"
 [ -f both/cpu.trace ] || fail "no cpu.trace: $(cat err.txt)"
@@ -16,13 +16,32 @@ set -- both/gpu-*.trace
 [ -f "$1" ] && [ "$(kernels "$1")" = 48 ] || fail "--cpu: gpu trace missing or not 48 kernels"
 pid=${1#both/gpu-}
 pid=${pid%.trace}
-n=$("$GP" dump both/cpu.trace 2>/dev/null | grep -Ec "^launch_site(_id)? .* pid=$pid .*probe=")
-[ "$n" -ge 48 ] && ok "cpu.trace: $n launch-site records of pid $pid" ||
-	fail "cpu.trace: $n launch-site records of pid $pid, expected >= 48"
+# the injection library took every launch's stack: the launch uprobes stay off
+n=$("$GP" dump "$1" 2>/dev/null | grep -c "^api_stack ")
+[ "$n" -ge 48 ] && ok "gpu trace: $n launch stacks by correlation id" ||
+	fail "gpu trace: $n api_stack records, expected >= 48"
+n=$("$GP" dump both/cpu.trace 2>/dev/null | grep -Ec "^launch_site(_id)? ")
+[ "$n" = 0 ] && ok "cpu.trace: no launch-site records (no uprobe per launch)" ||
+	fail "cpu.trace: $n launch-site records: the launch uprobes were attached"
 clean_end both/cpu.trace || fail "cpu.trace not closed cleanly"
 [ "$(json both/record.json 'd["options"]["cpu"] and d["options"]["gpu"]')" = True ] ||
 	fail "record.json options"
-[ "$(json both/record.json 'd["agent"]["launches"] >= 48')" = True ] || fail "record.json agent.launches"
+[ "$(json both/record.json 'd["agent"]["uprobes"]')" = 0 ] || fail "record.json agent.uprobes"
+"$GP" report -f json -o both_out both >/dev/null 2>&1
+[ "$(json both_out/summary.json 'd["join"]["rate"] == 1')" = True ] && ok "--cpu: every GPU record joined" ||
+	fail "--cpu: join rate $(json both_out/summary.json 'd["join"]')"
+
+# --- GPUPERF_STACKS=0: the launch uprobes give the stacks instead
+GPUPERF_STACKS=0 sim "$GP" record --cpu -q -o uprobes -- "$GP_SAMPLES/train_step_shared" 2 >out.txt 2>err.txt
+expect_status 0 $? "record --cpu with GPUPERF_STACKS=0"
+set -- uprobes/gpu-*.trace
+pid=${1#uprobes/gpu-}
+pid=${pid%.trace}
+n=$("$GP" dump uprobes/cpu.trace 2>/dev/null | grep -Ec "^launch_site(_id)? .* pid=$pid .*probe=")
+[ "$n" -ge 48 ] && ok "GPUPERF_STACKS=0: cpu.trace: $n launch-site records of pid $pid" ||
+	fail "GPUPERF_STACKS=0: cpu.trace: $n launch-site records of pid $pid, expected >= 48"
+[ "$(json uprobes/record.json 'd["agent"]["launches"] >= 48')" = True ] ||
+	fail "GPUPERF_STACKS=0: record.json agent.launches"
 
 # --- a program that forks; parent and child launch kernels: two gpu traces
 if [ -n "${GP_FORK:-}" ] && [ -x "$GP_FORK" ]; then
@@ -32,8 +51,8 @@ if [ -n "${GP_FORK:-}" ] && [ -x "$GP_FORK" ]; then
 	for p in "$ppid" "$cpid"; do
 		[ -f "fork/gpu-$p.trace" ] && [ "$(kernels "fork/gpu-$p.trace")" = 3 ] ||
 			fail "fork: gpu-$p.trace missing or without its 3 kernels ($(ls fork))"
-		"$GP" dump fork/cpu.trace 2>/dev/null | grep -Eq "^launch_site(_id)? .* pid=$p " ||
-			fail "fork: no launch stacks of pid $p in cpu.trace"
+		"$GP" dump "fork/gpu-$p.trace" 2>/dev/null | grep -q "^api_stack " ||
+			fail "fork: no launch stacks of pid $p in its gpu trace"
 	done
 	ok "fork: both processes traced"
 else
