@@ -12,6 +12,7 @@
 #include "bulk_out.h"
 #include "correlate.h"
 #include "gp_util.h"
+#include "json_utf8.h"
 #include "stack_agg.h"
 #include "timeline.h"
 
@@ -205,30 +206,6 @@ static inline void jw_done(struct jw *w, const char *p)
 	w->len = (size_t)(p - w->buf);
 }
 
-/* Length of the valid UTF-8 sequence at s (RFC 3629: no overlongs, no surrogates), 0 if none. */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned char c = s[0];
-
-	if (c >= 0xc2 && c <= 0xdf)
-		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (c >= 0xe0 && c <= 0xef) {
-		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
-			return 0;
-		if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0))
-			return 0;
-		return 3;
-	}
-	if (c >= 0xf0 && c <= 0xf4) {
-		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
-			return 0;
-		if ((c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90))
-			return 0;
-		return 4;
-	}
-	return 0;
-}
-
 /* 1 for the bytes a JSON string can hold as they are (printable ASCII but '"' and '\\'). */
 static const unsigned char plain[256] = {
 	[0x20] = 1, [0x21] = 1, [0x23 ... 0x5b] = 1, [0x5d ... 0x7e] = 1, [0x7f] = 1,
@@ -254,7 +231,7 @@ static void jw_str_prefixed(struct jw *w, const char *prefix, const char *str)
 			break;
 		if (*s >= 0x80) {
 			/* The continuation-byte checks stop at the NUL, so no overread. */
-			n = utf8_len(s);
+			n = json_utf8__seq_len(s); /* RFC 3629: no overlongs, no surrogates */
 			if (n) {
 				s += n;
 				continue;

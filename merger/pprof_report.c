@@ -271,20 +271,6 @@ static int put_sample(struct pr *pr, size_t col, uint64_t weight, uint32_t pid, 
 	return pprof__sample(pr->pp, pr->locs, pr->nr_locs, col, weight, l, nl);
 }
 
-static enum gp_frame_kind gpu_kind(const struct tl_gpu *g)
-{
-	switch (g->kind) {
-	case TL_GPU_KERNEL:
-		return GP_FRAME_GPU_KERNEL;
-	case TL_GPU_MEMCPY:
-		return GP_FRAME_GPU_MEMCPY;
-	case TL_GPU_MEMSET:
-		return GP_FRAME_GPU_MEMSET;
-	default:
-		return GP_FRAME_GPU_SYNC;
-	}
-}
-
 /*
  * GPU work grouped as the GPU view groups it (process, launching thread,
  * API call, launch stack, kernel or copy kind) and also by lane (device
@@ -391,7 +377,7 @@ static int gpu_samples(struct pr *pr, size_t col)
 		if (!err)
 			err = frame_buf__push(&pr->fb,
 					      report__gpu_frame(pr->r, g, pr->gbuf, sizeof(pr->gbuf)),
-					      gpu_kind(g));
+					      report__gpu_kind(g));
 		if (!err)
 			err = locate(pr, a ? timeline__api_pid(tl, a) : 0,
 				     a ? timeline__api_launch_stack(tl, a) : NULL, 1);

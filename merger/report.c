@@ -153,7 +153,7 @@ const char *report__gpu_frame(struct report *r, const struct tl_gpu *g, char *bu
 	}
 }
 
-static enum gp_frame_kind gpu_kind(const struct tl_gpu *g)
+enum gp_frame_kind report__gpu_kind(const struct tl_gpu *g)
 {
 	switch (g->kind) {
 	case TL_GPU_KERNEL:
@@ -673,7 +673,7 @@ static int build_views(struct report *r, struct thread_views *tv)
 			err = report__gpu_frames(r, i, &r->fb);
 			if (!err)
 				err = frame_buf__push(&r->fb, report__gpu_frame(r, g, gbuf, sizeof(gbuf)),
-						      gpu_kind(g));
+						      report__gpu_kind(g));
 			if (!err)
 				err = add_both(r, tv, VIEW_GPU, timeline__gpu_pid(tl, g), gpu_tid(r, i),
 					       grp->weight);

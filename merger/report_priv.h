@@ -131,6 +131,8 @@ size_t report__proc_depth(struct report *r, uint32_t pid);
 const char *report__api_name(struct report *r, const struct tl_api *a);
 /* "[gpu] demangled", "[memcpy HtoD]", "[memset]"; buf used when needed. */
 const char *report__gpu_frame(struct report *r, const struct tl_gpu *g, char *buf, size_t size);
+/* The frame kind of a GPU record's leaf frame. */
+enum gp_frame_kind report__gpu_kind(const struct tl_gpu *g);
 /* A time for people: "812 ns", "3.25 us", "1.20 ms", "2.50 s". */
 void report__fmt_ns(char *buf, size_t size, uint64_t ns);
 
