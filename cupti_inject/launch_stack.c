@@ -633,16 +633,19 @@ void launch_stack__modules(struct launch_stack *ls, struct gp_writer *w, uint64_
 	dl_iterate_phdr(count_cb, c);
 	if (ls->dl_seen && c[2] && c[0] == ls->dl_adds && c[1] == ls->dl_subs)
 		return;
-	s = calloc(1, sizeof(*s));
+	if (!ls->scan)
+		ls->scan = malloc(sizeof(*ls->scan));
+	s = ls->scan;
 	if (!s)
 		return;
+	memset(s, 0, sizeof(*s));
 	dl_iterate_phdr(dl_cb, s);
 	ls->dl_seen = 1;
 	ls->dl_adds = s->adds;
 	ls->dl_subs = s->subs;
 	f = fopen("/proc/self/maps", "re");
 	if (!f)
-		goto out;
+		return;
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long start, end, pgoff, inode;
 		unsigned maj, min, i;
@@ -693,8 +696,6 @@ void launch_stack__modules(struct launch_stack *ls, struct gp_writer *w, uint64_
 		gp_writer__commit(w);
 	}
 	fclose(f);
-out:
-	free(s);
 }
 
 /* ---- setup ---------------------------------------------------------- */
@@ -828,6 +829,8 @@ void launch_stack__release(struct launch_stack *ls)
 		free(ls->map);
 	}
 	free(ls->mods);
+	free(ls->scan);
+	ls->scan = NULL;
 	/*
 	 * The rings and the key stay: a thread may still be inside a callback
 	 * or about to run the key's destructor; the process is ending.

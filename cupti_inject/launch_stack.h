@@ -50,6 +50,8 @@ struct ls_map;
 /* CUDA libraries and this one: their frames are not the application's. */
 #define LS_SKIP_MAX 16
 
+struct dl_scan;
+
 struct launch_stack {
 	/* shared with the launching threads (set before any callback) */
 	struct ls_ring *rings;
@@ -74,6 +76,12 @@ struct launch_stack {
 	int dl_seen;
 	struct ls_mod *mods;		/* executable mappings written */
 	size_t nmods, cap_mods;
+	/*
+	 * The loader's list as last scanned: kept here, not on the writer's
+	 * stack, so a fork() in the middle of a scan leaves the child nothing
+	 * it cannot reach.
+	 */
+	struct dl_scan *scan;
 };
 
 /* Map the rings, create the thread key, note the CUDA libraries' ranges. 0 or -errno. */
