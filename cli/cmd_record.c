@@ -1847,9 +1847,17 @@ static int record_main(int argc, char **argv, char *dir_out, size_t dir_len, boo
 		/* read now: the process may exit while recorded */
 		if (r->o.nr_pids)
 			r->attached_cmdline = proc_cmdline(r->o.pids[0]);
-		/* the recording (and -d) starts once the agent is attached */
+		/*
+		 * The recording (and -d) starts once the agent is attached: its
+		 * window from when the tracers covered the threads (blocks in
+		 * progress count from there), not from the end of the set-up.
+		 */
 		r->start_real_ns = now_ns(CLOCK_REALTIME);
 		r->start_mono_ns = now_ns(CLOCK_MONOTONIC);
+		if (cpu_agent__covered_ns(r->agent) && cpu_agent__covered_ns(r->agent) < r->start_mono_ns) {
+			r->start_real_ns -= r->start_mono_ns - cpu_agent__covered_ns(r->agent);
+			r->start_mono_ns = cpu_agent__covered_ns(r->agent);
+		}
 		if (!r->o.quiet)
 			fprintf(stderr, "gpuperf record: recording%s; Ctrl-C stops\n",
 				r->o.duration_s ? " for --duration" : "");

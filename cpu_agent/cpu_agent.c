@@ -107,6 +107,7 @@ struct cpu_agent {
 	struct stop_guard *guard;	/* continues held processes should we die */
 	int epfd;
 	bool started, stopped;
+	uint64_t covered_ns;	/* CLOCK_MONOTONIC: the tracers attached, blocks in progress seeded */
 	uint64_t weight_ns;
 	struct proc *procs;
 	size_t nprocs, pcap;
@@ -1575,6 +1576,8 @@ int cpu_agent__start(struct cpu_agent *a)
 		err = cpu_sample_prog__attach(a->cs);
 		a->st.sw_clock = !err && cpu_sample_prog__uses_sw_clock(a->cs);
 	}
+	/* what follows (maps scans, unwind tables) can take a while: coverage began here */
+	a->covered_ns = now_ns(CLOCK_MONOTONIC);
 	if (err) {
 		set_error(&a->opts, what, err);
 		detach_all(a);
@@ -1685,6 +1688,11 @@ int cpu_agent__poll(struct cpu_agent *a, int timeout_ms)
 	n = consume_all(a);
 	periodic(a);
 	return n;
+}
+
+uint64_t cpu_agent__covered_ns(const struct cpu_agent *a)
+{
+	return a && a->started ? a->covered_ns : 0;
 }
 
 size_t cpu_agent__alive(const struct cpu_agent *a)

@@ -223,6 +223,14 @@ int cpu_agent__poll(struct cpu_agent *a, int timeout_ms);
 /* Number of followed processes that have not exited. */
 size_t cpu_agent__alive(const struct cpu_agent *a);
 
+/*
+ * CLOCK_MONOTONIC ns from which __start covers the followed threads: its
+ * tracers attached, and blocks already in progress counted from then
+ * (attach_running). 0 before __start. An attached recording's window
+ * starts here, not when __start returns.
+ */
+uint64_t cpu_agent__covered_ns(const struct cpu_agent *a);
+
 /* A pid (or tid) given in the options that has exited while recorded. */
 struct cpu_agent_exit {
 	uint64_t ts;		/* CLOCK_MONOTONIC ns */
