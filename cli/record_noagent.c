@@ -2,6 +2,7 @@
 /* record_noagent.c - the CPU agent's API in a build without eBPF: every start fails with ENOSYS. */
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cpu_agent.h"
 
@@ -54,9 +55,21 @@ void cpu_agent__free(struct cpu_agent *a)
 	(void)a;
 }
 
+uint64_t cpu_agent__covered_ns(const struct cpu_agent *a)
+{
+	(void)a;
+	return 0;
+}
+
 const struct cpu_agent_exit *cpu_agent__exits(const struct cpu_agent *a, size_t *n)
 {
 	(void)a;
 	*n = 0;
 	return NULL;
+}
+
+const char *cpu_agent__unwind_end_name(int end)
+{
+	(void)end;
+	return "unknown";
 }
