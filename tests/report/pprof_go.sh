@@ -11,6 +11,13 @@
 # env: GPUPERF_REQUIRE_BROWSER=1 to fail instead of skip without `go`
 #      (CI installs golang-go); LD_LIBRARY_PATH (the simulator) for --sim.
 set -u
+# A sanitized build preloads ASan's runtime (the simulator is instrumented, the
+# sample is not): only the recorded program gets it, not this shell, go or python,
+# whose own leaks LeakSanitizer would report.
+if [ -n "${LD_PRELOAD:-}" ] && [ -z "${GP_SIM_PRELOAD+x}" ]; then
+	export GP_SIM_PRELOAD=$LD_PRELOAD
+	exec env -u LD_PRELOAD "$0" "$@"
+fi
 HERE=$(cd "$(dirname "$0")" && pwd)
 CHECK=$HERE/../merger/check_pprof.py
 SIM=0
@@ -100,7 +107,7 @@ if [ "$SIM" = 0 ]; then
 fi
 
 GPUPERF=$1 BIN=$2 SRC=$3 PYTHON=$4
-if ! "$GPUPERF" record --cpu -q -o "$d" -- "$BIN/train_step_shared" >"$tmp/rec.out" 2>&1 ||
+if ! LD_PRELOAD=${GP_SIM_PRELOAD:-} "$GPUPERF" record --cpu -q -o "$d" -- "$BIN/train_step_shared" >"$tmp/rec.out" 2>&1 ||
 	! "$GPUPERF" report -q "$d"; then
 	echo "FAIL: recording or report failed:"; tail -5 "$tmp/rec.out"; exit 1
 fi
