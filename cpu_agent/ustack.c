@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cfi_table.h"
+#include "gp_util.h"
 #include "remote.h"
 
 #define USTACK_MAX_MAPS	4096	/* executable mappings per process, as the agent's AGENT_MAX_MODS */
@@ -312,7 +313,7 @@ int ustack__unwind(struct ustack *u, pid_t pid, uint64_t rip, uint64_t rsp, uint
 	int end, n;
 
 	if (p && !p->sorted) {
-		qsort(p->m, p->n, sizeof(*p->m), umap_cmp);
+		gp_sort(p->m, p->n, sizeof(*p->m), umap_cmp);
 		p->sorted = true;
 	}
 	n = gp_unwind__remote(&r, pcs, max, &end);

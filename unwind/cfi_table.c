@@ -712,7 +712,8 @@ static int build(struct fdes *f, struct cfi_table **out)
 	size_t i, j, n;
 	int err = 0;
 
-	qsort(f->v, f->n, sizeof(*f->v), fde_cmp);
+	if (f->n > 1) /* a module without FDEs has no array: qsort wants one */
+		qsort(f->v, f->n, sizeof(*f->v), fde_cmp);
 	for (i = 0; i < f->n; i++) {
 		const struct fde *e = &f->v[i];
 		struct state init = { .cfa_how = CFA_REG, .cfa_reg = DW_RSP, .cfa_off = 8,
@@ -1006,7 +1007,8 @@ int cfi_table__fde_ranges(const void *elf, size_t size, struct cfi_fde_range **o
 	err = image_fdes(elf, size, &f, &eh_r, &dbg_r);
 	if (err || !f.n)
 		goto out;
-	qsort(f.v, f.n, sizeof(*f.v), fde_cmp);
+	if (f.n > 1)
+		qsort(f.v, f.n, sizeof(*f.v), fde_cmp);
 	v = malloc(f.n * sizeof(*v));
 	if (!v) {
 		err = -ENOMEM;

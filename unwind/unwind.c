@@ -334,7 +334,8 @@ int gp_unwind__refresh(struct gp_unwind *u)
 		ret = s.err;
 		goto out;
 	}
-	qsort(s.mods, s.n, sizeof(*s.mods), mod_cmp);
+	if (s.n > 1)
+		qsort(s.mods, s.n, sizeof(*s.mods), mod_cmp);
 	m = malloc(sizeof(*m) + s.n * sizeof(m->m[0]));
 	if (!m) {
 		u->adds = u->subs = 0;
