@@ -208,6 +208,7 @@ static void periodic(struct trace_thread *t)
 static void finish(struct trace_thread *t)
 {
 	struct timespec cpu;
+	int err;
 
 	drain(t);
 	/* Completed work first, so its records keep their timestamps ... */
@@ -237,8 +238,9 @@ static void finish(struct trace_thread *t)
 	if (gp_writer__lost(t->w))
 		inj_warn("%llu records could not be written to '%s'",
 			 (unsigned long long)gp_writer__lost(t->w), t->path);
-	if (gp_writer__close(t->w))
-		inj_warn("cannot finish '%s': %s", t->path, strerror(errno));
+	err = gp_writer__close(t->w); /* -errno: errno may be anything by now */
+	if (err)
+		inj_warn("cannot finish '%s': %s", t->path, strerror(-err));
 	t->w = NULL;
 	/* What the library cost the process off its launch path (bench/inject reads it). */
 	if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu))
