@@ -1014,6 +1014,36 @@ int summary__write_json(struct report *r, const char *path)
 	return err;
 }
 
+/*
+ * Does another of the first @top sites read like site @i (same function,
+ * line and API)? Its caller then tells the two apart in the text report.
+ */
+static bool site_alike(const struct report_stats *s, size_t i, size_t top)
+{
+	const struct site *a = &s->sites[i];
+
+	for (size_t j = 0; j < s->nr_sites && j < top; j++)
+		if (j != i && !strcmp(s->sites[j].function, a->function) &&
+		    !strcmp(s->sites[j].location, a->location) && !strcmp(s->sites[j].api, a->api))
+			return true;
+	return false;
+}
+
+/* The frame above the launching function in a site's stack ("" when none). */
+static const char *site_caller(const struct site *s, char *buf, size_t len)
+{
+	const char *end = s->stack ? strrchr(s->stack, ';') : NULL;
+	const char *start = end;
+
+	buf[0] = '\0';
+	if (!end)
+		return buf;
+	while (start > s->stack && start[-1] != ';')
+		start--;
+	snprintf(buf, len, "%.*s", (int)(end - start), start);
+	return buf;
+}
+
 void summary__write_text(struct report *r, FILE *out)
 {
 	struct timeline *tl = r->tl;
@@ -1066,11 +1096,18 @@ void summary__write_text(struct report *r, FILE *out)
 	if (s.nr_sites) {
 		fprintf(out, "\ntop launch sites by GPU time:\n");
 		for (i = 0; i < s.nr_sites && i < r->opts->top; i++) {
+			char caller[512];
+
 			report__fmt_ns(b1, sizeof(b1), s.sites[i].gpu_ns);
-			fprintf(out, "  %10s %10llu  %s%s%s%s -> %s\n", b1,
+			fprintf(out, "  %10s %10llu  %s%s%s%s%s%s -> %s\n", b1,
 				(unsigned long long)s.sites[i].launches, s.sites[i].function,
 				s.sites[i].location[0] ? " (" : "", s.sites[i].location,
-				s.sites[i].location[0] ? ")" : "", s.sites[i].api);
+				s.sites[i].location[0] ? ")" : "",
+				site_alike(&s, i, r->opts->top) ? " <- " : "",
+				site_alike(&s, i, r->opts->top)
+					? site_caller(&s.sites[i], caller, sizeof(caller))
+					: "",
+				s.sites[i].api);
 		}
 	}
 	if (tl->nr_samples || tl->nr_offcpu) {

@@ -62,6 +62,15 @@ sample train_step -- sgd_kernel=launch_sgd gemm_tn_kernel=launch_gemm_weight_gra
 	gemm_nt_kernel=launch_gemm_input_grad bias_grad_kernel=launch_bias_grad \
 	relu_grad_kernel=launch_relu_grad mse_grad_kernel=launch_mse_grad \
 	reduce_sum_kernel=launch_reduce_sum bias_act_kernel=launch_bias_act gemm_nn_kernel=launch_gemm
+# launch_sgd launches from two lines of optimizer_step: two sites, told apart by their caller
+"$GPUPERF" report -f json -o "$tmp/train_step_text" "$tmp/train_step" >"$tmp/train_step.txt" 2>&1
+n=$(grep -Ec 'launch_sgd\(.*\(train_step\.cu:[0-9]+\) <- optimizer_step\(model\*\) \(train_step\.cu:[0-9]+\) -> ' "$tmp/train_step.txt")
+lines=$(grep -Eo '<- optimizer_step\(model\*\) \(train_step\.cu:[0-9]+\)' "$tmp/train_step.txt" | sort -u | wc -l)
+if [ "$n" = 2 ] && [ "$lines" = 2 ]; then
+	echo "ok: train_step: launch_sgd's two sites in the text report, each with its caller's line"
+else
+	echo "FAIL: train_step: launch_sgd's sites in the text report:"; grep launch_sgd "$tmp/train_step.txt"; fail=1
+fi
 sample multi_stream 8 -- 'scale_kernel=launch_scale(' 'offset_kernel=launch_offset('
 sample memcpy_bench
 # each copy and fill under the function that asked for it (samples/memcpy_bench.cu)
