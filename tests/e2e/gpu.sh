@@ -20,8 +20,11 @@
 # BUILD_DIR/trace_processor_shell (carried with the build to a GPU
 # machine that cannot download it). As root, also `gpuperf record
 # --cpu` + `report` of train_step: every kernel joined to the CPU stack that
-# launched it. Run it whenever a GPU is at hand and put what it printed in the
-# change's note.
+# launched it. Without root's help (as nobody, no --cpu): `gpuperf record` of
+# train_step by both routes, every kernel under the launch stack the injection
+# library took. Then the figures of bench_inject (launch stacks off and on)
+# and of record --cpu against record on launch_loop. Run it whenever a GPU is
+# at hand and put what it printed in the change's note.
 set -u
 build=${1:-build}
 lib="$build/cupti_inject/libgpuperf_inject.so"
@@ -217,6 +220,86 @@ PY
 	else
 		echo "ok   record --cpu train_step: $out"
 	fi
+fi
+
+# Launch stacks without root (issue: launch stacks in the program itself):
+# `gpuperf record` without --cpu as an unprivileged user, both routes (static
+# cudart, nvcc's default, and libcudart.so): every GPU record joined to the
+# stack the injection library took, each kernel under a launch_* function.
+check_launch_stacks() {
+	python3 - "$1" <<'PY'
+import json, sys
+d = sys.argv[1]
+s = json.load(open(d + "/summary.json"))
+assert s["join"]["rate"] == 1, "join rate %s" % s["join"]
+kernels = 0
+for line in open(d + "/gpu.folded"):
+    stack, _, ns = line.rpartition(" ")
+    frames = stack.split(";")
+    k = [i for i, f in enumerate(frames) if f.startswith("[gpu] ")]
+    if not k:
+        continue
+    kernels += 1
+    assert k[0] >= 2 and frames[k[0] - 2].startswith("launch_"), "kernel not under launch_*: " + stack
+assert kernels > 0, "no kernel in gpu.folded"
+print("join rate 1.0, %d kernel stacks under launch_* functions" % kernels)
+PY
+}
+nobody_run=""
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
+	nobody_run="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	chmod 1777 "$work"
+fi
+for exe in train_step train_step_shared; do
+	d="$work/noroot-$exe"
+	[ -x "$samples/$exe" ] || continue
+	# shellcheck disable=SC2086
+	if ! $nobody_run env GPUPERF_INJECT_LIB="$lib" "$build/cli/gpuperf" record -q -o "$d" -- \
+		"$samples/$exe" >"$work/noroot-$exe.txt" 2>&1; then
+		fail "noroot/$exe" "$(tail -5 "$work/noroot-$exe.txt")"
+	elif [ -e "$d/cpu.trace" ] || ! "$build/cli/gpuperf" dump "$d"/gpu-*.trace | grep -q '^api_stack'; then
+		fail "noroot/$exe" "the GPU trace carries no launch stacks"
+	elif ! $nobody_run "$build/cli/gpuperf" report -q "$d" 2>"$work/noroot-$exe-report.txt"; then
+		fail "noroot/$exe" "report: $(cat "$work/noroot-$exe-report.txt")"
+	elif ! out=$(check_launch_stacks "$d" 2>&1); then
+		fail "noroot/$exe" "$out"
+	else
+		echo "ok   record (${nobody_run:+as nobody, }no --cpu) $exe: $out"
+	fi
+done
+
+# What launch stacks cost on real CUPTI (bench/inject, both routes): the
+# launching thread's CPU per launch against the reference client, stacks off
+# and on. Figures only: put them in the note and bench/RESULTS.md.
+bench="$build/bench/inject/bench_inject"
+ref="$build/bench/inject/libgpuperf_bench_ref_client.so"
+if [ -x "$bench" ] && [ -e "$ref" ]; then
+	for exe in launch_loop launch_loop_shared; do
+		[ -x "$samples/$exe" ] || continue
+		echo "bench_inject $exe (200000 launches, 5 rounds):"
+		"$bench" -e "$samples/$exe" -i "$lib" -c "$ref" -n 200000 -r 5 2>&1 |
+			grep -E '^(added|launch stacks|ratios|libgpuperf)' | sed 's/^/  /'
+	done
+fi
+# record --cpu against record on launch_loop (root): the CPU side adds no cost per launch
+if [ -n "$nobody_run" ] && [ -x "$samples/launch_loop_shared" ]; then
+	for mode in record cpu; do
+		best=""
+		for _ in 1 2 3; do
+			t0=$(date +%s%N)
+			if [ "$mode" = cpu ]; then
+				GPUPERF_INJECT_LIB="$lib" "$build/cli/gpuperf" record --cpu -q --force \
+					-o "$work/cost-$mode" -- "$samples/launch_loop_shared" 1000000 >/dev/null 2>&1
+			else
+				GPUPERF_INJECT_LIB="$lib" "$build/cli/gpuperf" record -q --force \
+					-o "$work/cost-$mode" -- "$samples/launch_loop_shared" 1000000 >/dev/null 2>&1
+			fi
+			t=$(( ($(date +%s%N) - t0) / 1000000 ))
+			[ -z "$best" ] || [ "$t" -lt "$best" ] && best=$t
+		done
+		eval "best_$mode=$best"
+	done
+	echo "launch_loop_shared 1000000: record ${best_record} ms, record --cpu ${best_cpu} ms (best of 3)"
 fi
 
 nvidia-smi -L
