@@ -23,6 +23,7 @@
 #include "cpu_sample_prog.h"
 #include "cuda_launch.h"
 #include "cuda_launch_prog.h"
+#include "gp_file.h"
 #include "gp_record.h"
 #include "gp_writer.h"
 #include "heap_reuse.h"
@@ -715,9 +716,12 @@ static void scan_threads(struct cpu_agent *a, struct proc *p, uint64_t ts)
  */
 static int agent_create(struct cpu_agent *a, const char *name)
 {
-	int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (a->excl ? O_EXCL : O_TRUNC);
-	int fd = openat(a->dfd, name, flags, 0644), err;
+	int fd, err;
 
+	if (a->excl)
+		return gp_file__create(a->dfd, name, a->opts.set_owner, a->opts.owner_uid,
+				       a->opts.owner_gid);
+	fd = openat(a->dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
 	if (a->opts.set_owner && fchown(fd, a->opts.owner_uid, a->opts.owner_gid)) {
@@ -769,17 +773,16 @@ static void copy_jit_map(struct cpu_agent *a, struct proc *p, uint32_t pid)
 	int fd, err;
 
 	snprintf(src, sizeof(src), "/tmp/perf-%u.map", pid);
-	fd = open(src, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	/* a regular file only: a link (ELOOP), a FIFO or a device (EINVAL) is not opened */
+	fd = gp_file__input(AT_FDCWD, src);
 	if (fd < 0) {
-		if (errno == ENOENT)
+		if (fd == -ENOENT)
 			return; /* no JIT: the usual case */
-		err = errno == ELOOP ? GP_PERF_MAP_LINK : errno;
+		err = -fd;
 		goto skip;
 	}
 	if (fstat(fd, &sb)) {
 		err = errno;
-	} else if (!S_ISREG(sb.st_mode)) {
-		err = GP_PERF_MAP_NOT_FILE;
 	} else if (!p || !p->uid_known || (sb.st_uid != p->uid && sb.st_uid != p->euid)) {
 		err = GP_PERF_MAP_OWNER;
 	} else if ((uint64_t)sb.st_size > AGENT_MAX_PERF_MAP) {

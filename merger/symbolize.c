@@ -361,54 +361,15 @@ const char *symbolizer__demangle(struct symbolizer *s, const char *name)
  * Open a file a recording names (a module path, DIR/kallsyms, a perf map)
  * for reading: the report may run as root over a directory someone else
  * controls, and a module file may have been replaced since. Only a regular
- * file is opened for reading: the name is first opened with O_PATH, which
- * runs no driver and never blocks, and only after fstat() says "regular
- * file" is that same inode opened again through /proc/self/fd, so a FIFO
- * never hangs the report and a device node is never opened (a watchdog or
- * a tape drive acts on open). O_NOFOLLOW: recorded module paths are already
- * resolved (/proc/PID/maps) and DIR's files are regular files gpuperf
- * wrote, so a link in their place was planted. Returns the fd or -errno
- * (-EINVAL: not a regular file; -ELOOP: a symbolic link).
+ * file that is not a link is opened, without blocking on a FIFO or opening
+ * a device (gp_file__input()): recorded module paths are already resolved
+ * (/proc/PID/maps) and DIR's files are regular files gpuperf wrote, so a
+ * link in their place was planted. Returns the fd or -errno (-EINVAL: not
+ * a regular file; -ELOOP: a symbolic link).
  */
 static int open_regular(const char *path)
 {
-	struct stat st, st2;
-	char self[64];
-	int pfd, fd, err;
-
-	pfd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (pfd < 0)
-		return -errno;
-	if (fstat(pfd, &st)) {
-		err = -errno;
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		err = S_ISLNK(st.st_mode) ? -ELOOP : -EINVAL;
-		goto out;
-	}
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
-	fd = open(self, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0 && errno == ENOENT) /* no /proc: the name again, checked below */
-		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
-	if (fd < 0) {
-		err = -errno;
-		goto out;
-	}
-	/* The same inode still (the name may have been swapped without /proc). */
-	if (fstat(fd, &st2) || !S_ISREG(st2.st_mode) || st2.st_dev != st.st_dev ||
-	    st2.st_ino != st.st_ino) {
-		close(fd);
-		err = -EINVAL;
-		goto out;
-	}
-	/* Regular files never block; the flag goes so readers see a plain fd. */
-	err = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) ? -errno : fd;
-	if (err < 0)
-		close(fd);
-out:
-	close(pfd);
-	return err;
+	return gp_file__input(AT_FDCWD, path);
 }
 
 /* open_regular() as a stdio stream; NULL + errno. */
