@@ -180,24 +180,10 @@ for name in train_step_shared-injection multi_stream_shared-injection cuda_graph
 	fi
 done
 
-# The whole tool as a user runs it (root: eBPF): record --cpu + report of
-# train_step; every GPU record joined to its launch stack, and each kernel
-# in gpu.folded right under the launch_* function of the sample that
-# launched it, as on the simulator (tests/report/sim_samples.sh).
-if [ "$(id -u)" -ne 0 ] || [ ! -x "$build/cli/gpuperf" ]; then
-	echo "skip record --cpu: needs root and the gpuperf command"
-elif ! "$build/cli/gpuperf" record --cpu -q -o "$work/record-probe" -- true \
-	>"$work/record-probe.txt" 2>&1; then
-	echo "skip record --cpu: eBPF unavailable here: $(tail -1 "$work/record-probe.txt")"
-else
-	d="$work/record-train_step"
-	rm -rf "$d"
-	if ! GPUPERF_INJECT_LIB="$lib" "$build/cli/gpuperf" record --cpu -q -o "$d" -- \
-		"$samples/train_step_shared" >"$work/record.txt" 2>&1; then
-		fail record "$(tail -5 "$work/record.txt")"
-	elif ! "$build/cli/gpuperf" report -q "$d" 2>"$work/record-report.txt"; then
-		fail record "report: $(cat "$work/record-report.txt")"
-	elif ! out=$(python3 - "$d" <<'PY' 2>&1
+# check_launch_stacks DIR: every GPU record joined to a launch stack, each
+# kernel in gpu.folded right under the launch_* function that launched it.
+check_launch_stacks() {
+	python3 - "$1" <<'PY'
 import json, sys
 d = sys.argv[1]
 s = json.load(open(d + "/summary.json"))
@@ -215,7 +201,26 @@ for line in open(d + "/gpu.folded"):
 assert kernels > 0, "no kernel in gpu.folded"
 print("join rate 1.0, %d kernel stacks under launch_* functions" % kernels)
 PY
-	); then
+}
+
+# The whole tool as a user runs it (root: eBPF): record --cpu + report of
+# train_step; every GPU record joined to its launch stack, and each kernel
+# in gpu.folded right under the launch_* function of the sample that
+# launched it, as on the simulator (tests/report/sim_samples.sh).
+if [ "$(id -u)" -ne 0 ] || [ ! -x "$build/cli/gpuperf" ]; then
+	echo "skip record --cpu: needs root and the gpuperf command"
+elif ! "$build/cli/gpuperf" record --cpu -q -o "$work/record-probe" -- true \
+	>"$work/record-probe.txt" 2>&1; then
+	echo "skip record --cpu: eBPF unavailable here: $(tail -1 "$work/record-probe.txt")"
+else
+	d="$work/record-train_step"
+	rm -rf "$d"
+	if ! GPUPERF_INJECT_LIB="$lib" "$build/cli/gpuperf" record --cpu -q -o "$d" -- \
+		"$samples/train_step_shared" >"$work/record.txt" 2>&1; then
+		fail record "$(tail -5 "$work/record.txt")"
+	elif ! "$build/cli/gpuperf" report -q "$d" 2>"$work/record-report.txt"; then
+		fail record "report: $(cat "$work/record-report.txt")"
+	elif ! out=$(check_launch_stacks "$d" 2>&1); then
 		fail record "$out"
 	else
 		echo "ok   record --cpu train_step: $out"
@@ -226,25 +231,6 @@ fi
 # `gpuperf record` without --cpu as an unprivileged user, both routes (static
 # cudart, nvcc's default, and libcudart.so): every GPU record joined to the
 # stack the injection library took, each kernel under a launch_* function.
-check_launch_stacks() {
-	python3 - "$1" <<'PY'
-import json, sys
-d = sys.argv[1]
-s = json.load(open(d + "/summary.json"))
-assert s["join"]["rate"] == 1, "join rate %s" % s["join"]
-kernels = 0
-for line in open(d + "/gpu.folded"):
-    stack, _, ns = line.rpartition(" ")
-    frames = stack.split(";")
-    k = [i for i, f in enumerate(frames) if f.startswith("[gpu] ")]
-    if not k:
-        continue
-    kernels += 1
-    assert k[0] >= 2 and frames[k[0] - 2].startswith("launch_"), "kernel not under launch_*: " + stack
-assert kernels > 0, "no kernel in gpu.folded"
-print("join rate 1.0, %d kernel stacks under launch_* functions" % kernels)
-PY
-}
 nobody_run=""
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
 	nobody_run="setpriv --reuid=65534 --regid=65534 --clear-groups"
