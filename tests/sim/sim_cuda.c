@@ -688,13 +688,29 @@ static void issue(struct CUstream_st *s, struct gpsim_op *op, uint64_t dur)
 	log_op(op);
 }
 
-static void report_sync(int type, uint32_t stream_id, uint32_t event_id, uint64_t start,
-			uint64_t end)
+/* A CPU-side instant on both clocks: the simulator's and the tracer's own. */
+struct sync_stamp {
+	uint64_t mono, own;
+};
+
+static struct sync_stamp sync_now(void)
 {
 	const struct gpsim_hooks *h = hooks();
+	struct sync_stamp t;
+
+	t.own = h && h->clock ? h->clock() : 0;
+	t.mono = gpsim_now();
+	return t;
+}
+
+static void report_sync(int type, uint32_t stream_id, uint32_t event_id, struct sync_stamp start)
+{
+	const struct gpsim_hooks *h = hooks();
+	struct sync_stamp end = sync_now();
 	struct gpsim_sync sy = { .type = type, .context_id = GPSIM_CONTEXT_ID,
 				 .stream_id = stream_id, .event_id = event_id,
-				 .start = start, .end = end };
+				 .start = start.mono, .end = end.mono,
+				 .own_start = start.own, .own_end = end.own };
 	uint32_t rt, drv;
 	char line[384];
 	size_t pos = 0;
@@ -710,7 +726,7 @@ static void report_sync(int type, uint32_t stream_id, uint32_t event_id, uint64_
 		type == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE ? "event" :
 		"stream_wait_event",
 		sy.corr, gpsim_gettid(), stream_id == UINT32_MAX ? -1 : (int)stream_id,
-		event_id == UINT32_MAX ? -1 : (int)event_id, start, end);
+		event_id == UINT32_MAX ? -1 : (int)event_id, sy.start, sy.end);
 	gpsim_log_line(line);
 }
 
@@ -1101,15 +1117,16 @@ CUresult CUDAAPI cuCtxGetDevice(CUdevice *dev)
 
 CUresult CUDAAPI cuCtxSynchronize(void)
 {
-	uint64_t start, t;
+	struct sync_stamp start;
+	uint64_t t;
 	DRV_ENTER(cuCtxSynchronize, NULL, NULL);
 
 	NEED_CTX();
-	start = gpsim_now();
+	start = sync_now();
 	t = device_ready();
 	wait_until(t);
 	report_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE, UINT32_MAX,
-		    UINT32_MAX, start, gpsim_now());
+		    UINT32_MAX, start);
 	DRV_RETURN(CUDA_SUCCESS);
 }
 
@@ -1484,18 +1501,19 @@ CUresult CUDAAPI cuStreamSynchronize(CUstream h)
 {
 	cuStreamSynchronize_params p = { h };
 	struct CUstream_st *s;
-	uint64_t start, t;
+	struct sync_stamp start;
+	uint64_t t;
 	DRV_ENTER(cuStreamSynchronize, &p, NULL);
 
 	NEED_CTX();
 	s = stream_of(h);
-	start = gpsim_now();
+	start = sync_now();
 	pthread_mutex_lock(&S.lock);
 	t = s->ready;
 	pthread_mutex_unlock(&S.lock);
 	wait_until(t);
 	report_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, s->id, UINT32_MAX,
-		    start, gpsim_now());
+		    start);
 	DRV_RETURN(CUDA_SUCCESS);
 }
 
@@ -1574,18 +1592,18 @@ CUresult CUDAAPI cuEventQuery(CUevent e)
 
 CUresult CUDAAPI cuEventSynchronize(CUevent e)
 {
-	uint64_t start;
+	struct sync_stamp start;
 	cuEventSynchronize_params p = { e };
 	DRV_ENTER(cuEventSynchronize, &p, NULL);
 
 	NEED_CTX();
 	if (!e)
 		DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);
-	start = gpsim_now();
+	start = sync_now();
 	if (e->recorded)
 		wait_until(e->ts);
 	report_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE, UINT32_MAX, e->id,
-		    start, gpsim_now());
+		    start);
 	DRV_RETURN(CUDA_SUCCESS);
 }
 
@@ -1611,7 +1629,7 @@ CUresult CUDAAPI cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b)
 CUresult CUDAAPI cuStreamWaitEvent(CUstream h, CUevent e, unsigned int flags)
 {
 	struct CUstream_st *s;
-	uint64_t now;
+	struct sync_stamp now;
 	cuStreamWaitEvent_params p = { h, e, flags };
 	DRV_ENTER(cuStreamWaitEvent, &p, NULL);
 
@@ -1619,13 +1637,12 @@ CUresult CUDAAPI cuStreamWaitEvent(CUstream h, CUevent e, unsigned int flags)
 	if (!e)
 		DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);
 	s = stream_of(h);
-	now = gpsim_now();
+	now = sync_now();
 	pthread_mutex_lock(&S.lock);
 	if (e->recorded)
 		s->ready = max_u64(s->ready, e->ts);
 	pthread_mutex_unlock(&S.lock);
-	report_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT, s->id, e->id, now,
-		    gpsim_now());
+	report_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT, s->id, e->id, now);
 	DRV_RETURN(CUDA_SUCCESS);
 }
 

@@ -519,15 +519,19 @@ static void hook_sync(const struct gpsim_sync *sy)
 		return;
 	p->r.sync.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
 	p->r.sync.type = (CUpti_ActivitySynchronizationType)sy->type;
-	p->r.sync.start = sy->start;
-	p->r.sync.end = sy->end;
+	/*
+	 * "The start timestamp for the function, in ns." (CUpti_ActivitySynchronization2):
+	 * the time of a CPU-side call, read on CUPTI's clock like an API record's,
+	 * not a device time converted at delivery.
+	 */
+	p->r.sync.start = sy->own_start;
+	p->r.sync.end = sy->own_end;
 	p->r.sync.correlationId = sy->corr;
 	p->r.sync.contextId = sy->context_id;
 	p->r.sync.streamId = sy->stream_id;
 	p->r.sync.cudaEventId = sy->event_id;
 	p->r.sync.cudaEventSyncId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
 	p->ready = sy->end;
-	p->convert = true;
 	stage(p);
 }
 
@@ -546,6 +550,7 @@ static const struct gpsim_hooks cupti_hooks = {
 	.gpu_op = hook_gpu_op,
 	.sync = hook_sync,
 	.ctx_reset = hook_ctx_reset,
+	.clock = cupti_now,
 };
 
 __attribute__((constructor)) static void cupti_attach(void)

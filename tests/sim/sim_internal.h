@@ -75,7 +75,8 @@ struct gpsim_sync {
 	uint32_t context_id;
 	uint32_t stream_id;	/* UINT32_MAX when not applicable */
 	uint32_t event_id;	/* UINT32_MAX when not applicable */
-	uint64_t start, end;
+	uint64_t start, end;	/* CLOCK_MONOTONIC */
+	uint64_t own_start, own_end; /* the same instants on the tracer's clock (hooks.clock) */
 };
 
 struct gpsim_hooks {
@@ -85,6 +86,8 @@ struct gpsim_hooks {
 	void (*sync)(const struct gpsim_sync *sync);
 	/* The primary context is about to be reset (cudaDeviceReset). */
 	void (*ctx_reset)(void);
+	/* The tracer's clock, read beside CLOCK_MONOTONIC for CPU-side records. */
+	uint64_t (*clock)(void);
 };
 
 /* Device description shared by cudaGetDeviceProperties and CUPTI's DEVICE record. */
