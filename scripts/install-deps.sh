@@ -20,6 +20,7 @@ pkgs=(
 	chromium nodejs fonts-dejavu-core # flame graph browser test (tests/merger/browser)
 	time                              # GNU time: peak RSS in bench/flamegraph
 	file man-db                       # install/package tests: stripped binaries, man pages
+	libdevel-nytprof-perl             # ships FlameGraph's flamegraph.pl: it must read every .folded
 )
 
 SUDO=

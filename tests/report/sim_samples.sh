@@ -3,9 +3,11 @@
 # sim_samples.sh - `gpuperf record --cpu` + `gpuperf report` on each sample, on the CUDA
 # simulator, checked exactly against the simulator's log (check_sim.py); each
 # sample's trace.pftrace shows what its trace.json shows (check_pftrace.py: graph
-# launches' flows through their kernels, many streams, real symbols).
+# launches' flows through their kernels, many streams, real symbols); FlameGraph's
+# flamegraph.pl reads each folded file without a warning.
 # usage: sim_samples.sh GPUPERF SAMPLES_BIN_DIR SAMPLES_SRC_DIR PYTHON
-# env: LD_LIBRARY_PATH (the simulator), GPUPERF_REQUIRE_BPF=1 to fail instead of skip.
+# env: LD_LIBRARY_PATH (the simulator), GPUPERF_REQUIRE_BPF=1 to fail instead of skip,
+#      FLAMEGRAPH_PL (flamegraph.pl; required when CI is set).
 set -u
 GPUPERF=$1
 BIN=$2
@@ -16,9 +18,30 @@ if [ "$(id -u)" -ne 0 ]; then
 	[ "${GPUPERF_REQUIRE_BPF:-}" = 1 ] && { echo "FAIL: needs root for eBPF (GPUPERF_REQUIRE_BPF=1)"; exit 1; }
 	echo "SKIP: needs root for eBPF"; exit 77
 fi
+if [ -z "${FLAMEGRAPH_PL:-}" ] && [ -n "${CI:-}" ]; then
+	echo "FAIL: no flamegraph.pl (install libdevel-nytprof-perl)"; exit 1
+fi
+[ -n "${FLAMEGRAPH_PL:-}" ] || echo "note: no flamegraph.pl: folded files not read by it"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
+
+# FlameGraph's reader on every folded file: exit 0, an SVG, and nothing on stderr
+# (it warns "Ignored N lines with invalid format" and refuses an empty input).
+flamegraph_pl() {
+	[ -n "${FLAMEGRAPH_PL:-}" ] || return 0
+	n=0
+	for f in "$1"/*.folded; do
+		[ -e "$f" ] || continue
+		if ! perl "$FLAMEGRAPH_PL" --countname ns "$f" >"$tmp/fg.svg" 2>"$tmp/fg.err" ||
+			[ -s "$tmp/fg.err" ] || ! grep -q '</svg>' "$tmp/fg.svg"; then
+			echo "FAIL: $2: flamegraph.pl on $(basename "$f"):"
+			sed 's/^/  /' "$tmp/fg.err" | head -3; fail=1
+		fi
+		n=$((n + 1))
+	done
+	[ "$n" -gt 0 ] || { echo "FAIL: $2: no folded file"; fail=1; }
+}
 
 # sample NAME ARGS -- KERNEL=FUNCTION...
 sample() {
@@ -41,6 +64,7 @@ sample() {
 	else
 		echo "FAIL: $name:"; echo "$out" | sed 's/^/  /' | head -20; fail=1
 	fi
+	flamegraph_pl "$d" "$name"
 	if ! "$GPUPERF" report -q -f chrome,perfetto "$d" 2>"$tmp/$name.err" ||
 		! out=$(env -u LD_PRELOAD "$PYTHON" "$HERE/../merger/check_pftrace.py" "$d/trace.pftrace" \
 			--json "$d/trace.json"); then
