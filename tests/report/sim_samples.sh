@@ -4,7 +4,8 @@
 # simulator, checked exactly against the simulator's log (check_sim.py); each
 # sample's trace.pftrace shows what its trace.json shows (check_pftrace.py: graph
 # launches' flows through their kernels, many streams, real symbols); FlameGraph's
-# flamegraph.pl reads each folded file without a warning.
+# flamegraph.pl reads each folded file, and `go tool pprof` each profile.pb.gz,
+# without a warning.
 # usage: sim_samples.sh GPUPERF SAMPLES_BIN_DIR SAMPLES_SRC_DIR PYTHON
 # env: LD_LIBRARY_PATH (the simulator), GPUPERF_REQUIRE_BPF=1 to fail instead of skip,
 #      FLAMEGRAPH_PL (flamegraph.pl; required when CI is set).
@@ -43,6 +44,20 @@ flamegraph_pl() {
 	[ "$n" -gt 0 ] || { echo "FAIL: $2: no folded file"; fail=1; }
 }
 
+# pprof's own reader on profile.pb.gz: every sample listed, nothing on stderr. It
+# never symbolizes or fetches: HOME and its paths point into $tmp.
+pprof_read() {
+	command -v go >/dev/null 2>&1 || return 0
+	if [ ! -s "$1/profile.pb.gz" ] ||
+		! HOME=$tmp PPROF_TMPDIR=$tmp PPROF_BINARY_PATH=$tmp GOTOOLCHAIN=local \
+			env -u LD_PRELOAD go tool pprof -symbolize=none -raw "$1/profile.pb.gz" \
+			>"$tmp/pp.out" 2>"$tmp/pp.err" || [ -s "$tmp/pp.err" ] ||
+		! grep -q '^Samples:' "$tmp/pp.out"; then
+		echo "FAIL: $2: go tool pprof on profile.pb.gz:"
+		sed 's/^/  /' "$tmp/pp.err" | head -3; fail=1
+	fi
+}
+
 # sample NAME ARGS -- KERNEL=FUNCTION...
 sample() {
 	name=$1
@@ -65,6 +80,7 @@ sample() {
 		echo "FAIL: $name:"; echo "$out" | sed 's/^/  /' | head -20; fail=1
 	fi
 	flamegraph_pl "$d" "$name"
+	pprof_read "$d" "$name"
 	if ! "$GPUPERF" report -q -f chrome,perfetto "$d" 2>"$tmp/$name.err" ||
 		! out=$(env -u LD_PRELOAD "$PYTHON" "$HERE/../merger/check_pftrace.py" "$d/trace.pftrace" \
 			--json "$d/trace.json"); then
