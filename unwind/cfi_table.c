@@ -1039,6 +1039,44 @@ int cfi_table__from_file(const char *path, struct cfi_table **out)
 	return err;
 }
 
+int cfi_table__from_rows(const struct gp_cfi_row *rows, uint32_t nrows,
+			 const struct cfi_table_stats *fdes, struct cfi_table **out)
+{
+	struct cfi_table *t;
+	uint32_t i;
+
+	*out = NULL;
+	for (i = 0; i < nrows; i++) {
+		const struct gp_cfi_row *r = &rows[i];
+
+		if (r->kind > GP_CFI_UNKNOWN || (i && r->start <= rows[i - 1].start))
+			return -EINVAL;
+		if (r->kind == GP_CFI_PLT && r->arg > 15)
+			return -EINVAL;
+	}
+	if (nrows && rows[nrows - 1].kind != GP_CFI_NONE)
+		return -EINVAL;
+	t = malloc(sizeof(*t) + (size_t)nrows * sizeof(t->rows[0]));
+	if (!t)
+		return -ENOMEM;
+	memset(&t->st, 0, sizeof(t->st));
+	t->st.fdes = fdes ? fdes->fdes : 0;
+	t->st.fdes_bad = fdes ? fdes->fdes_bad : 0;
+	t->st.fdes_debug = fdes ? fdes->fdes_debug : 0;
+	t->nrows = nrows;
+	if (nrows)
+		memcpy(t->rows, rows, (size_t)nrows * sizeof(t->rows[0]));
+	for (i = 0; i < nrows; i++) {
+		t->st.rows_unknown += t->rows[i].kind == GP_CFI_UNKNOWN;
+		t->st.rows_plt += t->rows[i].kind == GP_CFI_PLT;
+		t->st.rows_signal += t->rows[i].kind == GP_CFI_SIGNAL;
+		t->st.rows_end += t->rows[i].kind == GP_CFI_END;
+	}
+	t->st.rows = nrows;
+	*out = t;
+	return 0;
+}
+
 void cfi_table__free(struct cfi_table *t)
 {
 	free(t);

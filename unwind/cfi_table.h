@@ -63,6 +63,15 @@ int cfi_table__from_phdrs(uintptr_t bias, const ElfW(Phdr) *phdr, size_t phnum,
 int cfi_table__from_fd(int fd, struct cfi_table **out);
 /* Same, opening `path` (O_RDONLY|O_CLOEXEC). */
 int cfi_table__from_file(const char *path, struct cfi_table **out);
+/*
+ * A table of rows kept elsewhere (the on-disk cache, cfi_file.h), copied:
+ * they must be a table as a builder writes it (starts strictly increasing,
+ * known kinds, a PLT threshold up to 15, the last row GP_CFI_NONE), else
+ * -EINVAL. @fdes (may be NULL) gives the FDE counts of the stats; the row
+ * counts are the rows'.
+ */
+int cfi_table__from_rows(const struct gp_cfi_row *rows, uint32_t nrows,
+			 const struct cfi_table_stats *fdes, struct cfi_table **out);
 void cfi_table__free(struct cfi_table *t);
 
 /*
