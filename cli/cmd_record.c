@@ -153,6 +153,8 @@ struct record {
 	char dir[PATH_MAX];	/* absolute: what the program gets */
 	char dir_name[PATH_MAX]; /* as made or given (-o) */
 	int dir_fd;		/* DIR, opened once: root writes only relative to it */
+	int cache_fd;		/* the CFI table cache directory, the user's; -1: none */
+	char cache_dir[PATH_MAX];
 	bool dir_created;
 	char inject_lib[PATH_MAX];
 	struct cpu_agent *agent;
@@ -926,6 +928,71 @@ static void dir_each(struct record *r, const char *pattern,
 		free(list);
 }
 
+/* ---- the CFI table cache ------------------------------------------------------ */
+
+/*
+ * The agent keeps the CFI tables it builds in $XDG_CACHE_HOME/gpuperf
+ * (~/.cache/gpuperf) of the user gpuperf acts for, so a warm start reads
+ * them instead of parsing every library's .eh_frame again. As for DIR,
+ * the user makes the directory (gp_user__run), root opens it once as a
+ * directory that is not a link and that the user owns, and the agent
+ * reads and writes entries only relative to that descriptor
+ * (unwind/cfi_cache.h). GPUPERF_CACHE=0 turns it off.
+ */
+
+static bool cache_wanted(void)
+{
+	const char *s = getenv("GPUPERF_CACHE");
+
+	return !s || !(!strcmp(s, "0") || !strcasecmp(s, "no") || !strcasecmp(s, "off") ||
+		       !strcasecmp(s, "false"));
+}
+
+/* As the user: make the cache directory and any missing parent. */
+static int cache_prepare(void *arg)
+{
+	char path[PATH_MAX], *p;
+
+	snprintf(path, sizeof(path), "%s", (const char *)arg);
+	for (p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/')) {
+		*p = '\0';
+		if (mkdir(path, 0700) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* Open the user's cache directory for the agent (r->cache_fd), or leave it at -1 and say why with -v. */
+static void cache_open(struct record *r)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = r->u.drop ? r->u.home : getenv("HOME");
+	int n, err;
+
+	if (!cache_wanted() || (getenv("GPUPERF_UNWIND") && !strcmp(getenv("GPUPERF_UNWIND"), "fp")))
+		return;
+	/* under sudo, a XDG_CACHE_HOME kept (sudo -E) is the user's, and checked to be theirs */
+	if (xdg && xdg[0] == '/')
+		n = snprintf(r->cache_dir, sizeof(r->cache_dir), "%s/gpuperf", xdg);
+	else if (home && home[0] == '/')
+		n = snprintf(r->cache_dir, sizeof(r->cache_dir), "%s/.cache/gpuperf", home);
+	else
+		return;
+	if (n <= 0 || (size_t)n >= sizeof(r->cache_dir))
+		return;
+	err = gp_user__run(&r->u, cache_prepare, r->cache_dir);
+	if (!err) {
+		r->cache_fd = gp_file__dir_owned(r->cache_dir, gp_user__owner(&r->u));
+		err = r->cache_fd < 0 ? r->cache_fd : 0;
+	}
+	if (err && r->o.verbose)
+		fprintf(stderr, "gpuperf record: the CFI table cache '%s' is not used: %s\n",
+			r->cache_dir,
+			err == -EPERM ? "it does not belong to the user" : gp_file__strerror(err));
+}
+
 /* ---- the CPU agent ----------------------------------------------------------- */
 
 /* Does the injection library take launch stacks (GPUPERF_STACKS, as it reads it)? */
@@ -948,6 +1015,7 @@ static int agent_start(struct record *r, pid_t child)
 	/* the agent creates its files relative to DIR's descriptor, each handed to the user */
 	ao.dir_fd = r->dir_fd;
 	ao.set_owner = r->u.drop;
+	ao.cache_dir_fd = r->cache_fd > 0 ? r->cache_fd : 0;
 	ao.owner_uid = r->u.uid;
 	ao.owner_gid = r->u.gid;
 	if (child) {
@@ -1607,6 +1675,21 @@ static int record_json(struct record *r, const struct cpu_agent_stats *st)
 				add_u64(ag, "unwind_maps_dropped", st->unwind_maps_dropped);
 				add_u64(ag, "offcpu_ustack_lost", st->offcpu_ustack_lost);
 			}
+			if (r->cache_fd >= 0 && !st->unwind_cache_off) {
+				cJSON *c = cJSON_AddObjectToObject(ag, "unwind_cache");
+
+				cJSON_AddStringToObject(c, "dir", r->cache_dir);
+				add_u64(c, "hits", st->unwind_cache_hits);
+				add_u64(c, "misses", st->unwind_cache_misses);
+				add_u64(c, "bad", st->unwind_cache_bad);
+				add_u64(c, "written", st->unwind_cache_written);
+				add_u64(c, "write_errors", st->unwind_cache_write_errors);
+				if (st->unwind_cache_write_errors)
+					cJSON_AddStringToObject(
+						c, "write_error",
+						strerror(st->unwind_cache_write_error));
+				add_u64(c, "evicted", st->unwind_cache_evicted);
+			}
 			if (r->agent_err)
 				cJSON_AddStringToObject(ag, "error", cpu_agent__strerror(r->agent_err));
 		}
@@ -1762,6 +1845,7 @@ static int record_main(int argc, char **argv, char *dir_out, size_t dir_len, boo
 		return GP_EXIT_DATA;
 	}
 	r->dir_fd = -1;
+	r->cache_fd = -1;
 	err = record_parse(argc, argv, &r->o);
 	if (err) {
 		ret = err > 0 ? GP_EXIT_OK : GP_EXIT_USAGE;
@@ -1829,6 +1913,8 @@ static int record_main(int argc, char **argv, char *dir_out, size_t dir_len, boo
 			r->o.nr_pids ? "processes" : "threads");
 	if (dir_make(r))
 		goto out;
+	if (r->o.cpu)
+		cache_open(r);
 	r->live = !r->o.quiet && isatty(STDERR_FILENO);
 	signals_install(r->saved_sigs);
 	r->signals_set = true;
@@ -1887,6 +1973,8 @@ out:
 	gp_user__release(&r->u);
 	if (r->dir_fd >= 0)
 		close(r->dir_fd);
+	if (r->cache_fd >= 0)
+		close(r->cache_fd);
 	free(r->o.pids);
 	free(r->o.tids);
 	free(r->o.cpus);

@@ -33,6 +33,7 @@
 #include "proc_track.h"
 #include "proc_track_prog.h"
 #include "stop_guard.h"
+#include "cfi_cache.h"
 #include "ustack.h"
 
 /*
@@ -105,6 +106,7 @@ struct cpu_agent {
 	struct offcpu_prog *oc;
 	struct cuda_launch_prog *cl;
 	struct ustack *us;	/* user stacks unwound here from copies; NULL: GPUPERF_UNWIND=fp */
+	struct cfi_cache *cache; /* us's tables kept between runs (opts.cache_dir_fd); NULL: none */
 	struct stop_guard *guard;	/* continues held processes should we die */
 	int epfd;
 	bool started, stopped;
@@ -505,6 +507,18 @@ static void collect_stats(struct cpu_agent *a)
 		a->st.unwind_files_no_cfi = us.files_no_cfi + us.files_failed;
 		a->st.unwind_maps_dropped = us.mappings_dropped;
 		a->st.unwind_copy_bytes = us.copy_bytes;
+	}
+	if (a->cache) {
+		struct cfi_cache_stats cs;
+
+		cfi_cache__stats(a->cache, &cs);
+		a->st.unwind_cache_hits = cs.hits;
+		a->st.unwind_cache_misses = cs.misses;
+		a->st.unwind_cache_bad = cs.bad;
+		a->st.unwind_cache_written = cs.written;
+		a->st.unwind_cache_write_errors = cs.write_errors;
+		a->st.unwind_cache_write_error = cs.write_error;
+		a->st.unwind_cache_evicted = cs.evicted;
 	}
 	if (a->cl) {
 		struct cuda_launch_stats ls;
@@ -1410,7 +1424,19 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 			err = -ENOMEM;
 			goto fail;
 		}
+		if (opts->cache_dir_fd > 0) {
+			struct cfi_cache_opts co = {
+				.set_owner = opts->set_owner,
+				.owner_uid = opts->owner_uid,
+				.owner_gid = opts->owner_gid,
+			};
+
+			/* a cache that cannot be used costs time, not stacks: run without */
+			cfi_cache__open(opts->cache_dir_fd, &co, &a->cache);
+			ustack__set_cache(a->us, a->cache);
+		}
 	}
+	a->st.unwind_cache_off = opts->cache_dir_fd > 0 && !a->cache;
 	if (opts->on_cpu) {
 		struct cpu_sample_opts so = {
 			.freq_hz = a->opts.freq_hz,
@@ -1925,6 +1951,7 @@ void cpu_agent__free(struct cpu_agent *a)
 	while (a->nprocs)
 		proc_drop(a, &a->procs[a->nprocs - 1]);
 	ustack__free(a->us);
+	cfi_cache__free(a->cache);
 	free(a->procs);
 	free(a->tids);
 	free(a->pids);

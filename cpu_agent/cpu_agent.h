@@ -29,6 +29,14 @@ struct cpu_agent_opts {
 	 * be NULL).
 	 */
 	int dir_fd;
+	/*
+	 * When > 0: the directory of the on-disk cache of CFI tables
+	 * (unwind/cfi_cache.h), which must belong to owner_uid when
+	 * set_owner (else to us); its entries are read and written relative
+	 * to it, never through a link, and handed to owner_*. The agent
+	 * keeps its own duplicate. Not used with GPUPERF_UNWIND=fp.
+	 */
+	int cache_dir_fd;
 	/* Each file the agent creates is fchown'ed to these right after it is created. */
 	bool set_owner;
 	uid_t owner_uid;
@@ -188,6 +196,15 @@ struct cpu_agent_stats {
 	uint32_t unwind_files_no_cfi; /* files without CFI or unreadable: frame pointers there */
 	uint64_t unwind_maps_dropped; /* mappings not kept: their frames end stacks */
 	uint64_t unwind_copy_bytes; /* user stack bytes copied for them, summed */
+	/* the on-disk cache of CFI tables (opts.cache_dir_fd; unwind/cfi_cache.h) */
+	bool unwind_cache_off;	/* given but not used (not the owner's directory, no CFI unwinding) */
+	uint64_t unwind_cache_hits; /* tables read from it */
+	uint64_t unwind_cache_misses; /* tables it did not hold: built */
+	uint64_t unwind_cache_bad; /* entries ignored (corrupt, truncated, another version): rebuilt */
+	uint64_t unwind_cache_written; /* tables written to it */
+	uint64_t unwind_cache_write_errors; /* tables that could not be written */
+	int unwind_cache_write_error; /* errno of the first of them */
+	uint64_t unwind_cache_evicted; /* entries removed to keep it under its size bound */
 };
 
 /*

@@ -12,6 +12,8 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include "cfi_cache.h"
+#include "cfi_file.h"
 #include "cfi_table.h"
 #include "gp_util.h"
 #include "remote.h"
@@ -44,6 +46,7 @@ struct uproc {
 
 struct ustack {
 	struct file_ent *files;
+	struct cfi_cache *cache;	/* tables kept between runs; NULL: none */
 	struct cfi_table *vdso;	/* the agent's own vdso's table */
 	uint64_t vdso_delta;	/* its load bias - its base: a process's bias is its base + this */
 	int vdso_state;		/* 0 not tried, 1 built, -errno */
@@ -99,6 +102,26 @@ static int read_loads(int fd, struct file_ent *f)
 	return f->nloads ? 0 : -ENOEXEC;
 }
 
+void ustack__set_cache(struct ustack *u, struct cfi_cache *c)
+{
+	u->cache = c;
+}
+
+/* The table of the file open at @fd: from the cache, else built (and cached). */
+static int table_of(struct ustack *u, int fd, struct cfi_table **out)
+{
+	char key[CFI_FILE_KEY_MAX];
+	bool keyed = u->cache && !cfi_file__key(fd, key);
+	int err;
+
+	if (keyed && !cfi_cache__get(u->cache, key, out))
+		return 0;
+	err = cfi_table__from_fd(fd, out);
+	if (!err && keyed)
+		cfi_cache__put(u->cache, key, *out); /* counted there when it fails */
+	return err;
+}
+
 static struct file_ent *file_get(struct ustack *u, uint64_t dev, uint64_t inode, const char *path)
 {
 	struct file_ent *f;
@@ -119,7 +142,7 @@ static struct file_ent *file_get(struct ustack *u, uint64_t dev, uint64_t inode,
 	} else {
 		err = read_loads(fd, f);
 		if (!err)
-			err = cfi_table__from_fd(fd, &f->table);
+			err = table_of(u, fd, &f->table);
 		close(fd);
 		if (f->table) {
 			cfi_table__stats(f->table, &ts);

@@ -10,7 +10,9 @@
  * Tables are built once per file (device + inode), when a process's
  * mapping is reported (the agent's /proc/PID/maps scans), from the file the
  * mapping shows (/proc/PID/map_files/...), and kept until ustack__free():
- * every process mapping libc shares one. Not cached on disk yet.
+ * every process mapping libc shares one. With a cache (ustack__set_cache)
+ * a table is read from it when it holds the file's, and written to it
+ * when built.
  *
  * One thread (the agent's polling thread); no locking.
  */
@@ -23,6 +25,7 @@
 #include "unwind.h"
 
 struct ustack;
+struct cfi_cache;
 
 struct ustack_stats {
 	uint64_t unwinds;		/* stacks unwound */
@@ -38,6 +41,9 @@ struct ustack_stats {
 
 struct ustack *ustack__new(void);
 void ustack__free(struct ustack *u);
+
+/* Read and write tables through @c (unwind/cfi_cache.h; still the caller's, kept until __free). */
+void ustack__set_cache(struct ustack *u, struct cfi_cache *c);
 
 /*
  * An executable mapping of `pid`: [start, end) maps `file` (a path that

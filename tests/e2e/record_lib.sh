@@ -60,6 +60,8 @@ rm -rf "$work"
 mkdir -p "$work"
 chmod 1777 "$work"
 cd "$work" || exit 1
+# the CFI table cache of `record --cpu` ($XDG_CACHE_HOME/gpuperf): this test's own
+export XDG_CACHE_HOME=$work/xdg-cache
 
 # expect_status WANT GOT WHAT
 expect_status() {
