@@ -1673,6 +1673,8 @@ static int record_json(struct record *r, const struct cpu_agent_stats *st)
 				add_u64(ag, "unwind_tables", st->unwind_tables);
 				add_u64(ag, "unwind_files_no_cfi", st->unwind_files_no_cfi);
 				add_u64(ag, "unwind_maps_dropped", st->unwind_maps_dropped);
+				add_u64(ag, "unwind_rescans", st->unwind_rescans);
+				add_u64(ag, "unwind_rescans_found", st->unwind_rescans_found);
 				add_u64(ag, "offcpu_ustack_lost", st->offcpu_ustack_lost);
 			}
 			if (r->cache_fd >= 0 && !st->unwind_cache_off) {

@@ -507,6 +507,8 @@ static void collect_stats(struct cpu_agent *a)
 		a->st.unwind_files_no_cfi = us.files_no_cfi + us.files_failed;
 		a->st.unwind_maps_dropped = us.mappings_dropped;
 		a->st.unwind_copy_bytes = us.copy_bytes;
+		a->st.unwind_rescans = us.rescans;
+		a->st.unwind_rescans_found = us.rescans_found;
 	}
 	if (a->cache) {
 		struct cfi_cache_stats cs;
@@ -999,6 +1001,16 @@ static int on_sample(void *ctx, const struct cpu_sample_event *ev)
 	return 0;
 }
 
+/* ustack found a pc in none of the process's known mappings: read them again (dlopen). */
+static void late_rescan(void *ctx, pid_t pid)
+{
+	struct cpu_agent *a = ctx;
+	struct proc *p = proc_find(a, pid);
+
+	if (p && p->alive)
+		scan_maps(a, p, now_ns(CLOCK_MONOTONIC));
+}
+
 /* A sample carrying the user registers and stack: unwound here with CFI, written as on_sample. */
 static int on_sample_copy(void *ctx, const struct cpu_sample_copy_event *ev)
 {
@@ -1435,6 +1447,7 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 			cfi_cache__open(opts->cache_dir_fd, &co, &a->cache);
 			ustack__set_cache(a->us, a->cache);
 		}
+		ustack__set_rescan(a->us, late_rescan, a);
 	}
 	a->st.unwind_cache_off = opts->cache_dir_fd > 0 && !a->cache;
 	if (opts->on_cpu) {

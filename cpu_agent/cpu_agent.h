@@ -196,6 +196,8 @@ struct cpu_agent_stats {
 	uint32_t unwind_files_no_cfi; /* files without CFI or unreadable: frame pointers there */
 	uint64_t unwind_maps_dropped; /* mappings not kept: their frames end stacks */
 	uint64_t unwind_copy_bytes; /* user stack bytes copied for them, summed */
+	uint64_t unwind_rescans; /* mappings read again for a pc in none of them (dlopen) */
+	uint64_t unwind_rescans_found; /* of them, those that found new mappings */
 	/* the on-disk cache of CFI tables (opts.cache_dir_fd; unwind/cfi_cache.h) */
 	bool unwind_cache_off;	/* given but not used (not the owner's directory, no CFI unwinding) */
 	uint64_t unwind_cache_hits; /* tables read from it */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cfi_cache.h"
@@ -20,6 +21,8 @@
 
 #define USTACK_MAX_MAPS	4096	/* executable mappings per process, as the agent's AGENT_MAX_MODS */
 #define USTACK_MAX_LOADS 16	/* PT_LOAD segments remembered per file */
+/* a process's mappings rescanned for a pc in none of them at most this often */
+#define USTACK_RESCAN_NS (20ull * 1000 * 1000)
 
 /* A file's table and the segments that turn a file offset into an ELF address. */
 struct file_ent {
@@ -40,6 +43,8 @@ struct umap {
 struct uproc {
 	pid_t pid;
 	bool sorted;
+	uint64_t gen;		/* mappings added so far */
+	uint64_t rescan_ns;	/* the last rescan for a pc in no mapping */
 	struct umap *m;
 	size_t n, cap;
 };
@@ -47,6 +52,8 @@ struct uproc {
 struct ustack {
 	struct file_ent *files;
 	struct cfi_cache *cache;	/* tables kept between runs; NULL: none */
+	ustack_rescan_fn rescan;	/* NULL: a pc in no known mapping ends the stack */
+	void *rescan_ctx;
 	struct cfi_table *vdso;	/* the agent's own vdso's table */
 	uint64_t vdso_delta;	/* its load bias - its base: a process's bias is its base + this */
 	int vdso_state;		/* 0 not tried, 1 built, -errno */
@@ -105,6 +112,12 @@ static int read_loads(int fd, struct file_ent *f)
 void ustack__set_cache(struct ustack *u, struct cfi_cache *c)
 {
 	u->cache = c;
+}
+
+void ustack__set_rescan(struct ustack *u, ustack_rescan_fn fn, void *ctx)
+{
+	u->rescan = fn;
+	u->rescan_ctx = ctx;
 }
 
 /* The table of the file open at @fd: from the cache, else built (and cached). */
@@ -226,6 +239,7 @@ int ustack__add_mapping(struct ustack *u, pid_t pid, uint64_t start, uint64_t en
 	}
 	p->m[p->n++] = (struct umap){ start, end, bias, f->nloads ? f->table : NULL };
 	p->sorted = false;
+	p->gen++;
 	return 0;
 }
 
@@ -284,6 +298,7 @@ int ustack__add_vdso(struct ustack *u, pid_t pid, uint64_t start, uint64_t end)
 			return 0;
 	p->m[p->n++] = (struct umap){ start, end, start + u->vdso_delta, u->vdso };
 	p->sorted = false;
+	p->gen++;
 	return 0;
 }
 
@@ -324,6 +339,20 @@ static int lookup(void *ctx, uint64_t addr, struct gp_unwind_remote_mod *out)
 	return -ENOENT;
 }
 
+/* Rate limit of the rescans for pcs in no mapping (JIT code never gets one). */
+static bool rescan_due(struct uproc *p)
+{
+	struct timespec ts;
+	uint64_t now;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (p->rescan_ns && now - p->rescan_ns < USTACK_RESCAN_NS)
+		return false;
+	p->rescan_ns = now;
+	return true;
+}
+
 int ustack__unwind(struct ustack *u, pid_t pid, uint64_t rip, uint64_t rsp, uint64_t rbp,
 		   const void *stack, uint32_t len, int cut, uint64_t *pcs, int max, int *endp)
 {
@@ -340,6 +369,21 @@ int ustack__unwind(struct ustack *u, pid_t pid, uint64_t rip, uint64_t rsp, uint
 		p->sorted = true;
 	}
 	n = gp_unwind__remote(&r, pcs, max, &end);
+	if (end == GP_UNWIND_END_UNKNOWN_MODULE && p && u->rescan && rescan_due(p)) {
+		/* mapped since the last scan (dlopen): scan again, and unwind again if it found any */
+		uint64_t gen = p->gen;
+
+		u->st.rescans++;
+		u->rescan(u->rescan_ctx, pid);
+		p = proc_of(u, pid, false); /* the scan may have moved the array */
+		if (p && p->gen != gen) {
+			u->st.rescans_found++;
+			gp_sort(p->m, p->n, sizeof(*p->m), umap_cmp);
+			p->sorted = true;
+			r.ctx = p;
+			n = gp_unwind__remote(&r, pcs, max, &end);
+		}
+	}
 	u->st.unwinds++;
 	u->st.ends[end]++;
 	u->st.frames += (uint64_t)n;

@@ -37,10 +37,26 @@ struct ustack_stats {
 	uint32_t files_failed;		/* files that could not be read (frame pointers used) */
 	uint64_t table_bytes;		/* rows held */
 	uint64_t mappings_dropped;	/* mappings not kept (per-process limit, no memory) */
+	uint64_t rescans;		/* mappings rescanned for a pc in none of them */
+	uint64_t rescans_found;		/* of them, scans that found new mappings: unwound again */
 };
+
+/*
+ * Scan the mappings of @pid again, reporting new ones with
+ * ustack__add_mapping() (the agent's /proc/PID/maps scan).
+ */
+typedef void (*ustack_rescan_fn)(void *ctx, pid_t pid);
 
 struct ustack *ustack__new(void);
 void ustack__free(struct ustack *u);
+
+/*
+ * When an unwind of a process's stack reaches a pc in none of its known
+ * mappings (a library dlopen'ed since the agent's last scan), call @fn to
+ * scan them again, at most once per process every 20 ms, and unwind again
+ * when it reported new ones; only that second unwind is counted.
+ */
+void ustack__set_rescan(struct ustack *u, ustack_rescan_fn fn, void *ctx);
 
 /* Read and write tables through @c (unwind/cfi_cache.h; still the caller's, kept until __free). */
 void ustack__set_cache(struct ustack *u, struct cfi_cache *c);

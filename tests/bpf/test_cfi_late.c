@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * test_cfi_late: a library dlopen'ed after the agent last read the
+ * process's mappings (late_dlopen loads late_lib, built without frame
+ * pointers, and spins in it). Its samples must reach main through the
+ * library's late_spin: a pc in no known mapping makes the agent read the
+ * mappings again and unwind again, instead of ending the stack as an
+ * unknown module until its next periodic scan. Eight copies loaded in
+ * turn, so that some land between two periodic scans whatever their
+ * timing.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "agent_harness.h"
+#include "bpf_require.h"
+#include "unwind.h"
+
+#define TEST_NAME "test_cfi_late"
+#define HZ 997
+#define NLIBS 8	/* copies of late_lib, each loaded in turn */
+
+static const char *module_of(const struct harness_trace *t, uint32_t pid, uint64_t ip)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->r[i].type == GP_REC_MODULE && t->r[i].pid == pid && ip >= t->r[i].start &&
+		    ip < t->r[i].end)
+			return t->r[i].path;
+	return "(no module)";
+}
+
+static void test_dlopen_late(void **state)
+{
+	char *argv[3 + NLIBS] = { (char *)LATE_DLOPEN, (char *)"60" };
+	char libs[NLIBS][4200], cmd[8600];
+	struct cpu_agent_opts o = { .on_cpu = true, .freq_hz = HZ, .no_kallsyms = true };
+	struct cpu_agent_stats st;
+	struct harness_trace t;
+	struct harness_syms y;
+	int status, err, n = 0, whole = 0, shown = 0;
+	char dir[4096];
+
+	(void)state;
+	setenv("GPUPERF_UNWIND", "cfi", 1);
+	harness__mkdtemp(dir, sizeof(dir), "late");
+	o.dir = dir;
+	for (int i = 0; i < NLIBS; i++) {
+		snprintf(libs[i], sizeof(libs[i]), "%s/late_lib%d.so", dir, i);
+		snprintf(cmd, sizeof(cmd), "cp '%s' '%.4199s'", LATE_LIB, libs[i]);
+		assert_int_equal(system(cmd), 0);
+		argv[2 + i] = libs[i];
+	}
+	err = harness__run(&o, argv, NULL, &status, &st);
+	unsetenv("GPUPERF_UNWIND");
+	bpf_require__errno(TEST_NAME, err);
+	assert_int_equal(err, 0);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(harness__load(dir, &t), 0);
+	assert_int_equal(harness__syms_load(&y, LATE_DLOPEN), 0);
+	for (size_t i = 0; i < t.n; i++) {
+		const struct harness_rec *x = &t.r[i];
+		bool in_lib = false, ok;
+
+		if (x->type != GP_REC_CPU_SAMPLE || !x->nr_user)
+			continue;
+		/* samples in the library: their leaf, or a frame above a libc call */
+		for (int k = 0; k < x->nr_user && !in_lib; k++)
+			in_lib = strstr(module_of(&t, x->pid, x->ips[k]), "late_lib") != NULL;
+		/* a leaf in no module: the library before any scan saw it */
+		if (!in_lib && strcmp(module_of(&t, x->pid, x->ips[0]), "(no module)"))
+			continue;
+		n++;
+		ok = in_lib && harness__stack_has(&y, &t, x, "run_late") &&
+		     harness__stack_has(&y, &t, x, "main");
+		whole += ok;
+		if (!ok && shown++ < 3) {
+			fprintf(stderr, "cut short:\n");
+			for (int k = 0; k < x->nr_user; k++)
+				fprintf(stderr, "  %d: %#lx %s %s\n", k, (unsigned long)x->ips[k],
+					harness__sym(&y, &t, x->pid, x->ips[k] - (k ? 1 : 0)) ?: "?",
+					module_of(&t, x->pid, x->ips[k]));
+		}
+	}
+	fprintf(stderr, "late_lib: %d samples, %d reach main through run_late; rescans %llu "
+			"(found new mappings %llu), unknown_module ends %llu\n",
+		n, whole, (unsigned long long)st.unwind_rescans,
+		(unsigned long long)st.unwind_rescans_found,
+		(unsigned long long)st.unwind_ends[GP_UNWIND_END_UNKNOWN_MODULE]);
+	/* 8 x 60 ms of CPU at 997 Hz: fewer on a loaded machine */
+	assert_true(n >= 100);
+	/* every one: without the rescan, the first samples after a load end at an unknown module */
+	assert_int_equal(whole, n);
+	assert_true(st.unwind_rescans_found >= 1);
+	harness__free(&t);
+	harness__syms_free(&y);
+	harness__rmrf(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dlopen_late),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
