@@ -463,10 +463,10 @@ static void match(struct vec *truth, struct vec *tr, uint64_t tol, int allow_mis
 					a->name, b->cbid, b->tid, b->ret, a->cbid, a->tid, a->ret);
 			/*
 			 * CUPTI stamps the call inside the simulator's own bracket, except
-			 * that the exit stamp comes after the exit callbacks (and the log
-			 * line), so the end runs late by however long the thread was
-			 * preempted in between (ms on a loaded 2-core machine); a
-			 * reset's also includes the library's own flush.
+			 * that the exit stamp is read just after the simulator's, so the
+			 * end runs late by however long the thread was preempted in
+			 * between (rare, but ms on a loaded 2-core machine); a reset's
+			 * also includes the library's own flush.
 			 */
 			uint64_t late = strstr(a->name, "Reset") || strstr(a->name, "Destroy") ?
 						2000000000ull :

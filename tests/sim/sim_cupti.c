@@ -385,6 +385,12 @@ static void hook_api_enter(struct gpsim_call *call)
 
 static void hook_api_exit(struct gpsim_call *call)
 {
+	/*
+	 * The call has returned: its record ends here, before the exit callbacks,
+	 * so a client's slow callback (or a preemption inside it) does not
+	 * lengthen the function's recorded time.
+	 */
+	uint64_t end = cupti_now();
 	struct pend *p;
 
 	/* An exit callback only follows an enter callback of the same call. */
@@ -399,7 +405,7 @@ static void hook_api_exit(struct gpsim_call *call)
 								    CUPTI_ACTIVITY_KIND_DRIVER;
 	p->r.api.cbid = call->cbid;
 	p->r.api.start = call->hook_data[1];
-	p->r.api.end = cupti_now();
+	p->r.api.end = end;
 	p->r.api.processId = gpsim_getpid();
 	p->r.api.threadId = thread_id(call);
 	p->r.api.correlationId = call->corr;
