@@ -112,6 +112,7 @@ static struct cupti {
 	CUpti_BuffersCallbackRequestFunc requested;
 	CUpti_BuffersCallbackCompleteFunc completed;
 	_Atomic(CUpti_TimestampCallbackFunc) ts_cb;
+	atomic_bool offset_stale; /* CUPTI's clock changed: mono_offset() samples again */
 	atomic_int tid_type;
 	atomic_int latency;
 	uint64_t attrs[16];
@@ -170,17 +171,16 @@ static uint64_t cupti_now(void)
 }
 
 /*
- * Offset from CLOCK_MONOTONIC to CUPTI's clock, sampled now: CUPTI's clock
- * read between two MONOTONIC reads, from the narrowest of a few tries. With
- * one try, a preemption between the reads shifted a whole delivery pass by
- * its length (an ASan run under load put kernels before their launches).
+ * Offset from CLOCK_MONOTONIC to CUPTI's clock: CUPTI's clock read between
+ * two MONOTONIC reads, from the narrowest of a few tries (with one try, a
+ * preemption between the reads shifted every time by its length).
  */
-static int64_t mono_offset(void)
+static int64_t mono_offset_sample(void)
 {
 	uint64_t width = UINT64_MAX;
 	int64_t best = 0;
 
-	for (int i = 0; i < 5 && width > 200; i++) {
+	for (int i = 0; i < 20 && width > 200; i++) {
 		uint64_t m0 = gpsim_now();
 		uint64_t c = cupti_now();
 		uint64_t m1 = gpsim_now();
@@ -191,6 +191,26 @@ static int64_t mono_offset(void)
 		}
 	}
 	return best;
+}
+
+/*
+ * The offset GPU times are converted with: one per clock, sampled when the
+ * worker first writes records on it, so that work on one stream keeps its
+ * order on CUPTI's clock. A new sample per delivery pass moved each pass by
+ * its few ns of sampling error, and a kernel delivered in one pass started
+ * before the end of the kernel before it, delivered in the pass before.
+ * Touched by the worker only; C.offset_stale asks for a new sample.
+ */
+static int64_t mono_offset(void)
+{
+	static int64_t offset;
+	static bool valid;
+
+	if (atomic_exchange(&C.offset_stale, false) || !valid) {
+		offset = mono_offset_sample();
+		valid = true;
+	}
+	return offset;
 }
 
 static uint32_t thread_id(const struct gpsim_call *call)
@@ -1274,6 +1294,7 @@ CUptiResult CUPTIAPI cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallb
 	if (!func)
 		return CUPTI_ERROR_INVALID_PARAMETER;
 	atomic_store(&C.ts_cb, func);
+	atomic_store(&C.offset_stale, true);
 	return CUPTI_SUCCESS;
 }
 

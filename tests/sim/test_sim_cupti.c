@@ -688,6 +688,54 @@ static void test_timestamp_callback(void **state)
 	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
 }
 
+static void test_stream_order_across_deliveries(void **state)
+{
+	DOC("(tests/sim/README.md, timing rules) work on one stream runs in order; "
+	    "cudaStreamSynchronize: Blocks until stream has completed all operations.");
+	static const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL };
+	enum { N = 40 };
+	const CUpti_ActivityKernel10 *k[N];
+	cudaEvent_t ev;
+	cudaStream_t s;
+	size_t i;
+
+	/* A clock of the client's: GPU times are converted to it, pass by pass. */
+	assert_int_equal(cuptiActivityRegisterTimestampCallback(mono_ts), CUPTI_SUCCESS);
+	start_activity(kinds, 1);
+	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+	assert_int_equal(cudaEventCreate(&ev), cudaSuccess);
+	/*
+	 * Each kernel (about 320 us) is queued while the one before it runs, so
+	 * the two touch on the device; the one before is then delivered in a
+	 * flush of its own. Every pass must convert with the same offset.
+	 */
+	for (i = 0; i < N; i++) {
+		assert_int_equal(cudaEventRecord(ev, s), cudaSuccess);
+		assert_int_equal(cudaLaunchKernel(&stub_b, (dim3){ 10000, 1, 1 },
+						  (dim3){ 1024, 1, 1 }, NULL, 0, s),
+				 cudaSuccess);
+		assert_int_equal(cudaEventSynchronize(ev), cudaSuccess);
+		assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
+	}
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
+	assert_int_equal(cudaEventDestroy(ev), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+
+	assert_int_equal(count_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), N);
+	for (i = 0; i < N; i++) {
+		k[i] = (const void *)find_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, i);
+		assert_int_equal(k[i]->end - k[i]->start, 2000 + 10000 * 1024 / 32);
+	}
+	/* Delivered in completion order, which on one stream is issue order. */
+	for (i = 1; i < N; i++) {
+		if (k[i]->start < k[i - 1]->end)
+			fail_msg("kernel %zu starts %llu ns before the end of kernel %zu", i,
+				 (unsigned long long)(k[i - 1]->end - k[i]->start), i - 1);
+		assert_true(k[i]->correlationId > k[i - 1]->correlationId);
+	}
+}
+
 static void test_events_and_errors(void **state)
 {
 	DOC("cudaEventElapsedTime: Computes the elapsed time between two events (in milliseconds "
@@ -779,6 +827,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_forced_flush_incomplete, teardown),
 		cmocka_unit_test_teardown(test_drops, teardown),
 		cmocka_unit_test_teardown(test_timestamp_callback, teardown),
+		cmocka_unit_test_teardown(test_stream_order_across_deliveries, teardown),
 		cmocka_unit_test(test_events_and_errors),
 		cmocka_unit_test(test_launch_queue_full),
 		cmocka_unit_test(test_get_next_record),
