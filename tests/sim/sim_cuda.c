@@ -28,6 +28,7 @@
  * (cuMemAlloc_v2 and friends) and the legacy types generated_cuda_meta.h uses. */
 #define __CUDA_API_VERSION_INTERNAL 1
 #include <cuda.h>
+#include <cudaProfiler.h>
 #include <cupti_activity.h>
 #include <cupti_callbacks.h>
 #include <cupti_driver_cbid.h>
@@ -38,6 +39,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -88,6 +90,7 @@ struct CUstream_st {
 	uint64_t *qend; /* ends of its last S.queue_depth pieces of work (a ring); NULL: none yet */
 	unsigned qpos;
 	struct CUgraph_st *capture;
+	int host_busy; /* host functions (or the rest of a graph) enqueued and not done */
 	struct CUstream_st *next;
 };
 
@@ -98,36 +101,64 @@ struct CUevent_st {
 	uint64_t ts;
 };
 
-struct gnode {
-	int kind;
+/*
+ * A graph node (CUgraphNode). A graph holds its nodes in creation order;
+ * dependencies are indices into that array. An executable graph holds
+ * clones with ids of their own, as CUPTI reports them (graphNodeId).
+ */
+struct CUgraphNode_st {
+	struct CUgraph_st *graph; /* NULL for a node of an executable graph */
+	uint64_t id;		  /* cuptiGetGraphNodeId */
+	uint64_t origin_id;	  /* executable graphs: the id of the node it was cloned from */
+	CUgraphNodeType type;
+	int dead;		  /* cuGraphDestroyNode */
+	size_t *deps, ndeps;
+	/* kernel */
 	CUfunction f;
 	unsigned int grid[3], block[3], shmem;
 	int launch_type;
-	void *dst;
-	const void *src;
-	size_t bytes;
+	/* memcpy: height rows of width bytes; memset: height rows of width elements */
+	char *dst;
+	const char *src;
+	size_t width, height, dpitch, spitch;
 	int copy_kind;
 	uint32_t value;
 	unsigned int elem;
+	/* host */
+	CUhostFn fn;
+	void *user;
+	/* event record / wait */
+	CUevent event;
+	/* per launch: when it ends; the lane (stream) it runs on */
+	uint64_t end;
+	size_t lane;
 };
 
 struct CUgraph_st {
 	uint32_t id;
 	size_t n, cap;
-	struct gnode *nodes;
+	struct CUgraphNode_st **nodes;
 };
 
 struct CUgraphExec_st {
 	uint32_t id;
-	uint32_t graph_id;
+	uint32_t graph_id; /* graphId in CUPTI's records: the graph it was instantiated from */
 	size_t n;
-	struct gnode *nodes;
+	struct CUgraphNode_st **nodes;
+	size_t *order;	   /* a topological order, host nodes as late as they can be */
+	size_t nlanes;
+	uint32_t *lane_stream; /* stream ids of lanes 1..; lane 0 is the launch stream */
+	uint64_t last_end;     /* a launch waits for the previous launch of the graph */
+	int busy;	       /* a launch's rest is with the host worker */
 };
+
+struct host_job;
 
 struct alloc {
 	uintptr_t base;
 	size_t size;
 	int pinned;
+	int registered; /* cuMemHostRegister: the program's memory, not ours to free */
 	struct alloc *next;
 };
 
@@ -157,8 +188,18 @@ static struct gpsim_state {
 	size_t nrules;
 	int log_fd;
 	unsigned queue_depth; /* 0: unbounded */
+	uint64_t next_node_id;
+	/* host functions: one worker thread runs them, in start order */
+	pthread_cond_t host_cond; /* a host job finished */
+	pthread_cond_t job_cond;  /* a host job was enqueued, or stop */
+	struct host_job *jobs;
+	unsigned host_pending;	  /* enqueued and not finished */
+	int host_running, host_stop;
 } S = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.host_cond = PTHREAD_COND_INITIALIZER,
+	.job_cond = PTHREAD_COND_INITIALIZER,
+	.next_node_id = 1,
 	.env_once = PTHREAD_ONCE_INIT,
 	.inject_once = PTHREAD_ONCE_INIT,
 	.ctx = { .id = GPSIM_CONTEXT_ID },
@@ -170,6 +211,8 @@ static struct gpsim_state {
 	.log_fd = -1,
 	.queue_depth = QUEUE_DEPTH,
 };
+
+static struct CUgraphNode_st *capture_node(struct CUstream_st *s, CUgraphNodeType type);
 
 static __thread struct gpsim_call *tls_top;
 static __thread CUcontext tls_ctx;
@@ -197,6 +240,8 @@ static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 static void on_fork_child(void)
 {
 	__atomic_add_fetch(&fork_gen, 1, __ATOMIC_RELAXED);
+	/* The host worker is not in the child; the next host function starts one. */
+	S.host_running = 0;
 }
 
 static void register_atfork(void)
@@ -643,16 +688,61 @@ static void log_op(const struct gpsim_op *op)
 	gpsim_log_line(line);
 }
 
+/* Reports op, whose stream and times are set, to CUPTI and the log. */
+static void op_report(struct gpsim_op *op)
+{
+	const struct gpsim_hooks *h;
+
+	op->device_id = GPSIM_DEVICE_ID;
+	op->context_id = GPSIM_CONTEXT_ID;
+	if (op->kind == GPSIM_OP_KERNEL) {
+		pthread_mutex_lock(&S.lock);
+		op->grid_id = S.next_grid_id++;
+		pthread_mutex_unlock(&S.lock);
+	}
+	h = hooks();
+	if (h && h->gpu_op)
+		h->gpu_op(op);
+	log_op(op);
+}
+
+/*
+ * Whether work issued to s now has to wait for a host function: one on s,
+ * or on a stream s waits for by the legacy stream's rules. Lock held.
+ */
+static int host_blocked(const struct CUstream_st *s)
+{
+	const struct CUstream_st *o;
+
+	if (s->host_busy)
+		return 1;
+	if (s->legacy) {
+		for (o = S.streams; o; o = o->next)
+			if (!(o->flags & CU_STREAM_NON_BLOCKING) && o->host_busy)
+				return 1;
+		return 0;
+	}
+	return !(s->flags & CU_STREAM_NON_BLOCKING) && S.legacy.host_busy;
+}
+
+/*
+ * The simulator computes every time when the work is issued, and the end
+ * of a host function is known only once it has returned: work issued
+ * behind one waits here until it has (README.md). Lock held.
+ */
+static void wait_host_locked(const struct CUstream_st *s)
+{
+	while (host_blocked(s))
+		pthread_cond_wait(&S.host_cond, &S.lock);
+}
+
 /* Puts op (duration dur) on stream s's timeline and reports it. */
 static void issue(struct CUstream_st *s, struct gpsim_op *op, uint64_t dur)
 {
-	const struct gpsim_hooks *h;
 	uint64_t now = gpsim_now();
 
 	current_corr(&op->corr, &op->runtime_corr, &op->driver_corr);
 	op->tid = gpsim_gettid();
-	op->device_id = GPSIM_DEVICE_ID;
-	op->context_id = GPSIM_CONTEXT_ID;
 	pthread_mutex_lock(&S.lock);
 	/*
 	 * A full queue: the work issued queue_depth pieces ago on this stream
@@ -662,12 +752,16 @@ static void issue(struct CUstream_st *s, struct gpsim_op *op, uint64_t dur)
 	 */
 	if (!s->qend && S.queue_depth)
 		s->qend = calloc(S.queue_depth, sizeof(*s->qend));
-	while (s->qend && s->qend[s->qpos] > now) {
-		uint64_t until = s->qend[s->qpos];
+	for (;;) {
+		uint64_t until;
 
+		wait_host_locked(s);
+		now = gpsim_now();
+		if (!s->qend || s->qend[s->qpos] <= now)
+			break;
+		until = s->qend[s->qpos];
 		pthread_mutex_unlock(&S.lock);
 		wait_until(until);
-		now = gpsim_now();
 		pthread_mutex_lock(&S.lock);
 	}
 	op->issued = now;
@@ -679,13 +773,8 @@ static void issue(struct CUstream_st *s, struct gpsim_op *op, uint64_t dur)
 		s->qend[s->qpos] = op->end;
 		s->qpos = (s->qpos + 1) % S.queue_depth;
 	}
-	if (op->kind == GPSIM_OP_KERNEL)
-		op->grid_id = S.next_grid_id++;
 	pthread_mutex_unlock(&S.lock);
-	h = hooks();
-	if (h && h->gpu_op)
-		h->gpu_op(op);
-	log_op(op);
+	op_report(op);
 }
 
 /* A CPU-side instant on both clocks: the simulator's and the tracer's own. */
@@ -736,6 +825,8 @@ static uint64_t device_ready(void)
 	struct CUstream_st *o;
 
 	pthread_mutex_lock(&S.lock);
+	while (S.host_pending)
+		pthread_cond_wait(&S.host_cond, &S.lock);
 	t = max_u64(S.legacy.ready, S.orphan_ready);
 	for (o = S.streams; o; o = o->next)
 		t = max_u64(t, o->ready);
@@ -797,7 +888,7 @@ static int mem_del(const void *p, int pinned)
 
 	pthread_mutex_lock(&S.lock);
 	for (pp = &S.allocs; (m = *pp); pp = &m->next) {
-		if (m->base == (uintptr_t)p && m->pinned == pinned) {
+		if (m->base == (uintptr_t)p && m->pinned == pinned && !m->registered) {
 			*pp = m->next;
 			free((void *)m->base);
 			free(m);
@@ -807,6 +898,53 @@ static int mem_del(const void *p, int pinned)
 	}
 	pthread_mutex_unlock(&S.lock);
 	return err;
+}
+
+/* cuMemHostRegister: the program's range [p, p + size) becomes pinned host memory. */
+static CUresult mem_register(void *p, size_t size)
+{
+	uintptr_t a = (uintptr_t)p;
+	struct alloc *m;
+	CUresult r = CUDA_SUCCESS;
+
+	pthread_mutex_lock(&S.lock);
+	for (m = S.allocs; m; m = m->next) {
+		if (a < m->base + (m->size ? m->size : 1) && m->base < a + size) {
+			r = m->registered ? CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED :
+					    CUDA_ERROR_INVALID_VALUE;
+			break;
+		}
+	}
+	if (r == CUDA_SUCCESS) {
+		m = calloc(1, sizeof(*m));
+		if (!m) {
+			r = CUDA_ERROR_OUT_OF_MEMORY;
+		} else {
+			*m = (struct alloc){ .base = a, .size = size, .pinned = 1, .registered = 1,
+					     .next = S.allocs };
+			S.allocs = m;
+		}
+	}
+	pthread_mutex_unlock(&S.lock);
+	return r;
+}
+
+static CUresult mem_unregister(const void *p)
+{
+	struct alloc **pp, *m;
+	CUresult r = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+
+	pthread_mutex_lock(&S.lock);
+	for (pp = &S.allocs; (m = *pp); pp = &m->next) {
+		if (m->registered && m->base == (uintptr_t)p) {
+			*pp = m->next;
+			free(m);
+			r = CUDA_SUCCESS;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&S.lock);
+	return r;
 }
 
 #pragma GCC visibility push(default)
@@ -1130,6 +1268,110 @@ CUresult CUDAAPI cuCtxSynchronize(void)
 	DRV_RETURN(CUDA_SUCCESS);
 }
 
+/* "Enables profile collection by the active profiling tool": CUPTI's activity API is not one it gates. */
+CUresult CUDAAPI cuProfilerStart(void)
+{
+	DRV_ENTER(cuProfilerStart, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuProfilerStop(void)
+{
+	DRV_ENTER(cuProfilerStop, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/*
+ * Occupancy of the simulated SM (the limits cuDeviceGetAttribute and
+ * CUPTI's DEVICE record give): 1024 threads, 16 blocks, 65536 registers
+ * (every kernel uses 32 a thread, as cudaFuncGetAttributes says) and
+ * 65536 bytes of shared memory.
+ */
+static int occupancy_blocks(int block_size, size_t dyn_smem)
+{
+	int warps, blocks;
+
+	if (block_size <= 0 || block_size > 1024 || dyn_smem > 49152)
+		return 0;
+	warps = (block_size + 31) / 32;
+	blocks = 1024 / (warps * 32);
+	if (blocks > 16)
+		blocks = 16;
+	if (65536 / (warps * 32 * 32) < blocks)
+		blocks = 65536 / (warps * 32 * 32);
+	if (dyn_smem && (int)(65536 / dyn_smem) < blocks)
+		blocks = (int)(65536 / dyn_smem);
+	return blocks;
+}
+
+CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int *num, CUfunction f, int bs,
+							     size_t smem)
+{
+	DRV_ENTER(cuOccupancyMaxActiveBlocksPerMultiprocessor, NULL, NULL);
+	NEED_CTX();
+	if (!num || !f)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	*num = occupancy_blocks(bs, smem);
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *num, CUfunction f,
+								      int bs, size_t smem,
+								      unsigned int flags)
+{
+	DRV_ENTER(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, NULL, NULL);
+	NEED_CTX();
+	if (!num || !f || (flags & ~(unsigned)CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE))
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	*num = occupancy_blocks(bs, smem);
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/* "Returns in *blockSize a reasonable block size that can achieve the maximum occupancy" */
+static CUresult max_potential_block(int *min_grid, int *block_size, CUfunction f,
+				    CUoccupancyB2DSize smem_of, size_t smem, int limit)
+{
+	int best = 0, best_blocks = 0, bs;
+
+	if (!min_grid || !block_size || !f)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (limit <= 0 || limit > 1024)
+		limit = 1024;
+	for (bs = limit >= 32 ? limit - limit % 32 : limit; bs > 0; bs -= 32) {
+		int blocks = occupancy_blocks(bs, smem_of ? smem_of(bs) : smem);
+
+		if (blocks * bs > best_blocks * best) {
+			best = bs;
+			best_blocks = blocks;
+		}
+	}
+	*block_size = best;
+	*min_grid = best_blocks * GPSIM_SM_COUNT;
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuOccupancyMaxPotentialBlockSize(int *min_grid, int *block_size, CUfunction f,
+						  CUoccupancyB2DSize smem_of, size_t smem,
+						  int limit)
+{
+	DRV_ENTER(cuOccupancyMaxPotentialBlockSize, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(max_potential_block(min_grid, block_size, f, smem_of, smem, limit));
+}
+
+CUresult CUDAAPI cuOccupancyMaxPotentialBlockSizeWithFlags(int *min_grid, int *block_size,
+							   CUfunction f,
+							   CUoccupancyB2DSize smem_of,
+							   size_t smem, int limit,
+							   unsigned int flags)
+{
+	DRV_ENTER(cuOccupancyMaxPotentialBlockSizeWithFlags, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(max_potential_block(min_grid, block_size, f, smem_of, smem, limit));
+}
+
 static const struct {
 	CUresult r;
 	const char *name, *str;
@@ -1148,6 +1390,13 @@ static const struct {
 	{ CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED",
 	  "operation not permitted when stream is capturing" },
 	{ CUDA_ERROR_ILLEGAL_STATE, "CUDA_ERROR_ILLEGAL_STATE", "the operation cannot be performed in the present state" },
+	{ CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED",
+	  "part or all of the requested memory range is already mapped" },
+	{ CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED",
+	  "pointer does not correspond to a registered memory region" },
+	{ CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE, "CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE",
+	  "the graph update was not performed because it included changes which violated "
+	  "constraints specific to instantiated graph update" },
 	{ CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error" },
 };
 
@@ -1250,6 +1499,28 @@ CUresult CUDAAPI cuMemFreeHost(void *ptr)
 	DRV_RETURN(mem_del(ptr, 1) ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS);
 }
 
+CUresult CUDAAPI cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int flags)
+{
+	cuMemHostRegister_v2_params prm = { p, bytesize, flags };
+	DRV_ENTER(cuMemHostRegister_v2, &prm, NULL);
+
+	NEED_CTX();
+	if (!p || !bytesize)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	/* "Page-locks the memory range specified by p and bytesize": copies from and to it are pinned ones. */
+	DRV_RETURN(mem_register(p, bytesize));
+}
+
+CUresult CUDAAPI cuMemHostUnregister(void *p)
+{
+	cuMemHostUnregister_params prm = { p };
+	DRV_ENTER(cuMemHostUnregister, &prm, NULL);
+
+	NEED_CTX();
+	/* "The base address must be the same one specified to cuMemHostRegister()." */
+	DRV_RETURN(mem_unregister(p));
+}
+
 /*
  * One copy. copy_kind < 0 infers the direction from the pointers (cuMemcpy*).
  * Synchronous copies and copies from/to pageable host memory block the
@@ -1273,21 +1544,18 @@ static CUresult do_copy(void *dst, const void *src, size_t bytes, int copy_kind,
 			 src_kind == CUPTI_ACTIVITY_MEMORY_KIND_PINNED :
 			 dst_kind == CUPTI_ACTIVITY_MEMORY_KIND_PINNED;
 	if (s->capture) {
-		struct gnode n = { .kind = GPSIM_OP_MEMCPY, .dst = dst, .src = src,
-				   .bytes = bytes, .copy_kind = copy_kind };
-		struct CUgraph_st *g = s->capture;
-		struct gnode *nn;
+		struct CUgraphNode_st *n;
 
 		if (!async)
 			return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-		if (g->n == g->cap) {
-			nn = realloc(g->nodes, (g->cap * 2 + 4) * sizeof(*nn));
-			if (!nn)
-				return CUDA_ERROR_OUT_OF_MEMORY;
-			g->nodes = nn;
-			g->cap = g->cap * 2 + 4;
-		}
-		g->nodes[g->n++] = n;
+		n = capture_node(s, CU_GRAPH_NODE_TYPE_MEMCPY);
+		if (!n)
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		n->dst = dst;
+		n->src = src;
+		n->width = n->dpitch = n->spitch = bytes;
+		n->height = 1;
+		n->copy_kind = copy_kind;
 		return CUDA_SUCCESS;
 	}
 	if (bytes && dst != src)
@@ -1376,20 +1644,19 @@ static CUresult do_memset(void *dst, uint32_t value, unsigned int elem, size_t c
 	size_t i;
 
 	if (s->capture) {
-		struct CUgraph_st *g = s->capture;
-		struct gnode *nn;
+		struct CUgraphNode_st *n;
 
 		if (!async)
 			return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-		if (g->n == g->cap) {
-			nn = realloc(g->nodes, (g->cap * 2 + 4) * sizeof(*nn));
-			if (!nn)
-				return CUDA_ERROR_OUT_OF_MEMORY;
-			g->nodes = nn;
-			g->cap = g->cap * 2 + 4;
-		}
-		g->nodes[g->n++] = (struct gnode){ .kind = GPSIM_OP_MEMSET, .dst = dst,
-						   .bytes = count, .value = value, .elem = elem };
+		n = capture_node(s, CU_GRAPH_NODE_TYPE_MEMSET);
+		if (!n)
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		n->dst = dst;
+		n->value = value;
+		n->elem = elem;
+		n->width = count;
+		n->height = 1;
+		n->dpitch = count * elem;
 		return CUDA_SUCCESS;
 	}
 	if (elem == 1)
@@ -1484,6 +1751,9 @@ CUresult CUDAAPI cuStreamDestroy_v2(CUstream h)
 	pthread_mutex_lock(&S.lock);
 	for (pp = &S.streams; (s = *pp); pp = &s->next) {
 		if (s == h) {
+			/* A host job still names the stream; the handle goes once it is done. */
+			while (s->host_busy)
+				pthread_cond_wait(&S.host_cond, &S.lock);
 			/* Its work still completes after the handle is gone. */
 			*pp = s->next;
 			S.orphan_ready = max_u64(S.orphan_ready, s->ready);
@@ -1509,6 +1779,8 @@ CUresult CUDAAPI cuStreamSynchronize(CUstream h)
 	s = stream_of(h);
 	start = sync_now();
 	pthread_mutex_lock(&S.lock);
+	while (s->host_busy)
+		pthread_cond_wait(&S.host_cond, &S.lock);
 	t = s->ready;
 	pthread_mutex_unlock(&S.lock);
 	wait_until(t);
@@ -1526,7 +1798,7 @@ CUresult CUDAAPI cuStreamQuery(CUstream h)
 	NEED_CTX();
 	s = stream_of(h);
 	pthread_mutex_lock(&S.lock);
-	t = s->ready;
+	t = s->host_busy ? UINT64_MAX : s->ready;
 	pthread_mutex_unlock(&S.lock);
 	DRV_RETURN(gpsim_now() >= t ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY);
 }
@@ -1574,6 +1846,7 @@ CUresult CUDAAPI cuEventRecord(CUevent e, CUstream h)
 	if (s->capture)
 		DRV_RETURN(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
 	pthread_mutex_lock(&S.lock);
+	wait_host_locked(s);
 	/* The event completes when all work issued to the stream so far has. */
 	e->ts = max_u64(gpsim_now(), stream_dep(s));
 	e->recorded = 1;
@@ -1732,28 +2005,11 @@ CUresult CUDAAPI cuFuncGetName(const char **name, CUfunction f)
 	DRV_RETURN(CUDA_SUCCESS);
 }
 
-static struct gnode *graph_add(struct CUgraph_st *g)
-{
-	struct gnode *nn;
-
-	if (g->n == g->cap) {
-		nn = realloc(g->nodes, (g->cap * 2 + 4) * sizeof(*nn));
-		if (!nn)
-			return NULL;
-		g->nodes = nn;
-		g->cap = g->cap * 2 + 4;
-	}
-	memset(&g->nodes[g->n], 0, sizeof(g->nodes[0]));
-	return &g->nodes[g->n++];
-}
-
 static CUresult do_launch(CUfunction f, const unsigned int grid[3], const unsigned int block[3],
-			  unsigned int shmem, CUstream hstream, int launch_type,
-			  uint32_t graph_id, uint64_t node_id)
+			  unsigned int shmem, CUstream hstream, int launch_type)
 {
 	struct CUstream_st *s = stream_of(hstream);
-	struct gpsim_op op = { .kind = GPSIM_OP_KERNEL, .launch_type = launch_type,
-			       .graph_id = graph_id, .graph_node_id = node_id };
+	struct gpsim_op op = { .kind = GPSIM_OP_KERNEL, .launch_type = launch_type };
 	int i;
 
 	if (!f)
@@ -1764,11 +2020,10 @@ static CUresult do_launch(CUfunction f, const unsigned int grid[3], const unsign
 	if ((uint64_t)block[0] * block[1] * block[2] > 1024)
 		return CUDA_ERROR_INVALID_VALUE;
 	if (s->capture) {
-		struct gnode *n = graph_add(s->capture);
+		struct CUgraphNode_st *n = capture_node(s, CU_GRAPH_NODE_TYPE_KERNEL);
 
 		if (!n)
 			return CUDA_ERROR_OUT_OF_MEMORY;
-		n->kind = GPSIM_OP_KERNEL;
 		n->f = f;
 		memcpy(n->grid, grid, sizeof(n->grid));
 		memcpy(n->block, block, sizeof(n->block));
@@ -1792,7 +2047,7 @@ static CUresult launch_entry(CUfunction f, unsigned int gx, unsigned int gy, uns
 {
 	const unsigned int grid[3] = { gx, gy, gz }, block[3] = { bx, by, bz };
 
-	return do_launch(f, grid, block, shmem, h, type, 0, 0);
+	return do_launch(f, grid, block, shmem, h, type);
 }
 
 CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
@@ -1831,7 +2086,352 @@ CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned int gx, unsign
 				CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_SINGLE_DEVICE));
 }
 
-/* ---- stream capture and graphs ---------------------------------------- */
+/* ---- host functions ------------------------------------------------------ */
+
+/*
+ * A host function (cuLaunchHostFunc, cuStreamAddCallback), or the rest of a
+ * graph launch from a host node on: run by the host worker at `start`,
+ * when the work before it on its stream is done.
+ */
+struct host_job {
+	struct host_job *next;
+	uint64_t start;
+	struct CUstream_st *s;
+	CUstream handle; /* the stream as the program named it, for a stream callback */
+	CUhostFn fn;
+	CUstreamCallback cb;
+	void *user;
+	struct glaunch *gl;
+	uint32_t corr, tid; /* the call that enqueued it */
+};
+
+static void log_host_fn(uint32_t corr, uint32_t issuer, uint32_t stream_id, uint64_t start,
+			uint64_t end)
+{
+	char line[256];
+	size_t pos = 0;
+
+	if (S.log_fd < 0)
+		return;
+	bprintf(line, sizeof(line), &pos,
+		"{\"type\":\"host_fn\",\"corr\":%u,\"issuer_tid\":%u,\"tid\":%u,\"stream\":%u"
+		",\"start\":%" PRIu64 ",\"end\":%" PRIu64 "}",
+		corr, issuer, gpsim_gettid(), stream_id, start, end);
+	gpsim_log_line(line);
+}
+
+static int glaunch_run(struct glaunch *gl, int on_worker);
+
+static void host_run(struct host_job *j)
+{
+	uint64_t start, end;
+
+	wait_until(j->start);
+	if (j->gl) {
+		glaunch_run(j->gl, 1);
+		free(j->gl);
+		pthread_mutex_lock(&S.lock);
+	} else {
+		start = gpsim_now();
+		if (j->fn)
+			j->fn(j->user);
+		else
+			j->cb(j->handle, CUDA_SUCCESS, j->user);
+		end = gpsim_now();
+		log_host_fn(j->corr, j->tid, j->s->id, start, end);
+		pthread_mutex_lock(&S.lock);
+		/* "will block work added after it": that work starts when it has returned. */
+		j->s->ready = max_u64(j->s->ready, end);
+	}
+	j->s->host_busy--;
+	S.host_pending--;
+	pthread_cond_broadcast(&S.host_cond);
+	pthread_mutex_unlock(&S.lock);
+	free(j);
+}
+
+/*
+ * One thread runs every host function, the earliest start first ("Host
+ * functions without a mandated order (such as in independent streams)
+ * execute in undefined order and may be serialized."). It leaves after a
+ * while without work and the next host function starts it again.
+ */
+static void *host_main(void *arg)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	pthread_setname_np(pthread_self(), "gpsim-hostfn");
+	pthread_mutex_lock(&S.lock);
+	for (;;) {
+		struct host_job **pj, **best = NULL, *j;
+
+		if (!S.jobs && !S.host_stop) {
+			struct timespec ts;
+
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += 50 * 1000000L;
+			if (ts.tv_nsec >= 1000000000L) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000L;
+			}
+			pthread_cond_timedwait(&S.job_cond, &S.lock, &ts);
+		}
+		if (!S.jobs)
+			break;
+		for (pj = &S.jobs; *pj; pj = &(*pj)->next)
+			if (!best || (*pj)->start < (*best)->start)
+				best = pj;
+		j = *best;
+		*best = j->next;
+		pthread_mutex_unlock(&S.lock);
+		host_run(j);
+		pthread_mutex_lock(&S.lock);
+	}
+	S.host_running = 0;
+	pthread_cond_broadcast(&S.host_cond);
+	pthread_mutex_unlock(&S.lock);
+	return NULL;
+}
+
+/* At exit: the worker finishes what is enqueued and leaves, so no thread of ours outlives main. */
+static void host_worker_stop(void)
+{
+	pthread_mutex_lock(&S.lock);
+	S.host_stop = 1;
+	pthread_cond_broadcast(&S.job_cond);
+	while (S.host_running)
+		pthread_cond_wait(&S.host_cond, &S.lock);
+	S.host_stop = 0;
+	pthread_mutex_unlock(&S.lock);
+}
+
+/* Enqueues j to start at j->start, holding back work issued to its stream until it is done. Lock held. */
+static CUresult host_enqueue_locked(struct host_job *j)
+{
+	static int exit_hook;
+	pthread_attr_t attr;
+	pthread_t t;
+
+	if (!S.host_running) {
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		if (pthread_create(&t, &attr, host_main, NULL)) {
+			pthread_attr_destroy(&attr);
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		}
+		pthread_attr_destroy(&attr);
+		S.host_running = 1;
+		if (!exit_hook) {
+			exit_hook = 1;
+			atexit(host_worker_stop);
+		}
+	}
+	j->s->host_busy++;
+	S.host_pending++;
+	j->next = S.jobs;
+	S.jobs = j;
+	pthread_cond_signal(&S.job_cond);
+	return CUDA_SUCCESS;
+}
+
+static CUresult host_fn_enqueue(CUstream h, CUhostFn fn, CUstreamCallback cb, void *user)
+{
+	struct CUstream_st *s = stream_of(h);
+	struct host_job *j;
+	uint32_t rt, drv;
+	CUresult r;
+
+	if (s->capture) {
+		struct CUgraphNode_st *n;
+
+		if (cb) /* "This API is not supported during stream capture" isn't said; CUDA refuses it */
+			return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+		n = capture_node(s, CU_GRAPH_NODE_TYPE_HOST);
+		if (!n)
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		n->fn = fn;
+		n->user = user;
+		return CUDA_SUCCESS;
+	}
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	j->s = s;
+	j->handle = h;
+	j->fn = fn;
+	j->cb = cb;
+	j->user = user;
+	j->tid = gpsim_gettid();
+	current_corr(&j->corr, &rt, &drv);
+	pthread_mutex_lock(&S.lock);
+	wait_host_locked(s);
+	/* "The function will be called after currently enqueued work" */
+	j->start = max_u64(gpsim_now() + LAUNCH_LATENCY_NS, stream_dep(s));
+	r = host_enqueue_locked(j);
+	pthread_mutex_unlock(&S.lock);
+	if (r)
+		free(j);
+	return r;
+}
+
+CUresult CUDAAPI cuLaunchHostFunc(CUstream h, CUhostFn fn, void *user)
+{
+	cuLaunchHostFunc_params p = { h, fn, user };
+	DRV_ENTER(cuLaunchHostFunc, &p, NULL);
+	NEED_CTX();
+	if (!fn)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	DRV_RETURN(host_fn_enqueue(h, fn, NULL, user));
+}
+
+CUresult CUDAAPI cuLaunchHostFunc_ptsz(CUstream h, CUhostFn fn, void *user)
+{
+	cuLaunchHostFunc_ptsz_params p = { h, fn, user };
+	DRV_ENTER(cuLaunchHostFunc_ptsz, &p, NULL);
+	NEED_CTX();
+	if (!fn)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	DRV_RETURN(host_fn_enqueue(h ? h : gpsim_stream_per_thread(), fn, NULL, user));
+}
+
+CUresult CUDAAPI cuStreamAddCallback(CUstream h, CUstreamCallback cb, void *user,
+				     unsigned int flags)
+{
+	cuStreamAddCallback_params p = { h, cb, user, flags };
+	DRV_ENTER(cuStreamAddCallback, &p, NULL);
+	NEED_CTX();
+	/* "flags - Reserved for future use, must be 0" */
+	if (!cb || flags)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	DRV_RETURN(host_fn_enqueue(h, NULL, cb, user));
+}
+
+CUresult CUDAAPI cuStreamAddCallback_ptsz(CUstream h, CUstreamCallback cb, void *user,
+					  unsigned int flags)
+{
+	cuStreamAddCallback_ptsz_params p = { h, cb, user, flags };
+	DRV_ENTER(cuStreamAddCallback_ptsz, &p, NULL);
+	NEED_CTX();
+	if (!cb || flags)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	DRV_RETURN(host_fn_enqueue(h ? h : gpsim_stream_per_thread(), NULL, cb, user));
+}
+
+/* ---- graphs ----------------------------------------------------------------- */
+
+/* CUPTI's resource-domain graph callbacks (CUPTI_CBID_RESOURCE_GRAPH*). */
+static void graph_event(uint32_t cbid, CUgraph g, CUgraph orig_g, CUgraphNode n,
+			CUgraphNode orig_n, CUgraphNode dep, CUgraphExec x)
+{
+	const struct gpsim_hooks *h = hooks();
+	struct gpsim_graph_ev ev = { .graph = g, .original_graph = orig_g, .node = n,
+				     .original_node = orig_n, .dependency = dep, .exec = x,
+				     .node_type = n ? (int)n->type : 0 };
+
+	if (h && h->graph)
+		h->graph(cbid, &ev);
+}
+
+static struct CUgraph_st *graph_new(void)
+{
+	struct CUgraph_st *g = calloc(1, sizeof(*g));
+
+	if (!g)
+		return NULL;
+	pthread_mutex_lock(&S.lock);
+	g->id = S.next_graph_id++;
+	pthread_mutex_unlock(&S.lock);
+	return g;
+}
+
+static void node_free(struct CUgraphNode_st *n)
+{
+	if (n) {
+		free(n->deps);
+		free(n);
+	}
+}
+
+/* A node of type `type` at the end of g, depending on nodes deps[0..ndeps) of g. */
+static struct CUgraphNode_st *node_add(struct CUgraph_st *g, CUgraphNodeType type,
+				       const CUgraphNode *deps, size_t ndeps, CUresult *err)
+{
+	struct CUgraphNode_st *n, **nn;
+	size_t i, k;
+
+	*err = CUDA_ERROR_INVALID_VALUE;
+	if (!g || (ndeps && !deps))
+		return NULL;
+	for (i = 0; i < ndeps; i++)
+		if (!deps[i] || deps[i]->graph != g || deps[i]->dead)
+			return NULL;
+	*err = CUDA_ERROR_OUT_OF_MEMORY;
+	n = calloc(1, sizeof(*n));
+	if (!n || (ndeps && !(n->deps = calloc(ndeps, sizeof(*n->deps))))) {
+		node_free(n);
+		return NULL;
+	}
+	if (g->n == g->cap) {
+		nn = realloc(g->nodes, (g->cap * 2 + 4) * sizeof(*nn));
+		if (!nn) {
+			node_free(n);
+			return NULL;
+		}
+		g->nodes = nn;
+		g->cap = g->cap * 2 + 4;
+	}
+	for (i = 0; i < ndeps; i++)
+		for (k = 0; k < g->n; k++)
+			if (g->nodes[k] == deps[i])
+				n->deps[n->ndeps++] = k;
+	n->graph = g;
+	n->type = type;
+	n->height = 1;
+	pthread_mutex_lock(&S.lock);
+	n->id = S.next_node_id++;
+	pthread_mutex_unlock(&S.lock);
+	g->nodes[g->n++] = n;
+	*err = CUDA_SUCCESS;
+	return n;
+}
+
+/* The next node of a stream capture: captured from one stream, each depends on the one before. */
+static struct CUgraphNode_st *capture_node(struct CUstream_st *s, CUgraphNodeType type)
+{
+	struct CUgraph_st *g = s->capture;
+	CUgraphNode prev = g->n ? g->nodes[g->n - 1] : NULL;
+	struct CUgraphNode_st *n;
+	CUresult err;
+
+	n = node_add(g, type, &prev, prev ? 1 : 0, &err);
+	if (n)
+		graph_event(CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED, g, NULL, n, NULL, NULL, NULL);
+	return n;
+}
+
+/* A copy of n's parameters and dependencies (the same indices), with an id of its own. */
+static struct CUgraphNode_st *node_clone(const struct CUgraphNode_st *n, struct CUgraph_st *g)
+{
+	struct CUgraphNode_st *c = malloc(sizeof(*c));
+
+	if (!c)
+		return NULL;
+	*c = *n;
+	c->graph = g;
+	c->deps = NULL;
+	if (n->ndeps && !(c->deps = malloc(n->ndeps * sizeof(*c->deps)))) {
+		free(c);
+		return NULL;
+	}
+	if (n->ndeps)
+		memcpy(c->deps, n->deps, n->ndeps * sizeof(*c->deps));
+	pthread_mutex_lock(&S.lock);
+	c->id = S.next_node_id++;
+	pthread_mutex_unlock(&S.lock);
+	return c;
+}
 
 CUresult CUDAAPI cuStreamBeginCapture_v2(CUstream h, CUstreamCaptureMode mode)
 {
@@ -1845,12 +2445,10 @@ CUresult CUDAAPI cuStreamBeginCapture_v2(CUstream h, CUstreamCaptureMode mode)
 		DRV_RETURN(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
 	if (s->capture)
 		DRV_RETURN(CUDA_ERROR_ILLEGAL_STATE);
-	g = calloc(1, sizeof(*g));
+	g = graph_new();
 	if (!g)
 		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
-	pthread_mutex_lock(&S.lock);
-	g->id = S.next_graph_id++;
-	pthread_mutex_unlock(&S.lock);
+	graph_event(CUPTI_CBID_RESOURCE_GRAPH_CREATED, g, NULL, NULL, NULL, NULL, NULL);
 	s->capture = g;
 	DRV_RETURN(CUDA_SUCCESS);
 }
@@ -1882,111 +2480,824 @@ CUresult CUDAAPI cuStreamIsCapturing(CUstream h, CUstreamCaptureStatus *status)
 	DRV_RETURN(CUDA_SUCCESS);
 }
 
+CUresult CUDAAPI cuGraphCreate(CUgraph *out, unsigned int flags)
+{
+	struct CUgraph_st *g;
+	DRV_ENTER(cuGraphCreate, NULL, NULL);
+
+	NEED_CTX();
+	/* "flags - Graph creation flags, must be 0" */
+	if (!out || flags)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	g = graph_new();
+	if (!g)
+		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+	graph_event(CUPTI_CBID_RESOURCE_GRAPH_CREATED, g, NULL, NULL, NULL, NULL, NULL);
+	*out = g;
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/* In a cuGraphAdd*Node call: the node n, or the call returns why not. */
+#define NODE_ADD(type)                                          \
+	struct CUgraphNode_st *n;                               \
+	CUresult err__;                                         \
+	NEED_CTX();                                             \
+	if (!out)                                               \
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);           \
+	n = node_add(g, type, deps, ndeps, &err__);             \
+	if (!n)                                                 \
+		DRV_RETURN(err__)
+
+static CUresult node_added(struct CUgraphNode_st *n, CUgraphNode *out)
+{
+	graph_event(CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED, n->graph, NULL, n, NULL, NULL, NULL);
+	*out = n;
+	return CUDA_SUCCESS;
+}
+
+static int kernel_params_ok(const CUDA_KERNEL_NODE_PARAMS *p)
+{
+	return p && p->func && p->gridDimX && p->gridDimY && p->gridDimZ && p->blockDimX &&
+	       p->blockDimY && p->blockDimZ &&
+	       (uint64_t)p->blockDimX * p->blockDimY * p->blockDimZ <= 1024;
+}
+
+static void kernel_params_set(struct CUgraphNode_st *n, const CUDA_KERNEL_NODE_PARAMS *p)
+{
+	n->f = p->func;
+	n->grid[0] = p->gridDimX;
+	n->grid[1] = p->gridDimY;
+	n->grid[2] = p->gridDimZ;
+	n->block[0] = p->blockDimX;
+	n->block[1] = p->blockDimY;
+	n->block[2] = p->blockDimZ;
+	n->shmem = p->sharedMemBytes;
+	n->launch_type = CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
+}
+
+CUresult CUDAAPI cuGraphAddKernelNode_v2(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+					 size_t ndeps, const CUDA_KERNEL_NODE_PARAMS *p)
+{
+	DRV_ENTER(cuGraphAddKernelNode_v2, NULL, p && p->func ? p->func->name : NULL);
+	if (!kernel_params_ok(p))
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	NODE_ADD(CU_GRAPH_NODE_TYPE_KERNEL);
+	kernel_params_set(n, p);
+	DRV_RETURN(node_added(n, out));
+}
+
+CUresult CUDAAPI cuGraphExecKernelNodeSetParams_v2(CUgraphExec x, CUgraphNode node,
+						   const CUDA_KERNEL_NODE_PARAMS *p)
+{
+	size_t i;
+	DRV_ENTER(cuGraphExecKernelNodeSetParams_v2, NULL, NULL);
+
+	NEED_CTX();
+	if (!x || !node || node->type != CU_GRAPH_NODE_TYPE_KERNEL || !kernel_params_ok(p))
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	/* "node - kernel node from the graph from which graphExec was instantiated" */
+	for (i = 0; i < x->n; i++) {
+		if (x->nodes[i]->origin_id == node->id) {
+			pthread_mutex_lock(&S.lock);
+			while (x->busy)
+				pthread_cond_wait(&S.host_cond, &S.lock);
+			kernel_params_set(x->nodes[i], p);
+			pthread_mutex_unlock(&S.lock);
+			graph_event(CUPTI_CBID_RESOURCE_GRAPH_NODE_SET_PARAMS, NULL, NULL,
+				    x->nodes[i], node, NULL, x);
+			DRV_RETURN(CUDA_SUCCESS);
+		}
+	}
+	DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+}
+
+/* The host or device address of one side of a CUDA_MEMCPY3D; NULL for arrays. */
+static char *copy_side(CUmemorytype type, const void *host, CUdeviceptr dev)
+{
+	switch (type) {
+	case CU_MEMORYTYPE_HOST: return (char *)(uintptr_t)host;
+	case CU_MEMORYTYPE_DEVICE:
+	case CU_MEMORYTYPE_UNIFIED: return (char *)(uintptr_t)dev;
+	default: return NULL;
+	}
+}
+
+CUresult CUDAAPI cuGraphAddMemcpyNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+				      size_t ndeps, const CUDA_MEMCPY3D *p, CUcontext ctx)
+{
+	char *src, *dst;
+	int sdev, ddev;
+	DRV_ENTER(cuGraphAddMemcpyNode, NULL, NULL);
+
+	if (!p)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	src = copy_side(p->srcMemoryType, p->srcHost, p->srcDevice);
+	dst = copy_side(p->dstMemoryType, p->dstHost, p->dstDevice);
+	/* Arrays are not simulated (README.md). */
+	if (!src || !dst)
+		DRV_RETURN(p->srcMemoryType == CU_MEMORYTYPE_ARRAY ||
+				   p->dstMemoryType == CU_MEMORYTYPE_ARRAY ?
+			   CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_INVALID_VALUE);
+	if (!p->WidthInBytes || !p->Height || !p->Depth)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	if ((p->Height > 1 || p->Depth > 1) &&
+	    (p->srcPitch < p->WidthInBytes || p->dstPitch < p->WidthInBytes))
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	NODE_ADD(CU_GRAPH_NODE_TYPE_MEMCPY);
+	/* Depth slices of Height rows, each slice srcHeight (dstHeight) rows apart: one list of rows. */
+	n->spitch = p->Height > 1 || p->Depth > 1 ? p->srcPitch : p->WidthInBytes;
+	n->dpitch = p->Height > 1 || p->Depth > 1 ? p->dstPitch : p->WidthInBytes;
+	if (p->Depth > 1 && ((p->srcHeight && p->srcHeight != p->Height) ||
+			     (p->dstHeight && p->dstHeight != p->Height))) {
+		/* Slices with gaps between them: not simulated. */
+		g->n--;
+		node_free(n);
+		DRV_RETURN(CUDA_ERROR_NOT_SUPPORTED);
+	}
+	n->src = src + p->srcXInBytes + (p->srcY + p->srcZ * p->Height) * n->spitch;
+	n->dst = dst + p->dstXInBytes + (p->dstY + p->dstZ * p->Height) * n->dpitch;
+	n->width = p->WidthInBytes;
+	n->height = p->Height * p->Depth;
+	sdev = p->srcMemoryType == CU_MEMORYTYPE_DEVICE ||
+	       (p->srcMemoryType == CU_MEMORYTYPE_UNIFIED && gpsim_is_device(n->src));
+	ddev = p->dstMemoryType == CU_MEMORYTYPE_DEVICE ||
+	       (p->dstMemoryType == CU_MEMORYTYPE_UNIFIED && gpsim_is_device(n->dst));
+	n->copy_kind = sdev ? (ddev ? CUPTI_ACTIVITY_MEMCPY_KIND_DTOD : CUPTI_ACTIVITY_MEMCPY_KIND_DTOH) :
+			      (ddev ? CUPTI_ACTIVITY_MEMCPY_KIND_HTOD : CUPTI_ACTIVITY_MEMCPY_KIND_HTOH);
+	DRV_RETURN(node_added(n, out));
+}
+
+CUresult CUDAAPI cuGraphAddMemsetNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+				      size_t ndeps, const CUDA_MEMSET_NODE_PARAMS *p, CUcontext ctx)
+{
+	DRV_ENTER(cuGraphAddMemsetNode, NULL, NULL);
+
+	/* "Size of each element in bytes. Must be 1, 2, or 4." */
+	if (!p || !p->dst || !p->width || !p->height ||
+	    (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4) ||
+	    (p->height > 1 && p->pitch < p->width * p->elementSize))
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	NODE_ADD(CU_GRAPH_NODE_TYPE_MEMSET);
+	n->dst = (char *)(uintptr_t)p->dst;
+	n->value = p->value;
+	n->elem = p->elementSize;
+	n->width = p->width;
+	n->height = p->height;
+	n->dpitch = p->height > 1 ? p->pitch : p->width * p->elementSize;
+	DRV_RETURN(node_added(n, out));
+}
+
+CUresult CUDAAPI cuGraphAddHostNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+				    size_t ndeps, const CUDA_HOST_NODE_PARAMS *p)
+{
+	DRV_ENTER(cuGraphAddHostNode, NULL, NULL);
+
+	if (!p || !p->fn)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	NODE_ADD(CU_GRAPH_NODE_TYPE_HOST);
+	n->fn = p->fn;
+	n->user = p->userData;
+	DRV_RETURN(node_added(n, out));
+}
+
+CUresult CUDAAPI cuGraphAddEmptyNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+				     size_t ndeps)
+{
+	DRV_ENTER(cuGraphAddEmptyNode, NULL, NULL);
+	NODE_ADD(CU_GRAPH_NODE_TYPE_EMPTY);
+	DRV_RETURN(node_added(n, out));
+}
+
+CUresult CUDAAPI cuGraphAddEventRecordNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+					   size_t ndeps, CUevent e)
+{
+	DRV_ENTER(cuGraphAddEventRecordNode, NULL, NULL);
+
+	if (!e)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	NODE_ADD(CU_GRAPH_NODE_TYPE_EVENT_RECORD);
+	n->event = e;
+	DRV_RETURN(node_added(n, out));
+}
+
+CUresult CUDAAPI cuGraphAddEventWaitNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+					 size_t ndeps, CUevent e)
+{
+	DRV_ENTER(cuGraphAddEventWaitNode, NULL, NULL);
+
+	if (!e)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	NODE_ADD(CU_GRAPH_NODE_TYPE_WAIT_EVENT);
+	n->event = e;
+	DRV_RETURN(node_added(n, out));
+}
+
+static size_t node_index(const struct CUgraph_st *g, const struct CUgraphNode_st *n)
+{
+	size_t i;
+
+	for (i = 0; i < g->n; i++)
+		if (g->nodes[i] == n)
+			return i;
+	return SIZE_MAX;
+}
+
+CUresult CUDAAPI cuGraphAddDependencies_v2(CUgraph g, const CUgraphNode *from,
+					   const CUgraphNode *to, const CUgraphEdgeData *edges,
+					   size_t num)
+{
+	size_t i;
+	DRV_ENTER(cuGraphAddDependencies_v2, NULL, NULL);
+
+	NEED_CTX();
+	if (!g || (num && (!from || !to)))
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	for (i = 0; i < num; i++)
+		if (!from[i] || !to[i] || from[i]->graph != g || to[i]->graph != g ||
+		    from[i]->dead || to[i]->dead || from[i] == to[i])
+			DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	for (i = 0; i < num; i++) {
+		struct CUgraphNode_st *t = to[i];
+		size_t *d = realloc(t->deps, (t->ndeps + 1) * sizeof(*d));
+
+		if (!d)
+			DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+		t->deps = d;
+		t->deps[t->ndeps++] = node_index(g, from[i]);
+		graph_event(CUPTI_CBID_RESOURCE_GRAPHNODE_DEPENDENCY_CREATED, g, NULL, t, NULL,
+			    from[i], NULL);
+	}
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuGraphDestroyNode(CUgraphNode node)
+{
+	struct CUgraph_st *g;
+	size_t i, k, idx;
+	DRV_ENTER(cuGraphDestroyNode, NULL, NULL);
+
+	NEED_CTX();
+	if (!node || !node->graph || node->dead)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	g = node->graph;
+	graph_event(CUPTI_CBID_RESOURCE_GRAPHNODE_DESTROY_STARTING, g, NULL, node, NULL, NULL,
+		    NULL);
+	/* "Removes node from its graph. This operation also severs any dependencies of other nodes on node and vice versa." */
+	idx = node_index(g, node);
+	for (i = 0; i < g->n; i++) {
+		struct CUgraphNode_st *o = g->nodes[i];
+
+		for (k = 0; k < o->ndeps;)
+			if (o->deps[k] == idx)
+				o->deps[k] = o->deps[--o->ndeps];
+			else
+				k++;
+	}
+	node->ndeps = 0;
+	node->dead = 1; /* kept in place: dependencies are indices */
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuGraphClone(CUgraph *out, CUgraph orig)
+{
+	struct CUgraph_st *g;
+	size_t i;
+	DRV_ENTER(cuGraphClone, NULL, NULL);
+
+	NEED_CTX();
+	if (!out || !orig)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	g = graph_new();
+	if (!g || !(g->nodes = calloc(orig->n ? orig->n : 1, sizeof(*g->nodes)))) {
+		free(g);
+		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+	}
+	g->cap = orig->n ? orig->n : 1;
+	for (i = 0; i < orig->n; i++) {
+		g->nodes[i] = node_clone(orig->nodes[i], g);
+		if (!g->nodes[i]) {
+			while (i--)
+				node_free(g->nodes[i]);
+			free(g->nodes);
+			free(g);
+			DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+		}
+		g->n++;
+	}
+	graph_event(CUPTI_CBID_RESOURCE_GRAPH_CLONED, g, orig, NULL, NULL, NULL, NULL);
+	for (i = 0; i < g->n; i++)
+		if (!g->nodes[i]->dead)
+			graph_event(CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED, g, orig, g->nodes[i],
+				    orig->nodes[i], NULL, NULL);
+	*out = g;
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/*
+ * The executable form of g's live nodes in x: clones, a topological order
+ * that puts host nodes as late as it can (what follows one in it waits for
+ * the host worker), and lanes. Independent branches run on lanes of their
+ * own, each reported as a stream, as a GPU runs a graph's branches on
+ * streams of the driver's; a node continues the lane of one dependency
+ * whose lane no other node continues, so a lane's work never overlaps.
+ */
+static CUresult exec_build(struct CUgraphExec_st *x, const struct CUgraph_st *g)
+{
+	size_t *map = calloc(g->n ? g->n : 1, sizeof(*map)), *indeg = NULL, i, k, done = 0;
+	unsigned char *lane_taken = NULL;
+	CUresult r = CUDA_ERROR_OUT_OF_MEMORY;
+
+	if (!map)
+		return r;
+	for (i = 0; i < g->n; i++)
+		map[i] = g->nodes[i]->dead ? SIZE_MAX : x->n++;
+	x->nodes = calloc(x->n ? x->n : 1, sizeof(*x->nodes));
+	x->order = calloc(x->n ? x->n : 1, sizeof(*x->order));
+	indeg = calloc(x->n ? x->n : 1, sizeof(*indeg));
+	lane_taken = calloc(x->n ? x->n : 1, 1);
+	x->lane_stream = calloc(x->n ? x->n : 1, sizeof(*x->lane_stream));
+	if (!x->nodes || !x->order || !indeg || !lane_taken || !x->lane_stream)
+		goto out;
+	for (i = 0, k = 0; i < g->n; i++) {
+		struct CUgraphNode_st *c;
+		size_t d;
+
+		if (map[i] == SIZE_MAX)
+			continue;
+		c = node_clone(g->nodes[i], NULL);
+		if (!c)
+			goto out;
+		c->origin_id = g->nodes[i]->id;
+		for (d = 0; d < c->ndeps; d++)
+			c->deps[d] = map[c->deps[d]];
+		x->nodes[k++] = c;
+	}
+	/* Kahn's algorithm; among the ready nodes, any but a host node first. */
+	for (i = 0; i < x->n; i++)
+		indeg[i] = x->nodes[i]->ndeps;
+	while (done < x->n) {
+		size_t pick = SIZE_MAX;
+
+		for (i = 0; i < x->n; i++) {
+			if (indeg[i])
+				continue;
+			if (pick == SIZE_MAX ||
+			    (x->nodes[pick]->type == CU_GRAPH_NODE_TYPE_HOST &&
+			     x->nodes[i]->type != CU_GRAPH_NODE_TYPE_HOST))
+				pick = i;
+		}
+		if (pick == SIZE_MAX) {
+			r = CUDA_ERROR_INVALID_VALUE; /* a cycle */
+			goto out;
+		}
+		indeg[pick] = SIZE_MAX;
+		x->order[done++] = pick;
+		for (i = 0; i < x->n; i++)
+			for (k = 0; k < x->nodes[i]->ndeps; k++)
+				if (x->nodes[i]->deps[k] == pick && indeg[i] != SIZE_MAX)
+					indeg[i]--;
+	}
+	for (i = 0; i < x->n; i++) {
+		struct CUgraphNode_st *n = x->nodes[x->order[i]];
+		size_t d;
+
+		n->lane = SIZE_MAX;
+		for (d = 0; d < n->ndeps && n->lane == SIZE_MAX; d++) {
+			struct CUgraphNode_st *p = x->nodes[n->deps[d]];
+
+			if (!lane_taken[n->deps[d]]) {
+				lane_taken[n->deps[d]] = 1;
+				n->lane = p->lane;
+			}
+		}
+		if (n->lane == SIZE_MAX)
+			n->lane = x->nlanes++;
+	}
+	pthread_mutex_lock(&S.lock);
+	for (i = 1; i < x->nlanes; i++)
+		x->lane_stream[i] = S.next_stream_id++;
+	pthread_mutex_unlock(&S.lock);
+	r = CUDA_SUCCESS;
+out:
+	free(map);
+	free(indeg);
+	free(lane_taken);
+	return r;
+}
+
+static void exec_free(struct CUgraphExec_st *x)
+{
+	size_t i;
+
+	if (!x)
+		return;
+	for (i = 0; x->nodes && i < x->n; i++)
+		node_free(x->nodes[i]);
+	free(x->nodes);
+	free(x->order);
+	free(x->lane_stream);
+	free(x);
+}
+
 CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec *out, CUgraph g, unsigned long long fl)
 {
+	const unsigned long long known = CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH |
+					 CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD |
+					 CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH |
+					 CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
 	struct CUgraphExec_st *x;
+	CUresult r;
+	size_t i;
 	DRV_ENTER(cuGraphInstantiateWithFlags, NULL, NULL);
 
 	NEED_CTX();
-	if (!out || !g)
+	if (!out || !g || (fl & ~known))
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
 	x = calloc(1, sizeof(*x));
 	if (!x)
 		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
-	x->nodes = calloc(g->n ? g->n : 1, sizeof(*x->nodes));
-	if (!x->nodes) {
-		free(x);
-		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
-	}
-	if (g->n)
-		memcpy(x->nodes, g->nodes, g->n * sizeof(*x->nodes));
-	x->n = g->n;
 	x->graph_id = g->id;
 	pthread_mutex_lock(&S.lock);
 	x->id = S.next_graph_id++;
 	pthread_mutex_unlock(&S.lock);
+	graph_event(CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATE_STARTING, g, NULL, NULL, NULL, NULL, x);
+	r = exec_build(x, g);
+	if (r) {
+		exec_free(x);
+		DRV_RETURN(r);
+	}
+	/* The activity records of its work carry the ids of these clones. */
+	for (i = 0; i < x->n; i++) {
+		size_t k;
+
+		for (k = 0; k < g->n; k++)
+			if (g->nodes[k]->id == x->nodes[i]->origin_id)
+				graph_event(CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED, g, g,
+					    x->nodes[i], g->nodes[k], NULL, x);
+	}
+	graph_event(CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED, g, NULL, NULL, NULL, NULL, x);
 	*out = x;
 	DRV_RETURN(CUDA_SUCCESS);
 }
 
-CUresult CUDAAPI cuGraphLaunch(CUgraphExec x, CUstream h)
+CUresult CUDAAPI cuGraphExecUpdate_v2(CUgraphExec x, CUgraph g, CUgraphExecUpdateResultInfo *info)
 {
-	struct CUstream_st *s;
-	size_t i;
-	cuGraphLaunch_params p = { x, h };
-	DRV_ENTER(cuGraphLaunch, &p, NULL);
+	size_t i, k, live = 0;
+	CUgraphExecUpdateResult res = CU_GRAPH_EXEC_UPDATE_SUCCESS;
+	CUgraphNode bad = NULL;
+	DRV_ENTER(cuGraphExecUpdate_v2, NULL, NULL);
 
 	NEED_CTX();
-	if (!x)
-		DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);
-	s = stream_of(h);
-	if (s->capture)
-		DRV_RETURN(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
-	/* Nodes captured from one stream form a chain; run them in order. */
-	for (i = 0; i < x->n; i++) {
-		struct gnode *n = &x->nodes[i];
-		uint64_t node_id = ((uint64_t)x->graph_id << 32) | (uint64_t)(i + 1);
-		struct gpsim_op op = { .graph_id = x->graph_id, .graph_node_id = node_id,
-				       .async = 1 };
+	if (!x || !g)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	/* Paired in creation order: the same number of nodes, of the same types, with the same edges. */
+	for (i = 0; i < g->n; i++) {
+		struct CUgraphNode_st *n = g->nodes[i], *e;
 
-		if (n->kind == GPSIM_OP_KERNEL) {
-			do_launch(n->f, n->grid, n->block, n->shmem, s, n->launch_type,
-				  x->graph_id, node_id);
+		if (n->dead)
 			continue;
+		if (live >= x->n) {
+			res = CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
+			bad = n;
+			break;
 		}
-		if (n->kind == GPSIM_OP_MEMCPY) {
-			int pinned;
-
-			if (n->bytes && n->dst != n->src)
-				memmove(n->dst, n->src, n->bytes);
-			op.kind = GPSIM_OP_MEMCPY;
-			op.bytes = n->bytes;
-			op.copy_kind = n->copy_kind;
-			op.src_kind = mem_kind(n->src);
-			op.dst_kind = mem_kind(n->dst);
-			pinned = op.src_kind == CUPTI_ACTIVITY_MEMORY_KIND_PINNED ||
-				 op.dst_kind == CUPTI_ACTIVITY_MEMORY_KIND_PINNED;
-			issue(s, &op, memcpy_ns(n->copy_kind, pinned, n->bytes));
-		} else {
-			size_t k;
-
-			if (n->elem == 1)
-				memset(n->dst, (int)(n->value & 0xff), n->bytes);
-			else
-				for (k = 0; k < n->bytes; k++)
-					memcpy((char *)n->dst + k * 4, &n->value, 4);
-			op.kind = GPSIM_OP_MEMSET;
-			op.bytes = n->bytes * n->elem;
-			op.value = n->value;
-			issue(s, &op, memset_ns(op.bytes));
+		e = x->nodes[live++];
+		if (e->type != n->type) {
+			res = CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED;
+			bad = n;
+			break;
+		}
+		if (e->ndeps != n->ndeps) {
+			res = CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
+			bad = n;
+			break;
 		}
 	}
+	if (res == CU_GRAPH_EXEC_UPDATE_SUCCESS && live != x->n)
+		res = CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
+	if (info) {
+		info->result = res;
+		info->errorNode = bad;
+		info->errorFromNode = NULL;
+	}
+	if (res != CU_GRAPH_EXEC_UPDATE_SUCCESS)
+		DRV_RETURN(CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE);
+	pthread_mutex_lock(&S.lock);
+	while (x->busy)
+		pthread_cond_wait(&S.host_cond, &S.lock);
+	for (i = 0, k = 0; i < g->n; i++) {
+		struct CUgraphNode_st *n = g->nodes[i], *e;
+
+		if (n->dead)
+			continue;
+		e = x->nodes[k++];
+		/* The parameters change; the node, its id, lane and place in the order stay. */
+		e->f = n->f;
+		memcpy(e->grid, n->grid, sizeof(e->grid));
+		memcpy(e->block, n->block, sizeof(e->block));
+		e->shmem = n->shmem;
+		e->dst = n->dst;
+		e->src = n->src;
+		e->width = n->width;
+		e->height = n->height;
+		e->dpitch = n->dpitch;
+		e->spitch = n->spitch;
+		e->copy_kind = n->copy_kind;
+		e->value = n->value;
+		e->elem = n->elem;
+		e->fn = n->fn;
+		e->user = n->user;
+		e->event = n->event;
+	}
+	pthread_mutex_unlock(&S.lock);
+	for (i = 0; i < x->n; i++)
+		graph_event(CUPTI_CBID_RESOURCE_GRAPH_NODE_UPDATED, g, NULL, x->nodes[i], NULL,
+			    NULL, x);
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/* One launch of an executable graph, processed node by node in x->order. */
+struct glaunch {
+	struct CUgraphExec_st *x;
+	struct CUstream_st *s;
+	uint64_t base;	/* no node starts earlier: stream order and launch latency */
+	uint64_t issued;
+	uint64_t end;	/* the latest end so far */
+	size_t next;	/* position in x->order */
+	uint32_t corr, runtime_corr, driver_corr, tid;
+	uint32_t stream_id;
+};
+
+static void fill_rows(char *dst, size_t pitch, size_t rows, size_t width, uint32_t value,
+		      unsigned int elem)
+{
+	size_t r, i;
+
+	for (r = 0; r < rows; r++) {
+		char *row = dst + r * pitch;
+
+		if (elem == 1) {
+			memset(row, (int)(value & 0xff), width);
+			continue;
+		}
+		for (i = 0; i < width; i++) {
+			if (elem == 2) {
+				uint16_t v = (uint16_t)value;
+
+				memcpy(row + i * 2, &v, 2);
+			} else {
+				memcpy(row + i * 4, &value, 4);
+			}
+		}
+	}
+}
+
+/* A kernel, copy or memset node: its work starts at t on its lane. */
+static void node_issue(struct glaunch *gl, struct CUgraphNode_st *n, uint64_t t)
+{
+	struct CUgraphExec_st *x = gl->x;
+	struct gpsim_op op = { .graph_id = x->graph_id, .graph_node_id = n->id, .async = 1,
+			       .corr = gl->corr, .runtime_corr = gl->runtime_corr,
+			       .driver_corr = gl->driver_corr, .tid = gl->tid,
+			       .issued = gl->issued,
+			       .stream_id = n->lane ? x->lane_stream[n->lane] : gl->stream_id };
+	uint64_t dur;
+	size_t r;
+	int i;
+
+	switch (n->type) {
+	case CU_GRAPH_NODE_TYPE_KERNEL:
+		op.kind = GPSIM_OP_KERNEL;
+		op.name = n->f->name;
+		for (i = 0; i < 3; i++) {
+			op.grid[i] = (int32_t)n->grid[i];
+			op.block[i] = (int32_t)n->block[i];
+		}
+		op.dyn_shmem = (int32_t)n->shmem;
+		op.launch_type = n->launch_type;
+		dur = kernel_ns(n->f->name, n->grid, n->block);
+		break;
+	case CU_GRAPH_NODE_TYPE_MEMCPY:
+		for (r = 0; r < n->height; r++)
+			if (n->dst + r * n->dpitch != n->src + r * n->spitch)
+				memmove(n->dst + r * n->dpitch, n->src + r * n->spitch, n->width);
+		op.kind = GPSIM_OP_MEMCPY;
+		op.bytes = n->width * n->height;
+		op.copy_kind = n->copy_kind;
+		op.src_kind = mem_kind(n->src);
+		op.dst_kind = mem_kind(n->dst);
+		dur = memcpy_ns(n->copy_kind,
+				n->copy_kind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD ?
+					op.src_kind == CUPTI_ACTIVITY_MEMORY_KIND_PINNED :
+					op.dst_kind == CUPTI_ACTIVITY_MEMORY_KIND_PINNED,
+				op.bytes);
+		break;
+	default:
+		fill_rows(n->dst, n->dpitch, n->height, n->width, n->value, n->elem);
+		op.kind = GPSIM_OP_MEMSET;
+		op.bytes = n->width * n->height * n->elem;
+		op.value = n->value;
+		dur = memset_ns(op.bytes);
+		break;
+	}
+	op.start = t;
+	op.end = t + dur;
+	n->end = op.end;
+	op_report(&op);
+}
+
+/* Hands the rest of gl, from a host node on, to the host worker: it starts at t. */
+static int glaunch_defer(struct glaunch *gl, uint64_t t)
+{
+	struct host_job *j = calloc(1, sizeof(*j));
+	struct glaunch *copy = malloc(sizeof(*copy));
+
+	if (!j || !copy) {
+		/* Not deferred: the host nodes run on this thread, the program waits for them. */
+		free(j);
+		free(copy);
+		return 0;
+	}
+	*copy = *gl;
+	j->gl = copy;
+	j->start = t;
+	j->s = gl->s;
+	j->corr = gl->corr;
+	j->tid = gl->tid;
+	pthread_mutex_lock(&S.lock);
+	gl->x->busy = 1;
+	if (host_enqueue_locked(j)) {
+		gl->x->busy = 0;
+		pthread_mutex_unlock(&S.lock);
+		free(j);
+		free(copy);
+		return 0;
+	}
+	pthread_mutex_unlock(&S.lock);
+	return 1;
+}
+
+/*
+ * Runs the launch's nodes from gl->next on: each starts when its
+ * dependencies have ended. A host node met on the program's thread hands
+ * the rest to the host worker (1 returned); on the worker it runs there.
+ */
+static int glaunch_run(struct glaunch *gl, int on_worker)
+{
+	struct CUgraphExec_st *x = gl->x;
+
+	for (; gl->next < x->n; gl->next++) {
+		struct CUgraphNode_st *n = x->nodes[x->order[gl->next]];
+		uint64_t t = gl->base, start;
+		size_t d;
+
+		for (d = 0; d < n->ndeps; d++)
+			t = max_u64(t, x->nodes[n->deps[d]]->end);
+		switch (n->type) {
+		case CU_GRAPH_NODE_TYPE_HOST:
+			if (!on_worker && glaunch_defer(gl, t))
+				return 1;
+			wait_until(t);
+			start = gpsim_now();
+			n->fn(n->user);
+			n->end = gpsim_now();
+			log_host_fn(gl->corr, gl->tid,
+				    n->lane ? x->lane_stream[n->lane] : gl->stream_id, start,
+				    n->end);
+			break;
+		case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+			pthread_mutex_lock(&S.lock);
+			n->event->ts = t;
+			n->event->recorded = 1;
+			pthread_mutex_unlock(&S.lock);
+			n->end = t;
+			break;
+		case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
+			pthread_mutex_lock(&S.lock);
+			n->end = n->event->recorded ? max_u64(t, n->event->ts) : t;
+			pthread_mutex_unlock(&S.lock);
+			break;
+		case CU_GRAPH_NODE_TYPE_KERNEL:
+		case CU_GRAPH_NODE_TYPE_MEMCPY:
+		case CU_GRAPH_NODE_TYPE_MEMSET:
+			node_issue(gl, n, t);
+			break;
+		default:
+			n->end = t;
+		}
+		gl->end = max_u64(gl->end, n->end);
+	}
+	/* The stream's next work waits for the whole graph. */
+	pthread_mutex_lock(&S.lock);
+	gl->s->ready = max_u64(gl->s->ready, gl->end);
+	x->last_end = gl->end;
+	x->busy = 0;
+	pthread_cond_broadcast(&S.host_cond);
+	pthread_mutex_unlock(&S.lock);
+	return 0;
+}
+
+static CUresult graph_launch(CUgraphExec x, CUstream h)
+{
+	struct CUstream_st *s;
+	struct glaunch gl = { .x = x };
+	uint64_t now;
+
+	if (!x)
+		return CUDA_ERROR_INVALID_HANDLE;
+	s = stream_of(h);
+	if (s->capture)
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	gl.s = s;
+	gl.stream_id = s->id;
+	gl.tid = gpsim_gettid();
+	current_corr(&gl.corr, &gl.runtime_corr, &gl.driver_corr);
+	pthread_mutex_lock(&S.lock);
+	/* "Each launch is ordered behind both any previous work in hStream and any previous launches of hGraphExec." */
+	for (;;) {
+		wait_host_locked(s);
+		if (!x->busy)
+			break;
+		pthread_cond_wait(&S.host_cond, &S.lock);
+	}
+	now = gpsim_now();
+	gl.issued = now;
+	gl.base = max_u64(max_u64(now + LAUNCH_LATENCY_NS, stream_dep(s)), x->last_end);
+	gl.end = gl.base;
+	pthread_mutex_unlock(&S.lock);
+	glaunch_run(&gl, 0);
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuGraphLaunch(CUgraphExec x, CUstream h)
+{
+	cuGraphLaunch_params p = { x, h };
+	DRV_ENTER(cuGraphLaunch, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(graph_launch(x, h));
+}
+
+CUresult CUDAAPI cuGraphLaunch_ptsz(CUgraphExec x, CUstream h)
+{
+	cuGraphLaunch_ptsz_params p = { x, h };
+	DRV_ENTER(cuGraphLaunch_ptsz, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(graph_launch(x, h ? h : gpsim_stream_per_thread()));
+}
+
+/* "Uploads hGraphExec to the device in hStream without executing it": nothing to upload here. */
+CUresult CUDAAPI cuGraphUpload(CUgraphExec x, CUstream h)
+{
+	DRV_ENTER(cuGraphUpload, NULL, NULL);
+	NEED_CTX();
+	if (!x)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	if (stream_of(h)->capture)
+		DRV_RETURN(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
 	DRV_RETURN(CUDA_SUCCESS);
 }
 
 CUresult CUDAAPI cuGraphGetNodes(CUgraph g, CUgraphNode *nodes, size_t *num)
 {
-	size_t i;
+	size_t i, k = 0;
 	DRV_ENTER(cuGraphGetNodes, NULL, NULL);
 
 	NEED_CTX();
 	if (!g || !num)
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
-	/* Node handles point into the graph; captured graphs are not edited afterwards. */
-	if (nodes)
-		for (i = 0; i < *num && i < g->n; i++)
-			nodes[i] = (CUgraphNode)(void *)&g->nodes[i];
-	if (!nodes || *num > g->n)
-		*num = g->n;
+	for (i = 0; i < g->n; i++) {
+		if (g->nodes[i]->dead)
+			continue;
+		if (nodes && k < *num)
+			nodes[k] = g->nodes[i];
+		k++;
+	}
+	if (!nodes || *num > k)
+		*num = k;
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuGraphNodeGetType(CUgraphNode n, CUgraphNodeType *type)
+{
+	DRV_ENTER(cuGraphNodeGetType, NULL, NULL);
+	NEED_CTX();
+	if (!n || !type)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	*type = n->type;
 	DRV_RETURN(CUDA_SUCCESS);
 }
 
 CUresult CUDAAPI cuGraphDestroy(CUgraph g)
 {
+	size_t i;
 	DRV_ENTER(cuGraphDestroy, NULL, NULL);
+
 	NEED_CTX();
 	if (!g)
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	graph_event(CUPTI_CBID_RESOURCE_GRAPH_DESTROY_STARTING, g, NULL, NULL, NULL, NULL, NULL);
+	for (i = 0; i < g->n; i++)
+		node_free(g->nodes[i]);
 	free(g->nodes);
 	free(g);
 	DRV_RETURN(CUDA_SUCCESS);
@@ -1998,9 +3309,29 @@ CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec x)
 	NEED_CTX();
 	if (!x)
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
-	free(x->nodes);
-	free(x);
+	/* A launch whose rest is with the host worker still uses it. */
+	pthread_mutex_lock(&S.lock);
+	while (x->busy)
+		pthread_cond_wait(&S.host_cond, &S.lock);
+	pthread_mutex_unlock(&S.lock);
+	graph_event(CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING, NULL, NULL, NULL, NULL, NULL, x);
+	exec_free(x);
 	DRV_RETURN(CUDA_SUCCESS);
+}
+
+uint64_t gpsim_graph_node_id(CUgraphNode n)
+{
+	return n ? n->id : 0;
+}
+
+uint32_t gpsim_graph_id(CUgraph g)
+{
+	return g ? g->id : 0;
+}
+
+uint32_t gpsim_graph_exec_id(CUgraphExec x)
+{
+	return x ? x->id : 0;
 }
 
 #pragma GCC visibility pop

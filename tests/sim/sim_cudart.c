@@ -14,7 +14,9 @@
  * before main and before any profiler exists, and are not traced.
  */
 
+#include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
+#include <cudaProfiler.h>
 #include <cupti_callbacks.h>
 #include <cupti_runtime_cbid.h>
 #include <generated_cuda_runtime_api_meta.h>
@@ -87,6 +89,10 @@ cudaError_t CUDARTAPI cudaStreamEndCapture_ptsz(cudaStream_t s, cudaGraph_t *g);
 cudaError_t CUDARTAPI cudaStreamIsCapturing_ptsz(cudaStream_t s,
 						 enum cudaStreamCaptureStatus *status);
 cudaError_t CUDARTAPI cudaGraphLaunch_ptsz(cudaGraphExec_t x, cudaStream_t s);
+cudaError_t CUDARTAPI cudaGraphUpload_ptsz(cudaGraphExec_t x, cudaStream_t s);
+cudaError_t CUDARTAPI cudaLaunchHostFunc_ptsz(cudaStream_t s, cudaHostFn_t fn, void *user);
+cudaError_t CUDARTAPI cudaStreamAddCallback_ptsz(cudaStream_t s, cudaStreamCallback_t cb,
+						 void *user, unsigned int flags);
 /* nvcc host stubs (crt/host_runtime.h and crt/device_functions.h declare these only for C++) */
 void **CUDARTAPI __cudaRegisterFatBinary(void *fatCubin);
 void CUDARTAPI __cudaRegisterFatBinaryEnd(void **handle);
@@ -126,6 +132,9 @@ static cudaError_t from_cu(CUresult r)
 	case CUDA_ERROR_NOT_SUPPORTED: return cudaErrorNotSupported;
 	case CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED: return cudaErrorStreamCaptureUnsupported;
 	case CUDA_ERROR_ILLEGAL_STATE: return cudaErrorIllegalState;
+	case CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED: return cudaErrorHostMemoryAlreadyRegistered;
+	case CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED: return cudaErrorHostMemoryNotRegistered;
+	case CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE: return cudaErrorGraphExecUpdateFailure;
 	default: return cudaErrorUnknown;
 	}
 }
@@ -520,6 +529,20 @@ cudaError_t CUDARTAPI cudaHostGetDevicePointer(void **pdev, void *host, unsigned
 	RT_RETURN(cudaSuccess);
 }
 
+cudaError_t CUDARTAPI cudaHostRegister(void *ptr, size_t size, unsigned int flags)
+{
+	cudaHostRegister_v4000_params p = { ptr, size, flags };
+	RT_ENTER(cudaHostRegister_v4000, &p, NULL);
+	RT_CU(cuMemHostRegister(ptr, size, flags));
+}
+
+cudaError_t CUDARTAPI cudaHostUnregister(void *ptr)
+{
+	cudaHostUnregister_v4000_params p = { ptr };
+	RT_ENTER(cudaHostUnregister_v4000, &p, NULL);
+	RT_CU(cuMemHostUnregister(ptr));
+}
+
 cudaError_t CUDARTAPI cudaMemGetInfo(size_t *free_b, size_t *total)
 {
 	RT_ENTER(cudaMemGetInfo_v3020, NULL, NULL);
@@ -896,6 +919,316 @@ cudaError_t CUDARTAPI cudaGraphExecDestroy(cudaGraphExec_t x)
 	RT_CU(cuGraphExecDestroy(x));
 }
 
+/* ---- host functions ------------------------------------------------------- */
+
+/* A runtime stream callback, called through the driver's (its status is a CUresult). */
+struct rt_stream_cb {
+	cudaStreamCallback_t cb;
+	void *user;
+};
+
+static void CUDA_CB rt_stream_cb(CUstream s, CUresult status, void *arg)
+{
+	struct rt_stream_cb c = *(struct rt_stream_cb *)arg;
+
+	free(arg);
+	c.cb((cudaStream_t)s, from_cu(status), c.user);
+}
+
+static cudaError_t add_callback(cudaStream_t s, cudaStreamCallback_t cb, void *user,
+				unsigned int flags, int ptsz)
+{
+	struct rt_stream_cb *c;
+	CUresult r;
+
+	if (!cb)
+		return cudaErrorInvalidValue;
+	c = malloc(sizeof(*c));
+	if (!c)
+		return cudaErrorMemoryAllocation;
+	*c = (struct rt_stream_cb){ cb, user };
+	r = ptsz ? cuStreamAddCallback_ptsz(s, rt_stream_cb, c, flags) :
+		   cuStreamAddCallback(s, rt_stream_cb, c, flags);
+	if (r != CUDA_SUCCESS)
+		free(c);
+	return from_cu(r);
+}
+
+cudaError_t CUDARTAPI cudaStreamAddCallback(cudaStream_t s, cudaStreamCallback_t cb, void *user,
+					    unsigned int flags)
+{
+	cudaStreamAddCallback_v5000_params p = { s, cb, user, flags };
+	RT_ENTER(cudaStreamAddCallback_v5000, &p, NULL);
+	RT_RETURN(add_callback(s, cb, user, flags, 0));
+}
+
+cudaError_t CUDARTAPI cudaStreamAddCallback_ptsz(cudaStream_t s, cudaStreamCallback_t cb,
+						 void *user, unsigned int flags)
+{
+	cudaStreamAddCallback_ptsz_v7000_params p = { s, cb, user, flags };
+	RT_ENTER(cudaStreamAddCallback_ptsz_v7000, &p, NULL);
+	RT_RETURN(add_callback(s, cb, user, flags, 1));
+}
+
+cudaError_t CUDARTAPI cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void *user)
+{
+	cudaLaunchHostFunc_v10000_params p = { s, fn, user };
+	RT_ENTER(cudaLaunchHostFunc_v10000, &p, NULL);
+	RT_CU(cuLaunchHostFunc(s, fn, user));
+}
+
+cudaError_t CUDARTAPI cudaLaunchHostFunc_ptsz(cudaStream_t s, cudaHostFn_t fn, void *user)
+{
+	cudaLaunchHostFunc_ptsz_v10000_params p = { s, fn, user };
+	RT_ENTER(cudaLaunchHostFunc_ptsz_v10000, &p, NULL);
+	RT_CU(cuLaunchHostFunc_ptsz(s, fn, user));
+}
+
+/* ---- profiler control, occupancy ------------------------------------------ */
+
+cudaError_t CUDARTAPI cudaProfilerStart(void)
+{
+	RT_ENTER(cudaProfilerStart_v4000, NULL, NULL);
+	RT_CU(cuProfilerStart());
+}
+
+cudaError_t CUDARTAPI cudaProfilerStop(void)
+{
+	RT_ENTER(cudaProfilerStop_v4000, NULL, NULL);
+	RT_CU(cuProfilerStop());
+}
+
+cudaError_t CUDARTAPI cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *num, const void *func,
+								    int block_size,
+								    size_t smem)
+{
+	CUfunction f = func_of(func);
+	RT_ENTER(cudaOccupancyMaxActiveBlocksPerMultiprocessor_v6000, NULL, NULL);
+	if (!f)
+		RT_RETURN(cudaErrorInvalidDeviceFunction);
+	RT_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(num, f, block_size, smem));
+}
+
+cudaError_t CUDARTAPI cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+	int *num, const void *func, int block_size, size_t smem, unsigned int flags)
+{
+	CUfunction f = func_of(func);
+	RT_ENTER(cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_v7000, NULL, NULL);
+	if (!f)
+		RT_RETURN(cudaErrorInvalidDeviceFunction);
+	RT_CU(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(num, f, block_size, smem,
+								   flags));
+}
+
+/* ---- graphs built node by node ----------------------------------------------- */
+
+cudaError_t CUDARTAPI cudaGraphCreate(cudaGraph_t *g, unsigned int flags)
+{
+	RT_ENTER(cudaGraphCreate_v10000, NULL, NULL);
+	RT_CU(cuGraphCreate(g, flags));
+}
+
+static int kernel_node_params(const struct cudaKernelNodeParams *p, CUDA_KERNEL_NODE_PARAMS *d)
+{
+	CUfunction f = p ? func_of(p->func) : NULL;
+
+	if (!f)
+		return 0;
+	*d = (CUDA_KERNEL_NODE_PARAMS){ .func = f,
+					.gridDimX = p->gridDim.x, .gridDimY = p->gridDim.y,
+					.gridDimZ = p->gridDim.z, .blockDimX = p->blockDim.x,
+					.blockDimY = p->blockDim.y, .blockDimZ = p->blockDim.z,
+					.sharedMemBytes = p->sharedMemBytes,
+					.kernelParams = p->kernelParams, .extra = p->extra };
+	return 1;
+}
+
+cudaError_t CUDARTAPI cudaGraphAddKernelNode(cudaGraphNode_t *out, cudaGraph_t g,
+					     const cudaGraphNode_t *deps, size_t ndeps,
+					     const struct cudaKernelNodeParams *p)
+{
+	CUDA_KERNEL_NODE_PARAMS d;
+	int ok = kernel_node_params(p, &d);
+	RT_ENTER(cudaGraphAddKernelNode_v10000, NULL, ok ? gpsim_func_name(d.func) : NULL);
+	if (!ok)
+		RT_RETURN(p ? cudaErrorInvalidDeviceFunction : cudaErrorInvalidValue);
+	RT_CU(cuGraphAddKernelNode(out, g, deps, ndeps, &d));
+}
+
+cudaError_t CUDARTAPI cudaGraphExecKernelNodeSetParams(cudaGraphExec_t x, cudaGraphNode_t node,
+						       const struct cudaKernelNodeParams *p)
+{
+	CUDA_KERNEL_NODE_PARAMS d;
+	int ok = kernel_node_params(p, &d);
+	RT_ENTER(cudaGraphExecKernelNodeSetParams_v10010, NULL, NULL);
+	if (!ok)
+		RT_RETURN(p ? cudaErrorInvalidDeviceFunction : cudaErrorInvalidValue);
+	RT_CU(cuGraphExecKernelNodeSetParams(x, node, &d));
+}
+
+/* One side of a copy as the driver takes it: its kind, or unified (inferred) for Default. */
+static CUmemorytype side_type(enum cudaMemcpyKind k, int src)
+{
+	switch (k) {
+	case cudaMemcpyHostToHost: return CU_MEMORYTYPE_HOST;
+	case cudaMemcpyHostToDevice: return src ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+	case cudaMemcpyDeviceToHost: return src ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
+	case cudaMemcpyDeviceToDevice: return CU_MEMORYTYPE_DEVICE;
+	default: return CU_MEMORYTYPE_UNIFIED;
+	}
+}
+
+static cudaError_t add_memcpy_node(cudaGraphNode_t *out, cudaGraph_t g,
+				   const cudaGraphNode_t *deps, size_t ndeps,
+				   const struct cudaMemcpy3DParms *p)
+{
+	CUDA_MEMCPY3D d = { 0 };
+
+	if (!p || (unsigned)p->kind > cudaMemcpyDefault)
+		return cudaErrorInvalidValue;
+	if (p->srcArray || p->dstArray)
+		return cudaErrorNotSupported; /* arrays are not simulated */
+	d.srcXInBytes = p->srcPos.x;
+	d.srcY = p->srcPos.y;
+	d.srcZ = p->srcPos.z;
+	d.srcMemoryType = side_type(p->kind, 1);
+	d.srcHost = p->srcPtr.ptr;
+	d.srcDevice = DP(p->srcPtr.ptr);
+	d.srcPitch = p->srcPtr.pitch;
+	d.srcHeight = p->srcPtr.ysize;
+	d.dstXInBytes = p->dstPos.x;
+	d.dstY = p->dstPos.y;
+	d.dstZ = p->dstPos.z;
+	d.dstMemoryType = side_type(p->kind, 0);
+	d.dstHost = p->dstPtr.ptr;
+	d.dstDevice = DP(p->dstPtr.ptr);
+	d.dstPitch = p->dstPtr.pitch;
+	d.dstHeight = p->dstPtr.ysize;
+	d.WidthInBytes = p->extent.width;
+	d.Height = p->extent.height;
+	d.Depth = p->extent.depth;
+	return from_cu(cuGraphAddMemcpyNode(out, g, deps, ndeps, &d, gpsim_primary_ctx()));
+}
+
+cudaError_t CUDARTAPI cudaGraphAddMemcpyNode(cudaGraphNode_t *out, cudaGraph_t g,
+					     const cudaGraphNode_t *deps, size_t ndeps,
+					     const struct cudaMemcpy3DParms *p)
+{
+	RT_ENTER(cudaGraphAddMemcpyNode_v10000, NULL, NULL);
+	RT_RETURN(add_memcpy_node(out, g, deps, ndeps, p));
+}
+
+cudaError_t CUDARTAPI cudaGraphAddMemcpyNode1D(cudaGraphNode_t *out, cudaGraph_t g,
+					       const cudaGraphNode_t *deps, size_t ndeps,
+					       void *dst, const void *src, size_t count,
+					       enum cudaMemcpyKind kind)
+{
+	/* "the memory copy of count bytes": one row of a 3D copy. */
+	struct cudaMemcpy3DParms p = {
+		.srcPtr = { (void *)(uintptr_t)src, count, count, 1 },
+		.dstPtr = { dst, count, count, 1 },
+		.extent = { count, 1, 1 },
+		.kind = kind,
+	};
+	RT_ENTER(cudaGraphAddMemcpyNode1D_v11010, NULL, NULL);
+	RT_RETURN(add_memcpy_node(out, g, deps, ndeps, &p));
+}
+
+cudaError_t CUDARTAPI cudaGraphAddMemsetNode(cudaGraphNode_t *out, cudaGraph_t g,
+					     const cudaGraphNode_t *deps, size_t ndeps,
+					     const struct cudaMemsetParams *p)
+{
+	CUDA_MEMSET_NODE_PARAMS d;
+	RT_ENTER(cudaGraphAddMemsetNode_v10000, NULL, NULL);
+	if (!p)
+		RT_RETURN(cudaErrorInvalidValue);
+	d = (CUDA_MEMSET_NODE_PARAMS){ DP(p->dst), p->pitch, p->value, p->elementSize, p->width,
+				       p->height };
+	RT_CU(cuGraphAddMemsetNode(out, g, deps, ndeps, &d, gpsim_primary_ctx()));
+}
+
+cudaError_t CUDARTAPI cudaGraphAddHostNode(cudaGraphNode_t *out, cudaGraph_t g,
+					   const cudaGraphNode_t *deps, size_t ndeps,
+					   const struct cudaHostNodeParams *p)
+{
+	CUDA_HOST_NODE_PARAMS d;
+	RT_ENTER(cudaGraphAddHostNode_v10000, NULL, NULL);
+	if (!p)
+		RT_RETURN(cudaErrorInvalidValue);
+	d = (CUDA_HOST_NODE_PARAMS){ p->fn, p->userData };
+	RT_CU(cuGraphAddHostNode(out, g, deps, ndeps, &d));
+}
+
+cudaError_t CUDARTAPI cudaGraphAddEmptyNode(cudaGraphNode_t *out, cudaGraph_t g,
+					    const cudaGraphNode_t *deps, size_t ndeps)
+{
+	RT_ENTER(cudaGraphAddEmptyNode_v10000, NULL, NULL);
+	RT_CU(cuGraphAddEmptyNode(out, g, deps, ndeps));
+}
+
+cudaError_t CUDARTAPI cudaGraphAddEventRecordNode(cudaGraphNode_t *out, cudaGraph_t g,
+						  const cudaGraphNode_t *deps, size_t ndeps,
+						  cudaEvent_t e)
+{
+	RT_ENTER(cudaGraphAddEventRecordNode_v11010, NULL, NULL);
+	RT_CU(cuGraphAddEventRecordNode(out, g, deps, ndeps, e));
+}
+
+cudaError_t CUDARTAPI cudaGraphAddEventWaitNode(cudaGraphNode_t *out, cudaGraph_t g,
+						const cudaGraphNode_t *deps, size_t ndeps,
+						cudaEvent_t e)
+{
+	RT_ENTER(cudaGraphAddEventWaitNode_v11010, NULL, NULL);
+	RT_CU(cuGraphAddEventWaitNode(out, g, deps, ndeps, e));
+}
+
+cudaError_t CUDARTAPI cudaGraphAddDependencies(cudaGraph_t g, const cudaGraphNode_t *from,
+					       const cudaGraphNode_t *to,
+					       const cudaGraphEdgeData *edges, size_t num)
+{
+	RT_ENTER(cudaGraphAddDependencies_v12030, NULL, NULL);
+	RT_CU(cuGraphAddDependencies(g, from, to, (const CUgraphEdgeData *)edges, num));
+}
+
+cudaError_t CUDARTAPI cudaGraphDestroyNode(cudaGraphNode_t node)
+{
+	RT_ENTER(cudaGraphDestroyNode_v10000, NULL, NULL);
+	RT_CU(cuGraphDestroyNode(node));
+}
+
+cudaError_t CUDARTAPI cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *type)
+{
+	RT_ENTER(cudaGraphNodeGetType_v10000, NULL, NULL);
+	/* cudaGraphNodeType and CUgraphNodeType share their numbering. */
+	RT_CU(cuGraphNodeGetType(node, (CUgraphNodeType *)type));
+}
+
+cudaError_t CUDARTAPI cudaGraphClone(cudaGraph_t *out, cudaGraph_t g)
+{
+	RT_ENTER(cudaGraphClone_v10000, NULL, NULL);
+	RT_CU(cuGraphClone(out, g));
+}
+
+cudaError_t CUDARTAPI cudaGraphExecUpdate(cudaGraphExec_t x, cudaGraph_t g,
+					  cudaGraphExecUpdateResultInfo *info)
+{
+	RT_ENTER(cudaGraphExecUpdate_v10020, NULL, NULL);
+	/* The runtime's result info is the driver's, field for field. */
+	RT_CU(cuGraphExecUpdate(x, g, (CUgraphExecUpdateResultInfo *)info));
+}
+
+cudaError_t CUDARTAPI cudaGraphUpload(cudaGraphExec_t x, cudaStream_t s)
+{
+	RT_ENTER(cudaGraphUpload_v10000, NULL, NULL);
+	RT_CU(cuGraphUpload(x, s));
+}
+
+cudaError_t CUDARTAPI cudaGraphUpload_ptsz(cudaGraphExec_t x, cudaStream_t s)
+{
+	RT_ENTER(cudaGraphUpload_ptsz_v10000, NULL, NULL);
+	RT_CU(cuGraphUpload(x, pts(s)));
+}
+
 /* ---- device management ---------------------------------------------------- */
 
 cudaError_t CUDARTAPI cudaGetDeviceCount(int *count)
@@ -1027,6 +1360,13 @@ static const struct {
 	{ cudaErrorIllegalState, "cudaErrorIllegalState",
 	  "the operation cannot be performed in the present state" },
 	{ cudaErrorNoDevice, "cudaErrorNoDevice", "no CUDA-capable device is detected" },
+	{ cudaErrorHostMemoryAlreadyRegistered, "cudaErrorHostMemoryAlreadyRegistered",
+	  "part or all of the requested memory range is already mapped" },
+	{ cudaErrorHostMemoryNotRegistered, "cudaErrorHostMemoryNotRegistered",
+	  "pointer does not correspond to a registered memory region" },
+	{ cudaErrorGraphExecUpdateFailure, "cudaErrorGraphExecUpdateFailure",
+	  "the graph update was not performed because it included changes which violated "
+	  "constraints specific to instantiated graph update" },
 	{ cudaErrorUnknown, "cudaErrorUnknown", "unknown error" },
 };
 

@@ -103,6 +103,7 @@ static struct cupti {
 	struct CUpti_Subscriber_st sub;
 	uint8_t cb_rt[CUPTI_RUNTIME_TRACE_CBID_SIZE];
 	uint8_t cb_drv[CUPTI_DRIVER_TRACE_CBID_SIZE];
+	uint8_t cb_res[CUPTI_CBID_RESOURCE_SIZE];
 	const char *name_rt[CUPTI_RUNTIME_TRACE_CBID_SIZE];
 	const char *name_drv[CUPTI_DRIVER_TRACE_CBID_SIZE];
 	/* activity API */
@@ -316,6 +317,8 @@ static uint8_t *cb_table(int domain, uint32_t cbid)
 		return &C.cb_rt[cbid];
 	if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid < CUPTI_DRIVER_TRACE_CBID_SIZE)
 		return &C.cb_drv[cbid];
+	if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid < CUPTI_CBID_RESOURCE_SIZE)
+		return &C.cb_res[cbid];
 	return NULL;
 }
 
@@ -334,7 +337,7 @@ struct deliver_args {
 	void *userdata;
 	int domain;
 	uint32_t cbid;
-	const CUpti_CallbackData *d;
+	const void *d;
 };
 
 static void deliver_callback(void *arg)
@@ -381,6 +384,41 @@ static void issue_callback(struct gpsim_call *call, CUpti_ApiCallbackSite site)
 	d.correlationData = &call->hook_data[0];
 	d.correlationId = call->corr;
 	a = (struct deliver_args){ cb, userdata, call->domain, call->cbid, &d };
+	gpsim_deep(deliver_callback, &a);
+}
+
+/*
+ * "CUDA graphs data passed into a resource callback function": the
+ * CUpti_ResourceData of a graph callback points to it (resourceDescriptor),
+ * on the thread whose call made the graph, node or executable graph.
+ */
+static void hook_graph(uint32_t cbid, const struct gpsim_graph_ev *ev)
+{
+	CUpti_CallbackFunc cb;
+	CUpti_ResourceData rd;
+	CUpti_GraphData gd;
+	struct deliver_args a;
+	void *userdata;
+	uint8_t *on = cb_table(CUPTI_CB_DOMAIN_RESOURCE, cbid);
+
+	pthread_mutex_lock(&C.lock);
+	cb = C.subscribed && on && *on ? C.sub.cb : NULL;
+	userdata = C.sub.userdata;
+	pthread_mutex_unlock(&C.lock);
+	if (!cb)
+		return;
+	memset(&gd, 0, sizeof(gd));
+	gd.graph = ev->graph;
+	gd.originalGraph = ev->original_graph;
+	gd.node = ev->node;
+	gd.originalNode = ev->original_node;
+	gd.nodeType = (CUgraphNodeType)ev->node_type;
+	gd.dependency = ev->dependency;
+	gd.graphExec = ev->exec;
+	memset(&rd, 0, sizeof(rd));
+	rd.context = gpsim_ctx_current();
+	rd.resourceDescriptor = &gd;
+	a = (struct deliver_args){ cb, userdata, CUPTI_CB_DOMAIN_RESOURCE, cbid, &rd };
 	gpsim_deep(deliver_callback, &a);
 }
 
@@ -577,6 +615,7 @@ static const struct gpsim_hooks cupti_hooks = {
 	.sync = hook_sync,
 	.ctx_reset = hook_ctx_reset,
 	.clock = cupti_now,
+	.graph = hook_graph,
 };
 
 __attribute__((constructor)) static void cupti_attach(void)
@@ -905,11 +944,12 @@ CUptiResult CUPTIAPI cuptiGetVersion(uint32_t *version)
 CUptiResult CUPTIAPI cuptiSupportedDomains(size_t *count, CUpti_DomainTable *table)
 {
 	static CUpti_CallbackDomain domains[] = { CUPTI_CB_DOMAIN_DRIVER_API,
-						  CUPTI_CB_DOMAIN_RUNTIME_API };
+						  CUPTI_CB_DOMAIN_RUNTIME_API,
+						  CUPTI_CB_DOMAIN_RESOURCE };
 
 	if (!count || !table)
 		return CUPTI_ERROR_INVALID_PARAMETER;
-	*count = 2;
+	*count = 3;
 	*table = domains;
 	return CUPTI_SUCCESS;
 }
@@ -930,6 +970,7 @@ CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_Ca
 	/* "This function does not enable any callbacks." */
 	memset(C.cb_rt, 0, sizeof(C.cb_rt));
 	memset(C.cb_drv, 0, sizeof(C.cb_drv));
+	memset(C.cb_res, 0, sizeof(C.cb_res));
 	*subscriber = &C.sub;
 	pthread_mutex_unlock(&C.lock);
 	return CUPTI_SUCCESS;
@@ -976,7 +1017,8 @@ CUptiResult CUPTIAPI cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle
 	on = cb_table(domain, cbid);
 	if (!on) {
 		/* Other domains are accepted but never fire in the simulator. */
-		if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API)
+		if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API ||
+		    domain == CUPTI_CB_DOMAIN_RESOURCE)
 			return CUPTI_ERROR_INVALID_PARAMETER;
 		return CUPTI_SUCCESS;
 	}
@@ -998,6 +1040,8 @@ CUptiResult CUPTIAPI cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle s
 		memset(C.cb_rt, enable ? 1 : 0, sizeof(C.cb_rt));
 	else if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
 		memset(C.cb_drv, enable ? 1 : 0, sizeof(C.cb_drv));
+	else if (domain == CUPTI_CB_DOMAIN_RESOURCE)
+		memset(C.cb_res, enable ? 1 : 0, sizeof(C.cb_res));
 	pthread_mutex_unlock(&C.lock);
 	return CUPTI_SUCCESS;
 }
@@ -1006,7 +1050,9 @@ CUptiResult CUPTIAPI cuptiEnableAllDomains(uint32_t enable, CUpti_SubscriberHand
 {
 	CUptiResult r = cuptiEnableDomain(enable, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
 
-	return r ? r : cuptiEnableDomain(enable, subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+	if (!r)
+		r = cuptiEnableDomain(enable, subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+	return r ? r : cuptiEnableDomain(enable, subscriber, CUPTI_CB_DOMAIN_RESOURCE);
 }
 
 CUptiResult CUPTIAPI cuptiGetCallbackState(uint32_t *enable, CUpti_SubscriberHandle subscriber,
@@ -1063,6 +1109,31 @@ CUptiResult CUPTIAPI cuptiGetStreamIdEx(CUcontext context, CUstream stream, uint
 CUptiResult CUPTIAPI cuptiGetStreamId(CUcontext context, CUstream stream, uint32_t *id)
 {
 	return cuptiGetStreamIdEx(context, stream, 0, id);
+}
+
+/* "Returns the unique ID of the CUDA graph node." (the graphNodeId activity records carry) */
+CUptiResult CUPTIAPI cuptiGetGraphNodeId(CUgraphNode node, uint64_t *nodeId)
+{
+	if (!node || !nodeId)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	*nodeId = gpsim_graph_node_id(node);
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiGetGraphId(CUgraph graph, uint32_t *pId)
+{
+	if (!graph || !pId)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	*pId = gpsim_graph_id(graph);
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult CUPTIAPI cuptiGetGraphExecId(CUgraphExec graphExec, uint32_t *pId)
+{
+	if (!graphExec || !pId)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	*pId = gpsim_graph_exec_id(graphExec);
+	return CUPTI_SUCCESS;
 }
 
 CUptiResult CUPTIAPI cuptiGetDeviceId(CUcontext context, uint32_t *id)

@@ -79,6 +79,15 @@ struct gpsim_sync {
 	uint64_t own_start, own_end; /* the same instants on the tracer's clock (hooks.clock) */
 };
 
+/* A graph event for CUPTI's resource domain (CUpti_GraphData's fields). */
+struct gpsim_graph_ev {
+	CUgraph graph, original_graph;
+	CUgraphNode node, original_node;
+	int node_type; /* CUgraphNodeType of node */
+	CUgraphNode dependency;
+	CUgraphExec exec;
+};
+
 struct gpsim_hooks {
 	void (*api_enter)(struct gpsim_call *call);
 	void (*api_exit)(struct gpsim_call *call);
@@ -88,6 +97,8 @@ struct gpsim_hooks {
 	void (*ctx_reset)(void);
 	/* The tracer's clock, read beside CLOCK_MONOTONIC for CPU-side records. */
 	uint64_t (*clock)(void);
+	/* A graph, node or executable graph was created, cloned, updated or is going. */
+	void (*graph)(uint32_t cbid, const struct gpsim_graph_ev *ev); /* CUPTI_CBID_RESOURCE_* */
 };
 
 /* Device description shared by cudaGetDeviceProperties and CUPTI's DEVICE record. */
@@ -122,11 +133,30 @@ GPSIM_API CUcontext gpsim_primary_ctx(void);
 /* The calling thread's current context, untraced (NULL if none). */
 GPSIM_API CUcontext gpsim_ctx_current(void);
 
+/* libcuda: graph ids as CUPTI reports them (cuptiGetGraphNodeId, ...) */
+GPSIM_API uint64_t gpsim_graph_node_id(CUgraphNode n);
+GPSIM_API uint32_t gpsim_graph_id(CUgraph g);
+GPSIM_API uint32_t gpsim_graph_exec_id(CUgraphExec x);
+
 /* Per-thread-stream driver entry points the headers name but declare only
  * under CUDA_API_PER_THREAD_DEFAULT_STREAM. */
 CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gx, unsigned int gy,
 				     unsigned int gz, unsigned int bx, unsigned int by,
 				     unsigned int bz, unsigned int shmem, CUstream s,
 				     void **params, void **extra);
+/* Versioned entry points the driver's own build (__CUDA_API_VERSION_INTERNAL) leaves undeclared. */
+CUresult CUDAAPI cuGraphAddKernelNode_v2(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+					 size_t ndeps, const CUDA_KERNEL_NODE_PARAMS *p);
+CUresult CUDAAPI cuGraphExecKernelNodeSetParams_v2(CUgraphExec x, CUgraphNode node,
+						   const CUDA_KERNEL_NODE_PARAMS *p);
+CUresult CUDAAPI cuGraphExecUpdate_v2(CUgraphExec x, CUgraph g,
+				      CUgraphExecUpdateResultInfo *info);
+CUresult CUDAAPI cuGraphAddDependencies_v2(CUgraph g, const CUgraphNode *from,
+					   const CUgraphNode *to, const CUgraphEdgeData *edges,
+					   size_t num);
+CUresult CUDAAPI cuLaunchHostFunc_ptsz(CUstream h, CUhostFn fn, void *user);
+CUresult CUDAAPI cuStreamAddCallback_ptsz(CUstream h, CUstreamCallback cb, void *user,
+					  unsigned int flags);
+CUresult CUDAAPI cuGraphLaunch_ptsz(CUgraphExec x, CUstream h);
 
 #endif /* GPSIM_INTERNAL_H */

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include <cuda.h>
+#include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
 #include <cupti.h>
 
@@ -43,7 +44,7 @@ void __cudaRegisterFunction(void **handle, const char *hostFun, char *deviceFun,
 #define KERNEL_SLOW_NS 20000000ULL
 
 /* Stand-ins for host stubs: only their addresses matter. */
-static const char stub_a, stub_b, stub_slow;
+static const char stub_a, stub_b, stub_slow, stub_none;
 
 /* What the test's CUPTI client saw. */
 #define MAX_RECS 4096
@@ -73,6 +74,13 @@ static struct {
 	struct cb_seen cbs[MAX_CBS];
 	size_t ncbs;
 	size_t nseen; /* records delivered, all of them (recs keeps the first MAX_RECS) */
+	/* resource-domain graph callbacks: cbid, node id, original node id */
+	struct {
+		CUpti_CallbackId cbid;
+		uint64_t node, orig;
+		CUgraphExec exec;
+	} res[MAX_CBS];
+	size_t nres;
 	/* hold: the next bufferCompleted waits (held = 1) until hold is cleared */
 	pthread_cond_t hold_cond;
 	int hold, held;
@@ -144,6 +152,24 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CU
 	const CUpti_CallbackData *d = data;
 	struct cb_seen *s;
 
+	if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+		const CUpti_ResourceData *rd = data;
+		const CUpti_GraphData *gd = rd->resourceDescriptor;
+
+		pthread_mutex_lock(&G.lock);
+		if (G.nres < MAX_CBS) {
+			G.res[G.nres].cbid = cbid;
+			G.res[G.nres].node = G.res[G.nres].orig = 0;
+			if (gd->node)
+				cuptiGetGraphNodeId(gd->node, &G.res[G.nres].node);
+			if (gd->originalNode)
+				cuptiGetGraphNodeId(gd->originalNode, &G.res[G.nres].orig);
+			G.res[G.nres].exec = gd->graphExec;
+			G.nres++;
+		}
+		pthread_mutex_unlock(&G.lock);
+		return;
+	}
 	if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API)
 		return;
 	pthread_mutex_lock(&G.lock);
@@ -170,6 +196,7 @@ static void reset_seen(void)
 	G.nrecs = 0;
 	G.nseen = 0;
 	G.ncbs = 0;
+	G.nres = 0;
 	G.hold = G.held = 0;
 	G.requested = G.completed = 0;
 	G.decline = 0;
@@ -736,6 +763,367 @@ static void test_stream_order_across_deliveries(void **state)
 	}
 }
 
+/* ---- host functions, host memory, profiler control, occupancy -------------- */
+
+struct host_seen {
+	uint64_t start, end;
+	pid_t tid;
+	int calls;
+	cudaStream_t stream;
+	cudaError_t status;
+};
+
+static void CUDART_CB host_fn(void *arg)
+{
+	struct host_seen *h = arg;
+
+	h->start = mono_ns();
+	h->tid = my_tid();
+	/* Long enough that work issued behind it would overlap it if it did not wait. */
+	usleep(2000);
+	h->calls++;
+	h->end = mono_ns();
+}
+
+static void CUDART_CB stream_cb(cudaStream_t s, cudaError_t status, void *arg)
+{
+	struct host_seen *h = arg;
+
+	host_fn(arg);
+	h->stream = s;
+	h->status = status;
+}
+
+static void test_host_functions(void **state)
+{
+	DOC("cuLaunchHostFunc: Enqueues a host function to run in a stream. The function will be "
+	    "called after currently enqueued work and will block work added after it.");
+	static const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_RUNTIME,
+						    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL };
+	struct host_seen h1 = { 0 }, h2 = { 0 };
+	const CUpti_ActivityKernel10 *k[3];
+	cudaStream_t s;
+	size_t i;
+
+	assert_int_equal(cuptiActivityRegisterTimestampCallback(mono_ts), CUPTI_SUCCESS);
+	start_activity(kinds, 2);
+	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+	launch_a(s);
+	assert_int_equal(cudaLaunchHostFunc(s, host_fn, &h1), cudaSuccess);
+	launch_a(s);
+	/* "flags: Reserved for future use, must be 0." */
+	assert_int_equal(cudaStreamAddCallback(s, stream_cb, &h2, 1), cudaErrorInvalidValue);
+	assert_int_equal(cudaStreamAddCallback(s, stream_cb, &h2, 0), cudaSuccess);
+	launch_a(s);
+	/* "Blocks until stream has completed all operations", host functions included. */
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	assert_int_equal(h1.calls, 1);
+	assert_int_equal(h2.calls, 1);
+	assert_ptr_equal(h2.stream, s);
+	assert_int_equal(h2.status, cudaSuccess);
+	/* On a thread of the driver's, not the caller's. */
+	assert_int_not_equal(h1.tid, my_tid());
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
+
+	/* CUPTI has no activity kind for a host function: the API records, and the kernels. */
+	assert_int_equal(count_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 3);
+	assert_non_null(api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME,
+				    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchHostFunc_v10000, 0));
+	assert_non_null(api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME,
+				    CUPTI_RUNTIME_TRACE_CBID_cudaStreamAddCallback_v5000, 0));
+	for (i = 0; i < 3; i++)
+		k[i] = (const void *)find_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, i);
+	/* After the work before it (times converted: allow 1 us), and the work after waits. */
+	assert_true(h1.start + 1000 >= k[0]->end);
+	assert_true(k[1]->start + 1000 >= h1.end);
+	assert_true(h2.start + 1000 >= k[1]->end);
+	assert_true(k[2]->start + 1000 >= h2.end);
+}
+
+static void test_host_register(void **state)
+{
+	DOC("cudaHostRegister: Page-locks the memory range specified by ptr and size and maps it "
+	    "for the device(s) as specified by flags.");
+	static const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_MEMCPY };
+	static char host[1 << 16];
+	const CUpti_ActivityMemcpy6 *m[2];
+	cudaStream_t s;
+	void *dev = NULL;
+
+	start_activity(kinds, 1);
+	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+	assert_int_equal(cudaMalloc(&dev, sizeof(host)), cudaSuccess);
+	assert_int_equal(cudaHostRegister(host, sizeof(host), cudaHostRegisterDefault), cudaSuccess);
+	assert_int_equal(cudaHostRegister(host + 4096, 4096, 0),
+			 cudaErrorHostMemoryAlreadyRegistered);
+	assert_int_equal(cudaMemcpyAsync(dev, host, sizeof(host), cudaMemcpyHostToDevice, s),
+			 cudaSuccess);
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	/* "The base address must be the same one specified to cuMemHostRegister()." */
+	assert_int_equal(cudaHostUnregister(host + 4096), cudaErrorHostMemoryNotRegistered);
+	assert_int_equal(cudaHostUnregister(host), cudaSuccess);
+	assert_int_equal(cudaMemcpyAsync(dev, host, sizeof(host), cudaMemcpyHostToDevice, s),
+			 cudaSuccess);
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	assert_int_equal(cudaFree(dev), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
+
+	m[0] = (const void *)find_rec(CUPTI_ACTIVITY_KIND_MEMCPY, 0);
+	m[1] = (const void *)find_rec(CUPTI_ACTIVITY_KIND_MEMCPY, 1);
+	assert_non_null(m[0]);
+	assert_non_null(m[1]);
+	assert_int_equal(m[0]->srcKind, CUPTI_ACTIVITY_MEMORY_KIND_PINNED);
+	assert_int_equal(m[1]->srcKind, CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE);
+	/* Pinned copies run at 20 GB/s, pageable ones at 8 (README.md). */
+	assert_int_equal(m[0]->end - m[0]->start, 1000 + sizeof(host) * 1000 / 20000);
+	assert_int_equal(m[1]->end - m[1]->start, 1000 + sizeof(host) * 1000 / 8000);
+}
+
+static void test_profiler_and_occupancy(void **state)
+{
+	DOC("cudaProfilerStart: Enables profile collection by the active profiling tool for the "
+	    "current context. If profiling is already enabled, then cudaProfilerStart() has no "
+	    "effect.");
+	static const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_RUNTIME,
+						    CUPTI_ACTIVITY_KIND_DRIVER,
+						    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL };
+	int n = -1, min_grid = 0, block = 0;
+	CUfunction f = NULL;
+
+	start_activity(kinds, 3);
+	assert_int_equal(cudaProfilerStart(), cudaSuccess);
+	assert_int_equal(cudaProfilerStart(), cudaSuccess);
+	launch_a(NULL);
+	assert_int_equal(cudaProfilerStop(), cudaSuccess);
+	/* CUPTI's activity API is not what it gates: work after Stop is recorded too. */
+	launch_a(NULL);
+	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+
+	/* 1024 threads and 16 blocks per SM; 32 registers a thread, 65536 per SM. */
+	assert_int_equal(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, &stub_a, 256, 0),
+			 cudaSuccess);
+	assert_int_equal(n, 4);
+	assert_int_equal(cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&n, &stub_a, 32, 0,
+										 0),
+			 cudaSuccess);
+	assert_int_equal(n, 16);
+	assert_int_equal(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, &stub_a, 256, 32768),
+			 cudaSuccess);
+	assert_int_equal(n, 2);
+	assert_int_equal(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, &stub_none, 256, 0),
+			 cudaErrorInvalidDeviceFunction);
+	assert_int_equal(cudaGetFuncBySymbol((cudaFunction_t *)&f, &stub_a), cudaSuccess);
+	assert_int_equal(cuOccupancyMaxPotentialBlockSize(&min_grid, &block, f, NULL, 0, 0),
+			 CUDA_SUCCESS);
+	assert_int_equal(block, 1024);
+	assert_int_equal(min_grid, 40); /* one 1024-thread block on each of 40 SMs */
+	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
+
+	assert_int_equal(count_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 2);
+	assert_non_null(api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME,
+				    CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000, 1));
+	assert_non_null(api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME,
+				    CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000, 0));
+	assert_non_null(api_by_cbid(CUPTI_ACTIVITY_KIND_DRIVER,
+				    CUPTI_DRIVER_TRACE_CBID_cuProfilerStart, 0));
+	assert_non_null(api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME,
+				    CUPTI_RUNTIME_TRACE_CBID_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_v7000,
+				    0));
+}
+
+/* ---- graphs built node by node ---------------------------------------------- */
+
+/* The record among kinds `kind` whose graphNodeId is node, nth of them. */
+static const unsigned char *rec_by_node(CUpti_ActivityKind kind, uint64_t node, size_t nth)
+{
+	const unsigned char *r;
+	size_t i;
+
+	for (i = 0; (r = find_rec(kind, i)); i++) {
+		uint64_t id;
+
+		switch (kind) {
+		case CUPTI_ACTIVITY_KIND_MEMCPY:
+			id = ((const CUpti_ActivityMemcpy6 *)(const void *)r)->graphNodeId;
+			break;
+		case CUPTI_ACTIVITY_KIND_MEMSET:
+			id = ((const CUpti_ActivityMemset4 *)(const void *)r)->graphNodeId;
+			break;
+		default:
+			id = ((const CUpti_ActivityKernel10 *)(const void *)r)->graphNodeId;
+		}
+		if (id == node && nth-- == 0)
+			return r;
+	}
+	return NULL;
+}
+
+/* The id of the executable graph's clone of graph node `orig` (GRAPHNODE_CLONED), or 0. */
+static uint64_t clone_of(uint64_t orig, CUgraphExec x)
+{
+	size_t i;
+
+	for (i = 0; i < G.nres; i++)
+		if (G.res[i].cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED && G.res[i].orig == orig &&
+		    G.res[i].exec == x)
+			return G.res[i].node;
+	return 0;
+}
+
+static size_t count_res(CUpti_CallbackId cbid)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < G.nres; i++)
+		n += G.res[i].cbid == cbid;
+	return n;
+}
+
+static void test_graph_nodes(void **state)
+{
+	DOC("graphNodeId: The unique ID of the graph node that launched this kernel through graph "
+	    "launch APIs. This field will be 0 if the kernel is not launched through graph launch "
+	    "APIs.");
+	static const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_RUNTIME,
+						    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+						    CUPTI_ACTIVITY_KIND_MEMCPY,
+						    CUPTI_ACTIVITY_KIND_MEMSET };
+	static char host[4096];
+	struct host_seen h = { 0 }, first;
+	cudaGraphNode_t n_set, n_a, n_b, n_host, n_copy, n_empty, nodes[8];
+	struct cudaMemsetParams ms = { 0 };
+	struct cudaKernelNodeParams kp = { 0 };
+	struct cudaHostNodeParams hp = { host_fn, &h };
+	cudaGraphExecUpdateResultInfo info;
+	const CUpti_ActivityKernel10 *ka, *kb, *ka2;
+	const CUpti_ActivityMemset4 *set;
+	const CUpti_ActivityMemcpy6 *cp;
+	const CUpti_ActivityAPI *gl;
+	uint64_t id_a = 0, id_b = 0, id_set = 0, id_copy = 0, x_a, x_b, x_set, x_copy;
+	uint32_t gid = 0;
+	cudaGraph_t g, g2;
+	cudaGraphExec_t x;
+	cudaStream_t s;
+	void *dev = NULL;
+	size_t num = 0;
+	CUpti_SubscriberHandle sub;
+
+	assert_int_equal(cuptiSubscribe(&sub, on_callback, NULL), CUPTI_SUCCESS);
+	assert_int_equal(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RESOURCE), CUPTI_SUCCESS);
+	assert_int_equal(cuptiActivityRegisterTimestampCallback(mono_ts), CUPTI_SUCCESS);
+	start_activity(kinds, 4);
+	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+	assert_int_equal(cudaMalloc(&dev, sizeof(host)), cudaSuccess);
+
+	/* memset -> (kernel A | kernel B) -> host -> copy DtoH: a fork and a join. */
+	assert_int_equal(cudaGraphCreate(&g, 1), cudaErrorInvalidValue);
+	assert_int_equal(cudaGraphCreate(&g, 0), cudaSuccess);
+	ms = (struct cudaMemsetParams){ .dst = dev, .value = 7, .elementSize = 1,
+					.width = sizeof(host), .height = 1 };
+	assert_int_equal(cudaGraphAddMemsetNode(&n_set, g, NULL, 0, &ms), cudaSuccess);
+	kp = (struct cudaKernelNodeParams){ .func = (void *)&stub_a, .gridDim = { 4, 1, 1 },
+					    .blockDim = { 128, 1, 1 } };
+	assert_int_equal(cudaGraphAddKernelNode(&n_a, g, &n_set, 1, &kp), cudaSuccess);
+	kp.func = (void *)&stub_b;
+	kp.gridDim = (dim3){ 10000, 1, 1 };
+	kp.blockDim = (dim3){ 1024, 1, 1 };
+	assert_int_equal(cudaGraphAddKernelNode(&n_b, g, &n_set, 1, &kp), cudaSuccess);
+	assert_int_equal(cudaGraphAddHostNode(&n_host, g, NULL, 0, &hp), cudaSuccess);
+	assert_int_equal(cudaGraphAddDependencies(g, (cudaGraphNode_t[]){ n_a, n_b },
+						  (cudaGraphNode_t[]){ n_host, n_host }, NULL, 2),
+			 cudaSuccess);
+	assert_int_equal(cudaGraphAddMemcpyNode1D(&n_copy, g, &n_host, 1, host, dev, sizeof(host),
+						  cudaMemcpyDeviceToHost),
+			 cudaSuccess);
+	/* "Removes node from its graph": an empty node, added and taken out again. */
+	assert_int_equal(cudaGraphAddEmptyNode(&n_empty, g, &n_copy, 1), cudaSuccess);
+	assert_int_equal(cudaGraphDestroyNode(n_empty), cudaSuccess);
+	assert_int_equal(cudaGraphGetNodes(g, nodes, &(size_t){ 8 }), cudaSuccess);
+	assert_int_equal(cudaGraphGetNodes(g, NULL, &num), cudaSuccess);
+	assert_int_equal(num, 5);
+	cuptiGetGraphNodeId(n_a, &id_a);
+	cuptiGetGraphNodeId(n_b, &id_b);
+	cuptiGetGraphNodeId(n_set, &id_set);
+	cuptiGetGraphNodeId(n_copy, &id_copy);
+	assert_int_equal(cuptiGetGraphId(g, &gid), CUPTI_SUCCESS);
+	assert_int_equal(count_res(CUPTI_CBID_RESOURCE_GRAPH_CREATED), 1);
+	assert_int_equal(count_res(CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED), 6);
+	assert_int_equal(count_res(CUPTI_CBID_RESOURCE_GRAPHNODE_DEPENDENCY_CREATED), 2);
+	assert_int_equal(count_res(CUPTI_CBID_RESOURCE_GRAPHNODE_DESTROY_STARTING), 1);
+
+	assert_int_equal(cudaGraphInstantiateWithFlags(&x, g, cudaGraphInstantiateFlagUpload),
+			 cudaSuccess);
+	assert_int_equal(cudaGraphUpload(x, s), cudaSuccess);
+	/* The executable graph's nodes are clones, and the records carry their ids. */
+	x_a = clone_of(id_a, x);
+	x_b = clone_of(id_b, x);
+	x_set = clone_of(id_set, x);
+	x_copy = clone_of(id_copy, x);
+	assert_true(x_a && x_b && x_set && x_copy);
+	assert_int_not_equal(x_a, id_a);
+	assert_int_equal(cudaGraphLaunch(x, s), cudaSuccess);
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	first = h;
+	/* Kernel B four times longer, in the executable graph only. */
+	kp = (struct cudaKernelNodeParams){ .func = (void *)&stub_b, .gridDim = { 40000, 1, 1 },
+					    .blockDim = { 1024, 1, 1 } };
+	assert_int_equal(cudaGraphExecKernelNodeSetParams(x, n_b, &kp), cudaSuccess);
+	assert_int_equal(cudaGraphLaunch(x, s), cudaSuccess);
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	assert_int_equal(h.calls, 2);
+
+	/* A clone with a node more no longer updates the executable graph. */
+	assert_int_equal(cudaGraphClone(&g2, g), cudaSuccess);
+	assert_int_equal(count_res(CUPTI_CBID_RESOURCE_GRAPH_CLONED), 1);
+	assert_int_equal(cudaGraphExecUpdate(x, g2, &info), cudaSuccess);
+	assert_int_equal(cudaGraphAddEmptyNode(&n_empty, g2, NULL, 0), cudaSuccess);
+	assert_int_equal(cudaGraphExecUpdate(x, g2, &info), cudaErrorGraphExecUpdateFailure);
+	assert_int_equal(info.result, cudaGraphExecUpdateErrorTopologyChanged);
+	assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
+	assert_int_equal(cudaGraphDestroy(g2), cudaSuccess);
+	assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+	assert_int_equal(cudaFree(dev), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
+	assert_int_equal(cuptiUnsubscribe(sub), CUPTI_SUCCESS);
+
+	/* Two launches: every node once per launch, no more. */
+	assert_int_equal(count_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 4);
+	assert_int_equal(count_rec(CUPTI_ACTIVITY_KIND_MEMSET), 2);
+	assert_int_equal(count_rec(CUPTI_ACTIVITY_KIND_MEMCPY), 2);
+	ka = (const void *)rec_by_node(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, x_a, 0);
+	kb = (const void *)rec_by_node(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, x_b, 0);
+	set = (const void *)rec_by_node(CUPTI_ACTIVITY_KIND_MEMSET, x_set, 0);
+	cp = (const void *)rec_by_node(CUPTI_ACTIVITY_KIND_MEMCPY, x_copy, 0);
+	assert_true(ka && kb && set && cp);
+	gl = api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+			 0);
+	assert_non_null(gl);
+	assert_int_equal(ka->correlationId, gl->correlationId);
+	assert_int_equal(set->correlationId, gl->correlationId);
+	assert_int_equal(cp->correlationId, gl->correlationId);
+	assert_int_equal(ka->graphId, gid);
+	assert_int_equal(set->graphId, gid);
+	assert_int_equal(cp->graphId, gid);
+	/* Dependent nodes wait; the two branches run side by side, each on a stream of its own. */
+	assert_true(ka->start >= set->end && kb->start >= set->end);
+	assert_true(ka->start < kb->end && kb->start < ka->end);
+	assert_int_not_equal(ka->streamId, kb->streamId);
+	assert_int_equal(first.calls, 1);
+	assert_true(first.start + 1000 >= kb->end);
+	assert_true(cp->start + 1000 >= first.end);
+	assert_int_equal(cp->copyKind, CUPTI_ACTIVITY_MEMCPY_KIND_DTOH);
+	assert_int_equal(memchr(host, 0, sizeof(host)), NULL); /* the memset's 7s arrived */
+	/* The second launch runs kernel B with the parameters set on the executable graph. */
+	ka2 = (const void *)rec_by_node(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, x_b, 1);
+	assert_non_null(ka2);
+	assert_int_equal(ka2->gridX, 40000);
+	assert_int_equal(ka2->end - ka2->start, 2000 + 40000 * 1024 / 32);
+	assert_true(ka2->start >= cp->end); /* launches of one graph do not overlap */
+}
+
 static void test_events_and_errors(void **state)
 {
 	DOC("cudaEventElapsedTime: Computes the elapsed time between two events (in milliseconds "
@@ -828,6 +1216,10 @@ int main(void)
 		cmocka_unit_test_teardown(test_drops, teardown),
 		cmocka_unit_test_teardown(test_timestamp_callback, teardown),
 		cmocka_unit_test_teardown(test_stream_order_across_deliveries, teardown),
+		cmocka_unit_test_teardown(test_host_functions, teardown),
+		cmocka_unit_test_teardown(test_host_register, teardown),
+		cmocka_unit_test_teardown(test_profiler_and_occupancy, teardown),
+		cmocka_unit_test_teardown(test_graph_nodes, teardown),
 		cmocka_unit_test(test_events_and_errors),
 		cmocka_unit_test(test_launch_queue_full),
 		cmocka_unit_test(test_get_next_record),
