@@ -16,8 +16,9 @@ static const struct rec_info infos[GP_REC_TYPE_COUNT] = {
 	[GP_REC_DEVICE] = { "device", sizeof(struct gp_rec_device) },
 	[GP_REC_API] = { "api", sizeof(struct gp_rec_api) },
 	[GP_REC_KERNEL] = { "kernel", sizeof(struct gp_rec_kernel) },
-	[GP_REC_MEMCPY] = { "memcpy", sizeof(struct gp_rec_memcpy) },
-	[GP_REC_MEMSET] = { "memset", sizeof(struct gp_rec_memset) },
+	/* 2.4 appended graph_node_id: records of 2.3 and before end before it. */
+	[GP_REC_MEMCPY] = { "memcpy", __builtin_offsetof(struct gp_rec_memcpy, graph_node_id) },
+	[GP_REC_MEMSET] = { "memset", __builtin_offsetof(struct gp_rec_memset, graph_node_id) },
 	[GP_REC_SYNC] = { "sync", sizeof(struct gp_rec_sync) },
 	[GP_REC_CPU_SAMPLE] = { "cpu_sample", sizeof(struct gp_rec_cpu_sample) },
 	[GP_REC_OFFCPU] = { "offcpu", sizeof(struct gp_rec_offcpu) },
@@ -32,6 +33,15 @@ static const struct rec_info infos[GP_REC_TYPE_COUNT] = {
 uint32_t gp_rec_min_size(uint16_t type)
 {
 	return type < GP_REC_TYPE_COUNT ? infos[type].min_size : 0;
+}
+
+void gp_rec_read(void *dst, uint32_t size, const struct gp_rec_hdr *h)
+{
+	uint32_t n = h->size < size ? h->size : size;
+
+	__builtin_memcpy(dst, h, n);
+	if (n < size)
+		__builtin_memset((char *)dst + n, 0, size - n);
 }
 
 const char *gp_rec_type_name(uint16_t type)

@@ -25,7 +25,7 @@
 
 #define GP_FILE_MAGIC "GPUPERF\n" /* 8 bytes, no NUL stored */
 #define GP_FORMAT_MAJOR 2
-#define GP_FORMAT_MINOR 3
+#define GP_FORMAT_MINOR 4
 /* The oldest major version readers still read (1: no zero-byte packing, zlib-wrapped chunks). */
 #define GP_FORMAT_MAJOR_OLDEST 1
 
@@ -301,8 +301,9 @@ struct gp_rec_memcpy {
 	uint8_t dst_kind;
 	uint8_t is_async;
 	uint32_t pad;
+	uint64_t graph_node_id; /* (2.4) CUPTI's graphNodeId; 0 outside graphs and in older files */
 };
-_Static_assert(sizeof(struct gp_rec_memcpy) == 64, "gp_rec_memcpy");
+_Static_assert(sizeof(struct gp_rec_memcpy) == 72, "gp_rec_memcpy");
 
 struct gp_rec_memset {
 	struct gp_rec_hdr hdr;
@@ -318,8 +319,9 @@ struct gp_rec_memset {
 	uint32_t value;
 	uint16_t memory_kind; /* CUpti_ActivityMemoryKind */
 	uint16_t is_async;
+	uint64_t graph_node_id; /* (2.4) CUPTI's graphNodeId; 0 outside graphs and in older files */
 };
-_Static_assert(sizeof(struct gp_rec_memset) == 64, "gp_rec_memset");
+_Static_assert(sizeof(struct gp_rec_memset) == 72, "gp_rec_memset");
 
 /* gp_rec_sync.sync_type: CUpti_ActivitySynchronizationType values */
 struct gp_rec_sync {
@@ -494,8 +496,14 @@ struct gp_rec_end {
 };
 _Static_assert(sizeof(struct gp_rec_end) == 24, "gp_rec_end");
 
-/* Smallest valid size of each type (fixed part); 0 for unknown types. */
+/* Smallest valid size of each type (fixed part, as of 1.0); 0 for unknown types. */
 uint32_t gp_rec_min_size(uint16_t type);
+/*
+ * Copies record h into dst (the reader's struct of its type, size bytes):
+ * fields a shorter record of an older minor version lacks read as zero.
+ * Read memcpy and memset records (2.4 appended graph_node_id) through it.
+ */
+void gp_rec_read(void *dst, uint32_t size, const struct gp_rec_hdr *h);
 /* "kernel", "memcpy", ...; "unknown" for types this build does not know. */
 const char *gp_rec_type_name(uint16_t type);
 /*

@@ -96,6 +96,7 @@ static int memcpy_rec(struct gp_writer *w, const CUpti_ActivityMemcpy6 *r, uint3
 	o->src_kind = r->srcKind;
 	o->dst_kind = r->dstKind;
 	o->is_async = (r->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? 1 : 0;
+	o->graph_node_id = r->graphNodeId;
 	gp_writer__commit(w);
 	st->memcpy++;
 	return 1;
@@ -120,6 +121,7 @@ static int memset_rec(struct gp_writer *w, const CUpti_ActivityMemset4 *r, uint3
 	o->value = r->value;
 	o->memory_kind = r->memoryKind;
 	o->is_async = (r->flags & CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC) ? 1 : 0;
+	o->graph_node_id = r->graphNodeId;
 	gp_writer__commit(w);
 	st->memset++;
 	return 1;

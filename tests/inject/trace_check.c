@@ -332,9 +332,12 @@ static int load_trace(const char *path, struct vec *out, struct trace_info *ti, 
 			break;
 		}
 		case GP_REC_MEMCPY: {
-			const struct gp_rec_memcpy *m = (const void *)rec;
+			struct gp_rec_memcpy mr;
+			const struct gp_rec_memcpy *m = &mr;
 
+			gp_rec_read(&mr, sizeof(mr), rec);
 			it = push(out);
+			it->node = m->graph_node_id;
 			it->kind = K_MEMCPY;
 			it->corr = m->correlation_id;
 			it->stream = m->stream_id;
@@ -346,9 +349,12 @@ static int load_trace(const char *path, struct vec *out, struct trace_info *ti, 
 			break;
 		}
 		case GP_REC_MEMSET: {
-			const struct gp_rec_memset *m = (const void *)rec;
+			struct gp_rec_memset mr;
+			const struct gp_rec_memset *m = &mr;
 
+			gp_rec_read(&mr, sizeof(mr), rec);
 			it = push(out);
+			it->node = m->graph_node_id;
 			it->kind = K_MEMSET;
 			it->corr = m->correlation_id;
 			it->stream = m->stream_id;
@@ -422,6 +428,44 @@ static int load_trace(const char *path, struct vec *out, struct trace_info *ti, 
 static uint64_t absdiff(uint64_t a, uint64_t b)
 {
 	return a > b ? a - b : b - a;
+}
+
+static int cmp_stream_start(const void *pa, const void *pb)
+{
+	const struct item *a = *(const struct item *const *)pa, *b = *(const struct item *const *)pb;
+
+	if (a->stream != b->stream)
+		return a->stream < b->stream ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->end < b->end ? -1 : a->end > b->end;
+}
+
+/*
+ * Work on one stream runs in order (a GPU's, and the simulator's rule): no
+ * kernel, copy or memset of the trace starts before the one before it on
+ * its stream has ended. Records without times (a forced flush) are skipped.
+ */
+static void check_stream_order(const struct vec *tr)
+{
+	const struct item **v = calloc(tr->n ? tr->n : 1, sizeof(*v));
+	size_t i, n = 0;
+
+	if (!v) {
+		problem("out of memory");
+		return;
+	}
+	for (i = 0; i < tr->n; i++)
+		if (tr->v[i].kind != K_API && tr->v[i].kind != K_SYNC && tr->v[i].start)
+			v[n++] = &tr->v[i];
+	qsort(v, n, sizeof(*v), cmp_stream_start);
+	for (i = 1; i < n; i++)
+		if (v[i]->stream == v[i - 1]->stream && v[i]->start < v[i - 1]->end)
+			problem("%s corr %u starts %" PRIu64 " ns before the end of %s corr %u on "
+				"stream %u",
+				kind_names[v[i]->kind], v[i]->corr, v[i - 1]->end - v[i]->start,
+				kind_names[v[i - 1]->kind], v[i - 1]->corr, v[i]->stream);
+	free(v);
 }
 
 /* Both sorted by (kind, domain, corr, node, start): pair them group by group. */
@@ -698,6 +742,7 @@ int main(int argc, char **argv)
 	gp_sort(tr.v, tr.n, sizeof(*tr.v), cmp_item);
 	if (!no_truth)
 		match(&truth, &tr, tol, expect_drops, &max_dt, &max_dd);
+	check_stream_order(&tr);
 
 	for (k = 0; k < tr.n; k++) {
 		const struct item *it = &tr.v[k], *api;

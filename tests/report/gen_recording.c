@@ -438,7 +438,9 @@ int main(int argc, char **argv)
 		api(gpu, t + 20000, t + 21000, corr, "cudaMemcpyAsync");
 		if (overlap)
 			preempted(cpu, t + 18000, t + 20500);
-		m = gp_writer__reserve(gpu, GP_REC_MEMCPY, sizeof(*m));
+		/* -1: as format 1.0 wrote them, without the node id 2.4 appended */
+		m = gp_writer__reserve(gpu, GP_REC_MEMCPY,
+				       legacy_config ? gp_rec_min_size(GP_REC_MEMCPY) : sizeof(*m));
 		m->start = t + 520000;
 		m->end = t + 570000;
 		m->bytes = 1 << 20;
@@ -449,7 +451,8 @@ int main(int argc, char **argv)
 		gp_writer__commit(gpu);
 		/* a memset whose launch-site hit was lost */
 		api(gpu, t + 22000, t + 23000, corr, "cudaMemsetAsync");
-		ms = gp_writer__reserve(gpu, GP_REC_MEMSET, sizeof(*ms));
+		ms = gp_writer__reserve(gpu, GP_REC_MEMSET,
+					legacy_config ? gp_rec_min_size(GP_REC_MEMSET) : sizeof(*ms));
 		ms->start = t + 570000;
 		ms->end = t + 580000;
 		ms->bytes = 4096;

@@ -819,6 +819,47 @@ static void test_unknown_type_skipped(void **state)
 	free(b.data);
 }
 
+/* 2.4 appended graph_node_id to memcpy and memset: a 2.3 record (64 bytes) reads it as 0. */
+static void test_memcpy_node_id_appended(void **state)
+{
+	FILE *fp;
+	struct gp_writer *w = tmp_writer(&fp, 0);
+	struct gp_rec_memcpy m = { 0 }, got;
+	struct gp_rec_memset ms = { 0 }, got_s;
+	const struct gp_rec_hdr *h;
+	struct gp_reader *r;
+	struct blob b;
+	int n = 0;
+
+	(void)state;
+	m.bytes = 4096;
+	m.graph_node_id = 0x100000005ull;
+	assert_int_equal(gp_writer__append(w, GP_REC_MEMCPY, &m, sizeof(m)), 0);
+	m.bytes = 64;
+	assert_int_equal(gp_writer__append(w, GP_REC_MEMCPY, &m, 64), 0); /* as 2.3 wrote it */
+	ms.value = 7;
+	ms.graph_node_id = 9;
+	assert_int_equal(gp_writer__append(w, GP_REC_MEMSET, &ms, sizeof(ms)), 0);
+	b = finish(w, fp, 1);
+	r = gp_reader__open_mem(b.data, b.size, "node.trace", NULL, 0);
+	assert_non_null(r);
+	while (gp_reader__next(r, &h) == GP_READ_RECORD) {
+		if (h->type == GP_REC_MEMCPY) {
+			gp_rec_read(&got, sizeof(got), h);
+			assert_int_equal(got.graph_node_id, got.bytes == 4096 ? 0x100000005ull : 0);
+			n++;
+		} else if (h->type == GP_REC_MEMSET) {
+			gp_rec_read(&got_s, sizeof(got_s), h);
+			assert_int_equal(got_s.graph_node_id, 9);
+			assert_int_equal(got_s.value, 7);
+			n++;
+		}
+	}
+	assert_int_equal(n, 3);
+	gp_reader__free(r);
+	free(b.data);
+}
+
 static void test_writer_rejects_bad_records(void **state)
 {
 	FILE *fp;
@@ -1042,6 +1083,7 @@ int main(void)
 		cmocka_unit_test(test_bit_flips),
 		cmocka_unit_test(test_lost_chunk_keeps_names),
 		cmocka_unit_test(test_versions),
+		cmocka_unit_test(test_memcpy_node_id_appended),
 		cmocka_unit_test(test_unknown_type_skipped),
 		cmocka_unit_test(test_writer_rejects_bad_records),
 		cmocka_unit_test(test_abandoned_writer),
