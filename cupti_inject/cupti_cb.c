@@ -20,13 +20,16 @@ static uint8_t launch_drv[CUPTI_DRIVER_TRACE_CBID_SIZE];
 
 /*
  * Kernel launches (every variant), graph launches, copies and fills, sync
- * and async: the calls GPU records carry the correlation id of.
+ * and async: the calls GPU records carry the correlation id of; and host
+ * functions enqueued on a stream (cudaLaunchHostFunc is a cudaLaunch*),
+ * whose stack says where the stream was made to wait for the host.
  */
 static int issues_work(uint32_t domain, uint32_t cbid)
 {
 	static const char *const rt[] = { "__cudaLaunch", "cudaLaunch", "cudaGraphLaunch",
-					  "cudaMemcpy", "cudaMemset" };
-	static const char *const drv[] = { "cuLaunch", "cuGraphLaunch", "cuMemcpy", "cuMemset" };
+					  "cudaMemcpy", "cudaMemset", "cudaStreamAddCallback" };
+	static const char *const drv[] = { "cuLaunch", "cuGraphLaunch", "cuMemcpy", "cuMemset",
+					   "cuStreamAddCallback" };
 	const char *name = api_filter__name(domain, cbid);
 	const char *const *p = domain == GP_API_RUNTIME ? rt : drv;
 	size_t i, n = domain == GP_API_RUNTIME ? sizeof(rt) / sizeof(rt[0]) :

@@ -31,11 +31,13 @@
  *   - every kernel, memcpy, memset and synchronization the simulator ran is
  *     there exactly once, with its correlation id, stream and times (and
  *     kernel name/grid/block, copy kind/bytes); nothing else;
+ *   - no kernel, memcpy or memset starts before the one before it on its
+ *     stream has ended;
  *   - every GPU record joins to an API record of the trace by correlation id,
  *     which started no later than the work; graph kernels join to a graph launch;
  *   - drop counters are zero unless --expect-drops;
  *   - launch stacks: every API call that issues GPU work (launch, graph
- *     launch, memcpy, memset) has exactly one api_stack record, naming a
+ *     launch, memcpy, memset, host function) has exactly one api_stack record, naming a
  *     stack the trace defines; a driver call made inside a runtime call
  *     has the runtime call's stack, flagged nested; no other call has one.
  */
@@ -596,8 +598,9 @@ static const struct item *find_api(const struct vec *tr, uint32_t corr)
 static int issues_work(const char *name)
 {
 	static const char *const p[] = { "__cudaLaunch", "cudaLaunch", "cudaGraphLaunch",
-					 "cudaMemcpy", "cudaMemset", "cuLaunch", "cuGraphLaunch",
-					 "cuMemcpy", "cuMemset" };
+					 "cudaMemcpy", "cudaMemset", "cudaStreamAddCallback",
+					 "cuLaunch", "cuGraphLaunch", "cuMemcpy", "cuMemset",
+					 "cuStreamAddCallback" };
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(p); i++)
