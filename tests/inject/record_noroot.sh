@@ -104,5 +104,7 @@ else
 fi
 sample driver_api -- saxpy=launch_saxpy_
 sample cuda_graph -- _kernel=replay_graph
+sample graph_nodes -- _kernel=replay_graph
+sample host_callbacks -- produce_kernel=launch_produce consume_kernel=launch_consume
 sample launch_loop 2000 -- 'tick=launch_tick('
 exit $fail

@@ -107,6 +107,8 @@ memcpy_bench) sample memcpy_bench ;;
 driver_api) sample driver_api ;;
 multi_stream) sample multi_stream 8 -- --min-threads 8 ;;
 cuda_graph) sample cuda_graph -- --graph ;;
+graph_nodes) sample graph_nodes -- --graph ;;
+host_callbacks) sample host_callbacks ;;
 launch_loop) sample launch_loop 20000 ;;
 fp_walk_fails)
 	# CUDA's libraries (and the simulator's) keep no frame pointers: a frame-pointer

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # sim_samples.sh - `gpuperf record --cpu` + `gpuperf report` on each sample, on the CUDA
-# simulator, checked exactly against the simulator's log (check_sim.py); each
+# simulator, checked exactly against the simulator's log (check_sim.py); its
+# trace.json passes check_trace_json.py; each
 # sample's trace.pftrace shows what its trace.json shows (check_pftrace.py: graph
 # launches' flows through their kernels, many streams, real symbols); FlameGraph's
 # flamegraph.pl reads each folded file, and `go tool pprof` each profile.pb.gz,
@@ -81,6 +82,10 @@ sample() {
 	fi
 	flamegraph_pl "$d" "$name"
 	pprof_read "$d" "$name"
+	# slices of one track nest: no kernel on a stream starts before the one before it ends
+	if ! out=$(env -u LD_PRELOAD "$PYTHON" "$HERE/../merger/check_trace_json.py" "$d/trace.json" 2>&1); then
+		echo "FAIL: $name: trace.json:"; echo "$out" | sed 's/^/  /' | head -5; fail=1
+	fi
 	if ! "$GPUPERF" report -q -f chrome,perfetto "$d" 2>"$tmp/$name.err" ||
 		! out=$(env -u LD_PRELOAD "$PYTHON" "$HERE/../merger/check_pftrace.py" "$d/trace.pftrace" \
 			--json "$d/trace.json"); then
@@ -98,5 +103,8 @@ sample multi_stream 8 -- 'scale_kernel=launch_scale(' 'offset_kernel=launch_offs
 sample memcpy_bench -- @copy_pageable_sync=63,64,65 @copy_pinned_async=94,96,97
 sample driver_api -- saxpy=launch_saxpy_
 sample cuda_graph -- _kernel=replay_graph
+# a graph built node by node: every node's work under the cudaGraphLaunch of replay_graph
+sample graph_nodes -- _kernel=replay_graph
+sample host_callbacks -- produce_kernel=launch_produce consume_kernel=launch_consume
 sample launch_loop 2000 -- 'tick=launch_tick('
 exit $fail
