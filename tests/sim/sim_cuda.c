@@ -2246,7 +2246,8 @@ static CUresult host_fn_enqueue(CUstream h, CUhostFn fn, CUstreamCallback cb, vo
 	if (s->capture) {
 		struct CUgraphNode_st *n;
 
-		if (cb) /* "This API is not supported during stream capture" isn't said; CUDA refuses it */
+		/* "this function is not supported with ::cuStreamBeginCapture and ::cuStreamEndCapture, unlike ::cuLaunchHostFunc" */
+		if (cb)
 			return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 		n = capture_node(s, CU_GRAPH_NODE_TYPE_HOST);
 		if (!n)

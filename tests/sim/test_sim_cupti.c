@@ -841,6 +841,38 @@ static void test_host_functions(void **state)
 	assert_true(k[2]->start + 1000 >= h2.end);
 }
 
+static void test_host_function_captured(void **state)
+{
+	DOC("cuStreamAddCallback: this function is not supported with ::cuStreamBeginCapture and "
+	    "::cuStreamEndCapture, unlike ::cuLaunchHostFunc.");
+	struct host_seen h = { 0 };
+	enum cudaGraphNodeType type;
+	cudaGraphNode_t node;
+	cudaGraphExec_t x;
+	cudaStream_t s;
+	cudaGraph_t g;
+	size_t n = 1;
+
+	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+	assert_int_equal(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+	assert_int_equal(cudaLaunchHostFunc(s, host_fn, &h), cudaSuccess);
+	assert_int_equal(cudaStreamAddCallback(s, stream_cb, &h, 0),
+			 cudaErrorStreamCaptureUnsupported);
+	assert_int_equal(cudaStreamEndCapture(s, &g), cudaSuccess);
+	assert_int_equal(h.calls, 0); /* captured, not run */
+	assert_int_equal(cudaGraphGetNodes(g, &node, &n), cudaSuccess);
+	assert_int_equal(n, 1);
+	assert_int_equal(cudaGraphNodeGetType(node, &type), cudaSuccess);
+	assert_int_equal(type, cudaGraphNodeTypeHost);
+	assert_int_equal(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+	assert_int_equal(cudaGraphLaunch(x, s), cudaSuccess);
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	assert_int_equal(h.calls, 1);
+	assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
+	assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+}
+
 static void test_host_register(void **state)
 {
 	DOC("cudaHostRegister: Page-locks the memory range specified by ptr and size and maps it "
@@ -1217,6 +1249,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_timestamp_callback, teardown),
 		cmocka_unit_test_teardown(test_stream_order_across_deliveries, teardown),
 		cmocka_unit_test_teardown(test_host_functions, teardown),
+		cmocka_unit_test(test_host_function_captured),
 		cmocka_unit_test_teardown(test_host_register, teardown),
 		cmocka_unit_test_teardown(test_profiler_and_occupancy, teardown),
 		cmocka_unit_test_teardown(test_graph_nodes, teardown),
