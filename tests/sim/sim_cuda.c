@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include "sim_deep.h"
+#include "sim_drv.h"
 #include "sim_internal.h"
 
 /* Duration rules, documented in README.md. */
@@ -67,24 +68,16 @@
 #define BW_HTOH 10000ULL
 #define BW_MEMSET 800000ULL
 
-struct CUctx_st {
-	uint32_t id;
-};
-
 struct CUfunc_st {
 	const char *name; /* mangled; owned for the process lifetime */
 	struct CUfunc_st *next;
-};
-
-struct CUmod_st {
-	size_t n;
-	struct CUfunc_st **funcs;
 };
 
 struct CUstream_st {
 	uint32_t id;
 	unsigned int flags;
 	int priority;
+	CUcontext ctx; /* the one it was created in; NULL: the current one (legacy stream) */
 	int legacy;
 	uint64_t ready; /* end of the last work issued to it */
 	uint64_t *qend; /* ends of its last S.queue_depth pieces of work (a ring); NULL: none yet */
@@ -215,7 +208,6 @@ static struct gpsim_state {
 static struct CUgraphNode_st *capture_node(struct CUstream_st *s, CUgraphNodeType type);
 
 static __thread struct gpsim_call *tls_top;
-static __thread CUcontext tls_ctx;
 static __thread struct CUstream_st *tls_pts; /* per-thread default stream */
 
 #pragma GCC visibility push(default)
@@ -614,11 +606,6 @@ static void current_corr(uint32_t *corr, uint32_t *rt, uint32_t *drv)
 	*corr = *rt ? *rt : *drv;
 }
 
-#define DRV_ENTER(cb, params, sym)                                                       \
-	struct gpsim_call call__;                                                          \
-	gpsim_call_enter(&call__, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_##cb, \
-			 __func__, params, sym)
-#define DRV_RETURN(r) return (CUresult)gpsim_call_exit(&call__, (int)(r))
 
 /* ---- device timeline -------------------------------------------------- */
 
@@ -688,13 +675,12 @@ static void log_op(const struct gpsim_op *op)
 	gpsim_log_line(line);
 }
 
-/* Reports op, whose stream and times are set, to CUPTI and the log. */
+/* Reports op, whose stream, context and times are set, to CUPTI and the log. */
 static void op_report(struct gpsim_op *op)
 {
 	const struct gpsim_hooks *h;
 
 	op->device_id = GPSIM_DEVICE_ID;
-	op->context_id = GPSIM_CONTEXT_ID;
 	if (op->kind == GPSIM_OP_KERNEL) {
 		pthread_mutex_lock(&S.lock);
 		op->grid_id = S.next_grid_id++;
@@ -743,6 +729,7 @@ static void issue(struct CUstream_st *s, struct gpsim_op *op, uint64_t dur)
 
 	current_corr(&op->corr, &op->runtime_corr, &op->driver_corr);
 	op->tid = gpsim_gettid();
+	op->context_id = gpsim__ctx_id(s->ctx ? s->ctx : gpsim__ctx_top());
 	pthread_mutex_lock(&S.lock);
 	/*
 	 * A full queue: the work issued queue_depth pieces ago on this stream
@@ -796,7 +783,7 @@ static void report_sync(int type, uint32_t stream_id, uint32_t event_id, struct 
 {
 	const struct gpsim_hooks *h = hooks();
 	struct sync_stamp end = sync_now();
-	struct gpsim_sync sy = { .type = type, .context_id = GPSIM_CONTEXT_ID,
+	struct gpsim_sync sy = { .type = type, .context_id = gpsim__ctx_id(gpsim__ctx_top()),
 				 .stream_id = stream_id, .event_id = event_id,
 				 .start = start.mono, .end = end.mono,
 				 .own_start = start.own, .own_end = end.own };
@@ -854,10 +841,13 @@ static int mem_kind(const void *p)
 
 	pthread_mutex_lock(&S.lock);
 	m = alloc_find(p);
-	kind = !m ? CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE :
+	kind = !m ? CUPTI_ACTIVITY_MEMORY_KIND_UNKNOWN :
 	       m->pinned ? CUPTI_ACTIVITY_MEMORY_KIND_PINNED : CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
 	pthread_mutex_unlock(&S.lock);
-	return kind;
+	if (kind == CUPTI_ACTIVITY_MEMORY_KIND_UNKNOWN)
+		kind = gpsim__mem_kind(p); /* pools and managed memory (sim_mem.c) */
+	return kind == CUPTI_ACTIVITY_MEMORY_KIND_UNKNOWN ? CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE :
+							    kind;
 }
 
 static int mem_add(size_t size, int pinned, void **out)
@@ -878,6 +868,8 @@ static int mem_add(size_t size, int pinned, void **out)
 	S.allocs = m;
 	pthread_mutex_unlock(&S.lock);
 	*out = p;
+	gpsim__mem_event(GPSIM_MEM_ALLOC, p, size, pinned ? CUPTI_ACTIVITY_MEMORY_KIND_PINNED :
+							    CUPTI_ACTIVITY_MEMORY_KIND_DEVICE);
 	return 0;
 }
 
@@ -885,11 +877,13 @@ static int mem_del(const void *p, int pinned)
 {
 	struct alloc **pp, *m;
 	int err = -EINVAL;
+	uint64_t size = 0;
 
 	pthread_mutex_lock(&S.lock);
 	for (pp = &S.allocs; (m = *pp); pp = &m->next) {
 		if (m->base == (uintptr_t)p && m->pinned == pinned && !m->registered) {
 			*pp = m->next;
+			size = m->size;
 			free((void *)m->base);
 			free(m);
 			err = 0;
@@ -897,6 +891,9 @@ static int mem_del(const void *p, int pinned)
 		}
 	}
 	pthread_mutex_unlock(&S.lock);
+	if (!err)
+		gpsim__mem_event(GPSIM_MEM_FREE, p, size, pinned ? CUPTI_ACTIVITY_MEMORY_KIND_PINNED :
+								 CUPTI_ACTIVITY_MEMORY_KIND_DEVICE);
 	return err;
 }
 
@@ -1018,13 +1015,9 @@ CUcontext gpsim_primary_ctx(void)
 	pthread_mutex_lock(&S.lock);
 	S.ctx_alive = 1;
 	pthread_mutex_unlock(&S.lock);
-	tls_ctx = &S.ctx;
+	/* The runtime uses the context current to the thread, the primary one if none is. */
+	gpsim__ctx_bind_primary();
 	return &S.ctx;
-}
-
-CUcontext gpsim_ctx_current(void)
-{
-	return S.ctx_alive ? tls_ctx : NULL;
 }
 
 #pragma GCC visibility pop
@@ -1065,17 +1058,6 @@ static void inject(void)
 
 /* ---- driver API ----------------------------------------------------- */
 
-#define NEED_INIT()                                   \
-	do {                                          \
-		if (!atomic_load(&S.inited))          \
-			DRV_RETURN(CUDA_ERROR_NOT_INITIALIZED); \
-	} while (0)
-#define NEED_CTX()                                    \
-	do {                                          \
-		NEED_INIT();                          \
-		if (!tls_ctx || !S.ctx_alive)         \
-			DRV_RETURN(CUDA_ERROR_INVALID_CONTEXT); \
-	} while (0)
 
 #pragma GCC visibility push(default)
 
@@ -1223,26 +1205,6 @@ CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice dev)
 	DRV_RETURN(CUDA_SUCCESS);
 }
 
-CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx)
-{
-	DRV_ENTER(cuCtxGetCurrent, NULL, NULL);
-	NEED_INIT();
-	if (!pctx)
-		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
-	*pctx = tls_ctx;
-	DRV_RETURN(CUDA_SUCCESS);
-}
-
-CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx)
-{
-	DRV_ENTER(cuCtxSetCurrent, NULL, NULL);
-	NEED_INIT();
-	if (ctx && ctx != &S.ctx)
-		DRV_RETURN(CUDA_ERROR_INVALID_CONTEXT);
-	tls_ctx = ctx;
-	DRV_RETURN(CUDA_SUCCESS);
-}
-
 CUresult CUDAAPI cuCtxGetDevice(CUdevice *dev)
 {
 	DRV_ENTER(cuCtxGetDevice, NULL, NULL);
@@ -1263,6 +1225,7 @@ CUresult CUDAAPI cuCtxSynchronize(void)
 	start = sync_now();
 	t = device_ready();
 	wait_until(t);
+	gpsim__pools_on_sync();
 	report_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE, UINT32_MAX,
 		    UINT32_MAX, start);
 	DRV_RETURN(CUDA_SUCCESS);
@@ -1436,6 +1399,8 @@ CUresult CUDAAPI cuGetErrorName(CUresult error, const char **str)
 
 /* ---- memory --------------------------------------------------------- */
 
+#define PTR(d) ((void *)(uintptr_t)(d))
+
 CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
 	cuMemAlloc_v2_params p = { dptr, bytesize };
@@ -1459,7 +1424,9 @@ CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 	NEED_CTX();
 	if (!dptr)
 		DRV_RETURN(CUDA_SUCCESS);
-	DRV_RETURN(mem_del((void *)(uintptr_t)dptr, 0) ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS);
+	if (!mem_del(PTR(dptr), 0) || !gpsim__managed_free(PTR(dptr)) || !gpsim__pool_free(PTR(dptr)))
+		DRV_RETURN(CUDA_SUCCESS);
+	DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
 }
 
 CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize, unsigned int flags)
@@ -1568,8 +1535,6 @@ static CUresult do_copy(void *dst, const void *src, size_t bytes, int copy_kind,
 		wait_until(op.end);
 	return CUDA_SUCCESS;
 }
-
-#define PTR(d) ((void *)(uintptr_t)(d))
 
 CUresult CUDAAPI cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
 {
@@ -1715,6 +1680,7 @@ static CUresult stream_new(CUstream *out, unsigned int flags, int priority)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	s->flags = flags;
 	s->priority = priority;
+	s->ctx = gpsim__ctx_top();
 	pthread_mutex_lock(&S.lock);
 	s->id = S.next_stream_id++;
 	s->next = S.streams;
@@ -1784,6 +1750,7 @@ CUresult CUDAAPI cuStreamSynchronize(CUstream h)
 	t = s->ready;
 	pthread_mutex_unlock(&S.lock);
 	wait_until(t);
+	gpsim__pools_on_sync();
 	report_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, s->id, UINT32_MAX,
 		    start);
 	DRV_RETURN(CUDA_SUCCESS);
@@ -1875,6 +1842,7 @@ CUresult CUDAAPI cuEventSynchronize(CUevent e)
 	start = sync_now();
 	if (e->recorded)
 		wait_until(e->ts);
+	gpsim__pools_on_sync();
 	report_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE, UINT32_MAX, e->id,
 		    start);
 	DRV_RETURN(CUDA_SUCCESS);
@@ -1920,81 +1888,6 @@ CUresult CUDAAPI cuStreamWaitEvent(CUstream h, CUevent e, unsigned int flags)
 }
 
 /* ---- modules and launches ------------------------------------------- */
-
-CUresult CUDAAPI cuModuleLoadData(CUmodule *mod, const void *image)
-{
-	const char *p;
-	struct CUmod_st *m;
-	DRV_ENTER(cuModuleLoadData, NULL, NULL);
-
-	NEED_CTX();
-	if (!mod || !image)
-		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
-	m = calloc(1, sizeof(*m));
-	if (!m)
-		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
-	/* Only PTX text is understood: every ".entry <name>" becomes a function. */
-	for (p = strstr(image, ".entry"); p; p = strstr(p, ".entry")) {
-		const char *b, *e;
-		char name[512];
-		struct CUfunc_st **nf;
-
-		p += 6;
-		if (*p != ' ' && *p != '\t' && *p != '\n')
-			continue;
-		for (b = p; *b == ' ' || *b == '\t' || *b == '\n'; b++)
-			;
-		for (e = b; *e && *e != '(' && *e != ' ' && *e != '\t' && *e != '\n' && *e != '{';
-		     e++)
-			;
-		if (e == b || (size_t)(e - b) >= sizeof(name))
-			continue;
-		memcpy(name, b, (size_t)(e - b));
-		name[e - b] = '\0';
-		nf = realloc(m->funcs, (m->n + 1) * sizeof(*nf));
-		if (!nf)
-			break;
-		m->funcs = nf;
-		m->funcs[m->n] = gpsim_func_register(name);
-		if (m->funcs[m->n])
-			m->n++;
-	}
-	if (!m->n) {
-		free(m->funcs);
-		free(m);
-		DRV_RETURN(CUDA_ERROR_INVALID_IMAGE);
-	}
-	*mod = m;
-	DRV_RETURN(CUDA_SUCCESS);
-}
-
-CUresult CUDAAPI cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name)
-{
-	size_t i;
-	DRV_ENTER(cuModuleGetFunction, NULL, NULL);
-
-	NEED_CTX();
-	if (!f || !m || !name)
-		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
-	for (i = 0; i < m->n; i++) {
-		if (!strcmp(m->funcs[i]->name, name)) {
-			*f = m->funcs[i];
-			DRV_RETURN(CUDA_SUCCESS);
-		}
-	}
-	DRV_RETURN(CUDA_ERROR_NOT_FOUND);
-}
-
-CUresult CUDAAPI cuModuleUnload(CUmodule m)
-{
-	DRV_ENTER(cuModuleUnload, NULL, NULL);
-	NEED_CTX();
-	if (!m)
-		DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);
-	free(m->funcs);
-	free(m);
-	DRV_RETURN(CUDA_SUCCESS);
-}
 
 CUresult CUDAAPI cuFuncGetName(const char **name, CUfunction f)
 {
@@ -3027,6 +2920,7 @@ struct glaunch {
 	size_t next;	/* position in x->order */
 	uint32_t corr, runtime_corr, driver_corr, tid;
 	uint32_t stream_id;
+	uint32_t context_id; /* the launching thread's: the nodes may run on the host worker */
 };
 
 static void fill_rows(char *dst, size_t pitch, size_t rows, size_t width, uint32_t value,
@@ -3060,7 +2954,7 @@ static void node_issue(struct glaunch *gl, struct CUgraphNode_st *n, uint64_t t)
 	struct gpsim_op op = { .graph_id = x->graph_id, .graph_node_id = n->id, .async = 1,
 			       .corr = gl->corr, .runtime_corr = gl->runtime_corr,
 			       .driver_corr = gl->driver_corr, .tid = gl->tid,
-			       .issued = gl->issued,
+			       .context_id = gl->context_id, .issued = gl->issued,
 			       .stream_id = n->lane ? x->lane_stream[n->lane] : gl->stream_id };
 	uint64_t dur;
 	size_t r;
@@ -3211,6 +3105,7 @@ static CUresult graph_launch(CUgraphExec x, CUstream h)
 		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	gl.s = s;
 	gl.stream_id = s->id;
+	gl.context_id = gpsim__ctx_id(s->ctx ? s->ctx : gpsim__ctx_top());
 	gl.tid = gpsim_gettid();
 	current_corr(&gl.corr, &gl.runtime_corr, &gl.driver_corr);
 	pthread_mutex_lock(&S.lock);
@@ -3336,3 +3231,83 @@ uint32_t gpsim_graph_exec_id(CUgraphExec x)
 }
 
 #pragma GCC visibility pop
+
+/* ---- for the other parts of libcuda (sim_drv.h) ------------------------- */
+
+struct CUstream_st *gpsim__stream(CUstream h)
+{
+	return stream_of(h);
+}
+
+uint64_t gpsim__stream_dep(struct CUstream_st *s)
+{
+	uint64_t t;
+
+	pthread_mutex_lock(&S.lock);
+	t = stream_dep(s);
+	pthread_mutex_unlock(&S.lock);
+	return t;
+}
+
+void gpsim__stream_after(struct CUstream_st *s, uint64_t t)
+{
+	pthread_mutex_lock(&S.lock);
+	s->ready = max_u64(s->ready, t);
+	pthread_mutex_unlock(&S.lock);
+}
+
+uint32_t gpsim__stream_id(struct CUstream_st *s)
+{
+	return s->id;
+}
+
+int gpsim__stream_capturing(struct CUstream_st *s)
+{
+	return s->capture != NULL;
+}
+
+uint32_t gpsim__corr(void)
+{
+	uint32_t corr, rt, drv;
+
+	current_corr(&corr, &rt, &drv);
+	return corr;
+}
+
+int gpsim__inited(void)
+{
+	return atomic_load(&S.inited);
+}
+
+void gpsim__wait_until(uint64_t t)
+{
+	wait_until(t);
+}
+
+uint64_t gpsim__device_ready(void)
+{
+	return device_ready();
+}
+
+CUcontext gpsim__primary(void)
+{
+	return &S.ctx;
+}
+
+int gpsim__primary_alive(void)
+{
+	int alive;
+
+	pthread_mutex_lock(&S.lock);
+	alive = S.ctx_alive;
+	pthread_mutex_unlock(&S.lock);
+	return alive;
+}
+
+void gpsim__ctx_going(void)
+{
+	const struct gpsim_hooks *h = hooks();
+
+	if (h && h->ctx_reset)
+		h->ctx_reset();
+}

@@ -28,6 +28,7 @@
 
 #include "sim_deep.h"
 #include "sim_internal.h"
+#include "sim_rt.h"
 
 /* A registered kernel: cudaKernel_t and the host stub's address map to it. */
 struct CUkern_st {
@@ -117,7 +118,7 @@ cudaError_t CUDARTAPI __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 bl
 cudaError_t CUDARTAPI __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block,
 					      void **args, size_t shmem, cudaStream_t stream);
 
-static cudaError_t from_cu(CUresult r)
+cudaError_t from_cu(CUresult r)
 {
 	switch (r) {
 	case CUDA_SUCCESS: return cudaSuccess;
@@ -139,7 +140,7 @@ static cudaError_t from_cu(CUresult r)
 	}
 }
 
-static void rt_init(void)
+void rt_init(void)
 {
 	if (!atomic_load(&R.inited)) {
 		/* Traced as a driver call of its own, like the real runtime's. */
@@ -149,7 +150,7 @@ static void rt_init(void)
 	gpsim_primary_ctx();
 }
 
-static cudaError_t rt_exit(struct gpsim_call *c, cudaError_t e)
+cudaError_t rt_exit(struct gpsim_call *c, cudaError_t e)
 {
 	/* Not-ready is a status, not an error: the real runtime does not latch it. */
 	if (e != cudaSuccess && e != cudaErrorNotReady)
@@ -173,22 +174,14 @@ static void rt_enter_deep(void *arg)
 	gpsim_call_enter(a->c, CUPTI_CB_DOMAIN_RUNTIME_API, a->cbid, a->name, a->params, a->sym);
 }
 
-static void rt_trace(struct gpsim_call *c, uint32_t cbid, const char *name, const void *params,
-		     const char *sym)
+void rt_trace(struct gpsim_call *c, uint32_t cbid, const char *name, const void *params,
+	      const char *sym)
 {
 	struct rt_enter_args a = { c, cbid, name, params, sym };
 
 	gpsim_deep(rt_enter_deep, &a);
 }
 
-#define RT_TRACE(cb, params, sym)  \
-	struct gpsim_call call__; \
-	rt_trace(&call__, CUPTI_RUNTIME_TRACE_CBID_##cb, __func__, params, sym)
-#define RT_ENTER(cb, params, sym) \
-	rt_init();                \
-	RT_TRACE(cb, params, sym)
-#define RT_RETURN(e) return rt_exit(&call__, (e))
-#define RT_CU(expr) RT_RETURN(from_cu(expr))
 
 static CUstream pts(cudaStream_t s)
 {

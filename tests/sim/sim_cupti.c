@@ -55,6 +55,8 @@ union rec {
 	CUpti_ActivityMemset4 memset;
 	CUpti_ActivitySynchronization2 sync;
 	CUpti_ActivityDevice5 device;
+	CUpti_ActivityMemory4 mem;
+	CUpti_ActivityMemoryPool3 pool;
 };
 
 /* A record waiting for its work to complete and for buffer space. */
@@ -380,7 +382,7 @@ static void issue_callback(struct gpsim_call *call, CUpti_ApiCallbackSite site)
 	d.functionReturnValue = site == CUPTI_API_EXIT ? &call->ret : NULL;
 	d.symbolName = call->symbol;
 	d.context = ctx;
-	d.contextUid = ctx ? GPSIM_CONTEXT_ID : 0;
+	d.contextUid = gpsim_ctx_id(ctx);
 	d.correlationData = &call->hook_data[0];
 	d.correlationId = call->corr;
 	a = (struct deliver_args){ cb, userdata, call->domain, call->cbid, &d };
@@ -618,9 +620,86 @@ static const struct gpsim_hooks cupti_hooks = {
 	.graph = hook_graph,
 };
 
+/*
+ * CUpti_ActivityMemory4 ("separate records for memory allocation and
+ * memory release operations") and CUpti_ActivityMemoryPool3 ("memory pool
+ * creation, destruction and trimming"), stamped on CUPTI's clock when the
+ * API call makes them, with "the correlation ID in the driver and runtime
+ * API activity record that launched the memory operation".
+ */
+static void hook_mem(const struct gpsim_mem_ev *ev)
+{
+	struct pend *p;
+
+	if (ev->op == GPSIM_MEM_ALLOC || ev->op == GPSIM_MEM_FREE) {
+		CUpti_ActivityMemory4 *m;
+
+		if (!kind_on(CUPTI_ACTIVITY_KIND_MEMORY2))
+			return;
+		p = pend_new(sizeof(*m));
+		if (!p)
+			return;
+		m = &p->r.mem;
+		m->kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+		m->memoryOperationType = ev->op == GPSIM_MEM_ALLOC ?
+						 CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION :
+						 CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
+		m->memoryKind = (CUpti_ActivityMemoryKind)ev->memory_kind;
+		m->correlationId = ev->corr;
+		m->address = ev->address;
+		m->bytes = ev->bytes;
+		m->timestamp = cupti_now();
+		m->processId = gpsim_getpid();
+		m->deviceId = GPSIM_DEVICE_ID;
+		m->contextId = ev->context_id;
+		/* "If memory operation is not async, streamId is set to CUPTI_INVALID_STREAM_ID." */
+		m->streamId = ev->is_async ? ev->stream_id : CUPTI_INVALID_STREAM_ID;
+		m->isAsync = (uint32_t)ev->is_async;
+		m->memoryPoolConfig.memoryPoolType =
+			(CUpti_ActivityMemoryPoolType)(ev->pool_type ? ev->pool_type :
+					CUPTI_ACTIVITY_MEMORY_POOL_TYPE_INVALID);
+		m->memoryPoolConfig.address = ev->pool_address;
+		m->memoryPoolConfig.releaseThreshold = ev->pool_release_threshold;
+		m->memoryPoolConfig.pool.size = ev->pool_size;
+		m->memoryPoolConfig.utilizedSize = ev->pool_used;
+	} else {
+		CUpti_ActivityMemoryPool3 *m;
+
+		if (!kind_on(CUPTI_ACTIVITY_KIND_MEMORY_POOL))
+			return;
+		p = pend_new(sizeof(*m));
+		if (!p)
+			return;
+		m = &p->r.pool;
+		m->kind = CUPTI_ACTIVITY_KIND_MEMORY_POOL;
+		m->memoryPoolOperationType =
+			ev->op == GPSIM_POOL_CREATE ? CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_CREATED :
+			ev->op == GPSIM_POOL_DESTROY ? CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_DESTROYED :
+						       CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_TRIMMED;
+		m->memoryPoolType = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL;
+		m->correlationId = ev->corr;
+		m->processId = gpsim_getpid();
+		m->deviceId = GPSIM_DEVICE_ID;
+		m->minBytesToKeep = (size_t)ev->min_bytes_to_keep;
+		m->address = ev->pool_address;
+		m->size = ev->pool_size;
+		m->releaseThreshold = ev->pool_release_threshold;
+		m->timestamp = cupti_now();
+		m->utilizedSize = ev->pool_used;
+		m->isManagedPool = (uint8_t)ev->pool_managed;
+	}
+	p->ready = gpsim_now();
+	stage(p);
+}
+
+static const struct gpsim_mem_hooks cupti_mem_hooks = {
+	.mem = hook_mem,
+};
+
 __attribute__((constructor)) static void cupti_attach(void)
 {
 	gpsim_hooks_set(&cupti_hooks);
+	gpsim_mem_hooks_set(&cupti_mem_hooks);
 }
 
 /* ---- the worker ------------------------------------------------------------ */
@@ -1093,7 +1172,7 @@ CUptiResult CUPTIAPI cuptiGetContextId(CUcontext context, uint32_t *id)
 {
 	if (!context || !id)
 		return CUPTI_ERROR_INVALID_PARAMETER;
-	*id = GPSIM_CONTEXT_ID;
+	*id = gpsim_ctx_id(context);
 	return CUPTI_SUCCESS;
 }
 
@@ -1290,6 +1369,8 @@ CUptiResult CUPTIAPI cuptiActivityGetNextRecord(uint8_t *buffer, size_t valid,
 			size = sizeof(CUpti_ActivitySynchronization2);
 			break;
 		case CUPTI_ACTIVITY_KIND_DEVICE: size = sizeof(CUpti_ActivityDevice5); break;
+		case CUPTI_ACTIVITY_KIND_MEMORY2: size = sizeof(CUpti_ActivityMemory4); break;
+		case CUPTI_ACTIVITY_KIND_MEMORY_POOL: size = sizeof(CUpti_ActivityMemoryPool3); break;
 		default: return CUPTI_ERROR_INVALID_KIND;
 		}
 		off = (size_t)((uint8_t *)*record - buffer) + ALIGN8(size);
@@ -1308,6 +1389,8 @@ CUptiResult CUPTIAPI cuptiActivityGetNextRecord(uint8_t *buffer, size_t valid,
 	case CUPTI_ACTIVITY_KIND_MEMSET: size = sizeof(CUpti_ActivityMemset4); break;
 	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: size = sizeof(CUpti_ActivitySynchronization2); break;
 	case CUPTI_ACTIVITY_KIND_DEVICE: size = sizeof(CUpti_ActivityDevice5); break;
+	case CUPTI_ACTIVITY_KIND_MEMORY2: size = sizeof(CUpti_ActivityMemory4); break;
+	case CUPTI_ACTIVITY_KIND_MEMORY_POOL: size = sizeof(CUpti_ActivityMemoryPool3); break;
 	default: return CUPTI_ERROR_INVALID_KIND;
 	}
 	if (off + size > valid)

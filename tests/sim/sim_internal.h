@@ -112,8 +112,44 @@ struct gpsim_hooks {
 #define GPSIM_LEGACY_STREAM_ID 7
 #define GPSIM_DRIVER_VERSION 13000
 
+/*
+ * An allocation, a free or a memory pool event, for CUPTI's MEMORY2 and
+ * MEMORY_POOL records. Reported on the thread whose API call made it,
+ * inside that call.
+ */
+enum gpsim_mem_op {
+	GPSIM_MEM_ALLOC = 1,
+	GPSIM_MEM_FREE,
+	GPSIM_POOL_CREATE,
+	GPSIM_POOL_DESTROY,
+	GPSIM_POOL_TRIM,
+};
+
+struct gpsim_mem_ev {
+	int op;			/* enum gpsim_mem_op */
+	int memory_kind;	/* CUpti_ActivityMemoryKind */
+	uint32_t corr;		/* the API call's: runtime id if any, else the driver call's */
+	uint32_t context_id;
+	uint32_t stream_id;	/* UINT32_MAX when not stream ordered */
+	int is_async;
+	uint64_t address, bytes;
+	uint64_t ts;		/* CLOCK_MONOTONIC */
+	/* the pool: stream-ordered allocations and pool events (pool_type 0: none) */
+	int pool_type;		/* CUpti_ActivityMemoryPoolType */
+	int pool_managed;
+	uint64_t pool_address, pool_size, pool_used, pool_release_threshold;
+	uint64_t min_bytes_to_keep; /* GPSIM_POOL_TRIM */
+};
+
+struct gpsim_mem_hooks {
+	void (*mem)(const struct gpsim_mem_ev *ev);
+};
+
 /* libcuda: hooks and tracing */
 GPSIM_API int gpsim_hooks_set(const struct gpsim_hooks *hooks);
+GPSIM_API int gpsim_mem_hooks_set(const struct gpsim_mem_hooks *hooks);
+/* CUPTI's id of a context (cuptiGetContextId); 0 for NULL. */
+GPSIM_API uint32_t gpsim_ctx_id(CUcontext ctx);
 GPSIM_API void gpsim_call_enter(struct gpsim_call *call, int domain, uint32_t cbid,
 				const char *name, const void *params, const char *symbol);
 GPSIM_API int gpsim_call_exit(struct gpsim_call *call, int ret);

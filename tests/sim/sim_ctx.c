@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Simulated libcuda.so.1: contexts, created and primary, and each thread's stack of them. */
+
+/*
+ * Every thread has a stack of current contexts ("Pushes the given context
+ * ctx onto the CPU thread's stack of current contexts", cuCtxPushCurrent);
+ * its top is the context the thread's calls use. A context made by
+ * cuCtxCreate gets the next id after the primary context's (CUPTI's
+ * contextId); work issued in it carries that id. Destroyed contexts are
+ * kept, marked dead, so that a handle another thread still holds is
+ * refused with CUDA_ERROR_INVALID_CONTEXT instead of read after a free.
+ */
+
+#define __CUDA_API_VERSION_INTERNAL 1
+#include <cuda.h>
+#include <generated_cuda_meta.h>
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "sim_drv.h"
+#include "sim_internal.h"
+
+/* Deep enough for any program that pushes what it pops. */
+#define CTX_STACK_MAX 64
+
+static struct {
+	pthread_mutex_t lock;
+	uint32_t next_id;
+} X = { .lock = PTHREAD_MUTEX_INITIALIZER, .next_id = GPSIM_CONTEXT_ID + 1 };
+
+static __thread CUcontext tls_stack[CTX_STACK_MAX];
+static __thread int tls_depth;
+
+CUcontext gpsim__ctx_top(void)
+{
+	return tls_depth ? tls_stack[tls_depth - 1] : NULL;
+}
+
+void gpsim__ctx_bind_primary(void)
+{
+	if (!tls_depth) {
+		tls_stack[0] = gpsim__primary();
+		tls_depth = 1;
+	}
+}
+
+int gpsim__ctx_usable(CUcontext c)
+{
+	if (!c)
+		return 0;
+	if (c == gpsim__primary())
+		return gpsim__primary_alive();
+	return !c->dead;
+}
+
+uint32_t gpsim__ctx_id(CUcontext c)
+{
+	return c ? c->id : 0;
+}
+
+static CUresult push(CUcontext c)
+{
+	if (tls_depth == CTX_STACK_MAX)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	tls_stack[tls_depth++] = c;
+	return CUDA_SUCCESS;
+}
+
+/* A context is ours if it is the primary one or one cuCtxCreate returned (alive or not). */
+static int ctx_known(CUcontext c)
+{
+	return c == gpsim__primary() || (c && c->created);
+}
+
+#pragma GCC visibility push(default)
+
+uint32_t gpsim_ctx_id(CUcontext c)
+{
+	return gpsim__ctx_id(c);
+}
+
+CUcontext gpsim_ctx_current(void)
+{
+	CUcontext c = gpsim__ctx_top();
+
+	return gpsim__ctx_usable(c) ? c : NULL;
+}
+
+/*
+ * "Creates a new CUDA context and associates it with the calling thread
+ * [...] If a context is already current to the thread, it is supplanted by
+ * the newly created context and may be restored by a subsequent call to
+ * cuCtxPopCurrent()."
+ */
+CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *params, unsigned int flags,
+				CUdevice dev)
+{
+	cuCtxCreate_v4_params p = { pctx, params, flags, dev };
+	CUcontext c;
+	CUresult r;
+	DRV_ENTER(cuCtxCreate_v4, &p, NULL);
+
+	NEED_INIT();
+	if (!pctx)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	if (dev != 0)
+		DRV_RETURN(CUDA_ERROR_INVALID_DEVICE);
+	/* "Either execAffinityParams or cigParams can be set": neither exists here. */
+	if (params && (params->execAffinityParams || params->cigParams))
+		DRV_RETURN(CUDA_ERROR_NOT_SUPPORTED);
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+	c->created = 1;
+	pthread_mutex_lock(&X.lock);
+	c->id = X.next_id++;
+	pthread_mutex_unlock(&X.lock);
+	r = push(c);
+	if (r != CUDA_SUCCESS) {
+		free(c);
+		DRV_RETURN(r);
+	}
+	*pctx = c;
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/*
+ * "Destroys the CUDA context specified by ctx. [...] If ctx is current to
+ * the calling thread then ctx will also be popped from the current
+ * thread's context stack (as though cuCtxPopCurrent() were called)." Its
+ * work finishes first and CUPTI hands over its records, as on a reset.
+ */
+CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
+{
+	cuCtxDestroy_v2_params p = { ctx };
+	DRV_ENTER(cuCtxDestroy_v2, &p, NULL);
+
+	NEED_INIT();
+	if (!ctx_known(ctx) || !gpsim__ctx_usable(ctx))
+		DRV_RETURN(CUDA_ERROR_INVALID_CONTEXT);
+	/* The primary context is released (cuDevicePrimaryCtxRelease), not destroyed. */
+	if (ctx == gpsim__primary())
+		DRV_RETURN(CUDA_ERROR_INVALID_CONTEXT);
+	gpsim__wait_until(gpsim__device_ready());
+	gpsim__ctx_going();
+	ctx->dead = 1;
+	if (gpsim__ctx_top() == ctx)
+		tls_depth--;
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuCtxPushCurrent_v2(CUcontext ctx)
+{
+	cuCtxPushCurrent_v2_params p = { ctx };
+	DRV_ENTER(cuCtxPushCurrent_v2, &p, NULL);
+
+	NEED_INIT();
+	if (!ctx)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	if (!ctx_known(ctx) || !gpsim__ctx_usable(ctx))
+		DRV_RETURN(CUDA_ERROR_INVALID_CONTEXT);
+	DRV_RETURN(push(ctx));
+}
+
+/* "Pops the current CUDA context from the CPU thread and passes back the old context handle in *pctx." */
+CUresult CUDAAPI cuCtxPopCurrent_v2(CUcontext *pctx)
+{
+	cuCtxPopCurrent_v2_params p = { pctx };
+	CUcontext c;
+	DRV_ENTER(cuCtxPopCurrent_v2, &p, NULL);
+
+	NEED_INIT();
+	c = gpsim__ctx_top();
+	if (!c)
+		DRV_RETURN(CUDA_ERROR_INVALID_CONTEXT);
+	tls_depth--;
+	if (pctx)
+		*pctx = c;
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx)
+{
+	DRV_ENTER(cuCtxGetCurrent, NULL, NULL);
+	NEED_INIT();
+	if (!pctx)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	*pctx = gpsim__ctx_top();
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/*
+ * "If there exists a CUDA context stack on the calling CPU thread, this
+ * will replace the top of that stack with ctx. If ctx is NULL then this
+ * will be equivalent to popping the top of the calling CPU thread's CUDA
+ * context stack (or a no-op if the calling CPU thread's CUDA context stack
+ * is empty)."
+ */
+CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx)
+{
+	DRV_ENTER(cuCtxSetCurrent, NULL, NULL);
+	NEED_INIT();
+	if (!ctx) {
+		if (tls_depth)
+			tls_depth--;
+		DRV_RETURN(CUDA_SUCCESS);
+	}
+	if (!ctx_known(ctx) || !gpsim__ctx_usable(ctx))
+		DRV_RETURN(CUDA_ERROR_INVALID_CONTEXT);
+	if (tls_depth)
+		tls_stack[tls_depth - 1] = ctx;
+	else
+		tls_stack[tls_depth++] = ctx;
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/* "Returns the unique Id associated with the context supplied" (NULL: the current one). */
+CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long *id)
+{
+	DRV_ENTER(cuCtxGetId, NULL, NULL);
+	NEED_INIT();
+	if (!id)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	if (!ctx)
+		ctx = gpsim__ctx_top();
+	if (!ctx_known(ctx) || !gpsim__ctx_usable(ctx))
+		DRV_RETURN(CUDA_ERROR_INVALID_CONTEXT);
+	*id = ctx->id;
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+#pragma GCC visibility pop

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Private to the simulated libcuda.so.1: what its source files share (never exported). */
+#ifndef GPSIM_DRV_H
+#define GPSIM_DRV_H
+
+/*
+ * sim_cuda.c keeps the device (streams, timeline, tracing); sim_ctx.c the
+ * contexts, sim_mem.c stream-ordered and managed memory, sim_module.c
+ * module images. They meet through these hidden functions, so that none
+ * of them is an export of libcuda.
+ */
+
+#include <stdint.h>
+#include <cuda.h>
+#include <cupti_callbacks.h>
+#include <cupti_driver_cbid.h>
+
+#include "sim_internal.h"
+
+#define GPSIM_HIDDEN __attribute__((visibility("hidden")))
+
+/* A context: the primary one (id GPSIM_CONTEXT_ID) or one of cuCtxCreate's. */
+struct CUctx_st {
+	uint32_t id;
+	int created; /* by cuCtxCreate; the primary context is not */
+	int dead;    /* cuCtxDestroy'ed: kept, so a stale handle is still recognized */
+};
+
+/* sim_cuda.c */
+GPSIM_HIDDEN struct CUstream_st *gpsim__stream(CUstream h);
+/* When work issued to s now could start at the earliest (its queue, legacy barriers). */
+GPSIM_HIDDEN uint64_t gpsim__stream_dep(struct CUstream_st *s);
+/* Work issued to s does not start before t (a stream-ordered operation with no GPU record). */
+GPSIM_HIDDEN void gpsim__stream_after(struct CUstream_st *s, uint64_t t);
+GPSIM_HIDDEN uint32_t gpsim__stream_id(struct CUstream_st *s);
+GPSIM_HIDDEN int gpsim__stream_capturing(struct CUstream_st *s);
+/* The ids records of work issued now carry (runtime call's id if any, else the driver call's). */
+GPSIM_HIDDEN uint32_t gpsim__corr(void);
+GPSIM_HIDDEN int gpsim__inited(void);
+GPSIM_HIDDEN void gpsim__wait_until(uint64_t t);
+/* All work issued so far has finished by this time. */
+GPSIM_HIDDEN uint64_t gpsim__device_ready(void);
+GPSIM_HIDDEN CUcontext gpsim__primary(void);
+GPSIM_HIDDEN int gpsim__primary_alive(void);
+/* Tells CUPTI a context goes away (its records are delivered first). */
+GPSIM_HIDDEN void gpsim__ctx_going(void);
+
+/* sim_ctx.c: the calling thread's context stack */
+GPSIM_HIDDEN CUcontext gpsim__ctx_top(void);
+GPSIM_HIDDEN void gpsim__ctx_bind_primary(void);
+GPSIM_HIDDEN int gpsim__ctx_usable(CUcontext c);
+GPSIM_HIDDEN uint32_t gpsim__ctx_id(CUcontext c);
+
+/* sim_mem.c */
+/* CUpti_ActivityMemoryKind of p if sim_mem.c owns it, else CUPTI_ACTIVITY_MEMORY_KIND_UNKNOWN. */
+GPSIM_HIDDEN int gpsim__mem_kind(const void *p);
+/* A cuMemAlloc/cuMemFree/host allocation, for CUPTI's MEMORY2 records. */
+GPSIM_HIDDEN void gpsim__mem_event(int op, const void *p, uint64_t bytes, int memory_kind);
+/* cuMemFree of managed memory, or of a pool's allocation ("Callers must ensure that all accesses [...] have completed"); 0 or -EINVAL. */
+GPSIM_HIDDEN int gpsim__managed_free(const void *p);
+GPSIM_HIDDEN int gpsim__pool_free(const void *p);
+/* A stream, event or context synchronize: pools above their release threshold shrink. */
+GPSIM_HIDDEN void gpsim__pools_on_sync(void);
+
+/* A traced driver entry point: DRV_ENTER first, every return through DRV_RETURN. */
+#define DRV_ENTER(cb, params, sym)                                                       \
+	struct gpsim_call call__;                                                          \
+	gpsim_call_enter(&call__, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_##cb, \
+			 __func__, params, sym)
+#define DRV_RETURN(r) return (CUresult)gpsim_call_exit(&call__, (int)(r))
+
+#define NEED_INIT()                                           \
+	do {                                                  \
+		if (!gpsim__inited())                         \
+			DRV_RETURN(CUDA_ERROR_NOT_INITIALIZED); \
+	} while (0)
+#define NEED_CTX()                                            \
+	do {                                                  \
+		NEED_INIT();                                  \
+		if (!gpsim__ctx_usable(gpsim__ctx_top()))     \
+			DRV_RETURN(CUDA_ERROR_INVALID_CONTEXT); \
+	} while (0)
+
+#endif /* GPSIM_DRV_H */

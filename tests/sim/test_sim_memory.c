@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: Apache-2.0
+/* The simulator's pools, managed memory, contexts and module images against the CUDA and CUPTI headers. */
+
+/*
+ * Each test quotes (DOC) the header sentence it checks. argv[1] is a cubin
+ * and argv[2] a fatbin, both made by nvcc from test_sim_kernels.cu (kernels
+ * "vadd", extern "C", and "_Z5scalePffi"), so module loading is tested on
+ * what nvcc really writes.
+ */
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <cupti.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void **__cudaRegisterFatBinary(void *fatCubin);
+void __cudaRegisterFatBinaryEnd(void **handle);
+void __cudaRegisterFunction(void **handle, const char *hostFun, char *deviceFun,
+			    const char *deviceName, int thread_limit, uint3 *tid, uint3 *bid,
+			    dim3 *bDim, dim3 *gDim, int *wSize);
+
+#define DOC(s) static const char doc_sentence[] __attribute__((unused)) = s
+#define KERNEL_SLOW "_Z10slowKernelv"
+#define KERNEL_SLOW_NS 20000000ULL
+#define MAX_RECS 1024
+#define REC_SIZE 256
+
+static const char stub_slow;
+static const char *cubin_path, *fatbin_path;
+
+static struct {
+	pthread_mutex_t lock;
+	unsigned char recs[MAX_RECS][REC_SIZE];
+	size_t nrecs;
+} G = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void CUPTIAPI buf_requested(uint8_t **buffer, size_t *size, size_t *max)
+{
+	*buffer = aligned_alloc(8, 1 << 20);
+	*size = 1 << 20;
+	*max = 0;
+}
+
+static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
+				   size_t valid)
+{
+	CUpti_Activity *r = NULL;
+
+	pthread_mutex_lock(&G.lock);
+	while (cuptiActivityGetNextRecord(buffer, valid, &r) == CUPTI_SUCCESS) {
+		size_t n = valid - (size_t)((uint8_t *)r - buffer);
+
+		if (G.nrecs < MAX_RECS)
+			memcpy(G.recs[G.nrecs++], r, n < REC_SIZE ? n : REC_SIZE);
+	}
+	pthread_mutex_unlock(&G.lock);
+	free(buffer);
+}
+
+static void start(const CUpti_ActivityKind *kinds, size_t n)
+{
+	size_t i;
+
+	G.nrecs = 0;
+	assert_int_equal(cuptiActivityRegisterCallbacks(buf_requested, buf_completed), CUPTI_SUCCESS);
+	for (i = 0; i < n; i++)
+		assert_int_equal(cuptiActivityEnable(kinds[i]), CUPTI_SUCCESS);
+}
+
+static int teardown(void **state)
+{
+	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	cuptiFinalize();
+	return 0;
+}
+
+static const CUpti_ActivityAPI *api_by_cbid(CUpti_ActivityKind kind, uint32_t cbid, int nth)
+{
+	size_t i;
+
+	for (i = 0; i < G.nrecs; i++) {
+		const CUpti_ActivityAPI *a = (const void *)G.recs[i];
+
+		if (a->kind == kind && a->cbid == cbid && nth-- == 0)
+			return a;
+	}
+	return NULL;
+}
+
+static const CUpti_ActivityMemory4 *mem_rec(CUpti_ActivityMemoryOperationType op, uint64_t addr,
+					   int nth)
+{
+	size_t i;
+
+	for (i = 0; i < G.nrecs; i++) {
+		const CUpti_ActivityMemory4 *m = (const void *)G.recs[i];
+
+		if (m->kind == CUPTI_ACTIVITY_KIND_MEMORY2 && m->memoryOperationType == op &&
+		    m->address == addr && nth-- == 0)
+			return m;
+	}
+	return NULL;
+}
+
+static uint64_t pool_u64(cudaMemPool_t pool, enum cudaMemPoolAttr attr)
+{
+	cuuint64_t v = 0;
+
+	assert_int_equal(cudaMemPoolGetAttribute(pool, attr, &v), cudaSuccess);
+	return v;
+}
+
+static void test_stream_ordered_reuse(void **state)
+{
+	DOC("CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC: Allow reuse of already completed frees "
+	    "when there is no dependency between the free and allocation.");
+	cudaStream_t s1, s2;
+	cudaMemPool_t def;
+	cuuint64_t keep = UINT64_MAX;
+	void *a, *b, *c, *d;
+	dim3 one = { 1, 1, 1 };
+
+	/* Keep freed memory across synchronizes (the default threshold, 0, releases it). */
+	assert_int_equal(cudaDeviceGetDefaultMemPool(&def, 0), cudaSuccess);
+	assert_int_equal(cudaMemPoolSetAttribute(def, cudaMemPoolAttrReleaseThreshold, &keep),
+			 cudaSuccess);
+	assert_int_equal(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking), cudaSuccess);
+	assert_int_equal(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking), cudaSuccess);
+	assert_int_equal(cudaMallocAsync(&a, 4096, s1), cudaSuccess);
+	memset(a, 0x5a, 4096); /* device memory is host memory here */
+	assert_int_equal(cudaFreeAsync(a, s1), cudaSuccess);
+	/* The same stream may reuse it at once: stream order makes that safe. */
+	assert_int_equal(cudaMallocAsync(&b, 4096, s1), cudaSuccess);
+	assert_ptr_equal(a, b);
+	/* A free behind a 20 ms kernel has not run: another stream must not get its memory. */
+	assert_int_equal(cudaLaunchKernel(&stub_slow, one, one, NULL, 0, s1), cudaSuccess);
+	assert_int_equal(cudaFreeAsync(b, s1), cudaSuccess);
+	assert_int_equal(cudaMallocAsync(&c, 4096, s2), cudaSuccess);
+	assert_ptr_not_equal(c, b);
+	/* Once the free has run, it may. */
+	assert_int_equal(cudaStreamSynchronize(s1), cudaSuccess);
+	assert_int_equal(cudaMallocAsync(&d, 4096, s2), cudaSuccess);
+	assert_ptr_equal(d, b);
+	assert_int_equal(cudaFreeAsync(c, s2), cudaSuccess);
+	assert_int_equal(cudaFreeAsync(d, s2), cudaSuccess);
+	assert_int_equal(cudaStreamSynchronize(s2), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s1), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s2), cudaSuccess);
+	assert_int_equal(cudaFreeAsync((char *)d + 8, 0), cudaErrorInvalidValue);
+	keep = 0;
+	assert_int_equal(cudaMemPoolSetAttribute(def, cudaMemPoolAttrReleaseThreshold, &keep),
+			 cudaSuccess);
+	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+	assert_int_equal(pool_u64(def, cudaMemPoolAttrReservedMemCurrent), 0);
+}
+
+static void test_release_threshold_and_trim(void **state)
+{
+	DOC("When more than the release threshold bytes of memory are held by the memory pool, "
+	    "the allocator will try to release memory back to the OS on the next call to stream, "
+	    "event or context synchronize.");
+	const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_MEMORY_POOL,
+					     CUPTI_ACTIVITY_KIND_RUNTIME };
+	struct cudaMemPoolProps props = { .allocType = cudaMemAllocationTypePinned,
+					   .location = { cudaMemLocationTypeDevice, 0 } };
+	cudaMemPool_t pool;
+	cuuint64_t big = 1 << 20;
+	void *p;
+	size_t i, ncreate = 0, ntrim = 0, ndestroy = 0;
+
+	start(kinds, 2);
+	assert_int_equal(cudaMemPoolCreate(&pool, &props), cudaSuccess);
+	assert_int_equal(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &big),
+			 cudaSuccess);
+	assert_int_equal(pool_u64(pool, cudaMemPoolAttrReleaseThreshold), big);
+	assert_int_equal(cudaMallocFromPoolAsync(&p, 1000, pool, 0), cudaSuccess);
+	assert_int_equal(pool_u64(pool, cudaMemPoolAttrUsedMemCurrent), 1000);
+	assert_int_equal(cudaFreeAsync(p, 0), cudaSuccess);
+	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+	/* Below the threshold: kept. */
+	assert_int_equal(pool_u64(pool, cudaMemPoolAttrUsedMemCurrent), 0);
+	assert_int_equal(pool_u64(pool, cudaMemPoolAttrReservedMemCurrent), 1024);
+	assert_int_equal(pool_u64(pool, cudaMemPoolAttrUsedMemHigh), 1000);
+	/* "Releases memory back to the OS until the pool contains fewer than minBytesToKeep reserved bytes" */
+	assert_int_equal(cudaMemPoolTrimTo(pool, 0), cudaSuccess);
+	assert_int_equal(pool_u64(pool, cudaMemPoolAttrReservedMemCurrent), 0);
+	/* A zero threshold: released at the next synchronize. */
+	big = 0;
+	assert_int_equal(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &big),
+			 cudaSuccess);
+	assert_int_equal(cudaMallocFromPoolAsync(&p, 1000, pool, 0), cudaSuccess);
+	assert_int_equal(cudaFreeAsync(p, 0), cudaSuccess);
+	assert_int_equal(cudaStreamSynchronize(0), cudaSuccess);
+	assert_int_equal(pool_u64(pool, cudaMemPoolAttrReservedMemCurrent), 0);
+	/* "High watermark can only be reset to zero." */
+	big = 5;
+	assert_int_equal(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &big),
+			 cudaErrorInvalidValue);
+	assert_int_equal(cudaMemPoolDestroy(pool), cudaSuccess);
+	assert_int_equal(cudaMallocFromPoolAsync(&p, 8, pool, 0), cudaErrorInvalidValue);
+	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
+	for (i = 0; i < G.nrecs; i++) {
+		const CUpti_ActivityMemoryPool3 *m = (const void *)G.recs[i];
+
+		if (m->kind != CUPTI_ACTIVITY_KIND_MEMORY_POOL)
+			continue;
+		ncreate += m->memoryPoolOperationType == CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_CREATED;
+		ndestroy += m->memoryPoolOperationType ==
+			    CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_DESTROYED;
+		if (m->memoryPoolOperationType == CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_TRIMMED) {
+			ntrim++;
+			assert_int_equal(m->minBytesToKeep, 0);
+			/* "identical to the correlation ID in the driver and runtime API activity record" */
+			assert_non_null(api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME,
+						    CUPTI_RUNTIME_TRACE_CBID_cudaMemPoolTrimTo_v11020, 0));
+			assert_int_equal(m->correlationId,
+					 api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME,
+						     CUPTI_RUNTIME_TRACE_CBID_cudaMemPoolTrimTo_v11020,
+						     0)->correlationId);
+		}
+	}
+	assert_int_equal(ncreate, 1);
+	assert_int_equal(ntrim, 1);
+	assert_int_equal(ndestroy, 1);
+}
+
+static void test_memory2_records(void **state)
+{
+	DOC("CUpti_ActivityMemory4 provides separate records for memory allocation and memory "
+	    "release operations. This allows to correlate the corresponding driver and runtime API "
+	    "activity record with the memory operation.");
+	const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_MEMORY2,
+					     CUPTI_ACTIVITY_KIND_RUNTIME };
+	const CUpti_ActivityMemory4 *m;
+	const CUpti_ActivityAPI *api;
+	cudaStream_t s;
+	uint32_t sid;
+	void *p, *q;
+
+	start(kinds, 2);
+	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+	assert_int_equal(cuptiGetStreamId(NULL, (CUstream)s, &sid), CUPTI_SUCCESS);
+	assert_int_equal(cudaMallocAsync(&p, 3000, s), cudaSuccess);
+	assert_int_equal(cudaFreeAsync(p, s), cudaSuccess);
+	assert_int_equal(cudaMalloc(&q, 512), cudaSuccess);
+	assert_int_equal(cudaFree(q), cudaSuccess);
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
+
+	m = mem_rec(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, (uintptr_t)p, 0);
+	assert_non_null(m);
+	api = api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020,
+			  0);
+	assert_non_null(api);
+	assert_int_equal(m->correlationId, api->correlationId);
+	assert_int_equal(m->bytes, 3000);
+	assert_int_equal(m->isAsync, 1);
+	assert_int_equal(m->streamId, sid);
+	assert_int_equal(m->memoryKind, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE);
+	assert_int_equal(m->memoryPoolConfig.memoryPoolType, CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL);
+	assert_true(m->timestamp >= api->start && m->timestamp <= api->end);
+	m = mem_rec(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE, (uintptr_t)p, 0);
+	assert_non_null(m);
+	assert_int_equal(m->bytes, 3000);
+	assert_int_equal(m->correlationId,
+			 api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME,
+				     CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_v11020, 0)->correlationId);
+	/* "If memory operation is not async, streamId is set to CUPTI_INVALID_STREAM_ID." */
+	m = mem_rec(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, (uintptr_t)q, 0);
+	assert_non_null(m);
+	assert_int_equal(m->isAsync, 0);
+	assert_int_equal(m->streamId, CUPTI_INVALID_STREAM_ID);
+	assert_int_equal(m->bytes, 512);
+	assert_non_null(mem_rec(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE, (uintptr_t)q, 0));
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+}
+
+static void test_managed_memory(void **state)
+{
+	DOC("Allocates memory that will be automatically managed by the Unified Memory system. "
+	    "[...] The pointer is valid on the CPU and on all GPUs in the system that support "
+	    "managed memory.");
+	const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_MEMORY2 };
+	struct cudaMemLocation dev = { cudaMemLocationTypeDevice, 0 };
+	struct cudaMemLocation host = { cudaMemLocationTypeHost, 0 };
+	struct cudaMemLocation bad = { cudaMemLocationTypeDevice, 3 };
+	const CUpti_ActivityMemory4 *m;
+	cudaStream_t s;
+	int *x, local[4] = { 0 };
+
+	start(kinds, 1);
+	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+	assert_int_equal(cudaMallocManaged((void **)&x, 64 * sizeof(int), cudaMemAttachGlobal),
+			 cudaSuccess);
+	x[63] = 42; /* from host code directly */
+	assert_int_equal(x[63], 42);
+	assert_int_equal(cudaMallocManaged((void **)&x, 0, cudaMemAttachGlobal) == cudaSuccess, 0);
+	assert_int_equal(cudaMallocManaged((void **)&x, 64 * sizeof(int), 0), cudaErrorInvalidValue);
+	assert_int_equal(cudaMallocManaged((void **)&x, 64 * sizeof(int), cudaMemAttachHost),
+			 cudaSuccess);
+	/* CUDA 13's signatures: a cudaMemLocation, and flags for the prefetch. */
+	assert_int_equal(cudaMemPrefetchAsync(x, 64 * sizeof(int), dev, 0, s), cudaSuccess);
+	assert_int_equal(cudaMemPrefetchAsync(x, 65 * sizeof(int), dev, 0, s), cudaErrorInvalidValue);
+	assert_int_equal(cudaMemPrefetchAsync(local, sizeof(local), dev, 0, s),
+			 cudaErrorInvalidValue);
+	assert_int_equal(cudaMemPrefetchAsync(x, 64 * sizeof(int), bad, 0, s), cudaErrorInvalidValue);
+	assert_int_equal(cudaMemAdvise(x, 64 * sizeof(int), cudaMemAdviseSetPreferredLocation, host),
+			 cudaSuccess);
+	assert_int_equal(cudaMemAdvise(x, 64 * sizeof(int), cudaMemAdviseSetAccessedBy, bad),
+			 cudaErrorInvalidDevice);
+	/* "length must be zero, to indicate that the entire allocation's stream association is being changed" */
+	assert_int_equal(cudaStreamAttachMemAsync(s, x, 0, cudaMemAttachSingle), cudaSuccess);
+	assert_int_equal(cudaStreamAttachMemAsync(s, x, 8, cudaMemAttachSingle),
+			 cudaErrorInvalidValue);
+	assert_int_equal(cudaStreamAttachMemAsync(NULL, x, 0, cudaMemAttachSingle),
+			 cudaErrorInvalidValue);
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	assert_int_equal(cudaFree(x), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
+	m = mem_rec(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, (uintptr_t)x, 0);
+	assert_non_null(m);
+	assert_int_equal(m->memoryKind, CUPTI_ACTIVITY_MEMORY_KIND_MANAGED);
+	assert_non_null(mem_rec(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE, (uintptr_t)x, 0));
+}
+
+struct other_thread {
+	CUcontext seen;
+	CUresult r;
+};
+
+static void *other_main(void *arg)
+{
+	struct other_thread *o = arg;
+
+	o->r = cuCtxGetCurrent(&o->seen);
+	return NULL;
+}
+
+static void test_contexts(void **state)
+{
+	DOC("Pushes the given context ctx onto the CPU thread's stack of current contexts.");
+	const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL };
+	CUcontext primary, c1, c2, popped, cur;
+	struct other_thread o = { NULL, CUDA_ERROR_UNKNOWN };
+	unsigned long long id1, id2;
+	CUmodule mod;
+	CUfunction f;
+	CUstream s;
+	pthread_t t;
+	size_t i;
+	int found = 0;
+
+	start(kinds, 1);
+	assert_int_equal(cudaFree(NULL), cudaSuccess); /* the runtime binds the primary context */
+	assert_int_equal(cuCtxGetCurrent(&primary), CUDA_SUCCESS);
+	assert_non_null(primary);
+	/* "If a context is already current to the thread, it is supplanted by the newly created context" */
+	assert_int_equal(cuCtxCreate(&c1, NULL, 0, 0), CUDA_SUCCESS);
+	assert_int_equal(cuCtxGetCurrent(&cur), CUDA_SUCCESS);
+	assert_ptr_equal(cur, c1);
+	assert_int_equal(cuCtxGetId(c1, &id1), CUDA_SUCCESS);
+	assert_int_not_equal(id1, 1);
+	/* Another thread's stack is its own. */
+	assert_int_equal(pthread_create(&t, NULL, other_main, &o), 0);
+	pthread_join(t, NULL);
+	assert_int_equal(o.r, CUDA_SUCCESS);
+	assert_null(o.seen);
+	/* Work issued in a created context carries its id. */
+	assert_int_equal(cuModuleLoad(&mod, cubin_path), CUDA_SUCCESS);
+	assert_int_equal(cuModuleGetFunction(&f, mod, "vadd"), CUDA_SUCCESS);
+	assert_int_equal(cuStreamCreate(&s, 0), CUDA_SUCCESS);
+	assert_int_equal(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL), CUDA_SUCCESS);
+	assert_int_equal(cuStreamSynchronize(s), CUDA_SUCCESS);
+	assert_int_equal(cuStreamDestroy(s), CUDA_SUCCESS);
+	assert_int_equal(cuCtxCreate(&c2, NULL, 0, 0), CUDA_SUCCESS);
+	assert_int_equal(cuCtxGetId(c2, &id2), CUDA_SUCCESS);
+	assert_int_not_equal(id1, id2);
+	/* "Pops the current CUDA context from the CPU thread and passes back the old context handle" */
+	assert_int_equal(cuCtxPopCurrent(&popped), CUDA_SUCCESS);
+	assert_ptr_equal(popped, c2);
+	assert_int_equal(cuCtxGetCurrent(&cur), CUDA_SUCCESS);
+	assert_ptr_equal(cur, c1);
+	assert_int_equal(cuCtxPushCurrent(c2), CUDA_SUCCESS);
+	/* "If ctx is current to the calling thread then ctx will also be popped" */
+	assert_int_equal(cuCtxDestroy(c2), CUDA_SUCCESS);
+	assert_int_equal(cuCtxGetCurrent(&cur), CUDA_SUCCESS);
+	assert_ptr_equal(cur, c1);
+	assert_int_equal(cuCtxPushCurrent(c2), CUDA_ERROR_INVALID_CONTEXT);
+	assert_int_equal(cuModuleUnload(mod), CUDA_SUCCESS);
+	assert_int_equal(cuCtxDestroy(c1), CUDA_SUCCESS);
+	assert_int_equal(cuCtxGetCurrent(&cur), CUDA_SUCCESS);
+	assert_ptr_equal(cur, primary);
+	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
+	for (i = 0; i < G.nrecs; i++) {
+		const CUpti_ActivityKernel10 *k = (const void *)G.recs[i];
+
+		if (k->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && !strcmp(k->name, "vadd")) {
+			assert_int_equal(k->contextId, id1);
+			found++;
+		}
+	}
+	assert_int_equal(found, 1);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	return buf;
+}
+
+static void test_modules(void **state)
+{
+	DOC("Takes a pointer image and loads the corresponding module module into the current "
+	    "context. The image may be a cubin or fatbin as output by nvcc, or a NULL-terminated "
+	    "PTX, either as output by nvcc or hand-written.");
+	const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL };
+	char *fatbin = slurp(fatbin_path), *cubin = slurp(cubin_path);
+	static const char junk[] = "\x7f" "ELF not really";
+	unsigned int count = 0;
+	CUmodule m1, m2;
+	CUlibrary lib;
+	CUkernel k;
+	CUfunction f, g;
+	const char *name;
+	size_t i;
+	int scale = 0, vadd = 0;
+
+	start(kinds, 1);
+	assert_int_equal(cudaFree(NULL), cudaSuccess);
+	assert_int_equal(cuModuleLoadData(&m1, fatbin), CUDA_SUCCESS);
+	assert_int_equal(cuModuleGetFunctionCount(&count, m1), CUDA_SUCCESS);
+	assert_int_equal(count, 2);
+	assert_int_equal(cuModuleGetFunction(&f, m1, "_Z5scalePffi"), CUDA_SUCCESS);
+	assert_int_equal(cuModuleGetFunction(&g, m1, "scale"), CUDA_ERROR_NOT_FOUND);
+	assert_int_equal(cuLaunchKernel(f, 2, 1, 1, 64, 1, 1, 0, NULL, NULL, NULL), CUDA_SUCCESS);
+	assert_int_equal(cuModuleLoadDataEx(&m2, cubin, 0, NULL, NULL), CUDA_SUCCESS);
+	assert_int_equal(cuModuleGetFunction(&g, m2, "vadd"), CUDA_SUCCESS);
+	assert_int_equal(cuLaunchKernel(g, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL), CUDA_SUCCESS);
+	assert_int_equal(cuLibraryLoadFromFile(&lib, fatbin_path, NULL, NULL, 0, NULL, NULL, 0),
+			 CUDA_SUCCESS);
+	assert_int_equal(cuLibraryGetKernel(&k, lib, "vadd"), CUDA_SUCCESS);
+	assert_int_equal(cuKernelGetName(&name, k), CUDA_SUCCESS);
+	assert_string_equal(name, "vadd");
+	assert_int_equal(cuKernelGetFunction(&f, k), CUDA_SUCCESS);
+	assert_int_equal(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL), CUDA_SUCCESS);
+	assert_int_equal(cuLibraryUnload(lib), CUDA_SUCCESS);
+	assert_int_equal(cuLibraryLoadData(&lib, cubin, NULL, NULL, 0, NULL, NULL, 0), CUDA_SUCCESS);
+	assert_int_equal(cuLibraryGetKernel(&k, lib, "_Z5scalePffi"), CUDA_SUCCESS);
+	assert_int_equal(cuLibraryUnload(lib), CUDA_SUCCESS);
+	assert_int_equal(cuModuleLoadData(&m2, junk), CUDA_ERROR_INVALID_IMAGE);
+	assert_int_equal(cuModuleLoad(&m2, "/nonexistent/k.cubin"), CUDA_ERROR_FILE_NOT_FOUND);
+	assert_int_equal(cuCtxSynchronize(), CUDA_SUCCESS);
+	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
+	for (i = 0; i < G.nrecs; i++) {
+		const CUpti_ActivityKernel10 *r = (const void *)G.recs[i];
+
+		if (r->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+			continue;
+		scale += !strcmp(r->name, "_Z5scalePffi") && r->gridX == 2 && r->blockX == 64;
+		vadd += !strcmp(r->name, "vadd");
+	}
+	assert_int_equal(scale, 1);
+	assert_int_equal(vadd, 2);
+	free(fatbin);
+	free(cubin);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_stream_ordered_reuse, teardown),
+		cmocka_unit_test_teardown(test_release_threshold_and_trim, teardown),
+		cmocka_unit_test_teardown(test_memory2_records, teardown),
+		cmocka_unit_test_teardown(test_managed_memory, teardown),
+		cmocka_unit_test_teardown(test_contexts, teardown),
+		cmocka_unit_test_teardown(test_modules, teardown),
+	};
+	char rules[128];
+	void **h;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: %s KERNELS.cubin KERNELS.fatbin\n", argv[0]);
+		return 2;
+	}
+	cubin_path = argv[1];
+	fatbin_path = argv[2];
+	snprintf(rules, sizeof(rules), "%s=%llu", KERNEL_SLOW, KERNEL_SLOW_NS);
+	setenv("GPUPERF_SIM_KERNEL_NS", rules, 1);
+	h = __cudaRegisterFatBinary((void *)&stub_slow);
+	__cudaRegisterFunction(h, &stub_slow, (char *)KERNEL_SLOW, KERNEL_SLOW, -1, NULL, NULL, NULL,
+			       NULL, NULL);
+	__cudaRegisterFatBinaryEnd(h);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
