@@ -107,4 +107,7 @@ sample cuda_graph -- _kernel=replay_graph
 sample graph_nodes -- _kernel=replay_graph
 sample host_callbacks -- produce_kernel=launch_produce consume_kernel=launch_consume
 sample launch_loop 2000 -- 'tick=launch_tick('
+sample managed_memory -- increment_kernel=launch_increment scale_kernel=launch_scale
+sample stream_alloc -- fill_kernel=launch_fill square_kernel=launch_square
+sample driver_module -- scale_rows=launch_from_cubin add_bias=launch_from_fatbin
 exit $fail

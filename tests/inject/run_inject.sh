@@ -110,6 +110,9 @@ cuda_graph) sample cuda_graph -- --graph ;;
 graph_nodes) sample graph_nodes -- --graph ;;
 host_callbacks) sample host_callbacks ;;
 launch_loop) sample launch_loop 20000 ;;
+managed_memory) sample managed_memory ;;
+stream_alloc) sample stream_alloc ;;
+driver_module) sample driver_module -- --min-threads 2 ;;
 fp_walk_fails)
 	# CUDA's libraries (and the simulator's) keep no frame pointers: a frame-pointer
 	# walk from the callback ends inside them, and the launching function is lost.
