@@ -27,6 +27,7 @@
 static struct {
 	pthread_mutex_t lock;
 	uint32_t next_id;
+	struct CUctx_st *all;
 } X = { .lock = PTHREAD_MUTEX_INITIALIZER, .next_id = GPSIM_CONTEXT_ID + 1 };
 
 static __thread CUcontext tls_stack[CTX_STACK_MAX];
@@ -70,7 +71,15 @@ static CUresult push(CUcontext c)
 /* A context is ours if it is the primary one or one cuCtxCreate returned (alive or not). */
 static int ctx_known(CUcontext c)
 {
-	return c == gpsim__primary() || (c && c->created);
+	struct CUctx_st *k;
+
+	if (c == gpsim__primary())
+		return 1;
+	pthread_mutex_lock(&X.lock);
+	for (k = X.all; k && k != c; k = k->next)
+		;
+	pthread_mutex_unlock(&X.lock);
+	return k != NULL;
 }
 
 #pragma GCC visibility push(default)
@@ -114,13 +123,16 @@ CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *params, unsi
 		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
 	c->created = 1;
 	pthread_mutex_lock(&X.lock);
-	c->id = X.next_id++;
-	pthread_mutex_unlock(&X.lock);
 	r = push(c);
 	if (r != CUDA_SUCCESS) {
+		pthread_mutex_unlock(&X.lock);
 		free(c);
 		DRV_RETURN(r);
 	}
+	c->id = X.next_id++;
+	c->next = X.all;
+	X.all = c;
+	pthread_mutex_unlock(&X.lock);
 	*pctx = c;
 	DRV_RETURN(CUDA_SUCCESS);
 }

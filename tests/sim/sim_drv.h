@@ -24,6 +24,7 @@ struct CUctx_st {
 	uint32_t id;
 	int created; /* by cuCtxCreate; the primary context is not */
 	int dead;    /* cuCtxDestroy'ed: kept, so a stale handle is still recognized */
+	struct CUctx_st *next; /* every created context, dead or alive */
 };
 
 /* sim_cuda.c */

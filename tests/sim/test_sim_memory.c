@@ -469,6 +469,8 @@ static void test_modules(void **state)
 	assert_int_equal(cuLibraryLoadData(&lib, cubin, NULL, NULL, 0, NULL, NULL, 0), CUDA_SUCCESS);
 	assert_int_equal(cuLibraryGetKernel(&k, lib, "_Z5scalePffi"), CUDA_SUCCESS);
 	assert_int_equal(cuLibraryUnload(lib), CUDA_SUCCESS);
+	assert_int_equal(cuModuleUnload(m1), CUDA_SUCCESS);
+	assert_int_equal(cuModuleUnload(m2), CUDA_SUCCESS);
 	assert_int_equal(cuModuleLoadData(&m2, junk), CUDA_ERROR_INVALID_IMAGE);
 	assert_int_equal(cuModuleLoad(&m2, "/nonexistent/k.cubin"), CUDA_ERROR_FILE_NOT_FOUND);
 	assert_int_equal(cuCtxSynchronize(), CUDA_SUCCESS);
