@@ -1159,6 +1159,10 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevi
 	case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: *pi = 65535; break;
 	case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: *pi = 65535; break;
 	case CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: *pi = 1; break;
+	/* Managed memory and memory pools (sim_mem.c). */
+	case CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: *pi = 1; break;
+	case CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: *pi = 1; break;
+	case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: *pi = 1; break;
 	default: *pi = 0;
 	}
 	DRV_RETURN(CUDA_SUCCESS);

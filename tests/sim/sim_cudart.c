@@ -1299,6 +1299,9 @@ cudaError_t CUDARTAPI cudaGetDeviceProperties(struct cudaDeviceProp *prop, int d
 	prop->canMapHostMemory = 1;
 	prop->cooperativeLaunch = 1;
 	prop->streamPrioritiesSupported = 1;
+	prop->managedMemory = attr(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY);
+	prop->concurrentManagedAccess = attr(CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS);
+	prop->memoryPoolsSupported = attr(CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED);
 	RT_RETURN(cudaSuccess);
 }
 

@@ -130,6 +130,16 @@ static void test_stream_ordered_reuse(void **state)
 	void *a, *b, *c, *d;
 	dim3 one = { 1, 1, 1 };
 
+	int attr = 0;
+	struct cudaDeviceProp prop;
+
+	/* "Device supports using the cudaMallocAsync and cudaMemPool family of APIs" */
+	assert_int_equal(cudaDeviceGetAttribute(&attr, cudaDevAttrMemoryPoolsSupported, 0),
+			 cudaSuccess);
+	assert_int_equal(attr, 1);
+	assert_int_equal(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
+	assert_int_equal(prop.memoryPoolsSupported, 1);
+	assert_int_equal(prop.managedMemory, 1);
 	/* Keep freed memory across synchronizes (the default threshold, 0, releases it). */
 	assert_int_equal(cudaDeviceGetDefaultMemPool(&def, 0), cudaSuccess);
 	assert_int_equal(cudaMemPoolSetAttribute(def, cudaMemPoolAttrReleaseThreshold, &keep),
