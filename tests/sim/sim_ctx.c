@@ -134,6 +134,11 @@ CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *params, unsi
 	X.all = c;
 	pthread_mutex_unlock(&X.lock);
 	*pctx = c;
+	{
+		struct gpsim_res_ev ev = { .ctx = c };
+
+		gpsim__resource(CUPTI_CBID_RESOURCE_CONTEXT_CREATED, &ev);
+	}
 	DRV_RETURN(CUDA_SUCCESS);
 }
 
@@ -155,6 +160,11 @@ CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
 	if (ctx == gpsim__primary())
 		DRV_RETURN(CUDA_ERROR_INVALID_CONTEXT);
 	gpsim__wait_until(gpsim__device_ready());
+	{
+		struct gpsim_res_ev ev = { .ctx = ctx };
+
+		gpsim__resource(CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, &ev);
+	}
 	gpsim__ctx_going();
 	ctx->dead = 1;
 	if (gpsim__ctx_top() == ctx)

@@ -1010,11 +1010,23 @@ uint32_t gpsim_stream_id(CUstream s)
 	return stream_of(s)->id;
 }
 
-CUcontext gpsim_primary_ctx(void)
+/* The primary context comes to life: "A new context has been created" for CUPTI. */
+static void primary_alive(void)
 {
+	struct gpsim_res_ev ev = { .ctx = &S.ctx };
+	int was;
+
 	pthread_mutex_lock(&S.lock);
+	was = S.ctx_alive;
 	S.ctx_alive = 1;
 	pthread_mutex_unlock(&S.lock);
+	if (!was)
+		gpsim__resource(CUPTI_CBID_RESOURCE_CONTEXT_CREATED, &ev);
+}
+
+CUcontext gpsim_primary_ctx(void)
+{
+	primary_alive();
 	/* The runtime uses the context current to the thread, the primary one if none is. */
 	gpsim__ctx_bind_primary();
 	return &S.ctx;
@@ -1176,9 +1188,7 @@ CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
 	if (dev != 0)
 		DRV_RETURN(CUDA_ERROR_INVALID_DEVICE);
-	pthread_mutex_lock(&S.lock);
-	S.ctx_alive = 1;
-	pthread_mutex_unlock(&S.lock);
+	primary_alive();
 	*pctx = &S.ctx;
 	DRV_RETURN(CUDA_SUCCESS);
 }
@@ -1203,6 +1213,11 @@ CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice dev)
 	h = hooks();
 	if (h && h->ctx_reset)
 		h->ctx_reset();
+	if (gpsim__primary_alive()) {
+		struct gpsim_res_ev ev = { .ctx = &S.ctx };
+
+		gpsim__resource(CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, &ev);
+	}
 	pthread_mutex_lock(&S.lock);
 	S.ctx_alive = 0;
 	pthread_mutex_unlock(&S.lock);
@@ -3306,6 +3321,14 @@ int gpsim__primary_alive(void)
 	alive = S.ctx_alive;
 	pthread_mutex_unlock(&S.lock);
 	return alive;
+}
+
+void gpsim__resource(uint32_t cbid, const struct gpsim_res_ev *ev)
+{
+	const struct gpsim_hooks *h = hooks();
+
+	if (h && h->resource)
+		h->resource(cbid, ev);
 }
 
 void gpsim__ctx_going(void)

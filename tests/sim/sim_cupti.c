@@ -424,6 +424,41 @@ static void hook_graph(uint32_t cbid, const struct gpsim_graph_ev *ev)
 	gpsim_deep(deliver_callback, &a);
 }
 
+/*
+ * Contexts and modules: "For CUPTI_CBID_RESOURCE_CONTEXT_CREATED and
+ * CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, the context being created
+ * or destroyed"; a module callback's resourceDescriptor is a
+ * CUpti_ModuleResourceData, "valid only within the invocation of the
+ * callback function".
+ */
+static void hook_resource(uint32_t cbid, const struct gpsim_res_ev *ev)
+{
+	CUpti_CallbackFunc cb;
+	CUpti_ResourceData rd;
+	CUpti_ModuleResourceData md;
+	struct deliver_args a;
+	void *userdata;
+	uint8_t *on = cb_table(CUPTI_CB_DOMAIN_RESOURCE, cbid);
+
+	pthread_mutex_lock(&C.lock);
+	cb = C.subscribed && on && *on ? C.sub.cb : NULL;
+	userdata = C.sub.userdata;
+	pthread_mutex_unlock(&C.lock);
+	if (!cb)
+		return;
+	memset(&rd, 0, sizeof(rd));
+	rd.context = ev->ctx;
+	if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED ||
+	    cbid == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) {
+		md.moduleId = ev->module_id;
+		md.cubinSize = ev->image_size;
+		md.pCubin = ev->image;
+		rd.resourceDescriptor = &md;
+	}
+	a = (struct deliver_args){ cb, userdata, CUPTI_CB_DOMAIN_RESOURCE, cbid, &rd };
+	gpsim_deep(deliver_callback, &a);
+}
+
 static void hook_api_enter(struct gpsim_call *call)
 {
 	uint8_t *on = cb_table(call->domain, call->cbid);
@@ -618,6 +653,7 @@ static const struct gpsim_hooks cupti_hooks = {
 	.ctx_reset = hook_ctx_reset,
 	.clock = cupti_now,
 	.graph = hook_graph,
+	.resource = hook_resource,
 };
 
 /*

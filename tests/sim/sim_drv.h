@@ -45,6 +45,8 @@ GPSIM_HIDDEN CUcontext gpsim__primary(void);
 GPSIM_HIDDEN int gpsim__primary_alive(void);
 /* Tells CUPTI a context goes away (its records are delivered first). */
 GPSIM_HIDDEN void gpsim__ctx_going(void);
+/* Delivers a resource-domain event (CUPTI_CBID_RESOURCE_*) to the hook client. */
+GPSIM_HIDDEN void gpsim__resource(uint32_t cbid, const struct gpsim_res_ev *ev);
 
 /* sim_ctx.c: the calling thread's context stack */
 GPSIM_HIDDEN CUcontext gpsim__ctx_top(void);

@@ -88,6 +88,14 @@ struct gpsim_graph_ev {
 	CUgraphExec exec;
 };
 
+/* A context or module event for CUPTI's resource domain. */
+struct gpsim_res_ev {
+	CUcontext ctx;		/* the context created or going; a module's context */
+	uint32_t module_id;	/* modules: CUpti_ModuleResourceData's */
+	const void *image;	/* modules: the image loaded (a copy the module keeps) */
+	size_t image_size;
+};
+
 struct gpsim_hooks {
 	void (*api_enter)(struct gpsim_call *call);
 	void (*api_exit)(struct gpsim_call *call);
@@ -99,6 +107,8 @@ struct gpsim_hooks {
 	uint64_t (*clock)(void);
 	/* A graph, node or executable graph was created, cloned, updated or is going. */
 	void (*graph)(uint32_t cbid, const struct gpsim_graph_ev *ev); /* CUPTI_CBID_RESOURCE_* */
+	/* A context was created or is going, a module was loaded or is going (CUPTI_CBID_RESOURCE_*). */
+	void (*resource)(uint32_t cbid, const struct gpsim_res_ev *ev);
 };
 
 /* Device description shared by cudaGetDeviceProperties and CUPTI's DEVICE record. */

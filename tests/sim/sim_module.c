@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -47,7 +48,12 @@
 struct CUmod_st {
 	size_t n;
 	CUfunction *funcs;
+	uint32_t id;	/* CUPTI's moduleId */
+	char *image;	/* a copy of the image loaded, for CUPTI's module callbacks */
+	size_t image_size;
 };
+
+static atomic_uint next_module_id;
 
 /* A library is one module here ("the module of the library", cuLibraryGetModule). */
 struct CUlib_st {
@@ -114,7 +120,11 @@ static int parse_ptx(struct CUmod_st *m, const char *text, size_t len)
 	return 0;
 }
 
-/* The size an ELF image's headers claim: the end of its last section or section table. */
+/*
+ * The size an ELF image's headers claim: the end of the last of its
+ * section table, sections, program header table and segments (nvcc puts
+ * the program headers last).
+ */
 static size_t elf_extent(const Elf64_Ehdr *eh)
 {
 	const Elf64_Shdr *sh = (const void *)((const char *)eh + eh->e_shoff);
@@ -124,6 +134,15 @@ static size_t elf_extent(const Elf64_Ehdr *eh)
 	for (i = 0; i < eh->e_shnum; i++)
 		if (sh[i].sh_type != SHT_NOBITS && sh[i].sh_offset + sh[i].sh_size > end)
 			end = sh[i].sh_offset + sh[i].sh_size;
+	if (eh->e_phoff && eh->e_phnum && eh->e_phentsize == sizeof(Elf64_Phdr)) {
+		const Elf64_Phdr *ph = (const void *)((const char *)eh + eh->e_phoff);
+
+		if (eh->e_phoff + (size_t)eh->e_phnum * sizeof(*ph) > end)
+			end = eh->e_phoff + (size_t)eh->e_phnum * sizeof(*ph);
+		for (i = 0; i < eh->e_phnum; i++)
+			if (ph[i].p_offset + ph[i].p_filesz > end)
+				end = ph[i].p_offset + ph[i].p_filesz;
+	}
 	return end;
 }
 
@@ -233,6 +252,7 @@ static CUresult parse_image(struct CUmod_st *m, const void *image)
 {
 	const char *img = image;
 	uint32_t magic;
+	size_t size = 0;
 	int err;
 
 	memcpy(&magic, img, sizeof(magic));
@@ -245,23 +265,51 @@ static CUresult parse_image(struct CUmod_st *m, const void *image)
 		memcpy(&magic, img, sizeof(magic));
 	}
 	if (magic == FATBIN_MAGIC) {
+		struct fatbin_header fh;
+
+		memcpy(&fh, img, sizeof(fh));
+		size = fh.header_size + fh.size;
 		err = parse_fatbin(m, img);
 	} else if (!memcmp(img, ELFMAG, SELFMAG)) {
 		const Elf64_Ehdr *eh = (const void *)img;
 
-		err = elf_header_ok(img, SIZE_MAX) ? parse_elf(m, img, elf_extent(eh)) : -EINVAL;
+		err = -EINVAL;
+		if (elf_header_ok(img, SIZE_MAX)) {
+			size = elf_extent(eh);
+			err = parse_elf(m, img, size);
+		}
 	} else {
-		err = parse_ptx(m, img, strlen(img));
+		size = strlen(img) + 1;
+		err = parse_ptx(m, img, size - 1);
 	}
 	if (err == -ENOMEM)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	return err || !m->n ? CUDA_ERROR_INVALID_IMAGE : CUDA_SUCCESS;
+	if (err || !m->n)
+		return CUDA_ERROR_INVALID_IMAGE;
+	m->image = malloc(size);
+	if (!m->image)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	memcpy(m->image, img, size);
+	m->image_size = size;
+	m->id = atomic_fetch_add(&next_module_id, 1) + 1;
+	return CUDA_SUCCESS;
+}
+
+/* "A module has been loaded" / "A module is about to be unloaded", with its image. */
+static void mod_event(uint32_t cbid, const struct CUmod_st *m)
+{
+	struct gpsim_res_ev ev = { .ctx = gpsim_ctx_current(), .module_id = m->id,
+				   .image = m->image, .image_size = m->image_size };
+
+	gpsim__resource(cbid, &ev);
 }
 
 static void mod_release(struct CUmod_st *m)
 {
 	free(m->funcs);
+	free(m->image);
 	m->funcs = NULL;
+	m->image = NULL;
 	m->n = 0;
 }
 
@@ -282,6 +330,7 @@ static CUresult mod_load(CUmodule *out, const void *image)
 		return r;
 	}
 	*out = m;
+	mod_event(CUPTI_CBID_RESOURCE_MODULE_LOADED, m);
 	return CUDA_SUCCESS;
 }
 
@@ -413,6 +462,7 @@ CUresult CUDAAPI cuModuleUnload(CUmodule m)
 	NEED_CTX();
 	if (!m)
 		DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);
+	mod_event(CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING, m);
 	mod_release(m);
 	free(m);
 	DRV_RETURN(CUDA_SUCCESS);
@@ -440,6 +490,7 @@ static CUresult lib_load(CUlibrary *out, const void *code, unsigned int njit,
 		return r;
 	}
 	*out = l;
+	mod_event(CUPTI_CBID_RESOURCE_MODULE_LOADED, &l->mod);
 	return CUDA_SUCCESS;
 }
 
@@ -481,6 +532,7 @@ CUresult CUDAAPI cuLibraryUnload(CUlibrary l)
 	NEED_INIT();
 	if (!l)
 		DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);
+	mod_event(CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING, &l->mod);
 	mod_release(&l->mod);
 	free(l);
 	DRV_RETURN(CUDA_SUCCESS);

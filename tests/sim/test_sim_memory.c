@@ -499,6 +499,77 @@ static void test_modules(void **state)
 	free(cubin);
 }
 
+/* What the resource callbacks saw. */
+#define MAX_RES 32
+static struct res_seen {
+	CUpti_CallbackId cbid;
+	CUcontext ctx;
+	uint32_t module_id;
+	size_t size;
+	char head[4];
+} res[MAX_RES];
+static size_t nres;
+
+static void CUPTIAPI on_resource(void *user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+				 const void *data)
+{
+	const CUpti_ResourceData *rd = data;
+	struct res_seen *r;
+
+	if (domain != CUPTI_CB_DOMAIN_RESOURCE || nres == MAX_RES)
+		return;
+	r = &res[nres++];
+	r->cbid = cbid;
+	r->ctx = rd->context;
+	if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED ||
+	    cbid == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) {
+		const CUpti_ModuleResourceData *m = rd->resourceDescriptor;
+
+		r->module_id = m->moduleId;
+		r->size = m->cubinSize;
+		memcpy(r->head, m->pCubin, sizeof(r->head));
+	}
+}
+
+static void test_resource_callbacks(void **state)
+{
+	DOC("CUPTI_CBID_RESOURCE_CONTEXT_CREATED: A new context has been created. "
+	    "CUPTI_CBID_RESOURCE_MODULE_LOADED: A module has been loaded.");
+	CUpti_SubscriberHandle sub;
+	char *cubin = slurp(cubin_path);
+	CUcontext c;
+	CUmodule m;
+	FILE *f = fopen(cubin_path, "rb");
+	long cubin_size;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	cubin_size = ftell(f);
+	fclose(f);
+	nres = 0;
+	assert_int_equal(cuptiSubscribe(&sub, on_resource, NULL), CUPTI_SUCCESS);
+	assert_int_equal(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RESOURCE), CUPTI_SUCCESS);
+	assert_int_equal(cuCtxCreate(&c, NULL, 0, 0), CUDA_SUCCESS);
+	assert_int_equal(cuModuleLoadData(&m, cubin), CUDA_SUCCESS);
+	free(cubin); /* "you must make a copy": CUPTI's is its own */
+	assert_int_equal(cuModuleUnload(m), CUDA_SUCCESS);
+	assert_int_equal(cuCtxDestroy(c), CUDA_SUCCESS);
+	assert_int_equal(cuptiUnsubscribe(sub), CUPTI_SUCCESS);
+	assert_int_equal(nres, 4);
+	assert_int_equal(res[0].cbid, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+	assert_ptr_equal(res[0].ctx, c);
+	assert_int_equal(res[1].cbid, CUPTI_CBID_RESOURCE_MODULE_LOADED);
+	assert_ptr_equal(res[1].ctx, c);
+	assert_int_not_equal(res[1].module_id, 0);
+	assert_int_equal(res[1].size, (size_t)cubin_size);
+	assert_memory_equal(res[1].head, "\x7f" "ELF", 4);
+	assert_int_equal(res[2].cbid, CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING);
+	assert_int_equal(res[2].module_id, res[1].module_id);
+	assert_int_equal(res[2].size, (size_t)cubin_size);
+	assert_int_equal(res[3].cbid, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+	assert_ptr_equal(res[3].ctx, c);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -508,6 +579,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_managed_memory, teardown),
 		cmocka_unit_test_teardown(test_contexts, teardown),
 		cmocka_unit_test_teardown(test_modules, teardown),
+		cmocka_unit_test_teardown(test_resource_callbacks, teardown),
 	};
 	char rules[128];
 	void **h;
