@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* stack_event: the stack-carrying record layout shared by cpu_sample, offcpu and cuda_launch. */
+/* stack_event: the stack-carrying record layout shared by cpu_sample and offcpu. */
 #ifndef GPUPERF_BPF_STACK_EVENT_H
 #define GPUPERF_BPF_STACK_EVENT_H
 

@@ -7,8 +7,7 @@
  * DIR is made, the agent is loaded and attached to the child's pid, and the
  * child's environment gets CUDA_INJECTION64_PATH and GPUPERF_DIR; only then
  * is it released to exec, so nothing it does is missed and nothing runs
- * half-traced. While it runs, the agent is polled (it holds the program at
- * library loads) and the program is reaped; when the program exits the
+ * half-traced. While it runs, the agent is polled and the program is reaped; when the program exits the
  * agent is stopped, DIR/record.json written and a short summary printed.
  * An exec failure comes back through a close-on-exec pipe. With -p/-t/-a
  * the agent attaches to running processes instead (CPU side only).
@@ -77,8 +76,7 @@ static const char record_usage[] =
 	"\n"
 	"What to record:\n"
 	"      --cpu               also record the CPU side with eBPF (needs root or\n"
-	"                          CAP_BPF+CAP_PERFMON): on-CPU samples, off-CPU time,\n"
-	"                          the stack of every CUDA launch\n"
+	"                          CAP_BPF+CAP_PERFMON): on-CPU samples, off-CPU time\n"
 	"      --no-gpu            no GPU side (no injection library); implies --cpu\n"
 	"  -F, --freq HZ           on-CPU sampling frequency, 1..10000 [99]\n"
 	"      --on-cpu, --no-on-cpu    on-CPU sampling on/off [on]\n"
@@ -268,10 +266,10 @@ static void status_show(struct record *r)
 	fprintf(stderr, "\r[gpuperf record %" PRIu64 ".%" PRIu64 "s]", el / 10, el % 10);
 	if (r->agent) {
 		cpu_agent__stats(r->agent, &st);
-		lost = st.lost_sample + st.lost_offcpu + st.lost_launch + st.lost_proc +
-		       st.lost_stack + st.lost_writer;
-		fprintf(stderr, " samples %" PRIu64 "  off-cpu %" PRIu64 "  launches %" PRIu64,
-			st.samples, st.offcpu_spans, st.launches);
+		lost = st.lost_sample + st.lost_offcpu + st.lost_proc + st.lost_stack +
+		       st.lost_writer;
+		fprintf(stderr, " samples %" PRIu64 "  off-cpu %" PRIu64, st.samples,
+			st.offcpu_spans);
 		if (lost)
 			fprintf(stderr, "  lost %" PRIu64, lost);
 	}
@@ -995,15 +993,6 @@ static void cache_open(struct record *r)
 
 /* ---- the CPU agent ----------------------------------------------------------- */
 
-/* Does the injection library take launch stacks (GPUPERF_STACKS, as it reads it)? */
-static bool stacks_in_process(void)
-{
-	const char *s = getenv("GPUPERF_STACKS");
-
-	return !s || !(!strcmp(s, "0") || !strcasecmp(s, "no") || !strcasecmp(s, "off") ||
-		       !strcasecmp(s, "false"));
-}
-
 static int agent_start(struct record *r, pid_t child)
 {
 	const struct record_opts *o = &r->o;
@@ -1043,24 +1032,15 @@ static int agent_start(struct record *r, pid_t child)
 	ao.off_cpu = o->off_cpu;
 	ao.min_block_us = o->min_block_us;
 	ao.max_block_us = o->max_block_us;
-	/*
-	 * Launch stacks are what GPU time hangs under. The injection library
-	 * takes them in the program itself, exactly and without a trap per
-	 * launch; the uprobes (and their holds at library loads) serve only a
-	 * program recorded without them: --no-gpu, or GPUPERF_STACKS=0. Holding
-	 * every process of the system is never worth it.
-	 */
-	ao.launch = !o->system_wide && !o->kernel_threads_only && !(o->gpu && stacks_in_process());
 	ao.no_kallsyms = o->user_stacks_only; /* kernel symbols only serve kernel stacks */
 	ao.errbuf = r->agent_msg;
 	ao.errlen = sizeof(r->agent_msg);
 
 	if (o->verbose)
 		fprintf(stderr,
-			"gpuperf record: CPU agent: on-cpu %s at %u Hz, off-cpu %s (%u..%u us), "
-			"launch stacks %s\n",
+			"gpuperf record: CPU agent: on-cpu %s at %u Hz, off-cpu %s (%u..%u us)\n",
 			ao.on_cpu ? "on" : "off", ao.freq_hz, ao.off_cpu ? "on" : "off",
-			ao.min_block_us, ao.max_block_us, ao.launch ? "on" : "off");
+			ao.min_block_us, ao.max_block_us);
 	r->agent = cpu_agent__new(&ao);
 	if (!r->agent) {
 		err = -errno;
@@ -1088,9 +1068,6 @@ static void agent_stop(struct record *r)
 	err = cpu_agent__stop(r->agent);
 	if (err && !r->agent_err)
 		r->agent_err = err;
-	/* a process the agent was holding at a library load must not stay stopped */
-	if (r->child > 0)
-		kill(r->child, SIGCONT);
 }
 
 /* ---- the program ------------------------------------------------------------- */
@@ -1162,11 +1139,7 @@ static void reap(struct record *r, int flags)
 
 	if (r->child <= 0)
 		return;
-	/*
-	 * No WUNTRACED: the agent stops the program (SIGSTOP) around library
-	 * loads, and a job-control stop is not an exit; without the flag
-	 * waitpid reports only exits and deaths.
-	 */
+	/* no WUNTRACED: a job-control stop is not an exit */
 	do
 		w = waitpid(r->child, &st, flags);
 	while (w < 0 && errno == EINTR);
@@ -1642,15 +1615,10 @@ static int record_json(struct record *r, const struct cpu_agent_stats *st)
 			STAT(offcpu_open);
 			STAT(offcpu_repaired);
 			STAT(offcpu_missed);
-			STAT(launches);
-			STAT(launches_nested);
-			STAT(loader_stops);
 			STAT(procs);
 			STAT(modules);
-			STAT(uprobes);
 			STAT(lost_sample);
 			STAT(lost_offcpu);
-			STAT(lost_launch);
 			STAT(lost_proc);
 			STAT(lost_stack);
 			STAT(lost_writer);
@@ -1766,10 +1734,9 @@ static void summary(struct record *r, const struct cpu_agent_stats *st)
 	if (st) {
 		snprintf(what, sizeof(what),
 			 "%" PRIu64 " sample%s, %" PRIu64 " off-CPU span%s, %" PRIu64
-			 " launch stack%s, %" PRIu64 " process event%s (fork, exec, exit)",
+			 " process event%s (fork, exec, exit)",
 			 st->samples, st->samples == 1 ? "" : "s", st->offcpu_spans,
-			 st->offcpu_spans == 1 ? "" : "s", st->launches, st->launches == 1 ? "" : "s",
-			 st->procs, st->procs == 1 ? "" : "s");
+			 st->offcpu_spans == 1 ? "" : "s", st->procs, st->procs == 1 ? "" : "s");
 		dir_each(r, "cpu.trace", print_size, what);
 	}
 	dir_each(r, "gpu-*.trace", add_size, sum);
@@ -1781,13 +1748,13 @@ static void summary(struct record *r, const struct cpu_agent_stats *st)
 			r->o.argc ? r->o.argv[0] : "the program");
 	}
 	if (st) {
-		lost = st->lost_sample + st->lost_offcpu + st->lost_launch + st->lost_proc;
+		lost = st->lost_sample + st->lost_offcpu + st->lost_proc;
 		if (lost)
 			fprintf(stderr,
 				"gpuperf record: warning: lost %" PRIu64 " samples, %" PRIu64
-				" off-CPU spans, %" PRIu64 " launches, %" PRIu64 " process events "
+				" off-CPU spans, %" PRIu64 " process events "
 				"(ring buffers full: try a lower -F or a higher --min-block)\n",
-				st->lost_sample, st->lost_offcpu, st->lost_launch, st->lost_proc);
+				st->lost_sample, st->lost_offcpu, st->lost_proc);
 		/* not the ring buffers: the disk (ENOSPC, EFBIG) or memory */
 		if (st->lost_writer)
 			fprintf(stderr,

@@ -21,8 +21,6 @@
 #include "build_id.h"
 #include "cpu_sample.h"
 #include "cpu_sample_prog.h"
-#include "cuda_launch.h"
-#include "cuda_launch_prog.h"
 #include "gp_file.h"
 #include "gp_record.h"
 #include "gp_writer.h"
@@ -32,21 +30,19 @@
 #include "offcpu_prog.h"
 #include "proc_track.h"
 #include "proc_track_prog.h"
-#include "stop_guard.h"
 #include "cfi_cache.h"
 #include "ustack.h"
 
 /*
  * How it works. proc_track owns the followed-tgid map; the sampler, the
- * off-CPU program and the launch uprobes share it (bpf_map__reuse_fd), so a
+ * off-CPU program share it (bpf_map__reuse_fd), so a
  * child forked by the target is followed by all of them from its first
  * instruction. Each program has its own ring buffer; the agent waits on all
  * of them with one epoll and drains them on one thread into one gp_writer,
  * so records need no locking. Processes, threads and executable mappings are
  * written as they are discovered: mappings at start, after fork and exec, and
  * on a periodic rescan of /proc/PID/maps (there is no mmap tracepoint to hook
- * without kprobes), which is also when a late-dlopen'ed libcudart gets its
- * uprobes. Memory is bounded: per-process tables are capped and dropped at
+ * without kprobes). Memory is bounded: per-process tables are capped and dropped at
  * exit, the writer holds at most two chunks.
  */
 
@@ -61,7 +57,7 @@
 #define AGENT_MAX_MODS		4096	/* executable mappings per process */
 /*
  * An exited process's entry is kept this long: each program has its own
- * ring buffer, so samples and launch hits from before the exit can be
+ * ring buffer, so samples and off-CPU spans from before the exit can be
  * drained after the exit event, and still need its mappings.
  */
 #define AGENT_LINGER_NS		(2000ull * 1000 * 1000)
@@ -71,8 +67,6 @@
 
 struct mod_sig {
 	uint64_t start, end, pgoff, inode;
-	uint64_t cuda;	/* a libcudart/libcuda mapping: hits called from here are nested */
-	uint64_t rt_lo, rt_hi; /* a static cudart inside this mapping: the same, for its code */
 };
 
 struct proc {
@@ -104,10 +98,8 @@ struct cpu_agent {
 	struct proc_track_prog *pt;
 	struct cpu_sample_prog *cs;
 	struct offcpu_prog *oc;
-	struct cuda_launch_prog *cl;
 	struct ustack *us;	/* user stacks unwound here from copies; NULL: GPUPERF_UNWIND=fp */
 	struct cfi_cache *cache; /* us's tables kept between runs (opts.cache_dir_fd); NULL: none */
-	struct stop_guard *guard;	/* continues held processes should we die */
 	int epfd;
 	bool started, stopped;
 	uint64_t covered_ns;	/* CLOCK_MONOTONIC: the tracers attached, blocks in progress seeded */
@@ -522,13 +514,6 @@ static void collect_stats(struct cpu_agent *a)
 		a->st.unwind_cache_write_error = cs.write_error;
 		a->st.unwind_cache_evicted = cs.evicted;
 	}
-	if (a->cl) {
-		struct cuda_launch_stats ls;
-
-		cuda_launch_prog__stats(a->cl, &ls);
-		a->st.lost_launch = ls.lost_events;
-		a->st.lost_stack += ls.stack_errors;
-	}
 	if (a->w) {
 		a->st.lost_writer = gp_writer__lost(a->w);
 		a->st.writer_cause = gp_writer__lost_cause(a->w);
@@ -546,8 +531,6 @@ static void write_all_dropped(struct cpu_agent *a, bool always)
 		write_dropped(a, GP_DROP_RINGBUF_OFFCPU, a->st.lost_offcpu, always, 0);
 		write_dropped(a, GP_DROP_OFFCPU_MISSED, a->st.offcpu_missed, always, 0);
 	}
-	if (a->cl && a->opts.launch)
-		write_dropped(a, GP_DROP_RINGBUF_LAUNCH, a->st.lost_launch, always, 0);
 	write_dropped(a, GP_DROP_STACK, a->st.lost_stack, always, 0);
 	write_dropped(a, GP_DROP_WRITER, a->st.lost_writer, always, (uint32_t)a->st.writer_cause);
 	/* only when there is one: sources of format 2.2 */
@@ -574,30 +557,13 @@ static const struct bid_entry *build_id_of(struct cpu_agent *a, const char *path
 	return e;
 }
 
-static bool is_cuda_lib(const char *path)
-{
-	const char *base = strrchr(path, '/');
-
-	base = base ? base + 1 : path;
-	return strncmp(base, "libcudart.so", 12) == 0 || strncmp(base, "libcuda.so", 10) == 0;
-}
-
-static bool is_loader(const char *path)
-{
-	const char *base = strrchr(path, '/');
-
-	base = base ? base + 1 : path;
-	return strncmp(base, "ld-linux", 8) == 0 || strncmp(base, "ld.so", 5) == 0 ||
-	       strncmp(base, "ld-musl", 7) == 0;
-}
-
 /*
  * Read /proc/PID/maps and write a module record for every executable
- * mapping not written before; attach launch uprobes to new CUDA libraries.
+ * mapping not written before.
  */
 static void scan_maps(struct cpu_agent *a, struct proc *p, uint64_t ts)
 {
-	char path[64], line[PATH_MAX + 256], exe[PATH_MAX];
+	char path[64], line[PATH_MAX + 256];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", p->pid);
@@ -605,7 +571,6 @@ static void scan_maps(struct cpu_agent *a, struct proc *p, uint64_t ts)
 	if (!f)
 		return; /* gone already: its exit event is on the way */
 	read_uids(p);
-	read_exe(p->pid, exe, sizeof(exe));
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long start, end, pgoff, inode;
 		unsigned int maj, min;
@@ -623,7 +588,7 @@ static void scan_maps(struct cpu_agent *a, struct proc *p, uint64_t ts)
 			continue;
 		if (a->us && !inode && !strcmp(file, "[vdso]"))
 			ustack__add_vdso(a->us, p->pid, start, end);
-		sig = (struct mod_sig){ start, end, pgoff, inode, 0, 0, 0 };
+		sig = (struct mod_sig){ start, end, pgoff, inode };
 		for (size_t i = 0; i < p->nmods && !known; i++)
 			known = p->mods[i].start == start && p->mods[i].end == end &&
 				p->mods[i].pgoff == pgoff && p->mods[i].inode == inode;
@@ -669,35 +634,6 @@ static void scan_maps(struct cpu_agent *a, struct proc *p, uint64_t ts)
 			}
 			gp_writer__commit(a->w);
 			a->st.modules++;
-		}
-
-		if (a->cl && !a->stopped && inode && file[0] == '/') {
-			bool main_exe = strcmp(file, exe) == 0;
-			struct stat sb;
-
-			p->mods[p->nmods - 1].cuda = is_cuda_lib(file);
-			if (is_loader(file))
-				cuda_launch_prog__attach_loader(a->cl, file);
-			if (a->opts.launch && cuda_launch_prog__candidate(file, main_exe)) {
-				/* the path the user knows, unless it no longer names this file */
-				bool same = !stat(file, &sb) && sb.st_ino == inode &&
-					    sb.st_dev == makedev(maj, min);
-
-				const char *at = same ? file : mf;
-				int got = cuda_launch_prog__attach_file(a->cl, at);
-				struct cuda_launch_range rg;
-				struct mod_sig *m = &p->mods[p->nmods - 1];
-
-				if (got > 0)
-					a->st.uprobes += (uint64_t)got;
-				/* nvcc's static cudart: its calls into libcuda are nested too */
-				if (cuda_launch_prog__runtime_ranges(a->cl, at, &rg, 1) == 1 &&
-				    rg.lo < pgoff + (end - start) && rg.hi > pgoff) {
-					m->rt_lo = start + (rg.lo > pgoff ? rg.lo - pgoff : 0);
-					m->rt_hi = start + (rg.hi - pgoff < end - start ? rg.hi - pgoff
-											  : end - start);
-				}
-			}
 		}
 	}
 	fclose(f);
@@ -1094,83 +1030,6 @@ static int on_offcpu_copy(void *ctx, const struct offcpu_copy_event *ev)
 	return on_offcpu(ctx, &e);
 }
 
-/* Was this entry point called from inside a CUDA library (cudart calling libcuda)? */
-static bool launch_is_nested(struct cpu_agent *a, const struct cuda_launch_event *ev)
-{
-	struct proc *p = proc_find(a, (pid_t)ev->pid);
-
-	if (!p)
-		return false;
-	for (size_t i = 0; i < p->nmods; i++) {
-		const struct mod_sig *m = &p->mods[i];
-
-		if (m->cuda && ev->ret_addr >= m->start && ev->ret_addr < m->end)
-			return true;
-		if (ev->ret_addr >= m->rt_lo && ev->ret_addr < m->rt_hi)
-			return true;
-	}
-	return false;
-}
-
-static int on_launch(void *ctx, const struct cuda_launch_event *ev)
-{
-	struct cpu_agent *a = ctx;
-	struct gp_rec_launch_site_id *r;
-	uint64_t ips[GP_STACK_MAX_DEPTH];
-	uint32_t nu = ev->nr_user;
-	bool splice;
-
-	if (ev->probe_id == CUDA_LAUNCH_PROBE_DL) {
-		/* stopped in ld.so after a library load: attach, then let it go */
-		struct proc *p = proc_find(a, (pid_t)ev->pid);
-
-		if (p && p->alive)
-			scan_maps(a, p, ev->ts_ns);
-		if (a->opts.launch && !a->opts.system_wide) {
-			kill((pid_t)ev->pid, SIGCONT);
-			cuda_launch_prog__released(a->cl, ev->pid, ev->ts_ns);
-			a->st.loader_stops++;
-		}
-		return 0;
-	}
-	if (!tid_followed(a, ev->tid))
-		return 0;
-	if (launch_is_nested(a, ev)) {
-		a->st.launches_nested++;
-		return 0;
-	}
-	/*
-	 * At function entry the frame-pointer walk skips the caller unless the
-	 * callee starts with push %rbp (bpf/README.md): put the return address
-	 * read at %sp back as frame 1.
-	 */
-	splice = ev->ret_addr && nu >= 1 && (nu < 2 || ev->ips[1] != ev->ret_addr) &&
-		 nu < GP_STACK_MAX_DEPTH;
-	note_thread(a, ev->pid, ev->tid, ev->ts_ns);
-	if (nu > GP_STACK_MAX_DEPTH)
-		nu = GP_STACK_MAX_DEPTH;
-	if (splice) {
-		ips[0] = ev->ips[0];
-		ips[1] = ev->ret_addr;
-		memcpy(&ips[2], &ev->ips[1], 8 * (size_t)(nu - 1));
-		nu++;
-	} else {
-		memcpy(ips, ev->ips, 8 * (size_t)nu);
-	}
-	/* the stack by id: a program launches from a few places, millions of times */
-	r = gp_writer__reserve(a->w, GP_REC_LAUNCH_SITE_ID, sizeof(*r));
-	if (!r)
-		return 0;
-	r->ts = ev->ts_ns;
-	r->pid = ev->pid;
-	r->tid = ev->tid;
-	r->probe_str = gp_writer__intern(a->w, cuda_launch_prog__probe_name(a->cl, ev->probe_id));
-	r->stack_id = gp_writer__intern_stack(a->w, ips, (uint16_t)nu, 0);
-	gp_writer__commit(a->w);
-	a->st.launches++;
-	return 0;
-}
-
 /* ---- lifecycle ------------------------------------------------------------ */
 
 /* Tgid of thread @tid (any thread, also a process's first), from /proc; -errno. */
@@ -1511,28 +1370,6 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 		}
 		a->st.offcpu_iters = offcpu_prog__has_iters(a->oc);
 	}
-	{
-		/*
-		 * Also without launch uprobes: its loader hook tells when a
-		 * process maps libraries, so even short-lived processes get
-		 * their modules recorded. Best effort then.
-		 */
-		struct cuda_launch_opts lo = {
-			.tgids_fd = tfd,
-			.tgids_max = proc_track_prog__max_procs(a->pt),
-			/* system-wide, stopping every process that loads a library is too much */
-			.no_stop_on_load = !opts->launch || opts->system_wide,
-			.on_event = on_launch,
-			.ctx = a,
-		};
-
-		what = "cannot load the CUDA launch uprobe program";
-		a->cl = cuda_launch_prog__new(&lo);
-		if (!a->cl && opts->launch) {
-			err = -errno;
-			goto fail;
-		}
-	}
 
 	what = "cannot wait on the ring buffers";
 	a->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -1545,8 +1382,6 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 		err = epoll_add(a->epfd, cpu_sample_prog__epoll_fd(a->cs));
 	if (!err && a->oc)
 		err = epoll_add(a->epfd, offcpu_prog__epoll_fd(a->oc));
-	if (!err && a->cl)
-		err = epoll_add(a->epfd, cuda_launch_prog__epoll_fd(a->cl));
 	if (err)
 		goto fail;
 
@@ -1572,11 +1407,8 @@ fail:
 	return NULL;
 }
 
-/* The launch uprobes' links go on closing until cuda_launch_prog__detach_end(). */
 static void detach_all(struct cpu_agent *a)
 {
-	if (a->cl)
-		cuda_launch_prog__detach_begin(a->cl);
 	if (a->cs)
 		cpu_sample_prog__detach(a->cs);
 	if (a->oc)
@@ -1593,16 +1425,6 @@ int cpu_agent__start(struct cpu_agent *a)
 
 	if (a->started)
 		return -EALREADY;
-	if (a->cl && a->opts.launch && !a->opts.system_wide) {
-		/* before anything can stop a process: never leave one stopped */
-		a->guard = stop_guard__new(cuda_launch_prog__held_fd(a->cl));
-		if (!a->guard) {
-			err = -errno;
-			set_error(&a->opts, "cannot start the guard process that continues the "
-					    "processes held at library loads", err);
-			return err;
-		}
-	}
 	/* proc_track first, so a fork during the rest of the attach is not missed */
 	what = "cannot attach the process tracker";
 	err = proc_track_prog__attach(a->pt);
@@ -1623,10 +1445,6 @@ int cpu_agent__start(struct cpu_agent *a)
 	if (err) {
 		set_error(&a->opts, what, err);
 		detach_all(a);
-		if (a->cl)
-			cuda_launch_prog__detach_end(a->cl);
-		stop_guard__free(a->guard);
-		a->guard = NULL;
 		return err;
 	}
 	a->started = true;
@@ -1639,7 +1457,7 @@ int cpu_agent__start(struct cpu_agent *a)
 		struct proc *p = &a->procs[i];
 
 		write_proc_info(a, p, ts);
-		scan_maps(a, p, ts); /* attaches the launch uprobes of what is mapped now */
+		scan_maps(a, p, ts);
 		scan_threads(a, p, ts);
 	}
 	a->next_rescan = ts + AGENT_RESCAN_NS;
@@ -1665,12 +1483,6 @@ static int consume_all(struct cpu_agent *a)
 	}
 	if (a->oc) {
 		r = offcpu_prog__consume(a->oc);
-		if (r < 0)
-			return r;
-		n += r;
-	}
-	if (a->cl) {
-		r = cuda_launch_prog__consume(a->cl);
 		if (r < 0)
 			return r;
 		n += r;
@@ -1856,9 +1668,6 @@ int cpu_agent__stop(struct cpu_agent *a)
 		return a->err;
 	a->stopped = true;
 	/*
-	 * The launch uprobes' links close in the background (each close waits
-	 * for grace periods) while the rest is drained and written; launch
-	 * events carry user stacks only, so DIR/kallsyms does not wait for them.
 	 * When the table read at start does not name every kernel address so
 	 * far, /proc/kallsyms is read again on a thread meanwhile, once the
 	 * programs that record kernel addresses are detached.
@@ -1867,7 +1676,7 @@ int cpu_agent__stop(struct cpu_agent *a)
 	if (!a->opts.no_kallsyms && !kallsyms__snap_covers(a->ksnap, &a->kips))
 		a->ksnap_stop = kallsyms__snap_start("/proc/kallsyms", false);
 	if (a->started) {
-		/* nothing new can arrive now but launch events: drain to empty */
+		/* nothing new can arrive now: drain to empty */
 		while (consume_all(a) > 0)
 			;
 		if (a->oc) {
@@ -1879,16 +1688,6 @@ int cpu_agent__stop(struct cpu_agent *a)
 	/* before the trace is closed: a failure is a drop it records */
 	if (!a->opts.no_kallsyms)
 		write_kallsyms(a);
-	if (a->cl)
-		cuda_launch_prog__detach_end(a->cl);
-	if (a->started) {
-		/* the launch events that came while their links were closing */
-		while (consume_all(a) > 0)
-			;
-		/* every held process has had its SIGCONT: the guard can go */
-		stop_guard__free(a->guard);
-		a->guard = NULL;
-	}
 	write_all_dropped(a, true);
 	write_clock_pair(a);
 	err = gp_writer__close(a->w);
@@ -1926,8 +1725,8 @@ const char *cpu_agent__strerror(int err)
 		return "the kernel exposes no BTF (/sys/kernel/btf/vmlinux), which CO-RE "
 		       "needs: use a kernel built with CONFIG_DEBUG_INFO_BTF=y (5.8 or later)";
 	case -ENOENT:
-		return "no such file or directory (output directory, target process or "
-		       "uprobe target missing)";
+		return "no such file or directory (output directory or target process "
+		       "missing)";
 	case -ESRCH:
 		return "the target process or thread does not exist";
 	case -EINVAL:
@@ -1935,7 +1734,7 @@ const char *cpu_agent__strerror(int err)
 		       "kernel.perf_event_max_sample_rate)";
 	case -ENOSYS:
 		return "the kernel lacks a BPF feature the agent needs (ring buffer: 5.8, "
-		       "tp_btf/raw_tp, uprobes)";
+		       "tp_btf/raw_tp)";
 	default:
 		snprintf(buf, sizeof(buf), "%s", strerror(-err));
 		return buf;
@@ -1949,14 +1748,10 @@ void cpu_agent__free(struct cpu_agent *a)
 	if (a->w && !a->stopped)
 		cpu_agent__stop(a);
 	detach_all(a);
-	if (a->cl)
-		cuda_launch_prog__detach_end(a->cl);
-	stop_guard__free(a->guard);
 	if (a->epfd >= 0)
 		close(a->epfd);
 	if (a->dfd >= 0)
 		close(a->dfd);
-	cuda_launch_prog__free(a->cl);
 	offcpu_prog__free(a->oc);
 	cpu_sample_prog__free(a->cs);
 	proc_track_prog__free(a->pt);

@@ -12,7 +12,7 @@
 
 /*
  * One agent is driven by one thread (it calls __poll in a loop); nothing in
- * it is locked. It owns every BPF object, perf event and uprobe it creates
+ * it is locked. It owns every BPF object and perf event it creates
  * and releases them all in __free, also after a failed __start.
  */
 struct cpu_agent;
@@ -52,8 +52,8 @@ struct cpu_agent_opts {
 	/*
 	 * Only these threads (of any process). Their processes get process,
 	 * thread and module records (for symbolization) and their exec/exit
-	 * records, but threads and processes they create are not followed, and
-	 * launch-site hits of other threads are dropped. A tid that exits is
+	 * records, but threads and processes they create are not followed. A
+	 * tid that exits is
 	 * not replaced (should the number be reused, the new thread is traced).
 	 */
 	const pid_t *tids;
@@ -66,8 +66,7 @@ struct cpu_agent_opts {
 	 * once: events of further processes are written without them
 	 * (stats.procs_dropped). Mappings are rescanned only for processes
 	 * that had events since the last rescan. FORK records are not written;
-	 * EXEC/EXIT only for processes already seen. The launch uprobes do not
-	 * stop processes at library loads (only the 100 ms rescan attaches).
+	 * EXEC/EXIT only for processes already seen.
 	 * cpu_agent__alive() counts the live processes seen so far. The
 	 * calling process (the recorder) is left out, in the BPF filters,
 	 * unless include_self; so is exclude_pid (a helper process), if set.
@@ -106,15 +105,6 @@ struct cpu_agent_opts {
 	uint32_t min_block_us;
 	/* Spans longer than this are dropped (and not summed); 0: no limit; >= min_block_us. */
 	uint32_t max_block_us;
-
-	/*
-	 * Uprobes on CUDA launch/copy entry points. To attach to a libcudart
-	 * before its first call, a followed process that maps a library (ld.so's
-	 * _dl_debug_state: startup, dlopen) stops itself (SIGSTOP) until the
-	 * agent has scanned the new mappings; the agent then sends SIGCONT. So
-	 * keep polling while the target runs.
-	 */
-	bool launch;
 
 	/*
 	 * The pids/tids already run (attaching, not a start held at a barrier):
@@ -169,13 +159,9 @@ struct cpu_agent_stats {
 	uint64_t offcpu_ustack_lost;
 	uint64_t threads_exited; /* GP_REC_THREAD exit records written */
 	uint64_t procs_dropped;	/* system_wide: events of processes beyond max_procs */
-	uint64_t launches;	/* launch-site events written */
-	uint64_t launches_nested; /* hits dropped: called from inside libcudart/libcuda */
-	uint64_t loader_stops;	/* times a process was held in ld.so while new libraries were scanned */
 	uint64_t procs;		/* process records written */
 	uint64_t modules;	/* module records written */
-	uint64_t uprobes;	/* uprobes attached */
-	uint64_t lost_sample, lost_offcpu, lost_launch, lost_proc; /* ring buffers full */
+	uint64_t lost_sample, lost_offcpu, lost_proc; /* ring buffers full */
 	uint64_t lost_stack;	/* stacks that could not be read */
 	uint64_t lost_writer;	/* records the trace writer could not store */
 	int writer_cause;	/* errno of the first of them (ENOSPC, EFBIG, EIO, ENOMEM); 0: none */
@@ -225,10 +211,6 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts);
  * Attach everything and record the followed processes as they are now
  * (processes, threads, executable mappings). On failure -errno with nothing
  * left attached. The caller releases a held target only after this returns 0.
- * With launch (not system_wide) it first forks a guard process
- * (stop_guard.h) that continues the processes held at library loads should
- * the caller die; __stop reaps it, so a caller must not reap children it
- * did not start (wait(-1)).
  */
 int cpu_agent__start(struct cpu_agent *a);
 

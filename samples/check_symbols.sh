@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # check_symbols.sh NM BINARY SYMBOL...: each SYMBOL is code in BINARY's symbol
-# table (any binding: the static cudart's hidden symbols end up local), where a
-# uprobe on the executable can attach. U:SYMBOL must instead be imported from a
-# shared library (a uprobe then goes on that library).
+# table (any binding: the static cudart's hidden symbols end up local), by which
+# a static cudart is found. U:SYMBOL must instead be imported from a shared
+# library.
 set -u
 nm=$1 bin=$2
 shift 2

@@ -13,15 +13,15 @@
 #include "cpu_agent.h"
 
 /*
- * cpu_agent_run [-F HZ] [-c] [-O] [-m MIN_BLOCK_US] [-L] -o DIR -- CMD [ARGS...]
- *   -c on-CPU sampling, -O off-CPU spans, -L launch uprobes.
+ * cpu_agent_run [-F HZ] [-c] [-O] [-m MIN_BLOCK_US] -o DIR -- CMD [ARGS...]
+ *   -c on-CPU sampling, -O off-CPU spans.
  * The command is forked, held until the agent is attached, then released;
  * the agent stops when it exits. Prints the agent's counters to stderr.
  */
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: cpu_agent_run [-F HZ] [-c] [-O] [-m US] [-L] -o DIR -- CMD [ARGS...]\n");
+	fprintf(stderr, "usage: cpu_agent_run [-F HZ] [-c] [-O] [-m US] -o DIR -- CMD [ARGS...]\n");
 	exit(2);
 }
 
@@ -36,7 +36,7 @@ int main(int argc, char **argv)
 	pid_t pid;
 	char b = 1;
 
-	while ((c = getopt(argc, argv, "F:cOm:Lo:")) != -1) {
+	while ((c = getopt(argc, argv, "F:cOm:o:")) != -1) {
 		switch (c) {
 		case 'F':
 			o.freq_hz = (uint32_t)strtoul(optarg, NULL, 10);
@@ -49,9 +49,6 @@ int main(int argc, char **argv)
 			break;
 		case 'm':
 			o.min_block_us = (uint32_t)strtoul(optarg, NULL, 10);
-			break;
-		case 'L':
-			o.launch = true;
 			break;
 		case 'o':
 			o.dir = optarg;
@@ -106,10 +103,10 @@ int main(int argc, char **argv)
 	err = cpu_agent__stop(a);
 	cpu_agent__stats(a, &st);
 	fprintf(stderr,
-		"cpu_agent_run: samples %llu offcpu %llu launches %llu lost sample %llu offcpu %llu "
+		"cpu_agent_run: samples %llu offcpu %llu lost sample %llu offcpu %llu "
 		"stack %llu%s\n",
 		(unsigned long long)st.samples, (unsigned long long)st.offcpu_spans,
-		(unsigned long long)st.launches, (unsigned long long)st.lost_sample,
+		(unsigned long long)st.lost_sample,
 		(unsigned long long)st.lost_offcpu, (unsigned long long)st.lost_stack,
 		st.sw_clock ? " (cpu-clock)" : "");
 	/* the agent's own CPU time: with CFI it unwinds every user stack */

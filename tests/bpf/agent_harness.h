@@ -115,8 +115,7 @@ static inline int harness__run(const struct cpu_agent_opts *base, char *const ar
 struct harness_rec {
 	uint16_t type;
 	uint32_t pid, tid;
-	uint64_t t0, t1;	/* sample/launch: ts; off-CPU: start, end */
-	char probe[64];		/* launch: probe name */
+	uint64_t t0, t1;	/* sample: ts; off-CPU: start, end */
 	uint32_t event;		/* process/thread event */
 	uint16_t nr_user, nr_kernel;
 	uint16_t flags;		/* hdr.flags */
@@ -143,11 +142,7 @@ static inline int harness__load(const char *dir, struct harness_trace *t)
 	const struct gp_rec_hdr *h;
 	struct gp_reader_stats rs;
 	struct gp_reader *rd;
-	struct {
-		uint16_t nr_user;
-		uint64_t ips[GP_STACK_MAX_DEPTH];
-	} *stk = NULL; /* by stack id */
-	size_t cap = 0, nstk = 0;
+	size_t cap = 0;
 	int s;
 
 	memset(t, 0, sizeof(*t));
@@ -163,27 +158,10 @@ static inline int harness__load(const char *dir, struct harness_trace *t)
 		if (s == GP_READ_ERROR) {
 			fprintf(stderr, "%s\n", gp_reader__error(rd));
 			gp_reader__free(rd);
-			free(stk);
 			return -1;
 		}
 		if (h->type == GP_REC_STRING)
 			continue;
-		if (h->type == GP_REC_STACK) { /* by id: launch hits name them (format 2.1) */
-			const struct gp_rec_stack *k = (const void *)h;
-
-			if (k->id >= nstk) {
-				size_t ncap = 2 * (size_t)k->id + 16;
-
-				stk = realloc(stk, ncap * sizeof(*stk));
-				if (!stk)
-					abort();
-				memset(stk + nstk, 0, (ncap - nstk) * sizeof(*stk));
-				nstk = ncap;
-			}
-			stk[k->id].nr_user = k->nr_user;
-			memcpy(stk[k->id].ips, k->ips, 8 * (size_t)k->nr_user);
-			continue;
-		}
 		if (t->n == cap) {
 			cap = cap ? cap * 2 : 1024;
 			t->r = realloc(t->r, cap * sizeof(*t->r));
@@ -211,29 +189,6 @@ static inline int harness__load(const char *dir, struct harness_trace *t)
 			x->cpu = c->cpu, x->nr_spans = c->pad, x->state = c->state;
 			x->nr_user = c->nr_user, x->nr_kernel = c->nr_kernel;
 			memcpy(x->ips, c->ips, 8 * ((size_t)c->nr_user + c->nr_kernel));
-			break;
-		}
-		case GP_REC_LAUNCH_SITE: {
-			const struct gp_rec_launch_site *c = (const void *)h;
-			const char *n = gp_reader__string(rd, c->probe_str);
-
-			x->pid = c->pid, x->tid = c->tid, x->t0 = c->ts;
-			x->nr_user = c->nr_user;
-			snprintf(x->probe, sizeof(x->probe), "%s", n ? n : "");
-			memcpy(x->ips, c->ips, 8 * (size_t)c->nr_user);
-			break;
-		}
-		case GP_REC_LAUNCH_SITE_ID: { /* as a launch_site, its stack looked up */
-			const struct gp_rec_launch_site_id *c = (const void *)h;
-			const char *n = gp_reader__string(rd, c->probe_str);
-
-			x->type = GP_REC_LAUNCH_SITE;
-			x->pid = c->pid, x->tid = c->tid, x->t0 = c->ts;
-			snprintf(x->probe, sizeof(x->probe), "%s", n ? n : "");
-			if (c->stack_id && c->stack_id < nstk) {
-				x->nr_user = stk[c->stack_id].nr_user;
-				memcpy(x->ips, stk[c->stack_id].ips, 8 * (size_t)x->nr_user);
-			}
 			break;
 		}
 		case GP_REC_PROCESS: {
@@ -276,7 +231,6 @@ static inline int harness__load(const char *dir, struct harness_trace *t)
 	gp_reader__stats(rd, &rs);
 	t->clean_end = rs.clean_end;
 	gp_reader__free(rd);
-	free(stk);
 	return 0;
 }
 

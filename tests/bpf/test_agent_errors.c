@@ -73,7 +73,7 @@ static void test_not_root(void **state)
 	if (pid == 0) {
 		char msg_buf[512] = "";
 		struct cpu_agent_opts o = { .dir = dir, .on_cpu = true, .off_cpu = true,
-					    .launch = true, .no_kallsyms = true,
+					    .no_kallsyms = true,
 					    .errbuf = msg_buf, .errlen = sizeof(msg_buf) };
 		pid_t self = getpid();
 		struct cpu_agent *a;
@@ -103,7 +103,7 @@ static void test_not_root(void **state)
 /* Everything on, a real run, then free: nothing of ours is left in the kernel. */
 static void test_full_run_leaves_nothing(void **state)
 {
-	struct cpu_agent_opts o = { .on_cpu = true, .off_cpu = true, .launch = true,
+	struct cpu_agent_opts o = { .on_cpu = true, .off_cpu = true,
 				    .freq_hz = 999, .no_kallsyms = true };
 	char *argv[] = { (char *)"/bin/sleep", (char *)"0.2", NULL };
 	struct cpu_agent_stats st;

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # `gpuperf record --cpu` for real (root, eBPF): both traces of a sample,
-# launch stacks, a forking CUDA program, sudo's user, no privileges, --pid
-# attach, and the `gpuperf --cpu` shorthand. Environment: record_lib.sh.
+# launch stacks (the injection library's; no uprobe ever), a forking CUDA
+# program, sudo's user, no privileges, --pid attach, and the `gpuperf --cpu`
+# shorthand. Environment: record_lib.sh.
 set -u
 . "$(dirname "$0")/record_lib.sh"
 need_bpf
@@ -16,32 +17,47 @@ set -- both/gpu-*.trace
 [ -f "$1" ] && [ "$(kernels "$1")" = 48 ] || fail "--cpu: gpu trace missing or not 48 kernels"
 pid=${1#both/gpu-}
 pid=${pid%.trace}
-# the injection library took every launch's stack: the launch uprobes stay off
+# the injection library took every launch's stack
 n=$("$GP" dump "$1" 2>/dev/null | grep -c "^api_stack ")
 [ "$n" -ge 48 ] && ok "gpu trace: $n launch stacks by correlation id" ||
 	fail "gpu trace: $n api_stack records, expected >= 48"
 n=$("$GP" dump both/cpu.trace 2>/dev/null | grep -Ec "^launch_site(_id)? ")
-[ "$n" = 0 ] && ok "cpu.trace: no launch-site records (no uprobe per launch)" ||
-	fail "cpu.trace: $n launch-site records: the launch uprobes were attached"
+[ "$n" = 0 ] && ok "cpu.trace: no launch-site records" ||
+	fail "cpu.trace: $n launch-site records: the agent wrote launch sites"
 clean_end both/cpu.trace || fail "cpu.trace not closed cleanly"
 [ "$(json both/record.json 'd["options"]["cpu"] and d["options"]["gpu"]')" = True ] ||
 	fail "record.json options"
-[ "$(json both/record.json 'd["agent"]["uprobes"]')" = 0 ] || fail "record.json agent.uprobes"
 "$GP" report -f json -o both_out both >/dev/null 2>&1
 [ "$(json both_out/summary.json 'd["join"]["rate"] == 1')" = True ] && ok "--cpu: every GPU record joined" ||
 	fail "--cpu: join rate $(json both_out/summary.json 'd["join"]')"
 
-# --- GPUPERF_STACKS=0: the launch uprobes give the stacks instead
-GPUPERF_STACKS=0 sim "$GP" record --cpu -q -o uprobes -- "$GP_SAMPLES/train_step_shared" 2 >out.txt 2>err.txt
-expect_status 0 $? "record --cpu with GPUPERF_STACKS=0"
-set -- uprobes/gpu-*.trace
-pid=${1#uprobes/gpu-}
-pid=${pid%.trace}
-n=$("$GP" dump uprobes/cpu.trace 2>/dev/null | grep -Ec "^launch_site(_id)? .* pid=$pid .*probe=")
-[ "$n" -ge 48 ] && ok "GPUPERF_STACKS=0: cpu.trace: $n launch-site records of pid $pid" ||
-	fail "GPUPERF_STACKS=0: cpu.trace: $n launch-site records of pid $pid, expected >= 48"
-[ "$(json uprobes/record.json 'd["agent"]["launches"] >= 48')" = True ] ||
-	fail "GPUPERF_STACKS=0: record.json agent.launches"
+# --- no uprobe, ever: while the program runs, gpuperf holds no kprobe-type BPF
+# program (what a uprobe runs) and no uprobe link; GPUPERF_STACKS=0 only turns
+# the injection library's launch stacks off, nothing takes their place
+for stacks in 1 0; do
+	rm -f gp.pid
+	GPUPERF_STACKS=$stacks sim "$GP" record --cpu -q -o "probes$stacks" -- \
+		sh -c 'echo $PPID >gp.pid; sleep 0.5; exec "$0" 2' "$GP_SAMPLES/train_step_shared" \
+		>out.txt 2>err.txt &
+	bg=$!
+	# the program starts once the agent is attached: gpuperf is its parent
+	for _ in $(seq 100); do [ -s gp.pid ] && break; sleep 0.1; done
+	gp=$(cat gp.pid 2>/dev/null)
+	probes=$(cat /proc/"${gp:-0}"/fdinfo/* 2>/dev/null |
+		grep -Ec '^prog_type:[[:space:]]+2$|^link_type:[[:space:]]+uprobe')
+	progs=$(cat /proc/"${gp:-0}"/fdinfo/* 2>/dev/null | grep -c '^prog_type:')
+	wait "$bg"
+	expect_status 0 $? "record --cpu, GPUPERF_STACKS=$stacks"
+	[ -n "$gp" ] && [ "$progs" -gt 0 ] && [ "$probes" = 0 ] &&
+		ok "GPUPERF_STACKS=$stacks: $progs BPF programs, no uprobe" ||
+		fail "GPUPERF_STACKS=$stacks: gpuperf pid '$gp' held $progs BPF programs, $probes of them uprobes"
+	n=$("$GP" dump "probes$stacks/cpu.trace" 2>/dev/null | grep -Ec "^launch_site(_id)? ")
+	[ "$n" = 0 ] || fail "GPUPERF_STACKS=$stacks: cpu.trace: $n launch-site records"
+done
+set -- probes0/gpu-*.trace
+n=$("$GP" dump "$1" 2>/dev/null | grep -c "^api_stack ")
+[ -f "$1" ] && [ "$n" = 0 ] && ok "GPUPERF_STACKS=0: no launch stacks taken" ||
+	fail "GPUPERF_STACKS=0: $n api_stack records in '$1'"
 
 # --- a program that forks; parent and child launch kernels: two gpu traces
 if [ -n "${GP_FORK:-}" ] && [ -x "$GP_FORK" ]; then
