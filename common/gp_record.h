@@ -384,8 +384,10 @@ struct gp_rec_offcpu {
 _Static_assert(sizeof(struct gp_rec_offcpu) == 56, "gp_rec_offcpu");
 
 /*
- * GP_REC_LAUNCH_SITE: a uprobe hit on a CUDA launch/copy entry point. The
- * merger binds it to the API record of the same tid and time.
+ * GP_REC_LAUNCH_SITE: a uprobe hit on a CUDA launch/copy entry point, as
+ * the CPU agent wrote them before its launch uprobes were retired (and
+ * GP_REC_LAUNCH_SITE_ID). Still read; the merger counts them, never joins
+ * them (launch stacks are GP_REC_API_STACK's).
  */
 struct gp_rec_launch_site {
 	struct gp_rec_hdr hdr;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* correlate.c - GPU record -> API record -> launch stack. */
+/* correlate.c - GPU record -> API record -> launch stack, by correlation id. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,7 +69,7 @@ static void corr_map_hash(struct corr_map *m, uint32_t pid, uint32_t corr, size_
 
 /*
  * Size the map: one pass over tl->api (sorted by pid first, so one run per
- * pid) for each pid's id range. The records go in while bind_launches()
+ * pid) for each pid's id range. The records go in while bind_nested()
  * walks tl->api anyway (corr_map_put()); at 10M calls every pass over the
  * array is a few hundred MB of memory traffic.
  */
@@ -177,99 +177,27 @@ static int32_t corr_map_get(struct corr_map *m, uint32_t pid, uint32_t corr)
 }
 
 /*
- * First launch hit at or after (thread, ts) in tl->launch[lo, nr_launch).
- * Thread indices are in (pid, tid) order (timeline__finish()), so both
- * arrays are sorted by them.
+ * Enter every API call in the map, and give each nested call without a
+ * stack of its own its enclosing call's (the driver call inside a runtime
+ * call: the runtime call's stack, taken where the program called it).
+ * Loading bound every call that has a stack of its own (api_stack records,
+ * by correlation id); nothing here looks at threads or times.
  */
-static size_t launch_lower_bound(const struct timeline *tl, size_t lo, uint32_t thr, uint64_t ts)
+static void bind_nested(struct timeline *tl, struct corr_map *m)
 {
-	size_t hi = tl->nr_launch;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct tl_launch *l = &tl->launch[mid];
-		int less = l->thr != thr ? l->thr < thr : l->ts < ts;
-
-		if (less)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/*
- * Whether pid's GPU trace carries its own launch stacks (format 2.3):
- * loading bound its calls by correlation id, exactly, and no window may
- * undo that.
- */
-static int exact_pid(const struct timeline *tl, uint32_t pid)
-{
-	size_t i;
-
-	for (i = 0; i < tl->nr_files; i++)
-		if (tl->files[i].launch_stacks && tl->files[i].pid == pid &&
-		    tl->files[i].producer == GP_PRODUCER_INJECT)
-			return 1;
-	return 0;
-}
-
-/*
- * Bind each outermost API call to the stack of the earliest hit in its
- * window (unless loading did: tl->launches_bound, or the call's GPU trace
- * named its stack), and each nested one to its enclosing call's (unless
- * its trace named one). Within a thread the windows' lower ends only grow
- * (an outermost call that starts later also ends later, else it would be
- * nested), so each search starts where the thread's previous one ended.
- */
-static void bind_launches(struct timeline *tl, struct corr_map *m)
-{
-	size_t i, outer = 0, prev, from = 0;
-	uint64_t window_lo = 0, prev_lo = 0;
+	size_t i, outer = 0;
 	struct pid_ids *p = m->pids;
-	int exact = m->nr_pids ? exact_pid(tl, p->pid) : 0;
 
 	for (i = 0; i < tl->nr_api; i++) {
 		struct tl_api *a = &tl->api[i];
-		size_t j;
 
-		if (timeline__api_pid(tl, a) != p->pid) {
+		if (timeline__api_pid(tl, a) != p->pid)
 			p++; /* the next run: corr_map_build() made one entry per run */
-			exact = exact_pid(tl, p->pid);
-		}
 		corr_map_put(m, p, a->corr, i);
-		if (a->nested) {
-			if (!exact || a->launch < 0)
-				a->launch = tl->api[outer].launch;
-			continue;
-		}
-		prev = outer;
-		outer = i;
-		if (tl->launches_bound || exact)
-			continue; /* loading bound the outermost calls (timeline__load_dir(), 2.3 traces) */
-		a->launch = -1;
-		if (i == 0 || a->thr != tl->api[prev].thr) {
-			window_lo = 0; /* first call of this thread */
-			from = 0;
-		} else {
-			window_lo = timeline__api_end(tl, &tl->api[prev]) + 1;
-			if (window_lo < prev_lo) /* an end of UINT64_MAX wrapped */
-				from = 0;
-		}
-		prev_lo = window_lo;
-		/* A short linear probe first: the next hit is usually right there. */
-		for (j = from; j < tl->nr_launch && j < from + 8; j++) {
-			const struct tl_launch *l = &tl->launch[j];
-
-			if (l->thr != a->thr ? l->thr > a->thr : l->ts >= window_lo)
-				break;
-		}
-		if (j == from + 8)
-			j = launch_lower_bound(tl, j, a->thr, window_lo);
-		from = j;
-		if (j < tl->nr_launch && tl->launch[j].thr == a->thr &&
-		    tl->launch[j].ts <= timeline__api_end(tl, a))
-			a->launch = (int32_t)tl->launch[j].stack;
+		if (!a->nested)
+			outer = i;
+		else if (a->launch < 0)
+			a->launch = tl->api[outer].launch;
 	}
 }
 
@@ -280,7 +208,7 @@ int correlate__run(struct timeline *tl, struct correlation *c)
 	int err;
 
 	memset(c, 0, sizeof(*c));
-	if (tl->nr_api > INT32_MAX || tl->nr_launch > INT32_MAX)
+	if (tl->nr_api > INT32_MAX)
 		return -EOVERFLOW;
 	/* A second run starts from the correlation ids again. */
 	for (i = 0; i < tl->nr_gpu && tl->joined; i++) {
@@ -301,7 +229,7 @@ int correlate__run(struct timeline *tl, struct correlation *c)
 	err = corr_map_build(&m, tl);
 	if (err)
 		goto out;
-	bind_launches(tl, &m);
+	bind_nested(tl, &m);
 	for (i = 0; i < tl->nr_gpu; i++) {
 		struct tl_gpu *g = &tl->gpu[i];
 		int32_t a = corr_map_get(&m, timeline__gpu_pid(tl, g), g->corr);

@@ -6,22 +6,12 @@
  * GPU record -> API record: same process, same correlation id (kernels of a
  * graph launch carry the graph launch's id, so they all join to it).
  *
- * API record -> launch stack: where the process's GPU trace carries its
- * own launch stacks (api_stack records, format 2.3), loading has bound
- * each call to its stack by correlation id, exactly (timeline.h), and that
- * binding is kept: no window, no launch-site hit for that process. A
- * nested call without a stack of its own takes its enclosing call's.
- *
- * Otherwise (older traces, GPUPERF_STACKS=0), API record -> launch-site
- * stack of the CPU agent: the launch uprobe fires at the entry of
- * the CUDA call, before CUPTI takes the call's start time, so the hit of a
- * call lies on the same thread after the end of the thread's previous
- * outermost API call and before the end of this one. Of the hits in that
- * window, the earliest belongs to the outermost probed function (e.g.
- * __cudaLaunchKernel before the cudaLaunchKernel it jumps to, the runtime
- * call before the driver call it makes). A nested API call (the driver call
- * inside a runtime call) takes the stack of its enclosing call. Each hit
- * serves one outermost call at most, so back-to-back launches never share.
+ * API record -> launch stack: loading bound each call to the stack its
+ * GPU trace's api_stack record names, by correlation id (format 2.3,
+ * timeline.h); a nested call without a stack of its own (the driver call
+ * inside a runtime call) takes its enclosing call's. No time window and no
+ * thread matching: the launch_site records of older recordings (uprobe
+ * hits of the CPU agent) are read and counted, never joined.
  *
  * Unjoined records keep index -1 and are counted.
  */
@@ -35,14 +25,13 @@ struct timeline;
 
 /*
  * The join is stored in the timeline itself, so it costs no memory per
- * record: each tl_api's `launch` (its launch-site hit's stack; loading sets
- * it where it could bind the hits as they came, tl->launches_bound) and
- * each joined tl_gpu's `corr`, which becomes the index of its API call
+ * record: each tl_api's `launch` (its launch stack) and each joined
+ * tl_gpu's `corr`, which becomes the index of its API call
  * (TL_GPU_JOINED; read through timeline__gpu_api(), _gpu_corr(),
  * _gpu_launch_stack()). What is
  * left here are the counts, and which API calls start flows to GPU work
  * (what the timeline writers draw as arrows). Indices are 32-bit: a
- * timeline of more than INT32_MAX API calls or launch hits is refused
+ * timeline of more than INT32_MAX API calls is refused
  * (-EOVERFLOW).
  */
 struct correlation {

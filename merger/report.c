@@ -754,9 +754,8 @@ static int cmp_pid(const void *a, const void *b)
 /*
  * Traces of two recordings put in one directory (a cpu.trace copied beside
  * another run's GPU traces) join nothing, and the report would only say
- * "0 of N joined". A process of the GPU traces is foreign to the CPU trace
- * when the CPU trace has no record of it (no sample, off-CPU span or launch
- * hit) and either no GPU process appears in the CPU trace at all or its
+ * that they are one. A process of the GPU traces is foreign to the CPU trace
+ * when the CPU trace has no record of it (no sample or off-CPU span) and either no GPU process appears in the CPU trace at all or its
  * API calls lie outside the CPU trace's time: then one warning says so.
  * 0 or -ENOMEM.
  */
@@ -771,10 +770,10 @@ static int check_one_recording(struct report *r)
 	char list[64] = "";
 	int err = -ENOMEM;
 
-	if (!tl->nr_api || !(tl->nr_samples + tl->nr_offcpu + tl->nr_launch))
+	if (!tl->nr_api || !(tl->nr_samples + tl->nr_offcpu))
 		return 0;
 	/* the CPU trace's processes, and its time */
-	pids = malloc((tl->nr_samples + tl->nr_offcpu + tl->nr_launch + tl->nr_api) * sizeof(*pids));
+	pids = malloc((tl->nr_samples + tl->nr_offcpu + 1) * sizeof(*pids));
 	first = calloc(tl->nr_tids, sizeof(*first));
 	last = calloc(tl->nr_tids, sizeof(*last));
 	foreign = malloc(tl->nr_tids * sizeof(*foreign));
@@ -791,17 +790,12 @@ static int check_one_recording(struct report *r)
 		CPU_SEEN(tl->samples[i].pid, tl->samples[i].ts, tl->samples[i].ts);
 	for (i = 0; i < tl->nr_offcpu; i++)
 		CPU_SEEN(tl->offcpu[i].pid, tl->offcpu[i].start, tl->offcpu[i].end);
-	for (i = 0; i < tl->nr_launch; i++)
-		CPU_SEEN(timeline__launch_pid(tl, &tl->launch[i]), tl->launch[i].ts,
-			 tl->launch[i].ts);
 #undef CPU_SEEN
-	/* an API call joined to a launch hit: its process was in the CPU trace */
+	/* the time of each thread's API calls */
 	for (i = 0; i < tl->nr_api; i++) {
 		const struct tl_api *a = &tl->api[i];
 		uint64_t end = timeline__api_end(tl, a);
 
-		if (a->launch >= 0 && (!n || pids[n - 1] != timeline__api_pid(tl, a)))
-			pids[n++] = timeline__api_pid(tl, a);
 		if (!first[a->thr] || a->start < first[a->thr])
 			first[a->thr] = a->start ? a->start : 1;
 		last[a->thr] = end > last[a->thr] ? end : last[a->thr];
@@ -814,7 +808,7 @@ static int check_one_recording(struct report *r)
 
 		for (j = i; j < tl->nr_tids && tl->tids[j].pid == pid; j++) {
 			if (!first[j])
-				continue; /* a thread with launch hits only */
+				continue; /* a thread without API calls */
 			f = first[j] < f ? first[j] : f;
 			l = last[j] > l ? last[j] : l;
 		}

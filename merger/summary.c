@@ -24,7 +24,7 @@
 #include "report_priv.h"
 
 #define SUMMARY_SCHEMA "gpuperf-summary"
-#define SUMMARY_VERSION "1.5"
+#define SUMMARY_VERSION "1.6"
 #define HIST_SUB 64u
 #define HIST_BUCKETS (HIST_SUB * 60u)
 #define MAX_SITES 100
@@ -830,6 +830,8 @@ static cJSON *build_json(struct report *r, struct report_stats *s)
 		num(o, "rate", (double)s->with_stack / (double)s->gpu_records);
 	else
 		cJSON_AddNullToObject(o, "rate");
+	/* 1.6: an older gpuperf's launch-site records, read but never joined */
+	num(o, "old_launch_sites", (double)tl->old_launch_sites);
 
 	o = cJSON_AddObjectToObject(root, "drops");
 	for (i = 0; i < sizeof(drop_names) / sizeof(drop_names[0]); i++)

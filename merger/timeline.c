@@ -50,7 +50,7 @@ struct idmap {
 
 struct tl_priv {
 	struct strtab st;
-	size_t cap_gpu, cap_api, cap_launch, cap_samples, cap_offcpu, cap_frames, cap_files;
+	size_t cap_gpu, cap_api, cap_samples, cap_offcpu, cap_frames, cap_files;
 	size_t cap_procs, cap_threads, cap_modules, cap_devices, cap_offcpu_short;
 	size_t cap_lanes, cap_gpu_bytes, cap_long_durs, cap_tids, cap_api_names, cap_launch_stacks;
 	size_t cap_kconfigs;
@@ -74,7 +74,7 @@ struct tl_priv {
 	struct tl_kconfig kcfg_recent[4];
 	uint16_t kcfg_recent_val[4];
 	unsigned kcfg_next;
-	/* Stacks already in the frame pool (launch sites and samples repeat):
+	/* Stacks already in the frame pool (launch stacks and samples repeat):
 	 * open addressing on the frames' hash, entries index stk. */
 	struct stk_ent *stk;
 	size_t stk_cap, stk_nr;
@@ -93,28 +93,13 @@ struct tl_priv {
 	 * finish() then skips every array that came in order, a pass over
 	 * each saved.
 	 */
-	size_t ord_api, ord_launch, ord_gpu, ord_samples, ord_offcpu;
+	size_t ord_api, ord_gpu, ord_samples, ord_offcpu;
 	unsigned unordered;
 	uint32_t outer_thr;
 	uint64_t outer_end;
-	/*
-	 * Launch-site hits bound to their API calls as they come
-	 * (timeline__load_dir()): `runs` notes where each thread's calls begin
-	 * while they come in order; while `bind` is on, run_end, cursor (the
-	 * next call to look at) and hit_last are by thread index. bind_off:
-	 * not possible (out of memory, or a timeline loaded into before);
-	 * bind_failed: a thread's hits were not in time order.
-	 */
-	struct tl_run {
-		uint32_t thr;
-		size_t begin;
-	} *runs;
-	size_t nr_runs, cap_runs;
-	int bind, bind_off, bind_failed;
-	size_t *run_end, *cursor, nr_bind_thr;
-	uint64_t *hit_last;
 	char **warnings;
 	size_t nr_warnings;
+	int old_sites_warned; /* old_launch_sites_warning() said it */
 	/* load_dir(): the trace of the same pid's next image (after exec), or NULL */
 	const char *next_image;
 	/* The file being loaded: its api_stack records (correlation id -> launch stack). */
@@ -129,7 +114,7 @@ struct tl_priv {
 /* tl_proc.pad while loading: the record's GP_PROC_* event, and this bit when a GPU trace opened with it */
 #define PROC_GPU_IMAGE 0x100u
 
-enum { ORD_API = 1, ORD_LAUNCH = 2, ORD_GPU = 4, ORD_SAMPLES = 8, ORD_OFFCPU = 16 };
+enum { ORD_API = 1, ORD_GPU = 4, ORD_SAMPLES = 8, ORD_OFFCPU = 16 };
 
 /* Every record of an array checked in order by the loader, none out of order. */
 #define IN_ORDER(tl, p, bit, nr, ord) (!((p)->unordered & (bit)) && (p)->ord == (tl)->nr)
@@ -290,10 +275,6 @@ void timeline__free(struct timeline *tl)
 		free(tl->priv->warnings);
 		free(tl->priv->stk);
 		free_maps(tl->priv);
-		free(tl->priv->runs);
-		free(tl->priv->run_end);
-		free(tl->priv->cursor);
-		free(tl->priv->hit_last);
 		free(tl->priv->api_stacks);
 		free(tl->priv);
 	}
@@ -302,7 +283,6 @@ void timeline__free(struct timeline *tl)
 	free(tl->files);
 	free(tl->gpu);
 	free(tl->api);
-	free(tl->launch);
 	free(tl->samples);
 	free(tl->offcpu);
 	free(tl->frames);
@@ -821,7 +801,7 @@ static inline int add_stack(struct timeline *tl, struct tl_stack *st, const uint
 	if (!n)
 		return 0; /* an empty stack needs no pool (which may not exist yet) */
 	/*
-	 * Not by the leaf alone: every launch hit's is the probed function and
+	 * Not by the leaf alone: every launch stack's is a CUDA entry point and
 	 * most off-CPU stacks' the scheduler. The caller and a frame half way
 	 * down tell the stacks of different places apart.
 	 */
@@ -927,15 +907,6 @@ static inline __attribute__((always_inline)) int gpu_cmp(const struct timeline *
 	return cmp_u64(timeline__dur(tl, x->dur), timeline__dur(tl, y->dur));
 }
 
-static inline int cmp_launch(const void *a, const void *b)
-{
-	const struct tl_launch *x = a, *y = b;
-
-	if (x->thr != y->thr)
-		return cmp_u64(x->thr, y->thr);
-	return cmp_u64(x->ts, y->ts);
-}
-
 static inline int cmp_sample(const void *a, const void *b)
 {
 	return cmp_u64(((const struct tl_sample *)a)->ts, ((const struct tl_sample *)b)->ts);
@@ -959,65 +930,9 @@ static inline void note_order(struct tl_priv *p, size_t *ord, unsigned bit, bool
 }
 
 /*
- * Bind a launch-site hit as correlate__run() would: to the first outermost
- * call of its thread that ends at or after it (the previous one ended
- * before it), unless an earlier hit took that call. Hits of a thread come
- * in time order, so its cursor only moves forward; one that does not sets
- * bind_failed, and the directory is loaded again.
- */
-static void bind_hit(struct timeline *tl, uint32_t thr, uint64_t ts, uint32_t stack)
-{
-	struct tl_priv *p = tl->priv;
-	size_t c, end;
-
-	if (thr >= p->nr_bind_thr)
-		return; /* a thread first seen here made no API call: no call to take */
-	if (ts < p->hit_last[thr]) {
-		p->bind_failed = 1;
-		return;
-	}
-	p->hit_last[thr] = ts;
-	end = p->run_end[thr];
-	/* a nested call ends within its enclosing one: passed over with it */
-	for (c = p->cursor[thr]; c < end && timeline__api_end(tl, &tl->api[c]) < ts; c++)
-		;
-	p->cursor[thr] = c;
-	if (c < end && tl->api[c].launch < 0)
-		tl->api[c].launch = (int32_t)stack;
-}
-
-/* A launch-probe hit whose stack is tl->launch_stacks[stack] (UINT32_MAX: none to be had). */
-static inline int push_launch(struct timeline *tl, uint64_t ts, uint32_t pid, uint32_t tid,
-			      uint32_t stack)
-{
-	struct tl_priv *p = tl->priv;
-	struct tl_launch *o;
-
-	if (p->bind) {
-		uint32_t thr = tid_index(tl, pid, tid);
-
-		if (thr == UINT32_MAX || stack == UINT32_MAX)
-			return -ENOMEM;
-		bind_hit(tl, thr, ts, stack);
-		return 0;
-	}
-	o = PUSH(tl, launch, nr_launch, cap_launch);
-	if (!o || stack == UINT32_MAX)
-		return -ENOMEM;
-	o->ts = ts;
-	o->thr = tid_index(tl, pid, tid);
-	o->stack = stack;
-	if (o->thr == UINT32_MAX)
-		return -ENOMEM;
-	note_order(p, &p->ord_launch, ORD_LAUNCH, tl->nr_launch > 1 && cmp_launch(o - 1, o) > 0);
-	return 0;
-}
-
-/*
  * Whether a new API call on thread thr, ending at end, is nested, as
  * timeline__finish() marks them while the calls come in order (outer_*:
- * the thread's enclosing call so far); where each thread's calls begin
- * (struct tl_priv's runs) for binding launch hits.
+ * the thread's enclosing call so far).
  */
 static inline unsigned api_nested(struct timeline *tl, uint32_t thr, uint64_t end)
 {
@@ -1025,22 +940,6 @@ static inline unsigned api_nested(struct timeline *tl, uint32_t thr, uint64_t en
 	size_t i = tl->nr_api - 1; /* its index */
 	unsigned nested;
 
-	/* a thread's first call, while they are in order (binding needs no runs after) */
-	if (!(p->unordered & ORD_API) && (!i || thr != tl->api[i - 1].thr)) {
-		if (p->nr_runs == p->cap_runs) {
-			size_t ncap = p->cap_runs ? 2 * p->cap_runs : 16;
-			struct tl_run *n = realloc(p->runs, ncap * sizeof(*n));
-
-			if (n) {
-				p->runs = n;
-				p->cap_runs = ncap;
-			}
-		}
-		if (p->nr_runs < p->cap_runs)
-			p->runs[p->nr_runs++] = (struct tl_run){ .thr = thr, .begin = i };
-		else
-			p->bind_off = 1;
-	}
 	/* in order, a call starts no earlier than the thread's enclosing one */
 	nested = i && thr == p->outer_thr && end <= p->outer_end;
 	if (!nested) {
@@ -1194,16 +1093,13 @@ static int add_record(struct timeline *tl, struct idmap *ids, struct idmap *stac
 		seen_ts(tl, g->start, end);
 		return 0;
 	}
-	case GP_REC_LAUNCH_SITE: {
-		const struct gp_rec_launch_site *l = (const void *)rec;
-		struct tl_stack st;
-
-		if (add_stack(tl, &st, l->ips, l->nr_user, l->nr_kernel))
-			return -ENOMEM;
-		return push_launch(tl, T(l->ts), l->pid, l->tid, launch_stack_index(tl, &st));
-	}
+	case GP_REC_LAUNCH_SITE:
+	case GP_REC_LAUNCH_SITE_ID:
+		/* an older agent's uprobe hits: no longer joined, only counted (timeline.h) */
+		tl->old_launch_sites++;
+		return 0;
 	case GP_REC_STACK: {
-		/* launch stacks, so far the only ones named by id (GP_REC_LAUNCH_SITE_ID) */
+		/* launch stacks, so far the only ones named by id (GP_REC_API_STACK) */
 		const struct gp_rec_stack *k = (const void *)rec;
 		struct tl_stack st;
 		uint32_t li;
@@ -1236,20 +1132,6 @@ static int add_record(struct timeline *tl, struct idmap *ids, struct idmap *stac
 		e->corr = a->correlation_id + f->corr_base;
 		e->stack = li - 1;
 		return 0;
-	}
-	case GP_REC_LAUNCH_SITE_ID: {
-		const struct gp_rec_launch_site_id *l = (const void *)rec;
-		uint32_t li = l->stack_id ? idmap_get(stacks, l->stack_id) : 0;
-
-		/* a stack its chunk did not define (a producer's bug): the hit, without frames */
-		if (!li) {
-			static const struct tl_stack none;
-
-			li = launch_stack_index(tl, &none) + 1;
-			if (!li)
-				return -ENOMEM;
-		}
-		return push_launch(tl, T(l->ts), l->pid, l->tid, li - 1);
 	}
 	case GP_REC_CPU_SAMPLE: {
 		const struct gp_rec_cpu_sample *s = (const void *)rec;
@@ -1402,7 +1284,7 @@ static int cmp_api_stack(const void *a, const void *b)
 /*
  * A GPU trace with launch stacks (2.3): each of its API calls [api0,
  * nr_api) takes the stack its api_stack record names, by correlation id,
- * exactly; no time window, no launch-site hit. The first record of an id
+ * exactly. The first record of an id
  * wins, as correlate's does for API records.
  */
 static void bind_api_stacks(struct timeline *tl, size_t api0)
@@ -1550,47 +1432,6 @@ int timeline__load_file(struct timeline *tl, const char *path, const char **why)
 	return err;
 }
 
-/*
- * Before cpu.trace: bind its launch-site hits while loading, if every API
- * call so far came in order (so each thread's calls are one run, its
- * outermost ones marked) and nothing else rules it out.
- */
-static void bind_begin(struct timeline *tl)
-{
-	struct tl_priv *p = tl->priv;
-	size_t n = tl->nr_tids, i;
-
-	if (p->bind_off || !IN_ORDER(tl, p, ORD_API, nr_api, ord_api) || !n)
-		return;
-	p->run_end = calloc(n, sizeof(*p->run_end));
-	p->cursor = calloc(n, sizeof(*p->cursor));
-	p->hit_last = calloc(n, sizeof(*p->hit_last));
-	if (!p->run_end || !p->cursor || !p->hit_last)
-		return; /* bind_end() frees them */
-	/* runs in thread order (the calls are): each ends where the next begins */
-	for (i = 0; i < p->nr_runs; i++) {
-		p->cursor[p->runs[i].thr] = p->runs[i].begin;
-		p->run_end[p->runs[i].thr] = i + 1 < p->nr_runs ? p->runs[i + 1].begin : tl->nr_api;
-	}
-	p->nr_bind_thr = n;
-	p->bind = 1;
-}
-
-static void bind_end(struct timeline *tl)
-{
-	struct tl_priv *p = tl->priv;
-
-	if (p->bind && !p->bind_failed)
-		tl->launches_bound = 1;
-	p->bind = 0;
-	p->nr_bind_thr = 0;
-	free(p->run_end);
-	free(p->cursor);
-	free(p->hit_last);
-	p->run_end = p->cursor = NULL;
-	p->hit_last = NULL;
-}
-
 static int trace_name(const struct dirent *de)
 {
 	return !strcmp(de->d_name, "cpu.trace") || !fnmatch("gpu-*.trace", de->d_name, 0);
@@ -1609,8 +1450,7 @@ static unsigned long image_of(const char *name, size_t *stem)
 }
 
 /*
- * gpu-*.trace by name, a pid's images in exec order, then cpu.trace: the
- * API calls are in before the launch hits, and in time order.
+ * gpu-*.trace by name, a pid's images in exec order, then cpu.trace.
  */
 static int cmp_trace_name(const struct dirent **a, const struct dirent **b)
 {
@@ -1647,8 +1487,6 @@ static int load_dir(struct timeline *tl, const char *dir, const char **why)
 		size_t s1, s2;
 
 		snprintf(path, sizeof(path), "%s/%s", dir, de[i]->d_name);
-		if (!strcmp(de[i]->d_name, "cpu.trace"))
-			bind_begin(tl);
 		/* the next name a later image of the same pid (sorted so): this one exec'd */
 		p->next_image = NULL;
 		if (i + 1 < n && strcmp(de[i + 1]->d_name, "cpu.trace")) {
@@ -1659,7 +1497,6 @@ static int load_dir(struct timeline *tl, const char *dir, const char **why)
 		}
 		err = timeline__load_file(tl, path, why);
 		p->next_image = NULL;
-		bind_end(tl);
 		if (err && err != -ENOMEM) {
 			/* an unreadable file is a warning; the others still load */
 			warn(tl, "%s", p->errbuf);
@@ -1681,29 +1518,6 @@ static int load_dir(struct timeline *tl, const char *dir, const char **why)
 
 int timeline__load_dir(struct timeline *tl, const char *dir, const char **why)
 {
-	struct timeline *again, old;
-	int err;
-
-	if (tl->nr_files) /* not empty: no binding, which a second load would need */
-		tl->priv->bind_off = 1;
-	err = load_dir(tl, dir, why);
-	if (err || !tl->priv->bind_failed)
-		return err;
-	/*
-	 * A thread's launch hits out of time order: load it all again, keeping
-	 * them, into an empty timeline that takes tl's place; tl's records are
-	 * freed first, so memory does not hold both.
-	 */
-	again = timeline__new();
-	if (!again)
-		return -ENOMEM;
-	old = *tl;
-	*tl = *again;
-	*again = old;
-	timeline__free(again);
-	if (why)
-		*why = NULL;
-	tl->priv->bind_off = 1;
 	return load_dir(tl, dir, why);
 }
 
@@ -1837,9 +1651,25 @@ static inline uint32_t api_thr(const void *a)
 	return ((const struct tl_api *)a)->thr;
 }
 
-static inline uint32_t launch_thr(const void *l)
+/*
+ * A recording whose launch stacks are all an older agent's launch_site
+ * records: say once that they are not joined, and what to do. Where some
+ * GPU trace carries its own stacks (api_stack), those are the join and the
+ * old records are only counted.
+ */
+static void old_launch_sites_warning(struct timeline *tl)
 {
-	return ((const struct tl_launch *)l)->thr;
+	size_t i;
+
+	if (!tl->old_launch_sites || tl->priv->old_sites_warned)
+		return;
+	for (i = 0; i < tl->nr_files; i++)
+		if (tl->files[i].launch_stacks)
+			return;
+	tl->priv->old_sites_warned = 1;
+	warn(tl, "%llu launch stacks came from an older gpuperf (the CPU agent's launch_site "
+		 "records) and are not joined to GPU work: re-record with this gpuperf to get "
+		 "launch stacks", (unsigned long long)tl->old_launch_sites);
 }
 
 /* The timeline being sorted, for the comparators' long durations (timeline__dur()). */
@@ -2036,7 +1866,7 @@ static int cmp_tid(const void *a, const void *b)
 
 /*
  * Sort tl->tids by (pid, tid) and renumber the records' thread indices, so
- * that sorting API calls and launch hits by index sorts them by thread.
+ * that sorting API calls by index sorts them by thread.
  * Without memory for the renumbering the order stays the load order (still
  * one run per thread, only not by pid).
  */
@@ -2064,8 +1894,6 @@ static bool renumber_tids(struct timeline *tl)
 	memcpy(tl->tids, sorted, n * sizeof(*sorted));
 	for (i = 0; i < tl->nr_api; i++)
 		tl->api[i].thr = rank[tl->api[i].thr];
-	for (i = 0; i < tl->nr_launch; i++)
-		tl->launch[i].thr = rank[tl->launch[i].thr];
 out:
 	free(rank);
 	free(sorted);
@@ -2081,23 +1909,13 @@ void timeline__finish(struct timeline *tl)
 	free(tl->priv->stk);
 	tl->priv->stk = NULL;
 	tl->priv->stk_cap = tl->priv->stk_nr = 0;
-	free(p->runs);
-	p->runs = NULL;
-	p->nr_runs = p->cap_runs = 0;
 	free(p->api_stacks);
 	p->api_stacks = NULL;
 	p->nr_api_stacks = p->cap_api_stacks = 0;
-	/*
-	 * GPU traces with their own launch stacks (2.3) and no launch-site hit
-	 * to bind by time: what loading bound is the whole join, which
-	 * correlate__run() keeps.
-	 */
-	for (i = 0; i < tl->nr_files && !tl->nr_launch; i++)
-		if (tl->files[i].launch_stacks)
-			tl->launches_bound = 1;
-	/* the loader's order of threads was not (pid, tid): API calls and hits are sorted again */
+	old_launch_sites_warning(tl);
+	/* the loader's order of threads was not (pid, tid): API calls are sorted again */
 	if (renumber_tids(tl))
-		p->unordered |= ORD_API | ORD_LAUNCH;
+		p->unordered |= ORD_API;
 	free_maps(tl->priv);
 
 	merge_procs(tl);
@@ -2140,11 +1958,6 @@ void timeline__finish(struct timeline *tl)
 				outer_end = end;
 			}
 		}
-	}
-	if (!IN_ORDER(tl, p, ORD_LAUNCH, nr_launch, ord_launch)) {
-		group_by_thread(tl->launch, tl->nr_launch, sizeof(*tl->launch), tl->nr_tids,
-				launch_thr);
-		sort_nearly(tl->launch, tl->nr_launch, sizeof(*tl->launch), cmp_launch);
 	}
 	if (!IN_ORDER(tl, p, ORD_GPU, nr_gpu, ord_gpu))
 		sort_nearly(tl->gpu, tl->nr_gpu, sizeof(*tl->gpu), cmp_gpu);

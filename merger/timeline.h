@@ -10,7 +10,7 @@
  * loading goes on. GPU traces not in CLOCK_MONOTONIC are aligned with
  * clock_align (see there) before their records are stored.
  *
- * Memory: GPU records and API calls are 28 bytes each, launch hits 16; what
+ * Memory: GPU records and API calls are 28 bytes each; what
  * many records share (a stream's pid/device/stream/graph, a thread's pid and
  * tid, API names, launch stacks, memcpy sizes) is in small tables they index;
  * stacks are kept in one frame pool, each distinct stack once: two records
@@ -92,7 +92,7 @@ struct tl_kconfig {
 	uint32_t regs;			    /* registers per thread */
 };
 
-/* A host thread that made CUDA calls or hit a launch probe (tl->tids). */
+/* A host thread that made CUDA calls (tl->tids). */
 struct tl_tid {
 	uint32_t pid, tid;
 };
@@ -108,8 +108,7 @@ struct __attribute__((packed, aligned(4))) tl_api {
 	uint32_t corr;
 	/* The call's launch stack, an index into tl->launch_stacks; -1: none. Set while
 	 * loading from the GPU trace's own api_stack records (2.3: by correlation id,
-	 * exactly), else from the call's launch-site hit by correlate__run() or while
-	 * loading (tl->launches_bound). */
+	 * exactly); a nested call without one takes its enclosing call's (correlate__run()). */
 	int32_t launch;
 	union {
 		struct {
@@ -127,13 +126,6 @@ struct __attribute__((packed, aligned(4))) tl_api {
 struct tl_stack {
 	uint32_t off; /* index into timeline frame pool */
 	uint16_t nr_user, nr_kernel;
-};
-
-/* A launch-probe hit: 16 bytes; its stack is timeline__launch_stack(). */
-struct tl_launch {
-	uint64_t ts;
-	uint32_t thr;	/* index into tl->tids */
-	uint32_t stack; /* index into tl->launch_stacks (distinct launch stacks) */
 };
 
 struct tl_sample {
@@ -220,8 +212,6 @@ struct timeline {
 	size_t nr_gpu;
 	struct tl_api *api;
 	size_t nr_api;
-	struct tl_launch *launch;
-	size_t nr_launch;
 	struct tl_sample *samples;
 	size_t nr_samples;
 	struct tl_offcpu *offcpu;
@@ -266,11 +256,12 @@ struct timeline {
 	uint64_t first_ts, last_ts;
 	int joined; /* correlate__run() has joined the GPU records (TL_GPU_JOINED) */
 	/*
-	 * Loading bound each launch-site hit to its API call (tl_api.launch) as
-	 * it came, instead of keeping it in tl->launch for correlate__run():
-	 * timeline__load_dir() does, when the API calls came in order.
+	 * launch_site / launch_site_id records read (an older gpuperf's CPU
+	 * agent took launch stacks with uprobes): read and counted, never
+	 * joined. A recording with no api_stack record to join instead gets a
+	 * warning (timeline__finish()).
 	 */
-	int launches_bound;
+	uint64_t old_launch_sites;
 
 	struct tl_priv *priv; /* string table, growth state, warnings */
 };
@@ -288,10 +279,6 @@ void timeline__free(struct timeline *tl);
 int timeline__load_file(struct timeline *tl, const char *path, const char **why);
 /*
  * Load every gpu-*.trace in dir, then cpu.trace; -ENOENT if it holds none.
- * Into an empty timeline (timeline__new()) only. When the API calls came
- * in order, each launch-site hit of cpu.trace is bound to its call as it
- * comes (tl->launches_bound); should a thread's hits turn out not to be in
- * time order, the directory is loaded again the way load_file() loads.
  */
 int timeline__load_dir(struct timeline *tl, const char *dir, const char **why);
 
@@ -429,22 +416,6 @@ static inline uint32_t timeline__api_tid(const struct timeline *tl, const struct
 static inline uint32_t timeline__api_name(const struct timeline *tl, const struct tl_api *a)
 {
 	return tl->api_names[a->name];
-}
-
-static inline uint32_t timeline__launch_pid(const struct timeline *tl, const struct tl_launch *l)
-{
-	return tl->tids[l->thr].pid;
-}
-
-static inline uint32_t timeline__launch_tid(const struct timeline *tl, const struct tl_launch *l)
-{
-	return tl->tids[l->thr].tid;
-}
-
-static inline const struct tl_stack *timeline__launch_stack(const struct timeline *tl,
-							    const struct tl_launch *l)
-{
-	return &tl->launch_stacks[l->stack];
 }
 
 /* Warnings collected while loading, one line each. */

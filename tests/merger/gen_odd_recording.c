@@ -17,13 +17,13 @@
  *           PID + 20, ...), CPU only: each 10 samples of 10 us in main(),
  *           after the first process's steps (a build's many cc1)
  *   -e:     two module records with end <= start (damaged)
- *   -k:     kernels only: no API call, no launch-site hit (a process whose
+ *   -k:     kernels only: no API call, no launch stack (a process whose
  *           GPU work has no API call at all)
  *   -u:     the process, a thread, the kernel and a JIT function are named
  *           with bytes that are not UTF-8 (0xff, a lone continuation byte,
  *           an overlong '/', a UTF-16 surrogate, a cut sequence at the end)
  *
- * Each of 10 steps (1 ms apart) has a cudaLaunchKernel whose launch-site hit
+ * Each of 10 steps (1 ms apart) has a cudaLaunchKernel whose launch stack
  * is in launch() <- main() (DIR/perf-PID.map) and a kernel of 100 us.
  */
 #include <errno.h>
@@ -191,19 +191,17 @@ int main(int argc, char **argv)
 	for (i = 0; i < 10; i++) {
 		uint64_t t = t0 + (uint64_t)i * 1000000;
 		uint64_t ips[3] = { F_API, F_LAUNCH + 0x10, F_MAIN + 0x10 };
-		struct gp_rec_launch_site_id *l;
+		struct gp_rec_api_stack *l;
 		struct gp_rec_api *a;
 		struct gp_rec_kernel *k;
 
 		if (kernels_only)
 			goto kernel;
-		l = gp_writer__reserve(cpu, GP_REC_LAUNCH_SITE_ID, sizeof(*l));
-		l->ts = t + 1000;
-		l->pid = pid;
-		l->tid = pid;
-		l->probe_str = gp_writer__intern(cpu, "cudaLaunchKernel");
-		l->stack_id = gp_writer__intern_stack(cpu, ips, 3, 0);
-		gp_writer__commit(cpu);
+		/* the call's launch stack, as the injection library writes it */
+		l = gp_writer__reserve(gpu, GP_REC_API_STACK, sizeof(*l));
+		l->correlation_id = (uint32_t)i + 1;
+		l->stack_id = gp_writer__intern_stack(gpu, ips, 3, 0);
+		gp_writer__commit(gpu);
 		a = gp_writer__reserve(gpu, GP_REC_API, sizeof(*a));
 		a->start = t + 2000;
 		a->end = t + 5000;

@@ -57,8 +57,14 @@ kernels=$(python3 -c 'import json,sys; print(sum(k["count"] for k in json.load(o
 [ "$n" -ge 1 ] && [ "$kernels" -gt 50 ] && [ "$kernels" -lt 400 ] ||
 	{ echo "FAIL: truncated trace: want the intact half of the kernels, got $kernels"; fail=1; }
 
-# A GPU trace without a CPU trace: everything under [no launch stack].
+# A GPU trace without a CPU trace: its launch stacks are its own.
 fresh
+rm "$tmp/r/cpu.trace"
+run 0 'launch stacks: 60 of 80 GPU records joined' report "$tmp/r"
+grep -q '^train;main[^;]*;train_step[^;]*;forward[^;]*;cudaLaunchKernel;\[gpu\] fwd_kernel(float\*, int) ' "$tmp/r/gpu.folded" ||
+	{ echo "FAIL: GPU-only report: kernels not under the function that launched them"; fail=1; }
+# Launch stacks off (GPUPERF_STACKS=0), no CPU trace: everything under [no launch stack].
+rm -rf "$tmp/r"; mkdir "$tmp/r" && "$GEN" -n 20 -S "$tmp/r" || { echo "FAIL: gen_recording -S"; exit 1; }
 rm "$tmp/r/cpu.trace"
 run 0 'launch stacks: 0 of 80 GPU records joined' report "$tmp/r"
 grep -q '^train;\[no launch stack\];cudaLaunchKernel;\[gpu\] fwd_kernel(float\*, int) ' "$tmp/r/gpu.folded" ||

@@ -4,12 +4,14 @@
  * number is known: the input of the report's golden tests and of
  * bench/report (10M kernels).
  *
- * usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP] [-k EVERY] [-c CHUNK_BYTES] [-D DEPTH] [-1] [-x] [-d] [-l [-i]] [-L] [-w] DIR
+ * usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP] [-k EVERY] [-c CHUNK_BYTES] [-D DEPTH] [-1] [-S] [-x] [-d] [-l [-i]] [-L] [-w] DIR
  *   -k K: CPU samples only in every K-th step (1)
  *   -1: every kernel launched as the format-1.0 fixture's were (grid 1x1x1,
- *       block 256x1x1, nothing else), and each launch-site hit carrying its
- *       stack (launch_site, not launch_site_id + stack: format 2.0), for
- *       tests/report/format_compat.sh
+ *       block 256x1x1, nothing else), and the launch stacks as an older
+ *       gpuperf's CPU agent wrote them (launch_site records, each carrying
+ *       its stack), for tests/report/format_compat.sh; else they are the
+ *       injection library's (api_stack + stack by id, format 2.3)
+ *   -S: no launch stacks at all (recorded with GPUPERF_STACKS=0)
  *   -x: the main thread is also preempted (state R) every step from 2 us before
  *       its cudaMemcpyAsync call to 0.5 us into it: an off-CPU span that
  *       overlaps the call without nesting, as the scheduler's and CUPTI's
@@ -86,6 +88,7 @@ static const char *const kname[] = { "schedule", "vfs_read", "ksys_read", "do_sy
 
 static int depth;	  /* -D */
 static int legacy_config; /* -1 */
+static int no_stacks;	  /* -S */
 
 /* Append the -D frames to a main-thread stack at ips[n] (room for MAX_DEPTH more): the new n. */
 static uint16_t deepen(uint64_t *ips, uint16_t n)
@@ -176,22 +179,28 @@ static void proc_thread(struct gp_writer *w)
 	gp_writer__commit(w);
 }
 
-/* A launch-site hit: probe entry, then return addresses into caller, ..., main. */
-static void hit(struct gp_writer *w, uint64_t ts, int probe, int caller)
+/*
+ * The launch stack of call `corr`: the entry point, then return addresses
+ * into caller, ..., main. As the injection library writes it, in the GPU
+ * trace by correlation id; with -1 as an older CPU agent's uprobe hit at
+ * `ts`, in cpu.trace (read, never joined).
+ */
+static void launched(struct gp_writer *cpu, struct gp_writer *gpu, uint64_t ts, uint32_t corr,
+		     int probe, int caller)
 {
 	uint64_t ips[4 + MAX_DEPTH] = { FADDR(probe), RET(caller), RET(F_TRAIN_STEP), RET(F_MAIN) };
 	uint16_t n = deepen(ips, 4);
+	struct gp_writer *w = cpu;
 	struct gp_rec_launch_site *l;
-	struct gp_rec_launch_site_id *li;
+	struct gp_rec_api_stack *a;
 
-	if (!legacy_config) { /* as the CPU agent writes them: the stack by id */
-		li = gp_writer__reserve(w, GP_REC_LAUNCH_SITE_ID, sizeof(*li));
-		li->ts = ts;
-		li->pid = PID;
-		li->tid = TID_MAIN;
-		li->probe_str = gp_writer__intern(w, fname[probe]);
-		li->stack_id = gp_writer__intern_stack(w, ips, n, 0);
-		gp_writer__commit(w);
+	if (no_stacks)
+		return;
+	if (!legacy_config) {
+		a = gp_writer__reserve(gpu, GP_REC_API_STACK, sizeof(*a));
+		a->correlation_id = corr;
+		a->stack_id = gp_writer__intern_stack(gpu, ips, n, 0);
+		gp_writer__commit(gpu);
 		return;
 	}
 	l = gp_writer__reserve(w, GP_REC_LAUNCH_SITE, (uint32_t)(sizeof(*l) + n * sizeof(*ips)));
@@ -364,7 +373,7 @@ int main(int argc, char **argv)
 	const char *dir;
 	int c;
 
-	while ((c = getopt(argc, argv, "n:s:c:k:D:1xdilLw")) != -1) {
+	while ((c = getopt(argc, argv, "n:s:c:k:D:1xdilLSw")) != -1) {
 		if (c == 'D')
 			depth = atoi(optarg);
 		else if (c == 'i')
@@ -377,6 +386,8 @@ int main(int argc, char **argv)
 			loader_calls = 1;
 		else if (c == '1')
 			legacy_config = 1;
+		else if (c == 'S')
+			no_stacks = 1;
 		else if (c == 'd')
 			driver = 1;
 		else if (c == 'x')
@@ -393,7 +404,7 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	if (optind != argc - 1 || !steps || spp > 40 || depth < 0 || depth > MAX_DEPTH) {
-		fprintf(stderr, "usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP (<= 40)] [-k K] [-c CHUNK] [-D DEPTH (<= 100)] [-1] [-x] [-d] [-l [-i]] [-L] [-w] DIR\n");
+		fprintf(stderr, "usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP (<= 40)] [-k K] [-c CHUNK] [-D DEPTH (<= 100)] [-1] [-S] [-x] [-d] [-l [-i]] [-L] [-w] DIR\n");
 		return 2;
 	}
 	dir = argv[optind];
@@ -425,16 +436,16 @@ int main(int argc, char **argv)
 			dropped(cpu, t, GP_DROP_OFFCPU_MISSED, 2);
 			dropped(cpu, t, GP_DROP_RINGBUF_SAMPLE, 1);
 		}
-		/* forward: hit 1 us before the API call; kernel starts 10 us later */
-		hit(cpu, t + 9000, F_LAUNCH, F_FORWARD);
+		/* forward: the API call, its kernel 10 us later */
+		launched(cpu, gpu, t + 9000, corr, F_LAUNCH, F_FORWARD);
 		api(gpu, t + 10000, t + 15000, corr, "cudaLaunchKernel");
 		kernel(gpu, t + 20000, 200000, corr++, "_Z10fwd_kernelPfi");
 		/* backward, back to back with forward's kernel */
-		hit(cpu, t + 16000, F_LAUNCH, F_BACKWARD);
+		launched(cpu, gpu, t + 16000, corr, F_LAUNCH, F_BACKWARD);
 		api(gpu, t + 16500, t + 19000, corr, "cudaLaunchKernel");
 		kernel(gpu, t + 220000, 300000, corr++, "_Z10bwd_kernelIfEvPT_i");
 		/* a copy back */
-		hit(cpu, t + 19500, F_MEMCPY, F_BACKWARD);
+		launched(cpu, gpu, t + 19500, corr, F_MEMCPY, F_BACKWARD);
 		api(gpu, t + 20000, t + 21000, corr, "cudaMemcpyAsync");
 		if (overlap)
 			preempted(cpu, t + 18000, t + 20500);
@@ -449,7 +460,7 @@ int main(int argc, char **argv)
 		m->stream_id = 7;
 		m->copy_kind = 2; /* DtoH */
 		gp_writer__commit(gpu);
-		/* a memset whose launch-site hit was lost */
+		/* a memset whose launch stack was lost */
 		api(gpu, t + 22000, t + 23000, corr, "cudaMemsetAsync");
 		ms = gp_writer__reserve(gpu, GP_REC_MEMSET,
 					legacy_config ? gp_rec_min_size(GP_REC_MEMSET) : sizeof(*ms));

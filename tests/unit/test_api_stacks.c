@@ -70,7 +70,7 @@ static void api_stack(struct gp_writer *w, uint32_t corr, uint64_t caller, uint1
 	gp_writer__commit(w);
 }
 
-/* A uprobe launch-site hit of the CPU agent whose caller frame is `ip`. */
+/* An older CPU agent's uprobe launch-site hit whose caller frame is `ip`: read, never joined. */
 static void hit(struct gp_writer *w, uint32_t tid, uint64_t ts, uint64_t ip)
 {
 	struct gp_rec_launch_site *l = gp_writer__reserve(w, GP_REC_LAUNCH_SITE, sizeof(*l) + 16);
@@ -87,9 +87,9 @@ static void hit(struct gp_writer *w, uint32_t tid, uint64_t ts, uint64_t ip)
 
 /*
  * Three launches on thread 11 (runtime call + nested driver call each); the
- * GPU trace says launch i came from 0x1000 + i. The CPU agent's hits, if
- * any, say otherwise (0x9000 + i), and are out of time order, so loading
- * cannot bind them as they come: only correlate__run() would, by window.
+ * GPU trace says launch i came from 0x1000 + i. An older CPU agent's hits,
+ * if any, say otherwise (0x9000 + i), out of time order; each lies in its
+ * call's window on its thread, where the retired window rule joined them.
  */
 static void write_recording(int with_stacks, int with_hits)
 {
@@ -182,7 +182,7 @@ static void test_exact_alone(void **state)
 	timeline__free(tl);
 }
 
-/* With the CPU agent's hits too (record --cpu), bound or not while loading: still the GPU trace's. */
+/* With an older agent's hits beside them: still the GPU trace's, the hits only counted. */
 static void test_exact_over_hits(void **state)
 {
 	struct timeline *tl;
@@ -191,22 +191,39 @@ static void test_exact_over_hits(void **state)
 	write_recording(1, 1);
 	tl = load_dir();
 	check(tl, 0x1000);
+	assert_int_equal(tl->old_launch_sites, 3);
+	assert_int_equal(timeline__nr_warnings(tl), 0);
 	timeline__free(tl);
 	tl = load_files();
 	check(tl, 0x1000);
 	timeline__free(tl);
 }
 
-/* An older GPU trace (no api_stack): the hits, joined by thread and time window, as before. */
-static void test_old_trace_window(void **state)
+/*
+ * An older recording (no api_stack, the agent's hits only): every kernel
+ * joins its API call but no stack, loaded either way, and one warning says
+ * the stacks are an older gpuperf's and not joined.
+ */
+static void test_old_trace_not_joined(void **state)
 {
 	struct timeline *tl;
+	int round;
 
 	(void)state;
 	write_recording(0, 1);
-	tl = load_files();
-	check(tl, 0x9000);
-	timeline__free(tl);
+	for (round = 0; round < 2; round++) {
+		struct correlation c;
+
+		tl = round ? load_files() : load_dir();
+		assert_int_equal(tl->old_launch_sites, 3);
+		assert_int_equal(timeline__nr_warnings(tl), 1);
+		assert_non_null(strstr(timeline__warning(tl, 0), "older gpuperf"));
+		assert_int_equal(correlate__run(tl, &c), 0);
+		assert_int_equal(c.work_with_api, 3);
+		assert_int_equal(c.work_with_stack, 0);
+		correlate__release(&c);
+		timeline__free(tl);
+	}
 }
 
 static int setup(void **state)
@@ -234,7 +251,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_exact_alone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exact_over_hits, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_old_trace_window, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_old_trace_not_joined, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -62,7 +62,22 @@ static void kernel(struct gp_writer *w, uint32_t pid, uint32_t corr, uint64_t st
 	gp_writer__commit(w);
 }
 
-/* A launch-site hit whose only frame is `ip` (an address standing for its caller). */
+/*
+ * The launch stack of call `corr` (format 2.3: api_stack + stack by id):
+ * frames `ip` (an address standing for its caller) and 0x999; ip 0: a
+ * stack id no chunk defines.
+ */
+static void launched(struct gp_writer *w, uint32_t corr, uint64_t ip)
+{
+	struct gp_rec_api_stack *a = gp_writer__reserve(w, GP_REC_API_STACK, sizeof(*a));
+	uint64_t ips[2] = { ip, 0x999 };
+
+	a->correlation_id = corr;
+	a->stack_id = ip ? gp_writer__intern_stack(w, ips, 2, 0) : 12345;
+	gp_writer__commit(w);
+}
+
+/* An older agent's launch-site hit whose only frame is `ip`: read, counted, never joined. */
 static void hit(struct gp_writer *w, uint32_t pid, uint32_t tid, uint64_t ts, uint64_t ip, const char *probe)
 {
 	struct gp_rec_launch_site *l = gp_writer__reserve(w, GP_REC_LAUNCH_SITE, sizeof(*l) + 8);
@@ -76,7 +91,7 @@ static void hit(struct gp_writer *w, uint32_t pid, uint32_t tid, uint64_t ts, ui
 	gp_writer__commit(w);
 }
 
-/* hit(), its stack named by id (format 2.1); ip 0: a stack id no chunk defines. */
+/* hit(), its stack named by id (format 2.1). */
 static void hit_id(struct gp_writer *w, uint32_t pid, uint32_t tid, uint64_t ts, uint64_t ip,
 		   const char *probe)
 {
@@ -119,10 +134,7 @@ static struct timeline *load(void)
 	return tl;
 }
 
-/*
- * The directory's traces one by one with timeline__load_file(), cpu.trace
- * first: launch hits kept for correlate__run(), never bound while loading.
- */
+/* The directory's traces one by one with timeline__load_file(), cpu.trace first. */
 static struct timeline *load_files(void)
 {
 	static const char *const names[] = { "cpu.trace", "gpu-10.trace", "gpu-11.trace" };
@@ -138,7 +150,6 @@ static struct timeline *load_files(void)
 			assert_int_equal(timeline__load_file(tl, path, &why), 0);
 	}
 	timeline__finish(tl);
-	assert_int_equal(tl->launches_bound, 0);
 	return tl;
 }
 
@@ -157,8 +168,8 @@ static void launch_of(const struct timeline *tl, size_t i, char *buf, size_t len
 
 /*
  * Close a GPU and the CPU trace, then load the directory: nothing to warn
- * about. The join comes out the same whether loading bound the launch hits
- * (load()) or correlate__run() did (load_files()): each GPU record has the
+ * about. The join comes out the same loaded as a directory (load()) or
+ * file by file, cpu.trace first (load_files()): each GPU record has the
  * same API call and launch stack both ways.
  */
 static struct timeline *close_and_load(struct gp_writer *g, struct gp_writer *c)
@@ -216,65 +227,73 @@ static void test_join(void **state)
 	struct timeline *tl;
 
 	(void)state;
-	/* thread 100: uprobe fires before CUPTI's start; back-to-back launches */
-	hit(c, 10, 100, 1000, 0xA1, "cudaLaunchKernel");
+	/*
+	 * An older agent's launch-site hits in cpu.trace, each in the time
+	 * window of a call and on its thread: the old rules would have bound
+	 * them. Now only the GPU trace's api_stack records count.
+	 */
+	hit(c, 10, 100, 1000, 0xDEAD, "cudaLaunchKernel");
+	hit(c, 10, 100, 1990, 0xDEAD, "__cudaLaunchKernel");
+	hit(c, 10, 300, 8990, 0xDEAD, "cudaLaunchKernel");
+	hit_id(c, 10, 200, 1000, 0xDEAD, "cudaLaunchKernel");
+
+	/* thread 100: back-to-back launches */
 	api(g, 10, 100, 5, 1010, 1500, GP_API_RUNTIME, "cudaLaunchKernel");
+	launched(g, 5, 0xA1);
 	kernel(g, 10, 5, 3000, 4000, "k_first");
-	hit(c, 10, 100, 1501, 0xA2, "cudaLaunchKernel");
 	api(g, 10, 100, 6, 1510, 1700, GP_API_RUNTIME, "cudaLaunchKernel");
+	launched(g, 6, 0xA2);
 	kernel(g, 10, 6, 4000, 4500, "k_second");
 
-	/* nested: runtime call [2000,2600] makes a driver call; both probed */
-	hit(c, 10, 100, 1990, 0xB1, "__cudaLaunchKernel");
-	hit(c, 10, 100, 1995, 0xB2, "cudaLaunchKernel");
+	/* nested: runtime call [2000,2600] makes a driver call, which has no stack record */
 	api(g, 10, 100, 8, 2000, 2600, GP_API_RUNTIME, "cudaLaunchKernel");
-	hit(c, 10, 100, 2100, 0xB3, "cuLaunchKernel");
+	launched(g, 8, 0xB1);
 	api(g, 10, 100, 9, 2110, 2500, GP_API_DRIVER, "cuLaunchKernel");
 	kernel(g, 10, 8, 5000, 5100, "k_runtime");
 	kernel(g, 10, 9, 5200, 5300, "k_driverid");
 
 	/* a graph launch: three kernels with the launch's correlation id */
-	hit(c, 10, 100, 2999, 0xC1, "cudaGraphLaunch");
 	api(g, 10, 100, 12, 3000, 3100, GP_API_RUNTIME, "cudaGraphLaunch");
+	launched(g, 12, 0xC1);
 	kernel(g, 10, 12, 6000, 6100, "k_graph");
 	kernel(g, 10, 12, 6100, 6200, "k_graph");
 	kernel(g, 10, 12, 6200, 6300, "k_graph");
 
-	/* an unprobed call between two launches takes no hit */
+	/* a call without GPU work between two launches */
 	api(g, 10, 100, 13, 3200, 3300, GP_API_RUNTIME, "cudaStreamSynchronize");
-	hit(c, 10, 100, 3400, 0xD1, "cudaLaunchKernel");
 	api(g, 10, 100, 14, 3410, 3500, GP_API_RUNTIME, "cudaLaunchKernel");
+	launched(g, 14, 0xD1);
 	kernel(g, 10, 14, 7000, 7100, "k_after_sync");
 
-	/* thread 200 at the same times: its own hits only */
-	hit(c, 10, 200, 1000, 0xE1, "cudaLaunchKernel");
+	/* thread 200 at the same times; its stack record written before its call's */
+	launched(g, 20, 0xE1);
 	api(g, 10, 200, 20, 1010, 1500, GP_API_RUNTIME, "cudaLaunchKernel");
 	kernel(g, 10, 20, 3000, 3500, "k_thread200");
 	/* ids of two threads interleave: a lower id after thread 100's higher ones */
-	hit(c, 10, 200, 1600, 0xE2, "cudaLaunchKernel");
 	api(g, 10, 200, 7, 1610, 1700, GP_API_RUNTIME, "cudaLaunchKernel");
+	launched(g, 7, 0xE2);
 	kernel(g, 10, 7, 3500, 3600, "k_thread200_low");
 	/* a buggy producer repeats id 6: the first call (in thread order) keeps it */
-	hit(c, 10, 200, 1800, 0xE3, "cudaLaunchKernel");
 	api(g, 10, 200, 6, 1810, 1900, GP_API_RUNTIME, "cudaLaunchKernel");
 
-	/* no API record, and an API record without a hit */
+	/* no API record, and an API record without a stack */
 	kernel(g, 10, 99, 8000, 8100, "k_orphan");
 	api(g, 10, 300, 30, 9000, 9100, GP_API_RUNTIME, "cudaLaunchKernel");
 	kernel(g, 10, 30, 9500, 9600, "k_nostack");
 	assert_int_equal(gp_writer__close(g), 0);
 
-	/* another process reusing correlation id 5 on the same tid number */
+	/* another process reusing correlation id 5 on the same tid number: its own stack */
 	g = open_trace("gpu-11.trace", GP_PRODUCER_INJECT, GP_CLOCK_MONOTONIC, 11);
-	hit(c, 11, 100, 1000, 0xF1, "cudaLaunchKernel");
 	api(g, 11, 100, 5, 1010, 1500, GP_API_RUNTIME, "cudaLaunchKernel");
+	launched(g, 5, 0xF1);
 	kernel(g, 11, 5, 3000, 4000, "k_pid11");
 	tl = close_and_load(g, c);
 	assert_int_equal(tl->nr_gpu, 13);
+	assert_int_equal(tl->old_launch_sites, 4); /* counted; the api_stacks spare a warning */
 	assert_int_equal(correlate__run(tl, &cr), 0);
 	assert_int_equal(stack_of(tl, &cr, "k_first", 0), 0xA1);
 	assert_int_equal(stack_of(tl, &cr, "k_second", 0), 0xA2);
-	assert_int_equal(stack_of(tl, &cr, "k_runtime", 0), 0xB1);  /* outermost probe */
+	assert_int_equal(stack_of(tl, &cr, "k_runtime", 0), 0xB1);
 	assert_int_equal(stack_of(tl, &cr, "k_driverid", 0), 0xB1); /* nested call: enclosing stack */
 	assert_int_equal(stack_of(tl, &cr, "k_graph", 0), 0xC1);
 	assert_int_equal(stack_of(tl, &cr, "k_graph", 1), 0xC1);
@@ -309,9 +328,9 @@ static void test_long_durations(void **state)
 	/* a 7 s runtime call; the driver call it makes ends 6 s in: nested */
 	api(g, 10, 100, 1, 10 * s, 17 * s + 5, GP_API_RUNTIME, "cudaDeviceSynchronize");
 	api(g, 10, 100, 2, 10 * s + 100, 16 * s, GP_API_DRIVER, "cuCtxSynchronize");
-	/* a launch whose probe fires 3 s into its (long) call */
+	/* a long launch call */
 	api(g, 10, 100, 3, 20 * s, 24 * s, GP_API_RUNTIME, "cudaLaunchKernel");
-	hit(c, 10, 100, 23 * s, 0xA1, "cudaLaunchKernel");
+	launched(g, 3, 0xA1);
 	kernel(g, 10, 3, 30 * s, 35 * s + 7, "k_long");	/* 5 s */
 	kernel(g, 10, 3, 3 * s - 1, 3 * s - 1 + 0x7fffffff, "k_just_short");
 	kernel(g, 10, 3, 40 * s, 39 * s, "k_backwards");	/* ends before it starts */
@@ -484,34 +503,28 @@ static void test_threads_interleaved(void **state)
 	for (i = 0; i < N; i++) {
 		uint64_t t = 1000 + 100 * i;
 
-		hit(c, 10, tids[i], t - 5, 0x1000 + i, "cudaLaunchKernel");
 		api(g, 10, tids[i], (uint32_t)i + 1, t, t + 50, GP_API_RUNTIME, "cudaLaunchKernel");
+		launched(g, (uint32_t)i + 1, 0x1000 + i);
 		snprintf(name, sizeof(name), "k%zu", i);
 		kernel(g, 10, (uint32_t)i + 1, 100000 + 100 * i, 100000 + 100 * i + 50, name);
 	}
 	tl = close_and_load(g, c);
-	assert_int_equal(tl->launches_bound, 0); /* calls out of order: hits kept */
 	assert_int_equal(tl->nr_api, N);
-	assert_int_equal(tl->nr_launch, N);
 	for (i = 0; i < N; i++) {
 		const struct tl_api *a = &tl->api[i];
-		const struct tl_launch *l = &tl->launch[i];
 
 		assert_in_range(a->corr, 1, N);
 		seen[a->corr - 1]++;
 		assert_int_equal(timeline__api_tid(tl, a), tids[a->corr - 1]);
-		/* the hit's frame says which it was: still with its own time */
-		assert_int_equal((timeline__frames(tl, timeline__launch_stack(tl, l))[0] - 0x1000) * 100 +
-					 1000 - 5,
-				 l->ts);
-		assert_int_equal(timeline__launch_tid(tl, l), tids[(l->ts + 5 - 1000) / 100]);
+		/* the call's stack moved with it */
+		assert_non_null(timeline__api_launch_stack(tl, a));
+		assert_int_equal(timeline__frames(tl, timeline__api_launch_stack(tl, a))[0],
+				 0x1000 + a->corr - 1);
 		if (i) {
-			uint32_t pt = timeline__api_tid(tl, a - 1), lt = timeline__launch_tid(tl, l - 1);
+			uint32_t pt = timeline__api_tid(tl, a - 1);
 
 			assert_true(pt < timeline__api_tid(tl, a) ||
 				    (pt == timeline__api_tid(tl, a) && a[-1].start < a->start));
-			assert_true(lt < timeline__launch_tid(tl, l) ||
-				    (lt == timeline__launch_tid(tl, l) && l[-1].ts < l->ts));
 		}
 	}
 	for (i = 0; i < N; i++)
@@ -563,10 +576,6 @@ static void assert_sorted(const struct timeline *tl)
 			    (a->thr == b->thr && a->start == b->start &&
 			     timeline__dur(tl, a->dur) >= timeline__dur(tl, b->dur)));
 	}
-	for (i = 1; i < tl->nr_launch; i++)
-		assert_true(tl->launch[i - 1].thr < tl->launch[i].thr ||
-			    (tl->launch[i - 1].thr == tl->launch[i].thr &&
-			     tl->launch[i - 1].ts <= tl->launch[i].ts));
 	for (i = 1; i < tl->nr_gpu; i++)
 		assert_true(tl->gpu[i - 1].start < tl->gpu[i].start ||
 			    (tl->gpu[i - 1].start == tl->gpu[i].start &&
@@ -584,58 +593,48 @@ static void assert_sorted(const struct timeline *tl)
  * its sort, one per round (the others in order), so that each check is
  * needed: same-start calls, then kernels, in the wrong order of duration;
  * two GPU traces interleaved in time; threads first seen in other than
- * (pid, tid) order, each one's records in order; calls and hits of two
- * threads interleaved; a hit, a sample and an off-CPU span out of time
- * order.
+ * (pid, tid) order, each one's records in order; calls of two threads
+ * interleaved; a sample and an off-CPU span out of time order.
  */
 /*
- * Launch hits bound while loading: a thread's hits out of time order make
- * the directory load again with its hits kept, and the earliest hit in a
- * call's window still wins (binding as they came would give call 2 the
- * hit at 1995). Hits of a thread with no API call take nothing.
+ * A recording of an older gpuperf: launch stacks only as the CPU agent's
+ * launch_site / launch_site_id records, no api_stack. It loads without
+ * error; every kernel joins its API call but no stack (not by thread and
+ * time any more), the hits are counted, and one warning says why and what
+ * to do.
  */
-static void test_bind_fallback(void **state)
+static void test_old_launch_sites(void **state)
 {
 	struct gp_writer *g = open_trace("gpu-10.trace", GP_PRODUCER_INJECT, GP_CLOCK_MONOTONIC, 10);
 	struct gp_writer *c = open_trace("cpu.trace", GP_PRODUCER_CPU_AGENT, GP_CLOCK_MONOTONIC, 1);
 	struct correlation cr;
 	struct timeline *tl;
-	int round;
+	const char *w;
 
 	(void)state;
-	for (round = 0; round < 2; round++) {
-		if (round) {
-			assert_int_equal(teardown(NULL), 0);
-			assert_int_equal(setup(NULL), 0);
-			g = open_trace("gpu-10.trace", GP_PRODUCER_INJECT, GP_CLOCK_MONOTONIC, 10);
-			c = open_trace("cpu.trace", GP_PRODUCER_CPU_AGENT, GP_CLOCK_MONOTONIC, 1);
-		}
-		api(g, 10, 100, 1, 1000, 1100, GP_API_RUNTIME, "cudaLaunchKernel");
-		api(g, 10, 100, 2, 2000, 2100, GP_API_RUNTIME, "cudaLaunchKernel");
-		api(g, 10, 100, 3, 3000, 3100, GP_API_RUNTIME, "cudaLaunchKernel");
-		kernel(g, 10, 1, 5000, 5100, "k1");
-		kernel(g, 10, 2, 5200, 5300, "k2");
-		kernel(g, 10, 3, 5400, 5500, "k3");
-		hit(c, 10, 100, 990, 0xA1, "cudaLaunchKernel");
-		if (round) { /* in time order */
-			hit(c, 10, 100, 1990, 0xA2, "cudaLaunchKernel");
-			hit(c, 10, 100, 1995, 0xA9, "cudaLaunchKernel");
-		} else {
-			hit(c, 10, 100, 1995, 0xA9, "cudaLaunchKernel");
-			hit(c, 10, 100, 1990, 0xA2, "cudaLaunchKernel");
-		}
-		hit(c, 10, 100, 2990, 0xA3, "cudaLaunchKernel");
-		hit(c, 10, 555, 2000, 0xEE, "cudaLaunchKernel"); /* no calls */
-		tl = close_and_load(g, c);
-		assert_int_equal(tl->launches_bound, round);
-		assert_int_equal(tl->nr_launch, round ? 0 : 5);
-		assert_int_equal(correlate__run(tl, &cr), 0);
-		assert_int_equal(stack_of(tl, &cr, "k1", 0), 0xA1);
-		assert_int_equal(stack_of(tl, &cr, "k2", 0), 0xA2);
-		assert_int_equal(stack_of(tl, &cr, "k3", 0), 0xA3);
-		correlate__release(&cr);
-		timeline__free(tl);
-	}
+	hit(c, 10, 100, 990, 0xA1, "cudaLaunchKernel");
+	api(g, 10, 100, 1, 1000, 1100, GP_API_RUNTIME, "cudaLaunchKernel");
+	kernel(g, 10, 1, 5000, 5100, "k1");
+	hit_id(c, 10, 100, 1990, 0xA2, "cudaLaunchKernel");
+	api(g, 10, 100, 2, 2000, 2100, GP_API_RUNTIME, "cudaLaunchKernel");
+	kernel(g, 10, 2, 5200, 5300, "k2");
+	hit(c, 10, 555, 2000, 0xEE, "cudaLaunchKernel"); /* a thread without calls */
+	assert_int_equal(gp_writer__close(g), 0);
+	assert_int_equal(gp_writer__close(c), 0);
+	tl = load();
+	assert_int_equal(tl->old_launch_sites, 3);
+	assert_int_equal(timeline__nr_warnings(tl), 1);
+	w = timeline__warning(tl, 0);
+	assert_non_null(strstr(w, "3 launch stacks came from an older gpuperf"));
+	assert_non_null(strstr(w, "not joined"));
+	assert_non_null(strstr(w, "re-record"));
+	assert_int_equal(tl->nr_tids, 1); /* the hits' threads are not the timeline's */
+	assert_int_equal(correlate__run(tl, &cr), 0);
+	assert_int_equal(cr.gpu_with_api, 2);
+	assert_int_equal(cr.gpu_with_stack, 0);
+	assert_int_equal(stack_of(tl, &cr, "k1", 0), 0);
+	correlate__release(&cr);
+	timeline__free(tl);
 }
 
 static void check_round(struct timeline *tl, int round);
@@ -680,17 +679,14 @@ static void test_load_order(void **state)
 			break;
 		case 4: /* thread 200 first seen, all its records before thread 100's */
 		case 5: /* thread 100 first seen, the two threads' records interleaved */
-			hit(c, 10, round == 4 ? 200 : 100, 990, 0xB1, "cudaLaunchKernel");
 			api(g, 10, round == 4 ? 200 : 100, 1, 1000, 1100, GP_API_RUNTIME, "cudaLaunchKernel");
-			hit(c, 10, 200, 1190, 0xB2, "cudaLaunchKernel");
+			launched(g, 1, 0xB1);
 			api(g, 10, 200, 2, 1200, 1300, GP_API_RUNTIME, "cudaLaunchKernel");
-			hit(c, 10, 100, 1990, 0xB3, "cudaLaunchKernel");
+			launched(g, 2, 0xB2);
 			api(g, 10, 100, 3, 2000, 2100, GP_API_RUNTIME, "cudaLaunchKernel");
+			launched(g, 3, 0xB3);
 			break;
 		case 6: /* the second of each later than the third */
-			hit(c, 10, 100, 990, 0xB1, "cudaLaunchKernel");
-			hit(c, 10, 100, 2990, 0xB2, "cudaLaunchKernel");
-			hit(c, 10, 100, 1990, 0xB3, "cudaLaunchKernel");
 			sample(c, 100, 3000);
 			sample(c, 100, 5000);
 			sample(c, 100, 4000);
@@ -728,83 +724,70 @@ static void check_round(struct timeline *tl, int round)
 		assert_int_equal(tl->api[4].corr, 5);
 		assert_false(tl->api[4].nested);
 	}
-	if (round == 4 || round == 5) { /* by thread: 100 first */
+	if (round == 4 || round == 5) { /* by thread: 100 first, each call with its stack */
 		assert_int_equal(tl->nr_api, 3);
 		assert_int_equal(timeline__api_tid(tl, &tl->api[0]), 100);
 		assert_int_equal(timeline__api_tid(tl, &tl->api[2]), 200);
-		if (!tl->launches_bound) {
-			assert_int_equal(timeline__launch_tid(tl, &tl->launch[0]), 100);
-			assert_int_equal(timeline__launch_tid(tl, &tl->launch[2]), 200);
-		}
+		for (size_t i = 0; i < tl->nr_api; i++)
+			assert_int_equal(timeline__frames(tl, timeline__api_launch_stack(tl, &tl->api[i]))[0],
+					 0xB0 + tl->api[i].corr);
 	}
 }
 
 /*
- * Launch hits whose stacks are named by id (stack + launch_site_id records,
- * format 2.1) join as those that carry them, across chunks; a hit naming a
- * stack no chunk defines still takes its call, without frames.
+ * Launch stacks named by id (stack + api_stack records) join across
+ * chunks; a call naming a stack no chunk defines keeps none, and a later
+ * chunk that gives an id other frames (a writer that reuses ids) counts
+ * there.
  */
 static void test_stack_ids_join(void **state)
 {
-	struct gp_writer_opts o = { .producer = GP_PRODUCER_CPU_AGENT, .pid = 1, .chunk_size = 4096 };
-	struct gp_writer *g = open_trace("gpu-10.trace", GP_PRODUCER_INJECT, GP_CLOCK_MONOTONIC, 10);
-	struct gp_writer *c;
+	struct gp_writer_opts o = { .producer = GP_PRODUCER_INJECT, .pid = 10, .chunk_size = 4096 };
+	struct gp_writer *c = open_trace("cpu.trace", GP_PRODUCER_CPU_AGENT, GP_CLOCK_MONOTONIC, 1);
+	struct gp_writer *g;
 	struct correlation cr;
 	struct timeline *tl;
 	char path[128], name[32];
 	size_t i;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/cpu.trace", dir);
-	c = gp_writer__open(path, &o);
-	assert_non_null(c);
+	snprintf(path, sizeof(path), "%s/gpu-10.trace", dir);
+	g = gp_writer__open(path, &o);
+	assert_non_null(g);
 	for (i = 0; i < 600; i++) { /* 4 KiB chunks: a few hundred records span many */
 		uint64_t t = 1000 + 100 * i;
 
-		hit_id(c, 10, 100, t - 5, i == 7 ? 0 : 0xA000 + i % 3, "cudaLaunchKernel");
 		api(g, 10, 100, (uint32_t)i + 1, t, t + 50, GP_API_RUNTIME, "cudaLaunchKernel");
+		launched(g, (uint32_t)i + 1, i == 7 ? 0 : 0xA000 + i % 3);
 		snprintf(name, sizeof(name), "k%zu", i);
 		kernel(g, 10, (uint32_t)i + 1, 100000 + 100 * i, 100000 + 100 * i + 50, name);
 	}
-	/* a later chunk that gives id 1 other frames (a writer that reuses ids): they count there */
-	assert_int_equal(gp_writer__flush(c), 0);
+	assert_int_equal(gp_writer__flush(g), 0);
 	{
-		struct gp_rec_stack *k = gp_writer__reserve(c, GP_REC_STACK, sizeof(*k) + 16);
-		struct gp_rec_launch_site_id *l;
+		struct gp_rec_stack *k = gp_writer__reserve(g, GP_REC_STACK, sizeof(*k) + 16);
+		struct gp_rec_api_stack *a;
 
 		k->id = 1;
 		k->nr_user = 2;
 		k->ips[0] = 0xBEEF;
 		k->ips[1] = 0x999;
-		gp_writer__commit(c);
-		l = gp_writer__reserve(c, GP_REC_LAUNCH_SITE_ID, sizeof(*l));
-		l->ts = 1000 + 100 * 600 - 5;
-		l->pid = 10;
-		l->tid = 100;
-		l->stack_id = 1;
-		gp_writer__commit(c);
+		gp_writer__commit(g);
+		a = gp_writer__reserve(g, GP_REC_API_STACK, sizeof(*a));
+		a->correlation_id = 601;
+		a->stack_id = 1;
+		gp_writer__commit(g);
 	}
 	api(g, 10, 100, 601, 1000 + 100 * 600, 1000 + 100 * 600 + 50, GP_API_RUNTIME, "cudaLaunchKernel");
 	kernel(g, 10, 601, 200000, 200050, "k_redefined");
 	tl = close_and_load(g, c);
-	assert_int_equal(tl->launches_bound, 1); /* no hit kept */
-	assert_int_equal(tl->nr_launch, 0);
-	assert_int_equal(tl->nr_launch_stacks, 5); /* three stacks, none, and id 1's second */
+	assert_int_equal(tl->nr_launch_stacks, 4); /* three stacks and id 1's second */
 	assert_int_equal(correlate__run(tl, &cr), 0);
 	for (i = 0; i < 600; i++) {
-		const struct tl_stack *st;
-
 		snprintf(name, sizeof(name), "k%zu", i);
-		if (i != 7) {
-			assert_int_equal(stack_of(tl, &cr, name, 0), 0xA000 + i % 3);
-			continue;
-		}
-		st = timeline__gpu_launch_stack(tl, &tl->gpu[i]);
-		assert_non_null(st); /* bound to its hit... */
-		assert_int_equal(st->nr_user, 0); /* ...no frames */
+		assert_int_equal(stack_of(tl, &cr, name, 0), i == 7 ? 0 : 0xA000 + i % 3);
 	}
 	assert_int_equal(stack_of(tl, &cr, "k_redefined", 0), 0xBEEF);
-	assert_int_equal(cr.gpu_with_stack, 601);
+	assert_int_equal(cr.gpu_with_stack, 600);
 	correlate__release(&cr);
 	timeline__free(tl);
 }
@@ -839,7 +822,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_threads_interleaved, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stack_ids_join, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_order, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bind_fallback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_old_launch_sites, setup, teardown),
 		cmocka_unit_test(test_fit_math),
 		cmocka_unit_test(test_kconfig_table),
 	};
