@@ -78,6 +78,13 @@ struct proc {
 	uint32_t *tids;	/* sorted */
 	size_t ntids, tcap;
 	bool active;	/* system_wide: named by an event since the last rescan */
+	/*
+	 * A fork held before its exec (__start() without attach_running): its
+	 * image is the recorder's own until the exec, so its mappings get
+	 * module records but no CFI tables, unless a stack needs them
+	 * (late_rescan()).
+	 */
+	bool pre_exec;
 	uid_t uid, euid;	/* its real and effective uid when last scanned (a perf map's owner) */
 	bool uid_known;
 };
@@ -212,6 +219,7 @@ static struct proc *proc_get(struct cpu_agent *a, pid_t pid)
 		p->alive = true;
 		p->nmods = 0;
 		p->ntids = 0;
+		p->pre_exec = false;
 		a->alive++;
 	}
 	if (p)
@@ -612,7 +620,7 @@ static void scan_maps(struct cpu_agent *a, struct proc *p, uint64_t ts)
 		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", p->pid, start, end);
 		if (inode && file[0] == '/')
 			bid = build_id_of(a, mf, makedev(maj, min), inode);
-		if (a->us && inode && file[0] == '/')
+		if (a->us && inode && file[0] == '/' && !p->pre_exec)
 			ustack__add_mapping(a->us, p->pid, start, end, pgoff, makedev(maj, min), inode,
 					    mf);
 
@@ -873,6 +881,7 @@ static int on_proc_event(void *ctx, const struct proc_track_event *ev)
 		if (p) {
 			p->nmods = 0; /* a new address space */
 			p->ntids = 0;
+			p->pre_exec = false;
 			scan_maps(a, p, ev->ts_ns);
 			scan_threads(a, p, ev->ts_ns);
 		}
@@ -943,8 +952,13 @@ static void late_rescan(void *ctx, pid_t pid)
 	struct cpu_agent *a = ctx;
 	struct proc *p = proc_find(a, pid);
 
-	if (p && p->alive)
-		scan_maps(a, p, now_ns(CLOCK_MONOTONIC));
+	if (!p || !p->alive)
+		return;
+	if (p->pre_exec) { /* its tables after all: every mapping again */
+		p->pre_exec = false;
+		p->nmods = 0;
+	}
+	scan_maps(a, p, now_ns(CLOCK_MONOTONIC));
 }
 
 /* A sample carrying the user registers and stack: unwound here with CFI, written as on_sample. */
@@ -1456,6 +1470,8 @@ int cpu_agent__start(struct cpu_agent *a)
 	for (size_t i = 0; i < a->nprocs; i++) {
 		struct proc *p = &a->procs[i];
 
+		/* held before exec: the tables of the recorder's own libraries would go unused */
+		p->pre_exec = !a->opts.attach_running && !a->opts.system_wide && !a->tids;
 		write_proc_info(a, p, ts);
 		scan_maps(a, p, ts);
 		scan_threads(a, p, ts);
