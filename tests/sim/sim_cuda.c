@@ -82,7 +82,11 @@ struct CUstream_st {
 	uint64_t ready; /* end of the last work issued to it */
 	uint64_t *qend; /* ends of its last S.queue_depth pieces of work (a ring); NULL: none yet */
 	unsigned qpos;
-	struct CUgraph_st *capture;
+	struct CUgraph_st *capture; /* the graph its work is captured into (cap->graph) */
+	struct capture *cap;
+	CUgraphNode *cdeps;	    /* capture: what the next node captured depends on */
+	CUgraphEdgeData *cedges;    /* zeroed, beside cdeps (cuStreamGetCaptureInfo) */
+	size_t ncdeps, cdcap;
 	int host_busy; /* host functions (or the rest of a graph) enqueued and not done */
 	struct CUstream_st *next;
 };
@@ -92,6 +96,10 @@ struct CUevent_st {
 	unsigned int flags;
 	int recorded;
 	uint64_t ts;
+	/* recorded in a capture: the nodes a stream waiting for it depends on */
+	uint64_t cap_id;
+	CUgraphNode *cdeps;
+	size_t ncdeps;
 };
 
 /*
@@ -122,6 +130,10 @@ struct CUgraphNode_st {
 	void *user;
 	/* event record / wait */
 	CUevent event;
+	/* child graph: the node's own copy of the graph it embeds */
+	struct CUgraph_st *child;
+	/* a node of a flattened graph (instantiation): the node it stands for */
+	struct CUgraphNode_st *stands_for;
 	/* per launch: when it ends; the lane (stream) it runs on */
 	uint64_t end;
 	size_t lane;
@@ -146,6 +158,7 @@ struct CUgraphExec_st {
 };
 
 struct host_job;
+struct capture;
 
 struct alloc {
 	uintptr_t base;
@@ -206,6 +219,8 @@ static struct gpsim_state {
 };
 
 static struct CUgraphNode_st *capture_node(struct CUstream_st *s, CUgraphNodeType type);
+static int capture_forbids_unsafe(void);
+static int capture_refuses(struct CUstream_st *s);
 
 static __thread struct gpsim_call *tls_top;
 static __thread struct CUstream_st *tls_pts; /* per-thread default stream */
@@ -1429,6 +1444,9 @@ CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 	NEED_CTX();
 	if (!dptr || !bytesize)
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	/* "In the case of cudaMalloc, the operation is not enqueued asynchronously to a stream, and is not observed by stream capture." */
+	if (capture_forbids_unsafe())
+		DRV_RETURN(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
 	if (mem_add(bytesize, 0, &mem))
 		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
 	*dptr = (CUdeviceptr)(uintptr_t)mem;
@@ -1743,6 +1761,8 @@ CUresult CUDAAPI cuStreamDestroy_v2(CUstream h)
 			*pp = s->next;
 			S.orphan_ready = max_u64(S.orphan_ready, s->ready);
 			free(s->qend);
+			free(s->cdeps);
+			free(s->cedges);
 			free(s);
 			r = CUDA_SUCCESS;
 			break;
@@ -1762,6 +1782,8 @@ CUresult CUDAAPI cuStreamSynchronize(CUstream h)
 
 	NEED_CTX();
 	s = stream_of(h);
+	if (capture_refuses(s))
+		DRV_RETURN(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
 	start = sync_now();
 	pthread_mutex_lock(&S.lock);
 	while (s->host_busy)
@@ -1783,6 +1805,8 @@ CUresult CUDAAPI cuStreamQuery(CUstream h)
 
 	NEED_CTX();
 	s = stream_of(h);
+	if (capture_refuses(s))
+		DRV_RETURN(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
 	pthread_mutex_lock(&S.lock);
 	t = s->host_busy ? UINT64_MAX : s->ready;
 	pthread_mutex_unlock(&S.lock);
@@ -1815,29 +1839,54 @@ CUresult CUDAAPI cuEventDestroy_v2(CUevent e)
 	NEED_CTX();
 	if (!e)
 		DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);
+	free(e->cdeps);
 	free(e);
 	DRV_RETURN(CUDA_SUCCESS);
 }
 
-CUresult CUDAAPI cuEventRecord(CUevent e, CUstream h)
-{
-	struct CUstream_st *s;
-	cuEventRecord_params p = { e, h };
-	DRV_ENTER(cuEventRecord, &p, NULL);
+static CUresult capture_event_record(CUevent e, struct CUstream_st *s, unsigned int flags);
+static int capture_wait_event(struct CUstream_st *s, CUevent e, unsigned int flags, CUresult *r);
 
-	NEED_CTX();
+static CUresult event_record(CUevent e, struct CUstream_st *s, unsigned int flags)
+{
 	if (!e)
-		DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);
-	s = stream_of(h);
-	if (s->capture)
-		DRV_RETURN(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (flags & ~(unsigned int)CU_EVENT_RECORD_EXTERNAL)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (s->cap)
+		return capture_event_record(e, s, flags);
 	pthread_mutex_lock(&S.lock);
 	wait_host_locked(s);
 	/* The event completes when all work issued to the stream so far has. */
 	e->ts = max_u64(gpsim_now(), stream_dep(s));
 	e->recorded = 1;
+	e->cap_id = 0;
 	pthread_mutex_unlock(&S.lock);
-	DRV_RETURN(CUDA_SUCCESS);
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuEventRecord(CUevent e, CUstream h)
+{
+	cuEventRecord_params p = { e, h };
+	DRV_ENTER(cuEventRecord, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(event_record(e, stream_of(h), 0));
+}
+
+CUresult CUDAAPI cuEventRecordWithFlags(CUevent e, CUstream h, unsigned int flags)
+{
+	cuEventRecordWithFlags_params p = { e, h, flags };
+	DRV_ENTER(cuEventRecordWithFlags, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(event_record(e, stream_of(h), flags));
+}
+
+CUresult CUDAAPI cuEventRecordWithFlags_ptsz(CUevent e, CUstream h, unsigned int flags)
+{
+	cuEventRecordWithFlags_ptsz_params p = { e, h, flags };
+	DRV_ENTER(cuEventRecordWithFlags_ptsz, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(event_record(e, stream_of(h ? h : gpsim_stream_per_thread()), flags));
 }
 
 CUresult CUDAAPI cuEventQuery(CUevent e)
@@ -1890,6 +1939,7 @@ CUresult CUDAAPI cuStreamWaitEvent(CUstream h, CUevent e, unsigned int flags)
 {
 	struct CUstream_st *s;
 	struct sync_stamp now;
+	CUresult r;
 	cuStreamWaitEvent_params p = { h, e, flags };
 	DRV_ENTER(cuStreamWaitEvent, &p, NULL);
 
@@ -1897,6 +1947,8 @@ CUresult CUDAAPI cuStreamWaitEvent(CUstream h, CUevent e, unsigned int flags)
 	if (!e)
 		DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);
 	s = stream_of(h);
+	if (capture_wait_event(s, e, flags, &r))
+		DRV_RETURN(r);
 	now = sync_now();
 	pthread_mutex_lock(&S.lock);
 	if (e->recorded)
@@ -2259,9 +2311,12 @@ static struct CUgraph_st *graph_new(void)
 	return g;
 }
 
+static void graph_free(struct CUgraph_st *g);
+
 static void node_free(struct CUgraphNode_st *n)
 {
 	if (n) {
+		graph_free(n->child);
 		free(n->deps);
 		free(n);
 	}
@@ -2310,19 +2365,32 @@ static struct CUgraphNode_st *node_add(struct CUgraph_st *g, CUgraphNodeType typ
 	return n;
 }
 
-/* The next node of a stream capture: captured from one stream, each depends on the one before. */
+static int capture_deps_reserve(struct CUstream_st *s, size_t n);
+static size_t node_index(const struct CUgraph_st *g, const struct CUgraphNode_st *n);
+
+/*
+ * The next node of a stream capture: it depends on the stream's capture
+ * dependencies ("The next node to be captured in the stream will depend on
+ * this set of nodes"), and becomes the only one.
+ */
 static struct CUgraphNode_st *capture_node(struct CUstream_st *s, CUgraphNodeType type)
 {
 	struct CUgraph_st *g = s->capture;
-	CUgraphNode prev = g->n ? g->nodes[g->n - 1] : NULL;
 	struct CUgraphNode_st *n;
 	CUresult err;
 
-	n = node_add(g, type, &prev, prev ? 1 : 0, &err);
-	if (n)
-		graph_event(CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED, g, NULL, n, NULL, NULL, NULL);
+	if (capture_deps_reserve(s, 1))
+		return NULL;
+	n = node_add(g, type, s->cdeps, s->ncdeps, &err);
+	if (!n)
+		return NULL;
+	graph_event(CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED, g, NULL, n, NULL, NULL, NULL);
+	s->cdeps[0] = n;
+	s->ncdeps = 1;
 	return n;
 }
+
+static struct CUgraph_st *graph_dup(const struct CUgraph_st *orig);
 
 /* A copy of n's parameters and dependencies (the same indices), with an id of its own. */
 static struct CUgraphNode_st *node_clone(const struct CUgraphNode_st *n, struct CUgraph_st *g)
@@ -2334,8 +2402,10 @@ static struct CUgraphNode_st *node_clone(const struct CUgraphNode_st *n, struct 
 	*c = *n;
 	c->graph = g;
 	c->deps = NULL;
-	if (n->ndeps && !(c->deps = malloc(n->ndeps * sizeof(*c->deps)))) {
-		free(c);
+	c->child = NULL;
+	if ((n->ndeps && !(c->deps = malloc(n->ndeps * sizeof(*c->deps)))) ||
+	    (n->child && !(c->child = graph_dup(n->child)))) {
+		node_free(c);
 		return NULL;
 	}
 	if (n->ndeps)
@@ -2346,51 +2416,526 @@ static struct CUgraphNode_st *node_clone(const struct CUgraphNode_st *n, struct 
 	return c;
 }
 
+/*
+ * A capture sequence: begun on one stream (its origin), joined by every
+ * stream that waits for an event recorded in it, ended on its origin.
+ * Graphs are not internally synchronized ("graph objects are not
+ * thread-safe"), so neither is the capture's graph; the list of captures,
+ * which other threads read for the capture mode rules, is under S.lock.
+ */
+struct capture {
+	uint64_t id; /* "an id for the capture sequence, which is unique over the lifetime of the process" */
+	struct CUgraph_st *graph;
+	struct CUstream_st *origin;
+	CUstreamCaptureMode mode;
+	uint32_t tid; /* the thread that began it */
+	int invalid;  /* an error invalidated it: cuStreamEndCapture returns no graph */
+	int to_graph; /* cuStreamBeginCaptureToGraph: the graph is the program's */
+	struct capture *next;
+};
+
+static struct capture *captures; /* under S.lock */
+static uint64_t next_capture_id = 1;
+static __thread CUstreamCaptureMode tls_capture_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+
+static int capture_deps_reserve(struct CUstream_st *s, size_t n)
+{
+	CUgraphNode *d;
+	CUgraphEdgeData *e;
+	size_t cap = s->cdcap;
+
+	if (n <= cap)
+		return 0;
+	while (cap < n)
+		cap = cap * 2 + 4;
+	d = realloc(s->cdeps, cap * sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	s->cdeps = d;
+	e = realloc(s->cedges, cap * sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	memset(e, 0, cap * sizeof(*e));
+	s->cedges = e;
+	s->cdcap = cap;
+	return 0;
+}
+
+/* The stream's capture dependencies become deps[0..n) (add: join them), without duplicates. */
+static int capture_deps_set(struct CUstream_st *s, const CUgraphNode *deps, size_t n, int add)
+{
+	size_t i, k, have = add ? s->ncdeps : 0;
+
+	if (capture_deps_reserve(s, have + n))
+		return -ENOMEM;
+	s->ncdeps = have;
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < s->ncdeps && s->cdeps[k] != deps[i]; k++)
+			;
+		if (k == s->ncdeps)
+			s->cdeps[s->ncdeps++] = deps[i];
+	}
+	return 0;
+}
+
+static int deps_in_graph(const struct CUgraph_st *g, const CUgraphNode *deps, size_t n)
+{
+	size_t i;
+
+	if (n && !deps)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!deps[i] || deps[i]->graph != g || deps[i]->dead)
+			return 0;
+	return 1;
+}
+
+/* s joins capture c with dependencies deps (a fork: cuStreamWaitEvent on an event of c). */
+static int capture_join(struct CUstream_st *s, struct capture *c, const CUgraphNode *deps,
+			size_t n)
+{
+	if (capture_deps_set(s, deps, n, 0))
+		return -ENOMEM;
+	s->cap = c;
+	s->capture = c->graph;
+	return 0;
+}
+
+static void capture_leave(struct CUstream_st *s)
+{
+	s->cap = NULL;
+	s->capture = NULL;
+	s->ncdeps = 0;
+}
+
+static struct capture *capture_by_id(uint64_t id)
+{
+	struct capture *c;
+
+	for (c = captures; c; c = c->next)
+		if (c->id == id)
+			return c;
+	return NULL;
+}
+
+/* A blocking stream captures: the legacy stream is "in an unusable state" meanwhile. Lock held. */
+static int legacy_implicit_locked(void)
+{
+	struct CUstream_st *o;
+
+	for (o = S.streams; o; o = o->next)
+		if (o->cap && !(o->flags & CU_STREAM_NON_BLOCKING))
+			return 1;
+	return 0;
+}
+
+/*
+ * "It is invalid to synchronize or query the execution status of a stream
+ * which is being captured" (the CUDA Programming Guide on stream capture):
+ * the call fails and invalidates the capture.
+ */
+static int capture_refuses(struct CUstream_st *s)
+{
+	if (!s->cap)
+		return 0;
+	s->cap->invalid = 1;
+	return 1;
+}
+
+/*
+ * "this thread is prohibited from potentially unsafe API calls" (cuThreadExchangeStreamCaptureMode):
+ * 1 if the calling thread's mode and the captures under way forbid such a
+ * call now. The captures concerned are invalidated, as the call fails.
+ */
+static int capture_forbids_unsafe(void)
+{
+	uint32_t me = gpsim_gettid();
+	struct capture *c;
+	int forbid = 0;
+
+	if (tls_capture_mode == CU_STREAM_CAPTURE_MODE_RELAXED)
+		return 0;
+	pthread_mutex_lock(&S.lock);
+	for (c = captures; c; c = c->next) {
+		int mine = c->tid == me && c->mode != CU_STREAM_CAPTURE_MODE_RELAXED;
+		int other = c->tid != me && c->mode == CU_STREAM_CAPTURE_MODE_GLOBAL &&
+			    tls_capture_mode == CU_STREAM_CAPTURE_MODE_GLOBAL;
+
+		if (mine || other) {
+			c->invalid = 1;
+			forbid = 1;
+		}
+	}
+	pthread_mutex_unlock(&S.lock);
+	return forbid;
+}
+
+static CUresult capture_begin(struct CUstream_st *s, struct CUgraph_st *into,
+			      const CUgraphNode *deps, size_t ndeps, CUstreamCaptureMode mode)
+{
+	struct capture *c;
+
+	/* "Capture may not be initiated if stream is CU_STREAM_LEGACY." */
+	if (s->legacy)
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	/* "it may only be initiated if the stream is not already in capture mode" */
+	if (s->cap)
+		return CUDA_ERROR_ILLEGAL_STATE;
+	if (mode != CU_STREAM_CAPTURE_MODE_GLOBAL && mode != CU_STREAM_CAPTURE_MODE_THREAD_LOCAL &&
+	    mode != CU_STREAM_CAPTURE_MODE_RELAXED)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (into && !deps_in_graph(into, deps, ndeps))
+		return CUDA_ERROR_INVALID_VALUE;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	c->graph = into ? into : graph_new();
+	if (!c->graph || capture_join(s, c, deps, ndeps)) {
+		if (!into)
+			free(c->graph);
+		free(c);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	c->to_graph = into != NULL;
+	c->origin = s;
+	c->mode = mode;
+	c->tid = gpsim_gettid();
+	if (!into)
+		graph_event(CUPTI_CBID_RESOURCE_GRAPH_CREATED, c->graph, NULL, NULL, NULL, NULL,
+			    NULL);
+	pthread_mutex_lock(&S.lock);
+	c->id = next_capture_id++;
+	c->next = captures;
+	captures = c;
+	pthread_mutex_unlock(&S.lock);
+	return CUDA_SUCCESS;
+}
+
 CUresult CUDAAPI cuStreamBeginCapture_v2(CUstream h, CUstreamCaptureMode mode)
 {
-	struct CUstream_st *s;
-	struct CUgraph_st *g;
 	DRV_ENTER(cuStreamBeginCapture_v2, NULL, NULL);
-
 	NEED_CTX();
-	s = stream_of(h);
-	if (s->legacy)
-		DRV_RETURN(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
-	if (s->capture)
-		DRV_RETURN(CUDA_ERROR_ILLEGAL_STATE);
-	g = graph_new();
+	DRV_RETURN(capture_begin(stream_of(h), NULL, NULL, 0, mode));
+}
+
+CUresult CUDAAPI cuStreamBeginCaptureToGraph(CUstream h, CUgraph g, const CUgraphNode *deps,
+					     const CUgraphEdgeData *edges, size_t ndeps,
+					     CUstreamCaptureMode mode)
+{
+	DRV_ENTER(cuStreamBeginCaptureToGraph, NULL, NULL);
+	NEED_CTX();
 	if (!g)
-		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
-	graph_event(CUPTI_CBID_RESOURCE_GRAPH_CREATED, g, NULL, NULL, NULL, NULL, NULL);
-	s->capture = g;
-	DRV_RETURN(CUDA_SUCCESS);
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	/* "Dependencies of the first node captured in the stream." */
+	DRV_RETURN(capture_begin(stream_of(h), g, deps, ndeps, mode));
+}
+
+CUresult CUDAAPI cuStreamBeginCaptureToGraph_ptsz(CUstream h, CUgraph g, const CUgraphNode *deps,
+						  const CUgraphEdgeData *edges, size_t ndeps,
+						  CUstreamCaptureMode mode)
+{
+	DRV_ENTER(cuStreamBeginCaptureToGraph_ptsz, NULL, NULL);
+	NEED_CTX();
+	if (!g)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	DRV_RETURN(capture_begin(stream_of(h ? h : gpsim_stream_per_thread()), g, deps, ndeps,
+				 mode));
+}
+
+/* Marks in seen[] every node of g that the node at index i depends on, directly or not, and i. */
+static void mark_ancestors(const struct CUgraph_st *g, size_t i, unsigned char *seen)
+{
+	size_t d;
+
+	if (i >= g->n || seen[i])
+		return;
+	seen[i] = 1;
+	for (d = 0; d < g->nodes[i]->ndeps; d++)
+		mark_ancestors(g, g->nodes[i]->deps[d], seen);
+}
+
+/*
+ * "the capture sequence contains a fork that was not joined to the primary
+ * stream" (CUDA_ERROR_STREAM_CAPTURE_UNJOINED): 0 if some stream of c
+ * depends on a node that the origin stream's dependencies do not reach.
+ */
+static int capture_joined(const struct capture *c)
+{
+	const struct CUgraph_st *g = c->graph;
+	unsigned char *seen = calloc(g->n ? g->n : 1, 1);
+	struct CUstream_st *o;
+	int joined = 1;
+	size_t i;
+
+	if (!seen)
+		return 1;
+	for (i = 0; i < c->origin->ncdeps; i++)
+		mark_ancestors(g, node_index(g, c->origin->cdeps[i]), seen);
+	pthread_mutex_lock(&S.lock);
+	for (o = S.streams; o && joined; o = o->next) {
+		if (o->cap != c || o == c->origin)
+			continue;
+		for (i = 0; i < o->ncdeps; i++) {
+			size_t k = node_index(g, o->cdeps[i]);
+
+			if (k < g->n && !seen[k])
+				joined = 0;
+		}
+	}
+	pthread_mutex_unlock(&S.lock);
+	free(seen);
+	return joined;
 }
 
 CUresult CUDAAPI cuStreamEndCapture(CUstream h, CUgraph *out)
 {
-	struct CUstream_st *s;
+	struct CUstream_st *s, *o;
+	struct capture *c, **pc;
+	CUresult r;
 	DRV_ENTER(cuStreamEndCapture, NULL, NULL);
 
 	NEED_CTX();
 	s = stream_of(h);
 	if (!out)
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
-	if (!s->capture)
+	c = s->cap;
+	if (!c)
 		DRV_RETURN(CUDA_ERROR_ILLEGAL_STATE);
-	*out = s->capture;
-	s->capture = NULL;
-	DRV_RETURN(CUDA_SUCCESS);
+	/* "Capture must be ended on the same stream in which it was initiated" */
+	if (c->origin != s)
+		DRV_RETURN(CUDA_ERROR_STREAM_CAPTURE_UNMATCHED);
+	/* "this call must be from the same thread as cuStreamBeginCapture" */
+	if (c->mode != CU_STREAM_CAPTURE_MODE_RELAXED && c->tid != gpsim_gettid())
+		DRV_RETURN(CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD);
+	r = c->invalid ? CUDA_ERROR_STREAM_CAPTURE_INVALIDATED :
+	    !capture_joined(c) ? CUDA_ERROR_STREAM_CAPTURE_UNJOINED : CUDA_SUCCESS;
+	/* "If capture was invalidated, due to a violation of the rules of stream capture, then a NULL graph will be returned." */
+	*out = r == CUDA_SUCCESS ? c->graph : NULL;
+	pthread_mutex_lock(&S.lock);
+	for (o = S.streams; o; o = o->next)
+		if (o->cap == c)
+			capture_leave(o);
+	capture_leave(s);
+	for (pc = &captures; *pc; pc = &(*pc)->next) {
+		if (*pc == c) {
+			*pc = c->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&S.lock);
+	if (r != CUDA_SUCCESS && !c->to_graph)
+		graph_free(c->graph);
+	free(c);
+	DRV_RETURN(r);
 }
 
 CUresult CUDAAPI cuStreamIsCapturing(CUstream h, CUstreamCaptureStatus *status)
 {
+	struct CUstream_st *s;
+	int implicit;
 	DRV_ENTER(cuStreamIsCapturing, NULL, NULL);
+
 	NEED_CTX();
 	if (!status)
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
-	*status = stream_of(h)->capture ? CU_STREAM_CAPTURE_STATUS_ACTIVE :
-					  CU_STREAM_CAPTURE_STATUS_NONE;
+	s = stream_of(h);
+	pthread_mutex_lock(&S.lock);
+	implicit = s->legacy && legacy_implicit_locked();
+	pthread_mutex_unlock(&S.lock);
+	/* "if this is called on CU_STREAM_LEGACY (the "null stream") while a blocking stream in the same context is capturing, it will return CUDA_ERROR_STREAM_CAPTURE_IMPLICIT" */
+	if (implicit)
+		DRV_RETURN(CUDA_ERROR_STREAM_CAPTURE_IMPLICIT);
+	*status = !s->cap ? CU_STREAM_CAPTURE_STATUS_NONE :
+		  s->cap->invalid ? CU_STREAM_CAPTURE_STATUS_INVALIDATED :
+				    CU_STREAM_CAPTURE_STATUS_ACTIVE;
 	DRV_RETURN(CUDA_SUCCESS);
+}
+
+static CUresult capture_info(struct CUstream_st *s, CUstreamCaptureStatus *status, cuuint64_t *id,
+			     CUgraph *graph, const CUgraphNode **deps,
+			     const CUgraphEdgeData **edges, size_t *ndeps)
+{
+	int implicit;
+
+	/* "captureStatus_out - ...; required"; "If edgeData_out is non-NULL then dependencies_out must be as well." */
+	if (!status || (edges && !deps))
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&S.lock);
+	implicit = s->legacy && legacy_implicit_locked();
+	pthread_mutex_unlock(&S.lock);
+	if (implicit)
+		return CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
+	*status = !s->cap ? CU_STREAM_CAPTURE_STATUS_NONE :
+		  s->cap->invalid ? CU_STREAM_CAPTURE_STATUS_INVALIDATED :
+				    CU_STREAM_CAPTURE_STATUS_ACTIVE;
+	/* "Valid data (other than capture status) is returned only if ... the returned capture status is CU_STREAM_CAPTURE_STATUS_ACTIVE" */
+	if (*status != CU_STREAM_CAPTURE_STATUS_ACTIVE)
+		return CUDA_SUCCESS;
+	if (id)
+		*id = s->cap->id;
+	if (graph)
+		*graph = s->capture;
+	if (deps)
+		*deps = s->cdeps;
+	if (edges)
+		*edges = s->cedges;
+	if (ndeps)
+		*ndeps = s->ncdeps;
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuStreamGetCaptureInfo_v3(CUstream h, CUstreamCaptureStatus *status,
+					   cuuint64_t *id, CUgraph *graph, const CUgraphNode **deps,
+					   const CUgraphEdgeData **edges, size_t *ndeps)
+{
+	DRV_ENTER(cuStreamGetCaptureInfo_v3, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(capture_info(stream_of(h), status, id, graph, deps, edges, ndeps));
+}
+
+CUresult CUDAAPI cuStreamGetCaptureInfo_v3_ptsz(CUstream h, CUstreamCaptureStatus *status,
+						cuuint64_t *id, CUgraph *graph,
+						const CUgraphNode **deps,
+						const CUgraphEdgeData **edges, size_t *ndeps)
+{
+	DRV_ENTER(cuStreamGetCaptureInfo_v3_ptsz, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(capture_info(stream_of(h ? h : gpsim_stream_per_thread()), status, id, graph,
+				deps, edges, ndeps));
+}
+
+static CUresult capture_update(struct CUstream_st *s, CUgraphNode *deps, size_t n,
+			       unsigned int flags)
+{
+	/* "Returns CUDA_ERROR_ILLEGAL_STATE if the stream is not capturing." */
+	if (!s->cap)
+		return CUDA_ERROR_ILLEGAL_STATE;
+	/* "A flags value of 0 defaults to CU_STREAM_ADD_CAPTURE_DEPENDENCIES." */
+	if ((flags != CU_STREAM_ADD_CAPTURE_DEPENDENCIES &&
+	     flags != CU_STREAM_SET_CAPTURE_DEPENDENCIES) ||
+	    !deps_in_graph(s->capture, deps, n))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (capture_deps_set(s, deps, n, flags == CU_STREAM_ADD_CAPTURE_DEPENDENCIES))
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuStreamUpdateCaptureDependencies_v2(CUstream h, CUgraphNode *deps,
+						      const CUgraphEdgeData *edges, size_t n,
+						      unsigned int flags)
+{
+	DRV_ENTER(cuStreamUpdateCaptureDependencies_v2, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(capture_update(stream_of(h), deps, n, flags));
+}
+
+CUresult CUDAAPI cuStreamUpdateCaptureDependencies_v2_ptsz(CUstream h, CUgraphNode *deps,
+							   const CUgraphEdgeData *edges, size_t n,
+							   unsigned int flags)
+{
+	DRV_ENTER(cuStreamUpdateCaptureDependencies_v2_ptsz, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(capture_update(stream_of(h ? h : gpsim_stream_per_thread()), deps, n, flags));
+}
+
+CUresult CUDAAPI cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
+{
+	CUstreamCaptureMode prev;
+	DRV_ENTER(cuThreadExchangeStreamCaptureMode, NULL, NULL);
+
+	NEED_INIT();
+	if (!mode || (*mode != CU_STREAM_CAPTURE_MODE_GLOBAL &&
+		      *mode != CU_STREAM_CAPTURE_MODE_THREAD_LOCAL &&
+		      *mode != CU_STREAM_CAPTURE_MODE_RELAXED))
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	/* "Sets the calling thread's stream capture interaction mode to the value contained in *mode, and overwrites *mode with the previous mode for the thread." */
+	prev = tls_capture_mode;
+	tls_capture_mode = *mode;
+	*mode = prev;
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/* cuEventRecord in a capture: the event stands for the stream's capture dependencies. */
+static CUresult capture_event_record(CUevent e, struct CUstream_st *s, unsigned int flags)
+{
+	CUgraphNode *d;
+
+	/* CU_EVENT_RECORD_EXTERNAL: "Event is captured in the graph as an external event node when performing stream capture" */
+	if (flags & CU_EVENT_RECORD_EXTERNAL) {
+		struct CUgraphNode_st *n = capture_node(s, CU_GRAPH_NODE_TYPE_EVENT_RECORD);
+
+		if (!n)
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		n->event = e;
+		return CUDA_SUCCESS;
+	}
+	d = malloc((s->ncdeps ? s->ncdeps : 1) * sizeof(*d));
+	if (!d)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	if (s->ncdeps)
+		memcpy(d, s->cdeps, s->ncdeps * sizeof(*d));
+	pthread_mutex_lock(&S.lock);
+	free(e->cdeps);
+	e->cdeps = d;
+	e->ncdeps = s->ncdeps;
+	e->cap_id = s->cap->id;
+	pthread_mutex_unlock(&S.lock);
+	return CUDA_SUCCESS;
+}
+
+/*
+ * cuStreamWaitEvent on an event recorded in a capture, or by a capturing
+ * stream: a stream not capturing joins the event's capture ("cross-stream
+ * dependencies"), one in the same capture adds the event's nodes to its
+ * dependencies. 1 if handled here, with *r the result.
+ */
+static int capture_wait_event(struct CUstream_st *s, CUevent e, unsigned int flags, CUresult *r)
+{
+	struct capture *c;
+	CUgraphNode *d = NULL;
+	size_t n = 0;
+
+	pthread_mutex_lock(&S.lock);
+	c = e->cap_id ? capture_by_id(e->cap_id) : NULL;
+	if (c && e->ncdeps && (d = malloc(e->ncdeps * sizeof(*d)))) {
+		memcpy(d, e->cdeps, e->ncdeps * sizeof(*d));
+		n = e->ncdeps;
+	}
+	pthread_mutex_unlock(&S.lock);
+	if (!c && !s->cap) {
+		free(d);
+		return 0;
+	}
+	*r = CUDA_SUCCESS;
+	if (c && e->ncdeps && !d) {
+		*r = CUDA_ERROR_OUT_OF_MEMORY;
+	} else if (!c) {
+		/* CU_EVENT_WAIT_EXTERNAL: "Event is captured in the graph as an external event node when performing stream capture" */
+		struct CUgraphNode_st *node;
+
+		if (!(flags & CU_EVENT_WAIT_EXTERNAL)) {
+			/* Waiting for work that is not part of the capture: the sequence is invalid. */
+			s->cap->invalid = 1;
+			*r = CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
+		} else if (!(node = capture_node(s, CU_GRAPH_NODE_TYPE_WAIT_EVENT))) {
+			*r = CUDA_ERROR_OUT_OF_MEMORY;
+		} else {
+			node->event = e;
+		}
+	} else if (!s->cap) {
+		if (s->legacy)
+			*r = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
+		else if (capture_join(s, c, d, n))
+			*r = CUDA_ERROR_OUT_OF_MEMORY;
+	} else if (s->cap != c) {
+		/* Two capture sequences would merge. */
+		s->cap->invalid = c->invalid = 1;
+		*r = CUDA_ERROR_STREAM_CAPTURE_ISOLATION;
+	} else if (capture_deps_set(s, d, n, 1)) {
+		*r = CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	free(d);
+	return 1;
 }
 
 CUresult CUDAAPI cuGraphCreate(CUgraph *out, unsigned int flags)
@@ -2680,23 +3225,9 @@ CUresult CUDAAPI cuGraphClone(CUgraph *out, CUgraph orig)
 	NEED_CTX();
 	if (!out || !orig)
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
-	g = graph_new();
-	if (!g || !(g->nodes = calloc(orig->n ? orig->n : 1, sizeof(*g->nodes)))) {
-		free(g);
+	g = graph_dup(orig);
+	if (!g)
 		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
-	}
-	g->cap = orig->n ? orig->n : 1;
-	for (i = 0; i < orig->n; i++) {
-		g->nodes[i] = node_clone(orig->nodes[i], g);
-		if (!g->nodes[i]) {
-			while (i--)
-				node_free(g->nodes[i]);
-			free(g->nodes);
-			free(g);
-			DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
-		}
-		g->n++;
-	}
 	graph_event(CUPTI_CBID_RESOURCE_GRAPH_CLONED, g, orig, NULL, NULL, NULL, NULL);
 	for (i = 0; i < g->n; i++)
 		if (!g->nodes[i]->dead)
@@ -2812,45 +3343,73 @@ static void exec_free(struct CUgraphExec_st *x)
 	free(x);
 }
 
-CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec *out, CUgraph g, unsigned long long fl)
+static struct CUgraph_st *graph_flatten(struct CUgraph_st *g, CUresult *err);
+static void graph_unflatten(struct CUgraph_st *flat, struct CUgraph_st *g);
+
+/* res: why not (CUgraphInstantiateResult), or NULL. */
+static CUresult graph_instantiate(CUgraphExec *out, CUgraph g, unsigned long long fl,
+				  CUgraphInstantiateResult *res)
 {
 	const unsigned long long known = CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH |
 					 CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD |
 					 CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH |
 					 CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
 	struct CUgraphExec_st *x;
+	struct CUgraph_st *flat;
 	CUresult r;
 	size_t i;
-	DRV_ENTER(cuGraphInstantiateWithFlags, NULL, NULL);
 
-	NEED_CTX();
+	if (res)
+		*res = CUDA_GRAPH_INSTANTIATE_ERROR;
 	if (!out || !g || (fl & ~known))
-		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+		return CUDA_ERROR_INVALID_VALUE;
+	/* A child graph's nodes take its node's place. */
+	flat = graph_flatten(g, &r);
+	if (!flat)
+		return r;
 	x = calloc(1, sizeof(*x));
-	if (!x)
-		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+	if (!x) {
+		graph_unflatten(flat, g);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
 	x->graph_id = g->id;
 	pthread_mutex_lock(&S.lock);
 	x->id = S.next_graph_id++;
 	pthread_mutex_unlock(&S.lock);
 	graph_event(CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATE_STARTING, g, NULL, NULL, NULL, NULL, x);
-	r = exec_build(x, g);
+	r = exec_build(x, flat);
 	if (r) {
+		/* "Instantiation failed due to invalid structure, such as cycles" */
+		if (res && r == CUDA_ERROR_INVALID_VALUE)
+			*res = CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE;
+		graph_unflatten(flat, g);
 		exec_free(x);
-		DRV_RETURN(r);
+		return r;
 	}
 	/* The activity records of its work carry the ids of these clones. */
 	for (i = 0; i < x->n; i++) {
 		size_t k;
 
-		for (k = 0; k < g->n; k++)
-			if (g->nodes[k]->id == x->nodes[i]->origin_id)
+		for (k = 0; k < flat->n; k++)
+			if (flat->nodes[k]->id == x->nodes[i]->origin_id)
 				graph_event(CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED, g, g,
-					    x->nodes[i], g->nodes[k], NULL, x);
+					    x->nodes[i],
+					    flat == g ? flat->nodes[k] : flat->nodes[k]->stands_for,
+					    NULL, x);
 	}
+	graph_unflatten(flat, g);
 	graph_event(CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED, g, NULL, NULL, NULL, NULL, x);
+	if (res)
+		*res = CUDA_GRAPH_INSTANTIATE_SUCCESS;
 	*out = x;
-	DRV_RETURN(CUDA_SUCCESS);
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec *out, CUgraph g, unsigned long long fl)
+{
+	DRV_ENTER(cuGraphInstantiateWithFlags, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(graph_instantiate(out, g, fl, NULL));
 }
 
 CUresult CUDAAPI cuGraphExecUpdate_v2(CUgraphExec x, CUgraph g, CUgraphExecUpdateResultInfo *info)
@@ -3204,17 +3763,13 @@ CUresult CUDAAPI cuGraphNodeGetType(CUgraphNode n, CUgraphNodeType *type)
 
 CUresult CUDAAPI cuGraphDestroy(CUgraph g)
 {
-	size_t i;
 	DRV_ENTER(cuGraphDestroy, NULL, NULL);
 
 	NEED_CTX();
 	if (!g)
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
 	graph_event(CUPTI_CBID_RESOURCE_GRAPH_DESTROY_STARTING, g, NULL, NULL, NULL, NULL, NULL);
-	for (i = 0; i < g->n; i++)
-		node_free(g->nodes[i]);
-	free(g->nodes);
-	free(g);
+	graph_free(g);
 	DRV_RETURN(CUDA_SUCCESS);
 }
 
@@ -3232,6 +3787,287 @@ CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec x)
 	graph_event(CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING, NULL, NULL, NULL, NULL, NULL, x);
 	exec_free(x);
 	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/* ---- child graphs, node parameters, instantiation parameters ----------------- */
+
+static void graph_free(struct CUgraph_st *g)
+{
+	size_t i;
+
+	if (!g)
+		return;
+	for (i = 0; i < g->n; i++)
+		node_free(g->nodes[i]);
+	free(g->nodes);
+	free(g);
+}
+
+/* A clone of orig: its nodes' clones (child graphs cloned too), in the same order, with new ids. */
+static struct CUgraph_st *graph_dup(const struct CUgraph_st *orig)
+{
+	struct CUgraph_st *g = graph_new();
+	size_t i;
+
+	if (!g || !(g->nodes = calloc(orig->n ? orig->n : 1, sizeof(*g->nodes)))) {
+		free(g);
+		return NULL;
+	}
+	g->cap = orig->n ? orig->n : 1;
+	for (i = 0; i < orig->n; i++) {
+		g->nodes[i] = node_clone(orig->nodes[i], g);
+		if (!g->nodes[i]) {
+			graph_free(g);
+			return NULL;
+		}
+		g->n++;
+	}
+	return g;
+}
+
+/* The nodes of one graph as placed in a flattened one: indices in it. */
+struct flat_part {
+	size_t *roots, nroots; /* where the graph's work starts: they take the graph node's dependencies */
+	size_t *exits, nexits; /* where it ends: what depends on the graph node depends on these */
+};
+
+static int idx_push(size_t **v, size_t *n, size_t x)
+{
+	size_t *nv = realloc(*v, (*n + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	nv[(*n)++] = x;
+	*v = nv;
+	return 0;
+}
+
+static int dep_push(struct CUgraphNode_st *n, size_t dep)
+{
+	size_t i;
+
+	for (i = 0; i < n->ndeps; i++)
+		if (n->deps[i] == dep)
+			return 0;
+	return idx_push(&n->deps, &n->ndeps, dep);
+}
+
+/* Appends to flat a node standing for n (an empty node for an empty child graph), without dependencies. */
+static int flat_append(struct CUgraph_st *flat, struct CUgraphNode_st *n, size_t *idx)
+{
+	struct CUgraphNode_st *c, **nn;
+
+	if (flat->n == flat->cap) {
+		nn = realloc(flat->nodes, (flat->cap * 2 + 8) * sizeof(*nn));
+		if (!nn)
+			return -ENOMEM;
+		flat->nodes = nn;
+		flat->cap = flat->cap * 2 + 8;
+	}
+	c = malloc(sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	*c = *n;
+	c->graph = flat;
+	c->deps = NULL;
+	c->ndeps = 0;
+	c->child = NULL;
+	c->stands_for = n;
+	if (n->type == CU_GRAPH_NODE_TYPE_GRAPH)
+		c->type = CU_GRAPH_NODE_TYPE_EMPTY;
+	*idx = flat->n;
+	flat->nodes[flat->n++] = c;
+	return 0;
+}
+
+/*
+ * Appends g's live nodes to flat, each child graph node replaced by its
+ * graph's nodes ("The node executes an embedded child graph"), so that a
+ * child's first nodes wait for the child node's dependencies and what
+ * depends on the child node waits for the child's last nodes.
+ */
+static int flatten_into(struct CUgraph_st *flat, struct CUgraph_st *g, struct flat_part *out,
+			unsigned depth)
+{
+	struct flat_part *part = calloc(g->n ? g->n : 1, sizeof(*part));
+	unsigned char *needed = calloc(g->n ? g->n : 1, 1);
+	size_t i, d, r, e;
+	int err = -ENOMEM;
+
+	if (!part || !needed || depth > 64)
+		goto out;
+	for (i = 0; i < g->n; i++) {
+		struct CUgraphNode_st *n = g->nodes[i];
+		size_t live = 0, k, idx;
+
+		if (n->dead)
+			continue;
+		for (k = 0; n->child && k < n->child->n; k++)
+			live += !n->child->nodes[k]->dead;
+		if (live) {
+			err = flatten_into(flat, n->child, &part[i], depth + 1);
+			if (err)
+				goto out;
+			continue;
+		}
+		if (flat_append(flat, n, &idx) || idx_push(&part[i].roots, &part[i].nroots, idx) ||
+		    idx_push(&part[i].exits, &part[i].nexits, idx))
+			goto out;
+	}
+	for (i = 0; i < g->n; i++) {
+		struct CUgraphNode_st *n = g->nodes[i];
+
+		if (n->dead)
+			continue;
+		for (d = 0; d < n->ndeps; d++) {
+			needed[n->deps[d]] = 1;
+			for (r = 0; r < part[i].nroots; r++)
+				for (e = 0; e < part[n->deps[d]].nexits; e++)
+					if (dep_push(flat->nodes[part[i].roots[r]],
+						     part[n->deps[d]].exits[e]))
+						goto out;
+		}
+	}
+	for (i = 0; i < g->n; i++) {
+		if (g->nodes[i]->dead)
+			continue;
+		for (r = 0; !g->nodes[i]->ndeps && r < part[i].nroots; r++)
+			if (idx_push(&out->roots, &out->nroots, part[i].roots[r]))
+				goto out;
+		for (e = 0; !needed[i] && e < part[i].nexits; e++)
+			if (idx_push(&out->exits, &out->nexits, part[i].exits[e]))
+				goto out;
+	}
+	err = 0;
+out:
+	for (i = 0; part && i < g->n; i++) {
+		free(part[i].roots);
+		free(part[i].exits);
+	}
+	free(part);
+	free(needed);
+	return err;
+}
+
+/* g, or when it has child graph nodes a flattened copy of it (graph_unflatten releases it). */
+static struct CUgraph_st *graph_flatten(struct CUgraph_st *g, CUresult *err)
+{
+	struct flat_part top = { 0 };
+	struct CUgraph_st *flat;
+	size_t i;
+
+	for (i = 0; i < g->n; i++)
+		if (!g->nodes[i]->dead && g->nodes[i]->type == CU_GRAPH_NODE_TYPE_GRAPH)
+			break;
+	if (i == g->n)
+		return g;
+	*err = CUDA_ERROR_OUT_OF_MEMORY;
+	flat = calloc(1, sizeof(*flat));
+	if (!flat)
+		return NULL;
+	flat->id = g->id;
+	if (flatten_into(flat, g, &top, 0)) {
+		graph_free(flat);
+		flat = NULL;
+	}
+	free(top.roots);
+	free(top.exits);
+	return flat;
+}
+
+static void graph_unflatten(struct CUgraph_st *flat, struct CUgraph_st *g)
+{
+	if (flat != g)
+		graph_free(flat);
+}
+
+CUresult CUDAAPI cuGraphAddChildGraphNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+					  size_t ndeps, CUgraph child)
+{
+	DRV_ENTER(cuGraphAddChildGraphNode, NULL, NULL);
+
+	if (!child || child == g)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	NODE_ADD(CU_GRAPH_NODE_TYPE_GRAPH);
+	/* "The node executes an embedded child graph. The child graph is cloned in this call." */
+	n->child = graph_dup(child);
+	if (!n->child) {
+		g->n--;
+		node_free(n);
+		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+	}
+	DRV_RETURN(node_added(n, out));
+}
+
+CUresult CUDAAPI cuGraphChildGraphNodeGetGraph(CUgraphNode node, CUgraph *out)
+{
+	DRV_ENTER(cuGraphChildGraphNodeGetGraph, NULL, NULL);
+
+	NEED_CTX();
+	if (!node || !out || node->type != CU_GRAPH_NODE_TYPE_GRAPH || !node->child)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	/* "This call does not clone the graph. Changes to the graph will be reflected in the node, and the node retains ownership of the graph." */
+	*out = node->child;
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuGraphKernelNodeGetParams_v2(CUgraphNode node, CUDA_KERNEL_NODE_PARAMS *p)
+{
+	DRV_ENTER(cuGraphKernelNodeGetParams_v2, NULL, NULL);
+
+	NEED_CTX();
+	if (!node || !p || !node->graph || node->type != CU_GRAPH_NODE_TYPE_KERNEL)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	/* Kernel arguments are not simulated: kernelParams and extra come back NULL. */
+	*p = (CUDA_KERNEL_NODE_PARAMS){ .func = node->f,
+					.gridDimX = node->grid[0], .gridDimY = node->grid[1],
+					.gridDimZ = node->grid[2], .blockDimX = node->block[0],
+					.blockDimY = node->block[1], .blockDimZ = node->block[2],
+					.sharedMemBytes = node->shmem };
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuGraphKernelNodeSetParams_v2(CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS *p)
+{
+	DRV_ENTER(cuGraphKernelNodeSetParams_v2, NULL, p && p->func ? p->func->name : NULL);
+
+	NEED_CTX();
+	if (!node || !node->graph || node->type != CU_GRAPH_NODE_TYPE_KERNEL ||
+	    !kernel_params_ok(p))
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	/* "Sets the parameters of kernel node hNode to nodeParams": the graph's node, not an executable graph's. */
+	kernel_params_set(node, p);
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+static CUresult instantiate_with_params(CUgraphExec *out, CUgraph g,
+					CUDA_GRAPH_INSTANTIATE_PARAMS *p)
+{
+	CUresult r;
+
+	if (!p)
+		return CUDA_ERROR_INVALID_VALUE;
+	/* "In the event of an error, the result_out and hErrNode_out fields will contain more information about the nature of the error." */
+	p->hErrNode_out = NULL;
+	r = graph_instantiate(out, g, p->flags, &p->result_out);
+	/* With CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD "The upload will be performed using the stream provided in instantiateParams": nothing to upload here. */
+	return r;
+}
+
+CUresult CUDAAPI cuGraphInstantiateWithParams(CUgraphExec *out, CUgraph g,
+					      CUDA_GRAPH_INSTANTIATE_PARAMS *p)
+{
+	DRV_ENTER(cuGraphInstantiateWithParams, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(instantiate_with_params(out, g, p));
+}
+
+CUresult CUDAAPI cuGraphInstantiateWithParams_ptsz(CUgraphExec *out, CUgraph g,
+						   CUDA_GRAPH_INSTANTIATE_PARAMS *p)
+{
+	DRV_ENTER(cuGraphInstantiateWithParams_ptsz, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(instantiate_with_params(out, g, p));
 }
 
 uint64_t gpsim_graph_node_id(CUgraphNode n)

@@ -132,6 +132,12 @@ cudaError_t from_cu(CUresult r)
 	case CUDA_ERROR_NOT_READY: return cudaErrorNotReady;
 	case CUDA_ERROR_NOT_SUPPORTED: return cudaErrorNotSupported;
 	case CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED: return cudaErrorStreamCaptureUnsupported;
+	case CUDA_ERROR_STREAM_CAPTURE_INVALIDATED: return cudaErrorStreamCaptureInvalidated;
+	case CUDA_ERROR_STREAM_CAPTURE_UNMATCHED: return cudaErrorStreamCaptureUnmatched;
+	case CUDA_ERROR_STREAM_CAPTURE_UNJOINED: return cudaErrorStreamCaptureUnjoined;
+	case CUDA_ERROR_STREAM_CAPTURE_ISOLATION: return cudaErrorStreamCaptureIsolation;
+	case CUDA_ERROR_STREAM_CAPTURE_IMPLICIT: return cudaErrorStreamCaptureImplicit;
+	case CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD: return cudaErrorStreamCaptureWrongThread;
 	case CUDA_ERROR_ILLEGAL_STATE: return cudaErrorIllegalState;
 	case CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED: return cudaErrorHostMemoryAlreadyRegistered;
 	case CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED: return cudaErrorHostMemoryNotRegistered;
@@ -198,6 +204,25 @@ static struct CUkern_st *kern_by_host(const void *host_fun)
 			break;
 	pthread_mutex_unlock(&R.lock);
 	return k;
+}
+
+CUfunction rt_func_of(const void *host_fun)
+{
+	struct CUkern_st *k = kern_by_host(host_fun);
+
+	return k ? k->func : NULL;
+}
+
+const void *rt_host_fun_of(CUfunction f)
+{
+	struct CUkern_st *k;
+
+	pthread_mutex_lock(&R.lock);
+	for (k = R.kernels; k; k = k->next)
+		if (k->func == f)
+			break;
+	pthread_mutex_unlock(&R.lock);
+	return k ? k->host_fun : NULL;
 }
 
 #pragma GCC visibility push(default)
@@ -786,14 +811,14 @@ cudaError_t CUDARTAPI cudaEventRecord_ptsz(cudaEvent_t e, cudaStream_t s)
 cudaError_t CUDARTAPI cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsigned int flags)
 {
 	RT_ENTER(cudaEventRecordWithFlags_v11010, NULL, NULL);
-	RT_CU(cuEventRecord(e, s));
+	RT_CU(cuEventRecordWithFlags(e, s, flags));
 }
 
 cudaError_t CUDARTAPI cudaEventRecordWithFlags_ptsz(cudaEvent_t e, cudaStream_t s,
 						    unsigned int flags)
 {
 	RT_ENTER(cudaEventRecordWithFlags_ptsz_v11010, NULL, NULL);
-	RT_CU(cuEventRecord(e, pts(s)));
+	RT_CU(cuEventRecordWithFlags(e, pts(s), flags));
 }
 
 cudaError_t CUDARTAPI cudaEventSynchronize(cudaEvent_t e)
@@ -1353,6 +1378,18 @@ static const struct {
 	{ cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported" },
 	{ cudaErrorStreamCaptureUnsupported, "cudaErrorStreamCaptureUnsupported",
 	  "operation not permitted when stream is capturing" },
+	{ cudaErrorStreamCaptureInvalidated, "cudaErrorStreamCaptureInvalidated",
+	  "operation failed due to a previous error during capture" },
+	{ cudaErrorStreamCaptureUnmatched, "cudaErrorStreamCaptureUnmatched",
+	  "capture was not ended in the same stream as it began" },
+	{ cudaErrorStreamCaptureUnjoined, "cudaErrorStreamCaptureUnjoined",
+	  "capturing stream has unjoined work" },
+	{ cudaErrorStreamCaptureIsolation, "cudaErrorStreamCaptureIsolation",
+	  "dependency created on uncaptured work in another stream" },
+	{ cudaErrorStreamCaptureImplicit, "cudaErrorStreamCaptureImplicit",
+	  "operation would make the legacy stream depend on a capturing blocking stream" },
+	{ cudaErrorStreamCaptureWrongThread, "cudaErrorStreamCaptureWrongThread",
+	  "attempt to terminate a thread-local capture sequence from another thread" },
 	{ cudaErrorIllegalState, "cudaErrorIllegalState",
 	  "the operation cannot be performed in the present state" },
 	{ cudaErrorNoDevice, "cudaErrorNoDevice", "no CUDA-capable device is detected" },

@@ -13,6 +13,9 @@
 cudaError_t from_cu(CUresult r);
 /* Lazy initialization: cuInit (once) and the thread's context, before a call is traced. */
 void rt_init(void);
+/* The kernel an nvcc host stub launches, and the other way round; NULL if none registered. */
+CUfunction rt_func_of(const void *host_fun);
+const void *rt_host_fun_of(CUfunction f);
 /* Traces a runtime call's entry from beneath the runtime's own frames (sim_deep.h). */
 void rt_trace(struct gpsim_call *c, uint32_t cbid, const char *name, const void *params,
 	      const char *sym);

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Simulated libcudart.so.13: capture across streams, child graphs, node and instantiation
+ * parameters. */
+
+/*
+ * Each call is traced in the RUNTIME domain and does its work through the
+ * driver's call of the same meaning (sim_cuda.c), traced inside it. The
+ * runtime's capture, edge and instantiation types are the driver's with
+ * other names: the same layouts and values.
+ */
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include <stdint.h>
+
+#include "sim_internal.h"
+#include "sim_rt.h"
+
+_Static_assert(sizeof(cudaGraphEdgeData) == sizeof(CUgraphEdgeData), "edge data");
+_Static_assert(sizeof(cudaGraphInstantiateParams) == sizeof(CUDA_GRAPH_INSTANTIATE_PARAMS),
+	       "instantiate params");
+_Static_assert((int)cudaGraphInstantiateInvalidStructure ==
+		   (int)CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE,
+	       "instantiate result");
+_Static_assert((int)cudaStreamCaptureModeRelaxed == (int)CU_STREAM_CAPTURE_MODE_RELAXED,
+	       "capture mode");
+_Static_assert((int)cudaStreamCaptureStatusInvalidated == (int)CU_STREAM_CAPTURE_STATUS_INVALIDATED,
+	       "capture status");
+_Static_assert((int)cudaStreamSetCaptureDependencies == (int)CU_STREAM_SET_CAPTURE_DEPENDENCIES,
+	       "capture dependency flags");
+
+/* The per-thread-stream variants the headers only declare under CUDA_API_PER_THREAD_DEFAULT_STREAM.
+ */
+cudaError_t CUDARTAPI cudaStreamBeginCaptureToGraph_ptsz(cudaStream_t s, cudaGraph_t g,
+							 const cudaGraphNode_t *deps,
+							 const cudaGraphEdgeData *edges,
+							 size_t ndeps,
+							 enum cudaStreamCaptureMode mode);
+cudaError_t CUDARTAPI cudaStreamGetCaptureInfo_ptsz(cudaStream_t s,
+						    enum cudaStreamCaptureStatus *status,
+						    unsigned long long *id, cudaGraph_t *graph,
+						    const cudaGraphNode_t **deps,
+						    const cudaGraphEdgeData **edges, size_t *ndeps);
+cudaError_t CUDARTAPI cudaStreamUpdateCaptureDependencies_ptsz(cudaStream_t s,
+							       cudaGraphNode_t *deps,
+							       const cudaGraphEdgeData *edges,
+							       size_t n, unsigned int flags);
+cudaError_t CUDARTAPI cudaGraphInstantiateWithParams_ptsz(cudaGraphExec_t *x, cudaGraph_t g,
+							  cudaGraphInstantiateParams *p);
+
+static CUstream pts(cudaStream_t s)
+{
+	return s ? (CUstream)s : gpsim_stream_per_thread();
+}
+
+#pragma GCC visibility push(default)
+
+cudaError_t CUDARTAPI cudaStreamBeginCaptureToGraph(cudaStream_t s, cudaGraph_t g,
+						    const cudaGraphNode_t *deps,
+						    const cudaGraphEdgeData *edges, size_t ndeps,
+						    enum cudaStreamCaptureMode mode)
+{
+	RT_ENTER(cudaStreamBeginCaptureToGraph_v12030, NULL, NULL);
+	RT_CU(cuStreamBeginCaptureToGraph(s, g, deps, (const CUgraphEdgeData *)edges, ndeps,
+					  (CUstreamCaptureMode)mode));
+}
+
+cudaError_t CUDARTAPI cudaStreamBeginCaptureToGraph_ptsz(cudaStream_t s, cudaGraph_t g,
+							 const cudaGraphNode_t *deps,
+							 const cudaGraphEdgeData *edges,
+							 size_t ndeps,
+							 enum cudaStreamCaptureMode mode)
+{
+	RT_ENTER(cudaStreamBeginCaptureToGraph_ptsz_v12030, NULL, NULL);
+	RT_CU(cuStreamBeginCaptureToGraph(pts(s), g, deps, (const CUgraphEdgeData *)edges, ndeps,
+					  (CUstreamCaptureMode)mode));
+}
+
+cudaError_t CUDARTAPI cudaStreamGetCaptureInfo(cudaStream_t s, enum cudaStreamCaptureStatus *status,
+					       unsigned long long *id, cudaGraph_t *graph,
+					       const cudaGraphNode_t **deps,
+					       const cudaGraphEdgeData **edges, size_t *ndeps)
+{
+	RT_ENTER(cudaStreamGetCaptureInfo_v12030, NULL, NULL);
+	RT_CU(cuStreamGetCaptureInfo_v3(s, (CUstreamCaptureStatus *)status, (cuuint64_t *)id, graph,
+					deps, (const CUgraphEdgeData **)edges, ndeps));
+}
+
+cudaError_t CUDARTAPI cudaStreamGetCaptureInfo_ptsz(cudaStream_t s,
+						    enum cudaStreamCaptureStatus *status,
+						    unsigned long long *id, cudaGraph_t *graph,
+						    const cudaGraphNode_t **deps,
+						    const cudaGraphEdgeData **edges, size_t *ndeps)
+{
+	RT_ENTER(cudaStreamGetCaptureInfo_ptsz_v12030, NULL, NULL);
+	RT_CU(cuStreamGetCaptureInfo_v3(pts(s), (CUstreamCaptureStatus *)status, (cuuint64_t *)id,
+					graph, deps, (const CUgraphEdgeData **)edges, ndeps));
+}
+
+cudaError_t CUDARTAPI cudaStreamUpdateCaptureDependencies(cudaStream_t s, cudaGraphNode_t *deps,
+							  const cudaGraphEdgeData *edges, size_t n,
+							  unsigned int flags)
+{
+	RT_ENTER(cudaStreamUpdateCaptureDependencies_v12030, NULL, NULL);
+	RT_CU(cuStreamUpdateCaptureDependencies_v2(s, deps, (const CUgraphEdgeData *)edges, n,
+						   flags));
+}
+
+cudaError_t CUDARTAPI cudaStreamUpdateCaptureDependencies_ptsz(cudaStream_t s,
+							       cudaGraphNode_t *deps,
+							       const cudaGraphEdgeData *edges,
+							       size_t n, unsigned int flags)
+{
+	RT_ENTER(cudaStreamUpdateCaptureDependencies_ptsz_v12030, NULL, NULL);
+	RT_CU(cuStreamUpdateCaptureDependencies_v2(pts(s), deps, (const CUgraphEdgeData *)edges, n,
+						   flags));
+}
+
+cudaError_t CUDARTAPI cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)
+{
+	RT_ENTER(cudaThreadExchangeStreamCaptureMode_v10010, NULL, NULL);
+	RT_CU(cuThreadExchangeStreamCaptureMode((CUstreamCaptureMode *)mode));
+}
+
+cudaError_t CUDARTAPI cudaGraphAddChildGraphNode(cudaGraphNode_t *out, cudaGraph_t g,
+						 const cudaGraphNode_t *deps, size_t ndeps,
+						 cudaGraph_t child)
+{
+	RT_ENTER(cudaGraphAddChildGraphNode_v10000, NULL, NULL);
+	RT_CU(cuGraphAddChildGraphNode(out, g, deps, ndeps, child));
+}
+
+cudaError_t CUDARTAPI cudaGraphChildGraphNodeGetGraph(cudaGraphNode_t node, cudaGraph_t *out)
+{
+	RT_ENTER(cudaGraphChildGraphNodeGetGraph_v10000, NULL, NULL);
+	RT_CU(cuGraphChildGraphNodeGetGraph(node, out));
+}
+
+cudaError_t CUDARTAPI cudaGraphKernelNodeGetParams(cudaGraphNode_t node,
+						   struct cudaKernelNodeParams *p)
+{
+	CUDA_KERNEL_NODE_PARAMS d;
+	CUresult r;
+	RT_ENTER(cudaGraphKernelNodeGetParams_v10000, NULL, NULL);
+
+	if (!p)
+		RT_RETURN(cudaErrorInvalidValue);
+	r = cuGraphKernelNodeGetParams(node, &d);
+	if (r != CUDA_SUCCESS)
+		RT_CU(r);
+	/* The runtime names a kernel by its host stub, as cudaGraphAddKernelNode took it. */
+	*p = (struct cudaKernelNodeParams){.func = (void *)(uintptr_t)rt_host_fun_of(d.func),
+					   .gridDim = {d.gridDimX, d.gridDimY, d.gridDimZ},
+					   .blockDim = {d.blockDimX, d.blockDimY, d.blockDimZ},
+					   .sharedMemBytes = d.sharedMemBytes,
+					   .kernelParams = d.kernelParams,
+					   .extra = d.extra};
+	RT_RETURN(cudaSuccess);
+}
+
+cudaError_t CUDARTAPI cudaGraphKernelNodeSetParams(cudaGraphNode_t node,
+						   const struct cudaKernelNodeParams *p)
+{
+	CUfunction f = p ? rt_func_of(p->func) : NULL;
+	CUDA_KERNEL_NODE_PARAMS d;
+	RT_ENTER(cudaGraphKernelNodeSetParams_v10000, NULL, f ? gpsim_func_name(f) : NULL);
+
+	if (!f)
+		RT_RETURN(p ? cudaErrorInvalidDeviceFunction : cudaErrorInvalidValue);
+	d = (CUDA_KERNEL_NODE_PARAMS){.func = f,
+				      .gridDimX = p->gridDim.x,
+				      .gridDimY = p->gridDim.y,
+				      .gridDimZ = p->gridDim.z,
+				      .blockDimX = p->blockDim.x,
+				      .blockDimY = p->blockDim.y,
+				      .blockDimZ = p->blockDim.z,
+				      .sharedMemBytes = p->sharedMemBytes,
+				      .kernelParams = p->kernelParams,
+				      .extra = p->extra};
+	RT_CU(cuGraphKernelNodeSetParams(node, &d));
+}
+
+cudaError_t CUDARTAPI cudaGraphInstantiateWithParams(cudaGraphExec_t *x, cudaGraph_t g,
+						     cudaGraphInstantiateParams *p)
+{
+	RT_ENTER(cudaGraphInstantiateWithParams_v12000, NULL, NULL);
+	RT_CU(cuGraphInstantiateWithParams(x, g, (CUDA_GRAPH_INSTANTIATE_PARAMS *)p));
+}
+
+cudaError_t CUDARTAPI cudaGraphInstantiateWithParams_ptsz(cudaGraphExec_t *x, cudaGraph_t g,
+							  cudaGraphInstantiateParams *p)
+{
+	RT_ENTER(cudaGraphInstantiateWithParams_ptsz_v12000, NULL, NULL);
+	RT_CU(cuGraphInstantiateWithParams(x, g, (CUDA_GRAPH_INSTANTIATE_PARAMS *)p));
+}
+
+#pragma GCC visibility pop

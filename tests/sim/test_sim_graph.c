@@ -1,0 +1,721 @@
+// SPDX-License-Identifier: Apache-2.0
+/* The simulator's capture across streams, child graphs and node parameters, against the CUDA
+ * headers. */
+
+/*
+ * Each test quotes (DOC) the sentence of cuda.h / cuda_runtime_api.h (or
+ * of cupti_activity.h for what the records carry) it checks. Kernel
+ * durations are fixed by GPUPERF_SIM_KERNEL_NS before the first CUDA call,
+ * so the order of work on the simulated device can be asserted exactly.
+ */
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <cupti.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* nvcc-generated host code calls these; C test code registers kernels by hand. */
+void **__cudaRegisterFatBinary(void *fatCubin);
+void __cudaRegisterFatBinaryEnd(void **handle);
+void __cudaRegisterFunction(void **handle, const char *hostFun, char *deviceFun,
+			    const char *deviceName, int thread_limit, uint3 *tid, uint3 *bid,
+			    dim3 *bDim, dim3 *gDim, int *wSize);
+
+#define DOC(s)	    static const char doc_sentence[] __attribute__((unused)) = s
+#define KERNEL_A    "_Z7kernelAPf"
+#define KERNEL_B    "_Z7kernelBPf"
+#define KERNEL_A_NS 50000ULL
+#define KERNEL_B_NS 80000ULL
+
+/* Stand-ins for host stubs: only their addresses matter. */
+static const char stub_a, stub_b;
+
+#define MAX_RECS 1024
+#define REC_SIZE 512
+#define MAX_RES	 512
+
+static struct {
+	pthread_mutex_t lock;
+	unsigned char recs[MAX_RECS][REC_SIZE];
+	size_t nrecs;
+	/* resource-domain graph callbacks */
+	struct {
+		CUpti_CallbackId cbid;
+		uint64_t node, orig;
+		CUgraphExec exec;
+	} res[MAX_RES];
+	size_t nres;
+} G = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void CUPTIAPI buf_requested(uint8_t **buffer, size_t *size, size_t *max)
+{
+	*max = 0;
+	*size = 1 << 20;
+	*buffer = aligned_alloc(8, *size);
+}
+
+static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
+				   size_t valid)
+{
+	CUpti_Activity *r = NULL;
+
+	pthread_mutex_lock(&G.lock);
+	while (cuptiActivityGetNextRecord(buffer, valid, &r) == CUPTI_SUCCESS) {
+		size_t n = valid - (size_t)((uint8_t *)r - buffer);
+
+		if (G.nrecs < MAX_RECS)
+			memcpy(G.recs[G.nrecs++], r, n < REC_SIZE ? n : REC_SIZE);
+	}
+	pthread_mutex_unlock(&G.lock);
+	free(buffer);
+}
+
+static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+				 const void *data)
+{
+	const CUpti_ResourceData *rd = data;
+	const CUpti_GraphData *gd;
+
+	if (domain != CUPTI_CB_DOMAIN_RESOURCE || cbid < CUPTI_CBID_RESOURCE_GRAPH_CREATED ||
+	    cbid > CUPTI_CBID_RESOURCE_GRAPH_NODE_SET_PARAMS)
+		return;
+	gd = rd->resourceDescriptor;
+	pthread_mutex_lock(&G.lock);
+	if (G.nres < MAX_RES) {
+		G.res[G.nres].cbid = cbid;
+		G.res[G.nres].node = G.res[G.nres].orig = 0;
+		if (gd->node)
+			cuptiGetGraphNodeId(gd->node, &G.res[G.nres].node);
+		if (gd->originalNode)
+			cuptiGetGraphNodeId(gd->originalNode, &G.res[G.nres].orig);
+		G.res[G.nres].exec = gd->graphExec;
+		G.nres++;
+	}
+	pthread_mutex_unlock(&G.lock);
+}
+
+static CUpti_SubscriberHandle start(void)
+{
+	static const CUpti_ActivityKind kinds[] = {CUPTI_ACTIVITY_KIND_RUNTIME,
+						   CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+						   CUPTI_ACTIVITY_KIND_MEMSET};
+	CUpti_SubscriberHandle sub;
+	size_t i;
+
+	G.nrecs = G.nres = 0;
+	assert_int_equal(cuptiSubscribe(&sub, on_callback, NULL), CUPTI_SUCCESS);
+	assert_int_equal(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RESOURCE), CUPTI_SUCCESS);
+	assert_int_equal(cuptiActivityRegisterCallbacks(buf_requested, buf_completed),
+			 CUPTI_SUCCESS);
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		assert_int_equal(cuptiActivityEnable(kinds[i]), CUPTI_SUCCESS);
+	return sub;
+}
+
+static void stop(CUpti_SubscriberHandle sub)
+{
+	assert_int_equal(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), CUPTI_SUCCESS);
+	assert_int_equal(cuptiUnsubscribe(sub), CUPTI_SUCCESS);
+}
+
+static int teardown(void **state)
+{
+	cuptiFinalize();
+	return 0;
+}
+
+static const unsigned char *find_rec(CUpti_ActivityKind kind, size_t nth)
+{
+	size_t i;
+
+	for (i = 0; i < G.nrecs; i++) {
+		CUpti_Activity a;
+
+		memcpy(&a, G.recs[i], sizeof(a));
+		if (a.kind == kind && nth-- == 0)
+			return G.recs[i];
+	}
+	return NULL;
+}
+
+static size_t count_rec(CUpti_ActivityKind kind)
+{
+	size_t n = 0;
+
+	while (find_rec(kind, n))
+		n++;
+	return n;
+}
+
+static const CUpti_ActivityKernel10 *kernel_by_node(uint64_t node, size_t nth)
+{
+	const CUpti_ActivityKernel10 *k;
+	size_t i;
+
+	for (i = 0; (k = (const void *)find_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, i)); i++)
+		if (k->graphNodeId == node && nth-- == 0)
+			return k;
+	return NULL;
+}
+
+static const CUpti_ActivityAPI *api_by_cbid(CUpti_CallbackId cbid, size_t nth)
+{
+	const CUpti_ActivityAPI *a;
+	size_t i;
+
+	for (i = 0; (a = (const void *)find_rec(CUPTI_ACTIVITY_KIND_RUNTIME, i)); i++)
+		if (a->cbid == cbid && nth-- == 0)
+			return a;
+	return NULL;
+}
+
+/* The id of the executable graph x's clone of node orig (GRAPHNODE_CLONED at instantiation). */
+static uint64_t clone_of(uint64_t orig, CUgraphExec x)
+{
+	size_t i;
+
+	for (i = 0; i < G.nres; i++)
+		if (G.res[i].cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED &&
+		    G.res[i].orig == orig && G.res[i].exec == x)
+			return G.res[i].node;
+	return 0;
+}
+
+static uint64_t node_id(cudaGraphNode_t n)
+{
+	uint64_t id = 0;
+
+	assert_int_equal(cuptiGetGraphNodeId(n, &id), CUPTI_SUCCESS);
+	return id;
+}
+
+static void launch(const char *stub, cudaStream_t s)
+{
+	float *arg = NULL;
+	void *args[] = {&arg};
+
+	assert_int_equal(cudaLaunchKernel(stub, (dim3){4, 1, 1}, (dim3){128, 1, 1}, args, 0, s),
+			 cudaSuccess);
+}
+
+static int has_node(const cudaGraphNode_t *nodes, size_t n, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (node_id(nodes[i]) == id)
+			return 1;
+	return 0;
+}
+
+/* The node id of the last node captured on s (its only capture dependency). */
+static uint64_t last_captured(cudaStream_t s)
+{
+	enum cudaStreamCaptureStatus st;
+	const cudaGraphNode_t *deps = NULL;
+	size_t n = 0;
+
+	assert_int_equal(cudaStreamGetCaptureInfo(s, &st, NULL, NULL, &deps, NULL, &n),
+			 cudaSuccess);
+	assert_int_equal(st, cudaStreamCaptureStatusActive);
+	assert_int_equal(n, 1);
+	return node_id(deps[0]);
+}
+
+static void test_capture_across_streams(void **state)
+{
+	DOC("The next node to be captured in the stream will depend on this set of nodes, absent "
+	    "operations such as event wait which modify this set.");
+	enum cudaStreamCaptureStatus st;
+	const cudaGraphNode_t *deps = NULL;
+	const CUpti_ActivityKernel10 *k_first, *k_b1, *k_b2, *k_last;
+	const CUpti_ActivityAPI *gl;
+	unsigned long long id0 = 0, id1 = 0;
+	uint64_t n_first, n_b1, n_b2, n_last;
+	cudaStream_t s0, s1, s2;
+	cudaEvent_t fork, j1, j2;
+	cudaGraph_t g, got = NULL;
+	cudaGraphExec_t x;
+	size_t ndeps = 0;
+	CUpti_SubscriberHandle sub = start();
+
+	assert_int_equal(cudaStreamCreate(&s0), cudaSuccess);
+	assert_int_equal(cudaStreamCreate(&s1), cudaSuccess);
+	assert_int_equal(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking), cudaSuccess);
+	assert_int_equal(cudaEventCreate(&fork), cudaSuccess);
+	assert_int_equal(cudaEventCreate(&j1), cudaSuccess);
+	assert_int_equal(cudaEventCreate(&j2), cudaSuccess);
+
+	/* A on s0, forked to B on s1 and B on s2, joined back into A on s0. */
+	assert_int_equal(cudaStreamBeginCapture(s0, cudaStreamCaptureModeGlobal), cudaSuccess);
+	launch(&stub_a, s0);
+	n_first = last_captured(s0);
+	assert_int_equal(cudaEventRecord(fork, s0), cudaSuccess);
+	assert_int_equal(cudaStreamIsCapturing(s1, &st), cudaSuccess);
+	assert_int_equal(st, cudaStreamCaptureStatusNone);
+	assert_int_equal(cudaStreamWaitEvent(s1, fork, 0), cudaSuccess);
+	assert_int_equal(cudaStreamWaitEvent(s2, fork, 0), cudaSuccess);
+	/* The streams joined the capture sequence: the same id, and A is what they depend on. */
+	assert_int_equal(cudaStreamIsCapturing(s1, &st), cudaSuccess);
+	assert_int_equal(st, cudaStreamCaptureStatusActive);
+	assert_int_equal(cudaStreamGetCaptureInfo(s0, &st, &id0, &got, NULL, NULL, NULL),
+			 cudaSuccess);
+	assert_int_equal(cudaStreamGetCaptureInfo(s1, &st, &id1, NULL, NULL, NULL, NULL),
+			 cudaSuccess);
+	assert_int_not_equal(id0, 0);
+	assert_int_equal(id0, id1);
+	assert_int_equal(last_captured(s2), n_first);
+	/* "If edgeData_out is non-NULL then dependencies_out must be as well." */
+	assert_int_equal(cudaStreamGetCaptureInfo(s1, &st, NULL, NULL, NULL,
+						  (const cudaGraphEdgeData **)&deps, NULL),
+			 cudaErrorInvalidValue);
+	launch(&stub_b, s1);
+	n_b1 = last_captured(s1);
+	launch(&stub_b, s2);
+	n_b2 = last_captured(s2);
+	assert_int_equal(cudaEventRecord(j1, s1), cudaSuccess);
+	assert_int_equal(cudaEventRecord(j2, s2), cudaSuccess);
+	assert_int_equal(cudaStreamWaitEvent(s0, j1, 0), cudaSuccess);
+	assert_int_equal(cudaStreamWaitEvent(s0, j2, 0), cudaSuccess);
+	assert_int_equal(cudaStreamGetCaptureInfo(s0, &st, NULL, NULL, &deps, NULL, &ndeps),
+			 cudaSuccess);
+	/* Both branches' last nodes are among what the joining node depends on. */
+	assert_true(ndeps >= 2);
+	assert_true(has_node(deps, ndeps, n_b1) && has_node(deps, ndeps, n_b2));
+	launch(&stub_a, s0);
+	n_last = last_captured(s0);
+	/* "Capture must be ended on the same stream in which it was initiated" */
+	assert_int_equal(cudaStreamEndCapture(s1, &g), cudaErrorStreamCaptureUnmatched);
+	assert_int_equal(cudaStreamEndCapture(s0, &g), cudaSuccess);
+	assert_ptr_equal(g, got);
+	assert_int_equal(cudaStreamIsCapturing(s1, &st), cudaSuccess);
+	assert_int_equal(st, cudaStreamCaptureStatusNone);
+	assert_int_equal(cudaStreamIsCapturing(s2, &st), cudaSuccess);
+	assert_int_equal(st, cudaStreamCaptureStatusNone);
+
+	assert_int_equal(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+	assert_int_equal(cudaGraphLaunch(x, s0), cudaSuccess);
+	assert_int_equal(cudaStreamSynchronize(s0), cudaSuccess);
+	stop(sub);
+
+	/* Captured, nothing ran; launched, each node ran once with its node's id. */
+	assert_int_equal(count_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 4);
+	k_first = kernel_by_node(clone_of(n_first, x), 0);
+	k_b1 = kernel_by_node(clone_of(n_b1, x), 0);
+	k_b2 = kernel_by_node(clone_of(n_b2, x), 0);
+	k_last = kernel_by_node(clone_of(n_last, x), 0);
+	assert_true(k_first && k_b1 && k_b2 && k_last);
+	gl = api_by_cbid(CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, 0);
+	assert_non_null(gl);
+	assert_int_equal(k_b1->correlationId, gl->correlationId);
+	assert_int_equal(k_b2->correlationId, gl->correlationId);
+	assert_int_equal(k_b1->graphId, k_first->graphId);
+	/* The fork: both branches after A, side by side; the join: the last A after both. */
+	assert_true(k_b1->start >= k_first->end && k_b2->start >= k_first->end);
+	assert_true(k_b1->start < k_b2->end && k_b2->start < k_b1->end);
+	assert_true(k_last->start >= k_b1->end && k_last->start >= k_b2->end);
+	assert_int_equal(k_b1->end - k_b1->start, KERNEL_B_NS);
+
+	assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
+	assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+	assert_int_equal(cudaEventDestroy(fork), cudaSuccess);
+	assert_int_equal(cudaEventDestroy(j1), cudaSuccess);
+	assert_int_equal(cudaEventDestroy(j2), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s0), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s1), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s2), cudaSuccess);
+}
+
+static void test_capture_errors(void **state)
+{
+	DOC("CUDA_ERROR_STREAM_CAPTURE_UNJOINED: This error indicates that the capture sequence "
+	    "contains a fork that was not joined to the primary stream.");
+	enum cudaStreamCaptureStatus st;
+	cudaStream_t s0, s1;
+	cudaEvent_t fork, outside;
+	cudaGraph_t g = (cudaGraph_t)1;
+
+	assert_int_equal(cudaStreamCreate(&s0), cudaSuccess);
+	assert_int_equal(cudaStreamCreate(&s1), cudaSuccess);
+	assert_int_equal(cudaEventCreate(&fork), cudaSuccess);
+	assert_int_equal(cudaEventCreate(&outside), cudaSuccess);
+
+	/* A fork with work never joined: no graph, and every stream leaves capture mode. */
+	assert_int_equal(cudaStreamBeginCapture(s0, cudaStreamCaptureModeGlobal), cudaSuccess);
+	launch(&stub_a, s0);
+	assert_int_equal(cudaEventRecord(fork, s0), cudaSuccess);
+	assert_int_equal(cudaStreamWaitEvent(s1, fork, 0), cudaSuccess);
+	launch(&stub_b, s1);
+	assert_int_equal(cudaStreamEndCapture(s0, &g), cudaErrorStreamCaptureUnjoined);
+	assert_null(g);
+	assert_int_equal(cudaStreamIsCapturing(s1, &st), cudaSuccess);
+	assert_int_equal(st, cudaStreamCaptureStatusNone);
+
+	/* "It is invalid to synchronize or query the execution status of a stream which is being
+	 * captured" */
+	assert_int_equal(cudaStreamBeginCapture(s0, cudaStreamCaptureModeGlobal), cudaSuccess);
+	assert_int_equal(cudaStreamSynchronize(s0), cudaErrorStreamCaptureUnsupported);
+	/* "CU_STREAM_CAPTURE_STATUS_INVALIDATED: The stream was capturing but an error has
+	 * invalidated the capture sequence." */
+	assert_int_equal(cudaStreamIsCapturing(s0, &st), cudaSuccess);
+	assert_int_equal(st, cudaStreamCaptureStatusInvalidated);
+	/* "If capture was invalidated, due to a violation of the rules of stream capture, then a
+	 * NULL graph will be returned." */
+	g = (cudaGraph_t)1;
+	assert_int_equal(cudaStreamEndCapture(s0, &g), cudaErrorStreamCaptureInvalidated);
+	assert_null(g);
+
+	/* Waiting for work outside the capture (no cudaEventWaitExternal) isolates it. */
+	assert_int_equal(cudaEventRecord(outside, s1), cudaSuccess);
+	assert_int_equal(cudaStreamBeginCapture(s0, cudaStreamCaptureModeGlobal), cudaSuccess);
+	assert_int_equal(cudaStreamWaitEvent(s0, outside, 0), cudaErrorStreamCaptureIsolation);
+	assert_int_equal(cudaStreamEndCapture(s0, &g), cudaErrorStreamCaptureInvalidated);
+	/* "Capture may not be initiated if stream is CU_STREAM_LEGACY." */
+	assert_int_not_equal(cudaStreamBeginCapture(NULL, cudaStreamCaptureModeGlobal),
+			     cudaSuccess);
+	/* "while a blocking stream in the same context is capturing, it will return
+	 * CUDA_ERROR_STREAM_CAPTURE_IMPLICIT" */
+	assert_int_equal(cudaStreamBeginCapture(s0, cudaStreamCaptureModeGlobal), cudaSuccess);
+	assert_int_equal(cudaStreamIsCapturing(NULL, &st), cudaErrorStreamCaptureImplicit);
+	assert_int_equal(cudaStreamEndCapture(s0, &g), cudaSuccess);
+	assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+	/* "Returns CUDA_ERROR_ILLEGAL_STATE if the stream is not capturing." */
+	assert_int_equal(cudaStreamUpdateCaptureDependencies(s0, NULL, NULL, 0, 0),
+			 cudaErrorIllegalState);
+
+	assert_int_equal(cudaEventDestroy(fork), cudaSuccess);
+	assert_int_equal(cudaEventDestroy(outside), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s0), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s1), cudaSuccess);
+}
+
+struct other_capture {
+	cudaStream_t s;
+	enum cudaStreamCaptureMode mode;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int begun, done;
+};
+
+static void *capture_elsewhere(void *arg)
+{
+	struct other_capture *o = arg;
+	cudaGraph_t g;
+
+	assert_int_equal(cudaStreamBeginCapture(o->s, o->mode), cudaSuccess);
+	pthread_mutex_lock(&o->lock);
+	o->begun = 1;
+	pthread_cond_broadcast(&o->cond);
+	while (!o->done)
+		pthread_cond_wait(&o->cond, &o->lock);
+	pthread_mutex_unlock(&o->lock);
+	cudaStreamEndCapture(o->s, &g);
+	if (g)
+		cudaGraphDestroy(g);
+	return NULL;
+}
+
+static void test_capture_modes(void **state)
+{
+	DOC("CU_STREAM_CAPTURE_MODE_GLOBAL: This is the default mode. If the local thread has an "
+	    "ongoing capture sequence that was not initiated with CU_STREAM_CAPTURE_MODE_RELAXED "
+	    "at "
+	    "cuStreamBeginCapture, or if any other thread has a concurrent capture sequence "
+	    "initiated with CU_STREAM_CAPTURE_MODE_GLOBAL, this thread is prohibited from "
+	    "potentially unsafe API calls.");
+	struct other_capture o = {.mode = cudaStreamCaptureModeGlobal,
+				  .lock = PTHREAD_MUTEX_INITIALIZER,
+				  .cond = PTHREAD_COND_INITIALIZER};
+	enum cudaStreamCaptureMode mode;
+	cudaStream_t s;
+	cudaGraph_t g;
+	pthread_t t;
+	void *p = NULL;
+
+	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+	assert_int_equal(cudaStreamCreate(&o.s), cudaSuccess);
+	/* Own capture, global: cudaMalloc is refused and the capture is invalidated. */
+	assert_int_equal(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+	assert_int_equal(cudaMalloc(&p, 64), cudaErrorStreamCaptureUnsupported);
+	assert_int_equal(cudaStreamEndCapture(s, &g), cudaErrorStreamCaptureInvalidated);
+	/* Relaxed: "The local thread is not prohibited from potentially unsafe API calls." */
+	assert_int_equal(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed), cudaSuccess);
+	assert_int_equal(cudaMalloc(&p, 64), cudaSuccess);
+	assert_int_equal(cudaFree(p), cudaSuccess);
+	assert_int_equal(cudaStreamEndCapture(s, &g), cudaSuccess);
+	assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+
+	/* Another thread's global capture: prohibited in global mode, not in thread-local mode. */
+	assert_int_equal(pthread_create(&t, NULL, capture_elsewhere, &o), 0);
+	pthread_mutex_lock(&o.lock);
+	while (!o.begun)
+		pthread_cond_wait(&o.cond, &o.lock);
+	pthread_mutex_unlock(&o.lock);
+	assert_int_equal(cudaMalloc(&p, 64), cudaErrorStreamCaptureUnsupported);
+	mode = cudaStreamCaptureModeThreadLocal;
+	/* "Sets the calling thread's stream capture interaction mode to the value contained in
+	 * *mode, and overwrites *mode with the previous mode for the thread." */
+	assert_int_equal(cudaThreadExchangeStreamCaptureMode(&mode), cudaSuccess);
+	assert_int_equal(mode, cudaStreamCaptureModeGlobal);
+	assert_int_equal(cudaMalloc(&p, 64), cudaSuccess);
+	assert_int_equal(cudaFree(p), cudaSuccess);
+	assert_int_equal(cudaThreadExchangeStreamCaptureMode(&mode), cudaSuccess);
+	assert_int_equal(mode, cudaStreamCaptureModeThreadLocal);
+	pthread_mutex_lock(&o.lock);
+	o.done = 1;
+	pthread_cond_broadcast(&o.cond);
+	pthread_mutex_unlock(&o.lock);
+	pthread_join(t, NULL);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(o.s), cudaSuccess);
+}
+
+static void test_capture_to_graph(void **state)
+{
+	DOC("Begin graph capture on hStream, placing new nodes into an existing graph.");
+	struct cudaKernelNodeParams kp = {
+	    .func = (void *)&stub_b, .gridDim = {4, 1, 1}, .blockDim = {128, 1, 1}};
+	const CUpti_ActivityKernel10 *kb, *ka, *ka2;
+	cudaGraphNode_t nb, nodes[4];
+	cudaGraph_t g, got = NULL;
+	cudaGraphExec_t x;
+	cudaStream_t s;
+	uint64_t n_a, n_a2;
+	size_t num = 4;
+	CUpti_SubscriberHandle sub = start();
+
+	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+	assert_int_equal(cudaGraphCreate(&g, 0), cudaSuccess);
+	assert_int_equal(cudaGraphAddKernelNode(&nb, g, NULL, 0, &kp), cudaSuccess);
+	/* "dependencies - Dependencies of the first node captured in the stream." */
+	assert_int_equal(
+	    cudaStreamBeginCaptureToGraph(s, g, &nb, NULL, 1, cudaStreamCaptureModeGlobal),
+	    cudaSuccess);
+	launch(&stub_a, s);
+	n_a = last_captured(s);
+	/* CU_STREAM_SET_CAPTURE_DEPENDENCIES: the next node depends on nothing captured so far. */
+	assert_int_equal(
+	    cudaStreamUpdateCaptureDependencies(s, NULL, NULL, 0, cudaStreamSetCaptureDependencies),
+	    cudaSuccess);
+	launch(&stub_a, s);
+	n_a2 = last_captured(s);
+	assert_int_equal(cudaStreamEndCapture(s, &got), cudaSuccess);
+	assert_ptr_equal(got, g);
+	assert_int_equal(cudaGraphGetNodes(g, nodes, &num), cudaSuccess);
+	assert_int_equal(num, 3);
+
+	assert_int_equal(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+	assert_int_equal(cudaGraphLaunch(x, s), cudaSuccess);
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	stop(sub);
+	kb = kernel_by_node(clone_of(node_id(nb), x), 0);
+	ka = kernel_by_node(clone_of(n_a, x), 0);
+	ka2 = kernel_by_node(clone_of(n_a2, x), 0);
+	assert_true(kb && ka && ka2);
+	assert_true(ka->start >= kb->end);
+	assert_true(ka2->start < kb->end); /* no dependency: beside B */
+	assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
+	assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+}
+
+static void test_child_graph(void **state)
+{
+	DOC("Creates a new node which executes an embedded graph, and adds it to graph with "
+	    "numDependencies dependencies specified via pDependencies. [...] The node executes an "
+	    "embedded child graph. The child graph is cloned in this call.");
+	struct cudaKernelNodeParams kp = {
+	    .func = (void *)&stub_a, .gridDim = {4, 1, 1}, .blockDim = {128, 1, 1}};
+	struct cudaMemsetParams ms = {.value = 1, .elementSize = 1, .width = 256, .height = 1};
+	const CUpti_ActivityKernel10 *k_ca, *k_cb, *k_after;
+	const CUpti_ActivityMemset4 *set;
+	cudaGraphNode_t c_a, c_b, extra, n_set, n_child, n_after, inner[4];
+	cudaGraph_t child, parent, embedded;
+	cudaGraphExec_t x;
+	cudaStream_t s;
+	uint32_t gid = 0;
+	size_t num = 4;
+	void *dev = NULL;
+	CUpti_SubscriberHandle sub = start();
+
+	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+	assert_int_equal(cudaMalloc(&dev, 256), cudaSuccess);
+	/* child: A -> B */
+	assert_int_equal(cudaGraphCreate(&child, 0), cudaSuccess);
+	assert_int_equal(cudaGraphAddKernelNode(&c_a, child, NULL, 0, &kp), cudaSuccess);
+	kp.func = (void *)&stub_b;
+	assert_int_equal(cudaGraphAddKernelNode(&c_b, child, &c_a, 1, &kp), cudaSuccess);
+	/* parent: memset -> child -> A */
+	assert_int_equal(cudaGraphCreate(&parent, 0), cudaSuccess);
+	ms.dst = dev;
+	assert_int_equal(cudaGraphAddMemsetNode(&n_set, parent, NULL, 0, &ms), cudaSuccess);
+	assert_int_equal(cudaGraphAddChildGraphNode(&n_child, parent, &n_set, 1, child),
+			 cudaSuccess);
+	kp.func = (void *)&stub_a;
+	assert_int_equal(cudaGraphAddKernelNode(&n_after, parent, &n_child, 1, &kp), cudaSuccess);
+	/* Cloned: a node added to the child afterwards is not in the parent. */
+	assert_int_equal(cudaGraphAddKernelNode(&extra, child, &c_b, 1, &kp), cudaSuccess);
+	/* "This call does not clone the graph." */
+	assert_int_equal(cudaGraphChildGraphNodeGetGraph(n_child, &embedded), cudaSuccess);
+	assert_ptr_not_equal(embedded, child);
+	assert_int_equal(cudaGraphGetNodes(embedded, inner, &num), cudaSuccess);
+	assert_int_equal(num, 2);
+	assert_int_equal(cudaGraphChildGraphNodeGetGraph(n_after, &embedded),
+			 cudaErrorInvalidValue);
+	assert_int_equal(cuptiGetGraphId(parent, &gid), CUPTI_SUCCESS);
+
+	assert_int_equal(cudaGraphInstantiate(&x, parent, 0), cudaSuccess);
+	/* The inner nodes are instantiated like the parent's own: a clone each, reported. */
+	assert_int_not_equal(clone_of(node_id(inner[0]), x), 0);
+	assert_int_not_equal(clone_of(node_id(inner[1]), x), 0);
+	assert_int_equal(cudaGraphLaunch(x, s), cudaSuccess);
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	stop(sub);
+
+	assert_int_equal(count_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 3);
+	k_ca = kernel_by_node(clone_of(node_id(inner[0]), x), 0);
+	k_cb = kernel_by_node(clone_of(node_id(inner[1]), x), 0);
+	k_after = kernel_by_node(clone_of(node_id(n_after), x), 0);
+	set = (const void *)find_rec(CUPTI_ACTIVITY_KIND_MEMSET, 0);
+	assert_true(k_ca && k_cb && k_after && set);
+	/* "graphId: The unique ID of the graph that launched this kernel through graph launch
+	 * APIs." */
+	assert_int_equal(k_ca->graphId, gid);
+	assert_int_equal(k_cb->graphId, gid);
+	assert_int_not_equal(k_ca->graphNodeId, k_cb->graphNodeId);
+	assert_string_equal(k_cb->name, KERNEL_B);
+	/* The child starts after the memset, and what follows the child after its last node. */
+	assert_true(k_ca->start >= set->end);
+	assert_true(k_cb->start >= k_ca->end);
+	assert_true(k_after->start >= k_cb->end);
+
+	assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
+	assert_int_equal(cudaGraphDestroy(parent), cudaSuccess);
+	assert_int_equal(cudaGraphDestroy(child), cudaSuccess);
+	assert_int_equal(cudaFree(dev), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+}
+
+static void test_kernel_node_params(void **state)
+{
+	DOC("Sets the parameters of kernel node node to pNodeParams.");
+	struct cudaKernelNodeParams kp = {.func = (void *)&stub_a,
+					  .gridDim = {4, 2, 1},
+					  .blockDim = {128, 1, 1},
+					  .sharedMemBytes = 256};
+	struct cudaKernelNodeParams got;
+	const CUpti_ActivityKernel10 *k1, *k2;
+	cudaGraphNode_t n;
+	cudaGraph_t g;
+	cudaGraphExec_t x1, x2;
+	cudaStream_t s;
+	CUpti_SubscriberHandle sub = start();
+
+	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+	assert_int_equal(cudaGraphCreate(&g, 0), cudaSuccess);
+	assert_int_equal(cudaGraphAddKernelNode(&n, g, NULL, 0, &kp), cudaSuccess);
+	/* "Returns the parameters of kernel node node in pNodeParams." */
+	assert_int_equal(cudaGraphKernelNodeGetParams(n, &got), cudaSuccess);
+	assert_ptr_equal(got.func, &stub_a);
+	assert_int_equal(got.gridDim.y, 2);
+	assert_int_equal(got.blockDim.x, 128);
+	assert_int_equal(got.sharedMemBytes, 256);
+	assert_int_equal(cudaGraphInstantiate(&x1, g, 0), cudaSuccess);
+	kp.func = (void *)&stub_b;
+	kp.gridDim = (dim3){7, 1, 1};
+	assert_int_equal(cudaGraphKernelNodeSetParams(n, &kp), cudaSuccess);
+	assert_int_equal(cudaGraphKernelNodeGetParams(n, &got), cudaSuccess);
+	assert_ptr_equal(got.func, &stub_b);
+	/* Changes to a graph do not reach the executable graphs instantiated from it before. */
+	assert_int_equal(cudaGraphInstantiate(&x2, g, 0), cudaSuccess);
+	assert_int_equal(cudaGraphLaunch(x1, s), cudaSuccess);
+	assert_int_equal(cudaGraphLaunch(x2, s), cudaSuccess);
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	stop(sub);
+	k1 = kernel_by_node(clone_of(node_id(n), x1), 0);
+	k2 = kernel_by_node(clone_of(node_id(n), x2), 0);
+	assert_true(k1 && k2);
+	assert_string_equal(k1->name, KERNEL_A);
+	assert_int_equal(k1->gridX, 4);
+	assert_string_equal(k2->name, KERNEL_B);
+	assert_int_equal(k2->gridX, 7);
+	assert_int_equal(cudaGraphKernelNodeGetParams(n, NULL), cudaErrorInvalidValue);
+	assert_int_equal(cudaGraphExecDestroy(x1), cudaSuccess);
+	assert_int_equal(cudaGraphExecDestroy(x2), cudaSuccess);
+	assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+}
+
+static void test_instantiate_with_params(void **state)
+{
+	DOC("If instantiation is successful, result_out will be set to "
+	    "CUDA_GRAPH_INSTANTIATE_SUCCESS, and hErrNode_out will be set to NULL.");
+	struct cudaKernelNodeParams kp = {
+	    .func = (void *)&stub_a, .gridDim = {4, 1, 1}, .blockDim = {128, 1, 1}};
+	cudaGraphInstantiateParams ip = {.flags = cudaGraphInstantiateFlagUpload};
+	cudaGraphNode_t a, b;
+	cudaGraph_t g;
+	cudaGraphExec_t x;
+	cudaStream_t s;
+
+	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+	assert_int_equal(cudaGraphCreate(&g, 0), cudaSuccess);
+	assert_int_equal(cudaGraphAddKernelNode(&a, g, NULL, 0, &kp), cudaSuccess);
+	assert_int_equal(cudaGraphAddKernelNode(&b, g, &a, 1, &kp), cudaSuccess);
+	ip.uploadStream = s;
+	ip.result_out = cudaGraphInstantiateError;
+	ip.errNode_out = a;
+	assert_int_equal(cudaGraphInstantiateWithParams(&x, g, &ip), cudaSuccess);
+	assert_int_equal(ip.result_out, cudaGraphInstantiateSuccess);
+	assert_null(ip.errNode_out);
+	assert_int_equal(cudaGraphLaunch(x, s), cudaSuccess);
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
+	/* "CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE, if the graph structure is invalid" (a cycle)
+	 */
+	assert_int_equal(cudaGraphAddDependencies(g, &b, &a, NULL, 1), cudaSuccess);
+	ip.flags = 0;
+	assert_int_not_equal(cudaGraphInstantiateWithParams(&x, g, &ip), cudaSuccess);
+	assert_int_equal(ip.result_out, cudaGraphInstantiateInvalidStructure);
+	/* "CUDA_GRAPH_INSTANTIATE_ERROR, if passed an invalid value" */
+	ip.flags = 1ULL << 40;
+	assert_int_equal(cudaGraphInstantiateWithParams(&x, g, &ip), cudaErrorInvalidValue);
+	assert_int_equal(ip.result_out, cudaGraphInstantiateError);
+	assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_teardown(test_capture_across_streams, teardown),
+	    cmocka_unit_test(test_capture_errors),
+	    cmocka_unit_test(test_capture_modes),
+	    cmocka_unit_test_teardown(test_capture_to_graph, teardown),
+	    cmocka_unit_test_teardown(test_child_graph, teardown),
+	    cmocka_unit_test_teardown(test_kernel_node_params, teardown),
+	    cmocka_unit_test(test_instantiate_with_params),
+	};
+	char rules[128];
+	void **h;
+
+	snprintf(rules, sizeof(rules), "kernelA=%llu,kernelB=%llu", KERNEL_A_NS, KERNEL_B_NS);
+	setenv("GPUPERF_SIM_KERNEL_NS", rules, 1);
+	h = __cudaRegisterFatBinary((void *)&stub_a);
+	__cudaRegisterFunction(h, &stub_a, (char *)KERNEL_A, KERNEL_A, -1, NULL, NULL, NULL, NULL,
+			       NULL);
+	__cudaRegisterFunction(h, &stub_b, (char *)KERNEL_B, KERNEL_B, -1, NULL, NULL, NULL, NULL,
+			       NULL);
+	__cudaRegisterFatBinaryEnd(h);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
