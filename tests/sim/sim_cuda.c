@@ -4111,6 +4111,41 @@ void gpsim__stream_after(struct CUstream_st *s, uint64_t t)
 	pthread_mutex_unlock(&S.lock);
 }
 
+void *gpsim__static_alloc(size_t size)
+{
+	struct alloc *m = calloc(1, sizeof(*m));
+	void *p = NULL;
+
+	if (!m || posix_memalign(&p, 256, size ? size : 1)) {
+		free(m);
+		return NULL;
+	}
+	memset(p, 0, size ? size : 1);
+	m->base = (uintptr_t)p;
+	m->size = size;
+	pthread_mutex_lock(&S.lock);
+	m->next = S.allocs;
+	S.allocs = m;
+	pthread_mutex_unlock(&S.lock);
+	return p;
+}
+
+void gpsim__static_free(void *p)
+{
+	struct alloc **pp, *m;
+
+	pthread_mutex_lock(&S.lock);
+	for (pp = &S.allocs; (m = *pp); pp = &m->next) {
+		if (m->base == (uintptr_t)p && !m->pinned && !m->registered) {
+			*pp = m->next;
+			free(p);
+			free(m);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&S.lock);
+}
+
 uint32_t gpsim__stream_id(struct CUstream_st *s)
 {
 	return s->id;

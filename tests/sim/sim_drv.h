@@ -33,6 +33,9 @@ GPSIM_HIDDEN struct CUstream_st *gpsim__stream(CUstream h);
 GPSIM_HIDDEN uint64_t gpsim__stream_dep(struct CUstream_st *s);
 /* Work issued to s does not start before t (a stream-ordered operation with no GPU record). */
 GPSIM_HIDDEN void gpsim__stream_after(struct CUstream_st *s, uint64_t t);
+/* Zeroed device memory that is no allocation of the program's (a module's globals): no MEMORY2 record. */
+GPSIM_HIDDEN void *gpsim__static_alloc(size_t size);
+GPSIM_HIDDEN void gpsim__static_free(void *p);
 GPSIM_HIDDEN uint32_t gpsim__stream_id(struct CUstream_st *s);
 GPSIM_HIDDEN int gpsim__stream_capturing(struct CUstream_st *s);
 /* The ids records of work issued now carry (runtime call's id if any, else the driver call's). */

@@ -4,11 +4,17 @@
 /*
  * Nothing is compiled or run: loading an image only finds the names of its
  * kernels, so that cuModuleGetFunction / cuLibraryGetKernel by name work
- * and launches carry the right name. The image kinds, as nvcc writes them:
+ * and launches carry the right name, and the globals of a cubin, so that
+ * cuModuleGetGlobal finds them (device memory of their size, holding their
+ * initial values). The image kinds, as nvcc writes them:
  *
  *   PTX       text; every ".entry <name>" is a kernel
  *   cubin     an ELF file; a kernel is a function symbol marked as an entry
- *             (st_other bit 0x10; its code is section ".text.<name>")
+ *             (st_other bit 0x10; its code is section ".text.<name>"); a
+ *             global is an object symbol in a section ".nv.global*"
+ *             (__device__; ".nv.global.init" holds initial values,
+ *             ".nv.global" none) or ".nv.constant<bank>" (__constant__;
+ *             bank 0 holds kernel parameters, not globals)
  *   fatbin    a container (magic 0xBA55ED50: u32 magic, u16 version,
  *             u16 header size, u64 size of the entries) of entries (u16
  *             kind: 1 PTX, 2 ELF; u16 version; u32 header size; u64 payload
@@ -45,9 +51,18 @@
 #define STO_CUDA_ENTRY 0x10
 #define MAX_IMAGE_FILE (256u << 20)
 
+/* A module's global variable: device memory of its own. */
+struct mod_global {
+	char *name;
+	void *mem;
+	size_t size;
+};
+
 struct CUmod_st {
 	size_t n;
 	CUfunction *funcs;
+	size_t nglobals;
+	struct mod_global *globals;
 	uint32_t id;	/* CUPTI's moduleId */
 	char *image;	/* a copy of the image loaded, for CUPTI's module callbacks */
 	size_t image_size;
@@ -81,6 +96,33 @@ static int mod_add(struct CUmod_st *m, const char *name, size_t len)
 		return -ENOMEM;
 	m->funcs = nf;
 	m->funcs[m->n++] = f;
+	return 0;
+}
+
+static int mod_add_global(struct CUmod_st *m, const char *name, size_t len, const char *init,
+			  size_t size)
+{
+	struct mod_global *ng, *v;
+	size_t i;
+
+	for (i = 0; i < m->nglobals; i++)
+		if (strlen(m->globals[i].name) == len && !memcmp(m->globals[i].name, name, len))
+			return 0; /* again, for another architecture */
+	ng = realloc(m->globals, (m->nglobals + 1) * sizeof(*ng));
+	if (!ng)
+		return -ENOMEM;
+	m->globals = ng;
+	v = &m->globals[m->nglobals];
+	v->name = strndup(name, len);
+	v->mem = v->name ? gpsim__static_alloc(size) : NULL;
+	v->size = size;
+	if (!v->mem) {
+		free(v->name);
+		return -ENOMEM;
+	}
+	if (init)
+		memcpy(v->mem, init, size);
+	m->nglobals++;
 	return 0;
 }
 
@@ -156,7 +198,43 @@ static int elf_header_ok(const void *img, size_t len)
 	       (len - eh->e_shoff) / sizeof(Elf64_Shdr) >= eh->e_shnum;
 }
 
-/* A cubin of len bytes: its entry function symbols are the kernels. */
+/*
+ * An object symbol of a cubin that is a global variable: its section's
+ * name says so. *init: its initial value, or NULL for zeros.
+ */
+static int elf_global(const char *img, size_t len, const Elf64_Ehdr *eh, const Elf64_Sym *sym,
+		      const char **init)
+{
+	const Elf64_Shdr *sh = (const void *)(img + eh->e_shoff), *sec, *names;
+	const char *name;
+	size_t max;
+
+	if (ELF64_ST_TYPE(sym->st_info) != STT_OBJECT || !sym->st_size ||
+	    sym->st_shndx == SHN_UNDEF || sym->st_shndx >= eh->e_shnum ||
+	    eh->e_shstrndx >= eh->e_shnum)
+		return 0;
+	sec = &sh[sym->st_shndx];
+	names = &sh[eh->e_shstrndx];
+	if (names->sh_offset > len || names->sh_size > len - names->sh_offset ||
+	    sec->sh_name >= names->sh_size)
+		return 0;
+	name = img + names->sh_offset + sec->sh_name;
+	max = names->sh_size - sec->sh_name;
+	if (strnlen(name, max) == max)
+		return 0;
+	if (strncmp(name, ".nv.global", 10) &&
+	    (strncmp(name, ".nv.constant", 12) || !strncmp(name, ".nv.constant0", 13)))
+		return 0;
+	if (sym->st_value > sec->sh_size || sym->st_size > sec->sh_size - sym->st_value)
+		return 0;
+	*init = NULL;
+	if (sec->sh_type == SHT_PROGBITS && sec->sh_offset <= len &&
+	    sec->sh_size <= len - sec->sh_offset)
+		*init = img + sec->sh_offset + sym->st_value;
+	return 1;
+}
+
+/* A cubin of len bytes: its entry function symbols are the kernels; its globals, by section. */
 static int parse_elf(struct CUmod_st *m, const char *img, size_t len)
 {
 	const Elf64_Ehdr *eh = (const void *)img;
@@ -181,19 +259,25 @@ static int parse_elf(struct CUmod_st *m, const char *img, size_t len)
 		sym = (const void *)(img + sh[i].sh_offset);
 		nsym = sh[i].sh_size / sizeof(*sym);
 		for (k = 0; k < nsym; k++) {
-			const char *name;
+			const char *name, *init;
 			size_t max, nlen;
-			int err;
+			int err, global = 0;
 
-			if (ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC ||
-			    !(sym[k].st_other & STO_CUDA_ENTRY) || sym[k].st_name >= st->sh_size)
+			if (sym[k].st_name >= st->sh_size)
 				continue;
+			if (ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC ||
+			    !(sym[k].st_other & STO_CUDA_ENTRY)) {
+				global = elf_global(img, len, eh, &sym[k], &init);
+				if (!global)
+					continue;
+			}
 			name = img + st->sh_offset + sym[k].st_name;
 			max = st->sh_size - sym[k].st_name;
 			nlen = strnlen(name, max);
 			if (nlen == max)
 				continue;
-			err = mod_add(m, name, nlen);
+			err = global ? mod_add_global(m, name, nlen, init, sym[k].st_size) :
+				       mod_add(m, name, nlen);
 			if (err)
 				return err;
 		}
@@ -306,6 +390,15 @@ static void mod_event(uint32_t cbid, const struct CUmod_st *m)
 
 static void mod_release(struct CUmod_st *m)
 {
+	size_t i;
+
+	for (i = 0; i < m->nglobals; i++) {
+		gpsim__static_free(m->globals[i].mem);
+		free(m->globals[i].name);
+	}
+	free(m->globals);
+	m->globals = NULL;
+	m->nglobals = 0;
 	free(m->funcs);
 	free(m->image);
 	m->funcs = NULL;
@@ -389,6 +482,27 @@ static CUresult mod_get(CUfunction *f, const struct CUmod_st *m, const char *nam
 	return CUDA_ERROR_NOT_FOUND;
 }
 
+static CUresult mod_global(CUdeviceptr *dptr, size_t *bytes, const struct CUmod_st *m,
+			   const char *name)
+{
+	size_t i;
+
+	/* "One of the parameters dptr or bytes (not both) can be NULL in which case it is ignored." */
+	if ((!dptr && !bytes) || !m || !name)
+		return CUDA_ERROR_INVALID_VALUE;
+	for (i = 0; i < m->nglobals; i++) {
+		if (!strcmp(m->globals[i].name, name)) {
+			if (dptr)
+				*dptr = (CUdeviceptr)(uintptr_t)m->globals[i].mem;
+			if (bytes)
+				*bytes = m->globals[i].size;
+			return CUDA_SUCCESS;
+		}
+	}
+	/* "If no variable of that name exists, cuModuleGetGlobal() returns CUDA_ERROR_NOT_FOUND." */
+	return CUDA_ERROR_NOT_FOUND;
+}
+
 #pragma GCC visibility push(default)
 
 CUresult CUDAAPI cuModuleLoadData(CUmodule *mod, const void *image)
@@ -443,6 +557,15 @@ CUresult CUDAAPI cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name
 	DRV_ENTER(cuModuleGetFunction, &p, NULL);
 	NEED_CTX();
 	DRV_RETURN(mod_get(f, m, name));
+}
+
+CUresult CUDAAPI cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule m,
+				     const char *name)
+{
+	cuModuleGetGlobal_v2_params p = { dptr, bytes, m, name };
+	DRV_ENTER(cuModuleGetGlobal_v2, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(mod_global(dptr, bytes, m, name));
 }
 
 CUresult CUDAAPI cuModuleGetFunctionCount(unsigned int *count, CUmodule m)
@@ -553,6 +676,16 @@ CUresult CUDAAPI cuLibraryGetKernel(CUkernel *k, CUlibrary l, const char *name)
 	if (r == CUDA_SUCCESS)
 		*k = (CUkernel)(void *)f;
 	DRV_RETURN(r);
+}
+
+CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary l,
+				   const char *name)
+{
+	DRV_ENTER(cuLibraryGetGlobal, NULL, NULL);
+	NEED_CTX();
+	if (!l)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	DRV_RETURN(mod_global(dptr, bytes, &l->mod, name));
 }
 
 CUresult CUDAAPI cuLibraryGetKernelCount(unsigned int *count, CUlibrary l)

@@ -499,6 +499,63 @@ static void test_modules(void **state)
 	free(cubin);
 }
 
+static void test_module_globals(void **state)
+{
+	DOC("Returns in *dptr and *bytes the base pointer and size of the global of name name "
+	    "located in module hmod. If no variable of that name exists, cuModuleGetGlobal() "
+	    "returns CUDA_ERROR_NOT_FOUND.");
+	char *fatbin = slurp(fatbin_path), *cubin = slurp(cubin_path);
+	const float coef[4] = { 1.0f, 2.0f, 3.0f, 4.0f };
+	CUdeviceptr counter = 0, buf = 0, coef_dev = 0, again = 0;
+	size_t bytes = 0;
+	CUmodule m, m2;
+	CUlibrary lib;
+	float got[4];
+	int v = 0;
+
+	assert_int_equal(cudaFree(NULL), cudaSuccess);
+	assert_int_equal(cuModuleLoadData(&m, cubin), CUDA_SUCCESS);
+	/* __device__ int sim_counter = 42: its initial value is in device memory. */
+	assert_int_equal(cuModuleGetGlobal(&counter, &bytes, m, "sim_counter"), CUDA_SUCCESS);
+	assert_int_equal(bytes, sizeof(int));
+	assert_int_equal(cuMemcpyDtoH(&v, counter, sizeof(v)), CUDA_SUCCESS);
+	assert_int_equal(v, 42);
+	v = 7;
+	assert_int_equal(cuMemcpyHtoD(counter, &v, sizeof(v)), CUDA_SUCCESS);
+	/* "One of the parameters dptr or bytes (not both) can be NULL in which case it is ignored." */
+	assert_int_equal(cuModuleGetGlobal(&again, NULL, m, "sim_counter"), CUDA_SUCCESS);
+	assert_int_equal(again, counter);
+	assert_int_equal(cuModuleGetGlobal(NULL, NULL, m, "sim_counter"), CUDA_ERROR_INVALID_VALUE);
+	assert_int_equal(cuModuleGetGlobal(NULL, &bytes, m, "sim_buf"), CUDA_SUCCESS);
+	assert_int_equal(bytes, 64 * sizeof(float));
+	assert_int_equal(cuModuleGetGlobal(&buf, NULL, m, "sim_buf"), CUDA_SUCCESS);
+	assert_int_equal(cuMemsetD32(buf, 0, 64), CUDA_SUCCESS);
+	/* __constant__ too, with its initializer. */
+	assert_int_equal(cuModuleGetGlobal(&coef_dev, &bytes, m, "sim_coef"), CUDA_SUCCESS);
+	assert_int_equal(bytes, sizeof(coef));
+	assert_int_equal(cuMemcpyDtoH(got, coef_dev, sizeof(got)), CUDA_SUCCESS);
+	assert_memory_equal(got, coef, sizeof(coef));
+	assert_int_equal(cuModuleGetGlobal(&again, &bytes, m, "vadd"), CUDA_ERROR_NOT_FOUND);
+	assert_int_equal(cuModuleGetGlobal(&again, &bytes, m, "no_such"), CUDA_ERROR_NOT_FOUND);
+	/* Each module has its own: a second load starts from the initial value again. */
+	assert_int_equal(cuModuleLoadData(&m2, fatbin), CUDA_SUCCESS);
+	assert_int_equal(cuModuleGetGlobal(&again, NULL, m2, "sim_counter"), CUDA_SUCCESS);
+	assert_int_not_equal(again, counter);
+	assert_int_equal(cuMemcpyDtoH(&v, again, sizeof(v)), CUDA_SUCCESS);
+	assert_int_equal(v, 42);
+	assert_int_equal(cuMemcpyDtoH(&v, counter, sizeof(v)), CUDA_SUCCESS);
+	assert_int_equal(v, 7);
+	assert_int_equal(cuLibraryLoadData(&lib, fatbin, NULL, NULL, 0, NULL, NULL, 0),
+			 CUDA_SUCCESS);
+	assert_int_equal(cuLibraryGetGlobal(&again, &bytes, lib, "sim_coef"), CUDA_SUCCESS);
+	assert_int_equal(bytes, sizeof(coef));
+	assert_int_equal(cuLibraryUnload(lib), CUDA_SUCCESS);
+	assert_int_equal(cuModuleUnload(m2), CUDA_SUCCESS);
+	assert_int_equal(cuModuleUnload(m), CUDA_SUCCESS);
+	free(fatbin);
+	free(cubin);
+}
+
 /* What the resource callbacks saw. */
 #define MAX_RES 32
 static struct res_seen {
@@ -579,6 +636,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_managed_memory, teardown),
 		cmocka_unit_test_teardown(test_contexts, teardown),
 		cmocka_unit_test_teardown(test_modules, teardown),
+		cmocka_unit_test_teardown(test_module_globals, teardown),
 		cmocka_unit_test_teardown(test_resource_callbacks, teardown),
 	};
 	char rules[128];
