@@ -221,7 +221,7 @@ static void evict(struct cfi_cache *c)
 		}
 		v[n].used = sb.st_mtim;
 		v[n].size = (uint64_t)sb.st_size;
-		snprintf(v[n].name, sizeof(v[n].name), "%s", de->d_name);
+		memcpy(v[n].name, de->d_name, strlen(de->d_name) + 1); /* length checked above */
 		total += v[n].size;
 		n++;
 	}
