@@ -49,6 +49,18 @@ static void print_ips(const uint64_t *ips, unsigned nu, unsigned nk)
 		printf("%s%s0x%" PRIx64, i ? " " : " stack=", i == nu && nk ? "| " : "", ips[i]);
 }
 
+/* (2.5) where a sample's or span's user stack ends, when its producer said */
+static void print_stack_end(const struct gp_rec_hdr *h)
+{
+	unsigned end = GP_STACK_END_OF(h->flags);
+	const char *name = gp_stack_end_name(end);
+
+	if (name)
+		printf(" end=%s", name);
+	else if (end)
+		printf(" end=%u", end);
+}
+
 static void print_record(const struct gp_reader *r, const struct gp_rec_hdr *h)
 {
 	printf("%-11s", gp_rec_type_name(h->type));
@@ -144,6 +156,7 @@ static void print_record(const struct gp_reader *r, const struct gp_rec_hdr *h)
 
 		printf(" ts=%" PRIu64 " pid=%u tid=%u cpu=%u weight=%" PRIu64, s->ts, s->pid, s->tid,
 		       s->cpu, s->weight_ns);
+		print_stack_end(h);
 		print_ips(s->ips, s->nr_user, s->nr_kernel);
 		break;
 	}
@@ -158,6 +171,7 @@ static void print_record(const struct gp_reader *r, const struct gp_rec_hdr *h)
 			break;
 		}
 		printf(" state=%u waker=%u cpu=%u", o->state, o->waker_tid, o->cpu);
+		print_stack_end(h);
 		print_ips(o->ips, o->nr_user, o->nr_kernel);
 		break;
 	}

@@ -2,6 +2,8 @@
 /* gp_record.c - per-type facts about trace records: names and minimum sizes. */
 #include "gp_record.h"
 
+#include <stddef.h>
+
 struct rec_info {
 	const char *name;
 	uint32_t min_size;
@@ -73,4 +75,21 @@ int gp_rec_stack_layout(uint16_t type, uint32_t *fixed, uint32_t *nr_off)
 	default:
 		return 0;
 	}
+}
+
+const char *gp_stack_end_name(unsigned end)
+{
+	static const char *const names[GP_STACK_END_COUNT] = {
+		[GP_STACK_END_ROOT] = "root",
+		[GP_STACK_END_DEPTH] = "depth",
+		[GP_STACK_END_UNKNOWN_MODULE] = "unknown_module",
+		[GP_STACK_END_BAD_FRAME] = "bad_frame",
+		[GP_STACK_END_NO_FP] = "no_fp",
+		[GP_STACK_END_UNSUPPORTED] = "unsupported_cfi",
+		[GP_STACK_END_OFF_STACK] = "off_stack",
+		[GP_STACK_END_NO_TABLES] = "no_tables",
+		[GP_STACK_END_SHORT_COPY] = "short_copy",
+	};
+
+	return end < GP_STACK_END_COUNT ? names[end] : NULL;
 }

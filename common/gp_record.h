@@ -25,7 +25,7 @@
 
 #define GP_FILE_MAGIC "GPUPERF\n" /* 8 bytes, no NUL stored */
 #define GP_FORMAT_MAJOR 2
-#define GP_FORMAT_MINOR 4
+#define GP_FORMAT_MINOR 5
 /* The oldest major version readers still read (1: no zero-byte packing, zlib-wrapped chunks). */
 #define GP_FORMAT_MAJOR_OLDEST 1
 
@@ -343,6 +343,27 @@ _Static_assert(sizeof(struct gp_rec_sync) == 48, "gp_rec_sync");
  * nr_kernel kernel addresses (innermost first). size is exactly
  * sizeof(struct) + 8 * (nr_user + nr_kernel).
  */
+/*
+ * (2.5) hdr.flags of cpu_sample and offcpu records, bits 8-11: where the
+ * user stack ends, as the agent's CFI unwinder said (GP_STACK_END_*): at the
+ * thread's root (a whole stack) or, cut short, why. 0: not said (a
+ * frame-pointer walk cannot tell; files before 2.5). The names are
+ * gp_stack_end_name()'s, those of record.json's "unwind_ends".
+ */
+#define GP_STACK_END_SHIFT 8
+#define GP_STACK_END_MASK 0x0f00u
+#define GP_STACK_END_OF(flags) (((unsigned)(flags) & GP_STACK_END_MASK) >> GP_STACK_END_SHIFT)
+#define GP_STACK_END_ROOT 1u		/* the thread's outermost frame (_start, clone3) */
+#define GP_STACK_END_DEPTH 2u		/* the depth limit (GP_STACK_MAX_DEPTH frames) */
+#define GP_STACK_END_UNKNOWN_MODULE 3u	/* a pc in no mapping the agent had seen: JIT code, a new dlopen */
+#define GP_STACK_END_BAD_FRAME 4u	/* a frame that reads off the stack or below its callee's */
+#define GP_STACK_END_NO_FP 5u		/* code without CFI, and no frame pointer */
+#define GP_STACK_END_UNSUPPORTED 6u	/* CFI the unwinder cannot follow */
+#define GP_STACK_END_OFF_STACK 7u	/* the stack pointer off the copied stack */
+#define GP_STACK_END_NO_TABLES 8u	/* no CFI tables at all for the process */
+#define GP_STACK_END_SHORT_COPY 9u	/* deeper than the stack bytes the agent copies */
+#define GP_STACK_END_COUNT 10u		/* one past the last; 0 is "not said" */
+
 struct gp_rec_cpu_sample {
 	struct gp_rec_hdr hdr;
 	uint64_t ts;
@@ -498,6 +519,8 @@ struct gp_rec_end {
 };
 _Static_assert(sizeof(struct gp_rec_end) == 24, "gp_rec_end");
 
+/* "root", "depth", "unknown_module", ... for GP_STACK_END_*; NULL for 0 and unknown values. */
+const char *gp_stack_end_name(unsigned end);
 /* Smallest valid size of each type (fixed part, as of 1.0); 0 for unknown types. */
 uint32_t gp_rec_min_size(uint16_t type);
 /*

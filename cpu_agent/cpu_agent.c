@@ -961,6 +961,18 @@ static void late_rescan(void *ctx, pid_t pid)
 	scan_maps(a, p, now_ns(CLOCK_MONOTONIC));
 }
 
+_Static_assert(GP_STACK_END_ROOT == GP_UNWIND_END_ROOT + 1 &&
+	       GP_STACK_END_UNKNOWN_MODULE == GP_UNWIND_END_UNKNOWN_MODULE + 1 &&
+	       GP_STACK_END_SHORT_COPY == GP_UNWIND_END_SHORT_COPY + 1 &&
+	       GP_STACK_END_COUNT == GP_UNWIND_END__COUNT + 1,
+	       "a trace's stack end is the unwinder's end reason + 1");
+
+/* hdr.flags saying where an unwound user stack ends (gp_record.h, GP_STACK_END_*). */
+static uint16_t stack_end_flags(int end)
+{
+	return (uint16_t)((unsigned)(end + 1) << GP_STACK_END_SHIFT);
+}
+
 /* A sample carrying the user registers and stack: unwound here with CFI, written as on_sample. */
 static int on_sample_copy(void *ctx, const struct cpu_sample_copy_event *ev)
 {
@@ -968,16 +980,19 @@ static int on_sample_copy(void *ctx, const struct cpu_sample_copy_event *ev)
 	uint64_t pcs[GP_BPF_STACK_DEPTH];
 	uint32_t nu = 0, nk = ev->nr_kernel;
 	struct gp_rec_cpu_sample *r;
+	int end = -1;
 
 	note_thread(a, ev->pid, ev->tid, ev->ts_ns); /* a new process's mappings first */
 	if (!(ev->stack_flags & CPU_SAMPLE_NO_REGS))
 		nu = (uint32_t)ustack__unwind(a->us, (pid_t)ev->pid, ev->rip, ev->rsp, ev->rbp,
 					      ev->stack, ev->stack_len,
 					      ev->stack_flags & CPU_SAMPLE_STACK_CUT, pcs,
-					      GP_BPF_STACK_DEPTH, NULL);
+					      GP_BPF_STACK_DEPTH, &end);
 	r = gp_writer__reserve(a->w, GP_REC_CPU_SAMPLE, (uint32_t)(sizeof(*r) + 8 * (nu + nk)));
 	if (!r)
 		return 0;
+	if (end >= 0)
+		r->hdr.flags = stack_end_flags(end);
 	r->ts = ev->ts_ns;
 	r->weight_ns = a->weight_ns;
 	r->pid = ev->pid;
@@ -993,9 +1008,9 @@ static int on_sample_copy(void *ctx, const struct cpu_sample_copy_event *ev)
 	return 0;
 }
 
-static int on_offcpu(void *ctx, const struct offcpu_event *ev)
+/* Span @ev as an offcpu record with @flags (GP_STACK_END_* of its user stack, or 0). */
+static int write_offcpu(struct cpu_agent *a, const struct offcpu_event *ev, uint16_t flags)
 {
-	struct cpu_agent *a = ctx;
 	uint32_t n = (uint32_t)ev->nr_user + ev->nr_kernel;
 	struct gp_rec_offcpu *r;
 
@@ -1003,6 +1018,7 @@ static int on_offcpu(void *ctx, const struct offcpu_event *ev)
 	r = gp_writer__reserve(a->w, GP_REC_OFFCPU, (uint32_t)(sizeof(*r) + 8 * n));
 	if (!r)
 		return 0;
+	r->hdr.flags = flags;
 	r->start = ev->start_ns;
 	r->end = ev->end_ns;
 	r->pid = ev->pid;
@@ -1022,6 +1038,11 @@ static int on_offcpu(void *ctx, const struct offcpu_event *ev)
 	return 0;
 }
 
+static int on_offcpu(void *ctx, const struct offcpu_event *ev)
+{
+	return write_offcpu(ctx, ev, 0);
+}
+
 /* A span carrying the user registers and stack: unwound here with CFI, written as on_offcpu. */
 static int on_offcpu_copy(void *ctx, const struct offcpu_copy_event *ev)
 {
@@ -1029,6 +1050,7 @@ static int on_offcpu_copy(void *ctx, const struct offcpu_copy_event *ev)
 	uint64_t pcs[GP_BPF_STACK_DEPTH];
 	struct offcpu_event e;
 	uint32_t nu = 0, nk = ev->nr_kernel;
+	int end = -1;
 
 	note_thread(a, ev->pid, ev->tid, ev->end_ns); /* a new process's mappings first */
 	memcpy(&e, ev, offsetof(struct offcpu_event, ips));
@@ -1036,12 +1058,12 @@ static int on_offcpu_copy(void *ctx, const struct offcpu_copy_event *ev)
 		nu = (uint32_t)ustack__unwind(a->us, (pid_t)ev->pid, ev->u.rip, ev->u.rsp,
 					      ev->u.rbp, ev->u.stack, ev->u.len,
 					      ev->u.flags & OFFCPU_USTACK_CUT, pcs,
-					      GP_BPF_STACK_DEPTH, NULL);
+					      GP_BPF_STACK_DEPTH, &end);
 	memcpy(e.ips, pcs, 8 * nu);
 	memcpy(e.ips + nu, ev->kips, 8 * nk);
 	e.nr_user = (uint16_t)nu;
 	e.flags &= ~OFFCPU_COPY;
-	return on_offcpu(ctx, &e);
+	return write_offcpu(a, &e, end >= 0 ? stack_end_flags(end) : 0);
 }
 
 /* ---- lifecycle ------------------------------------------------------------ */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * summary.c - summary.json (docs/summary-json.md, schema 1.2) and the short
+ * summary.c - summary.json (docs/summary-json.md, schema 1.6) and the short
  * text report printed at the end of `gpuperf report`.
  *
  * Both come from one pass of statistics (struct report_stats) so the two never
@@ -24,7 +24,7 @@
 #include "report_priv.h"
 
 #define SUMMARY_SCHEMA "gpuperf-summary"
-#define SUMMARY_VERSION "1.6"
+#define SUMMARY_VERSION "1.7"
 #define HIST_SUB 64u
 #define HIST_BUCKETS (HIST_SUB * 60u)
 #define MAX_SITES 100
@@ -765,6 +765,60 @@ static void drop_cause_text(size_t source, uint32_t cause, char *buf, size_t len
 		snprintf(buf, len, "errno %u (%s)", cause, strerror((int)cause));
 }
 
+/* The stack ends of every process, summed; *early: the stacks that did not reach a root. */
+static void stack_ends_total(const struct timeline *tl, uint64_t n[GP_STACK_END_COUNT],
+			     uint64_t *stacks, uint64_t *early)
+{
+	size_t i, k;
+
+	memset(n, 0, sizeof(uint64_t) * GP_STACK_END_COUNT);
+	for (i = 0; i < tl->nr_stack_ends; i++)
+		for (k = 0; k < GP_STACK_END_COUNT; k++)
+			n[k] += tl->stack_ends[i].n[k];
+	*stacks = 0;
+	for (k = 0; k < GP_STACK_END_COUNT; k++)
+		*stacks += n[k];
+	*early = *stacks - n[GP_STACK_END_ROOT];
+}
+
+/*
+ * 1.6: where the user stacks the agent unwound with CFI ended: how many
+ * reached the thread's root, how many were cut short and why.
+ */
+static void stack_ends_json(const struct timeline *tl, cJSON *root)
+{
+	uint64_t n[GP_STACK_END_COUNT], stacks, early;
+	cJSON *o = cJSON_AddObjectToObject(root, "stack_ends"), *why;
+	unsigned k;
+
+	stack_ends_total(tl, n, &stacks, &early);
+	num(o, "stacks", (double)stacks);
+	num(o, "root", (double)n[GP_STACK_END_ROOT]);
+	num(o, "early", (double)early);
+	why = cJSON_AddObjectToObject(o, "reasons");
+	for (k = GP_STACK_END_ROOT + 1; k < GP_STACK_END_COUNT; k++)
+		num(why, gp_stack_end_name(k), (double)n[k]);
+}
+
+/* 1.6: a process's "stack_ends": its unwound user stacks and how many reached a root; or null. */
+static void proc_stack_ends_json(const struct timeline *tl, uint32_t pid, cJSON *e)
+{
+	const struct tl_stack_ends *se = timeline__stack_ends(tl, pid);
+	uint64_t stacks = 0;
+	cJSON *o;
+
+	for (unsigned k = 0; se && k < GP_STACK_END_COUNT; k++)
+		stacks += se->n[k];
+	if (!stacks) {
+		cJSON_AddNullToObject(e, "stack_ends");
+		return;
+	}
+	o = cJSON_AddObjectToObject(e, "stack_ends");
+	num(o, "stacks", (double)stacks);
+	num(o, "root", (double)se->n[GP_STACK_END_ROOT]);
+	num(o, "root_fraction", (double)se->n[GP_STACK_END_ROOT] / (double)stacks);
+}
+
 static cJSON *build_json(struct report *r, struct report_stats *s)
 {
 	struct timeline *tl = r->tl;
@@ -847,6 +901,8 @@ static cJSON *build_json(struct report *r, struct report_stats *s)
 			cJSON_AddStringToObject(o, drop_names[i], why);
 		}
 	}
+
+	stack_ends_json(tl, root);
 
 	o = cJSON_AddObjectToObject(root, "cpu");
 	num(o, "samples", (double)tl->nr_samples);
@@ -952,6 +1008,7 @@ static cJSON *build_json(struct report *r, struct report_stats *s)
 		num(e, "on_cpu_ns", (double)s->proc[i].on);
 		num(e, "off_cpu_ns", (double)s->proc[i].off);
 		num(e, "gpu_ns", (double)s->proc[i].gpu);
+		proc_stack_ends_json(tl, p->pid, e);
 		cJSON_AddItemToArray(a, e);
 	}
 
@@ -1046,6 +1103,29 @@ static const char *site_caller(const struct site *s, char *buf, size_t len)
 	return buf;
 }
 
+/* One line when user stacks ended before their thread's root: how many, and why. */
+static void stack_ends_text(const struct timeline *tl, FILE *out)
+{
+	uint64_t n[GP_STACK_END_COUNT], stacks, early;
+	const char *sep = ": ";
+
+	stack_ends_total(tl, n, &stacks, &early);
+	if (!early)
+		return;
+	fprintf(out, "     user stacks cut short: %llu of %llu (%.1f%%) end before their thread's "
+		     "root", (unsigned long long)early, (unsigned long long)stacks,
+		100.0 * (double)early / (double)stacks);
+	for (unsigned k = GP_STACK_END_ROOT + 1; k < GP_STACK_END_COUNT; k++) {
+		if (!n[k])
+			continue;
+		fprintf(out, "%s%s %llu", sep, gp_stack_end_name(k), (unsigned long long)n[k]);
+		sep = ", ";
+	}
+	if (n[0])
+		fprintf(out, "%sother %llu", sep, (unsigned long long)n[0]);
+	fprintf(out, " (\"stack_ends\" in summary.json)\n");
+}
+
 void summary__write_text(struct report *r, FILE *out)
 {
 	struct timeline *tl = r->tl;
@@ -1128,6 +1208,7 @@ void summary__write_text(struct report *r, FILE *out)
 			fprintf(out, "     left out of every output: the injection library's writer "
 				     "thread (gpuperf-writer), on-CPU %s, off-CPU %s\n", b1, b2);
 		}
+		stack_ends_text(tl, out);
 		analysis__write_brief(r, out);
 	}
 	if (!r->opts->warn)

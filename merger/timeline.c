@@ -53,9 +53,10 @@ struct tl_priv {
 	size_t cap_gpu, cap_api, cap_samples, cap_offcpu, cap_frames, cap_files;
 	size_t cap_procs, cap_threads, cap_modules, cap_devices, cap_offcpu_short;
 	size_t cap_lanes, cap_gpu_bytes, cap_long_durs, cap_tids, cap_api_names, cap_launch_stacks;
-	size_t cap_kconfigs;
+	size_t cap_kconfigs, cap_stack_ends;
 	/* What the small tables hold, while loading (freed by timeline__finish()). */
-	struct u64map tid_map, bytes_map, lstack_map, api_name_map, kcfg_map;
+	struct u64map tid_map, bytes_map, lstack_map, api_name_map, kcfg_map, stack_end_map;
+	uint32_t last_end_pid, last_end; /* the last stack_ends entry counted in: pid, index + 1 */
 	uint32_t *lane_slots; /* lane index + 1, by hash of its fields */
 	size_t lane_slots_cap;
 	uint64_t last_tid_key; /* one-entry caches: records come in runs of one thread, */
@@ -219,6 +220,8 @@ static void free_maps(struct tl_priv *p)
 	u64map_free(&p->lstack_map);
 	u64map_free(&p->api_name_map);
 	u64map_free(&p->kcfg_map);
+	u64map_free(&p->stack_end_map);
+	p->last_end = 0;
 	memset(p->kcfg_recent_val, 0, sizeof(p->kcfg_recent_val));
 	free(p->lane_slots);
 	p->lane_slots = NULL;
@@ -295,6 +298,7 @@ void timeline__free(struct timeline *tl)
 	free(tl->gpu_bytes);
 	free(tl->long_durs);
 	free(tl->kconfigs);
+	free(tl->stack_ends);
 	free(tl->tids);
 	free(tl->api_names);
 	free(tl->launch_stacks);
@@ -345,6 +349,34 @@ static uint32_t table_index(struct u64map *m, uint64_t key, void **arr, size_t *
 	m->vals[j] = (uint32_t)*nr;
 	m->nr++;
 	return (uint32_t)(*nr - 1);
+}
+
+/*
+ * (2.5) Count where a user stack of process @pid ended: GP_STACK_END_* in a
+ * sample's or span's @flags (0: not said, nothing to count). 0 or -ENOMEM.
+ */
+static int note_stack_end(struct timeline *tl, uint32_t pid, uint16_t flags)
+{
+	struct tl_priv *p = tl->priv;
+	unsigned end = GP_STACK_END_OF(flags);
+	uint32_t i;
+
+	if (!end)
+		return 0;
+	if (p->last_end && p->last_end_pid == pid) {
+		i = p->last_end - 1;
+	} else {
+		struct tl_stack_ends e = { .pid = pid };
+
+		i = table_index(&p->stack_end_map, pid, (void **)&tl->stack_ends,
+				&tl->nr_stack_ends, &p->cap_stack_ends, &e, sizeof(e));
+		if (i == UINT32_MAX)
+			return -ENOMEM;
+		p->last_end_pid = pid;
+		p->last_end = i + 1;
+	}
+	tl->stack_ends[i].n[end < GP_STACK_END_COUNT ? end : 0]++;
+	return 0;
 }
 
 /*
@@ -1147,6 +1179,8 @@ static int add_record(struct timeline *tl, struct idmap *ids, struct idmap *stac
 		o->tid = s->tid;
 		o->cpu = s->cpu;
 		seen_ts(tl, o->ts, o->ts);
+		if (note_stack_end(tl, s->pid, rec->flags))
+			return -ENOMEM;
 		return add_stack(tl, &o->stack, s->ips, s->nr_user, s->nr_kernel);
 	}
 	case GP_REC_OFFCPU: {
@@ -1179,6 +1213,8 @@ static int add_record(struct timeline *tl, struct idmap *ids, struct idmap *stac
 		o->cpu = s->cpu;
 		o->state = s->state;
 		seen_ts(tl, o->start, o->end);
+		if (note_stack_end(tl, s->pid, rec->flags))
+			return -ENOMEM;
 		return add_stack(tl, &o->stack, s->ips, s->nr_user, s->nr_kernel);
 	}
 	case GP_REC_DROPPED: {
@@ -1716,6 +1752,12 @@ static int cmp_device(const void *a, const void *b)
 	return cmp_u64(((const struct tl_device *)a)->id, ((const struct tl_device *)b)->id);
 }
 
+static int cmp_stack_ends(const void *a, const void *b)
+{
+	return cmp_u64(((const struct tl_stack_ends *)a)->pid,
+		       ((const struct tl_stack_ends *)b)->pid);
+}
+
 /*
  * A pid whose program exec'd CUDA programs has a GPU trace per image: its
  * name becomes their chain, "launcher -> job", each image's comm in exec
@@ -1857,6 +1899,20 @@ const struct tl_device *timeline__device(const struct timeline *tl, uint32_t id)
 	return NULL;
 }
 
+const struct tl_stack_ends *timeline__stack_ends(const struct timeline *tl, uint32_t pid)
+{
+	size_t lo = 0, hi = tl->nr_stack_ends, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (tl->stack_ends[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < tl->nr_stack_ends && tl->stack_ends[lo].pid == pid ? &tl->stack_ends[lo] : NULL;
+}
+
 static int cmp_tid(const void *a, const void *b)
 {
 	const struct tl_tid *x = a, *y = b;
@@ -1922,6 +1978,7 @@ void timeline__finish(struct timeline *tl)
 	merge_threads(tl);
 	gp_sort(tl->modules, tl->nr_modules, sizeof(*tl->modules), cmp_module);
 	gp_sort(tl->devices, tl->nr_devices, sizeof(*tl->devices), cmp_device);
+	gp_sort(tl->stack_ends, tl->nr_stack_ends, sizeof(*tl->stack_ends), cmp_stack_ends);
 	/* one entry per device id (every process's trace describes the GPUs it saw) */
 	if (tl->nr_devices) {
 		size_t n = 1;

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "clock_align.h"
+#include "gp_record.h"
 
 /* tl_gpu.kind */
 enum tl_gpu_kind {
@@ -149,6 +150,19 @@ struct tl_offcpu_short {
 	uint32_t pad;
 };
 
+/*
+ * (2.5) Where the user stacks of one process ended, on- and off-CPU, as the
+ * agent's unwinder said (gp_record.h, GP_STACK_END_*): n[GP_STACK_END_ROOT]
+ * reached the thread's root, the others were cut short; n[0] counts ends
+ * of a reason this reader does not know (a newer agent's). Stacks whose end
+ * was not said (frame pointers) are not counted.
+ */
+struct tl_stack_ends {
+	uint32_t pid;
+	uint32_t pad;
+	uint64_t n[GP_STACK_END_COUNT];
+};
+
 /* A process seen in any trace (merged by pid). */
 struct tl_proc {
 	uint64_t first_ts;  /* first record naming it (fork or info) */
@@ -251,6 +265,9 @@ struct timeline {
 	struct tl_file *files;
 	size_t nr_files;
 
+	struct tl_stack_ends *stack_ends; /* by process; by pid after timeline__finish() */
+	size_t nr_stack_ends;
+
 	uint64_t dropped[16]; /* by GP_DROP_* source (room for sources a newer minor version adds) */
 	uint32_t drop_cause[16]; /* errno of the first loss of each source (format 2.2); 0: unknown */
 	uint64_t first_ts, last_ts;
@@ -289,6 +306,7 @@ void timeline__finish(struct timeline *tl);
 const struct tl_proc *timeline__proc(const struct timeline *tl, uint32_t pid);
 const struct tl_thread *timeline__thread(const struct timeline *tl, uint32_t pid, uint32_t tid);
 const struct tl_device *timeline__device(const struct timeline *tl, uint32_t id);
+const struct tl_stack_ends *timeline__stack_ends(const struct timeline *tl, uint32_t pid);
 
 /* Timeline string by id ("" for 0 or unknown). Ids are timeline-wide. */
 const char *timeline__str(const struct timeline *tl, uint32_t id);

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""check_synth.py DIR STEPS SPP [-x] [-l] [-L] - what `gpuperf report` must say about gen_recording's data.
+"""check_synth.py DIR STEPS SPP [-x] [-l] [-L] [-u] - what `gpuperf report` must say about gen_recording's data.
 
 Every number below follows from gen_recording.c's schedule; see the comment at its top.
--x, -l, -L: the recording was made with gen_recording -x (the main thread preempted each step),
--l (the loader thread makes a CUDA call each step), -L (the recorders reported losses).
+-x, -l, -L, -u: the recording was made with gen_recording -x (the main thread preempted each step),
+-l (the loader thread makes a CUDA call each step), -L (the recorders reported losses), -u (the
+samples and spans say where their user stacks end).
 """
 import json
 import sys
@@ -13,6 +14,7 @@ d, steps, spp = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 preempted = "-x" in sys.argv[4:]
 loader_calls = "-l" in sys.argv[4:]
 losses = "-L" in sys.argv[4:]
+unwind_ends = "-u" in sys.argv[4:]
 SAMPLE = 10101
 orphans = steps // 100
 fails = []
@@ -78,7 +80,7 @@ if loader_calls:
 expect("gpu_idle", idle, want_idle)
 
 s = json.load(open(f"{d}/summary.json"))
-expect("schema", (s["schema"], s["schema_version"]), ("gpuperf-summary", "1.6"))
+expect("schema", (s["schema"], s["schema_version"]), ("gpuperf-summary", "1.7"))
 # -L: losses reported by the recorders, summed by source; every source always present
 want_drops = dict.fromkeys(["cupti", "inject_buffers", "ringbuf_sample", "ringbuf_offcpu",
                             "ringbuf_launch", "ringbuf_proc", "stack", "writer", "offcpu_missed",
@@ -109,6 +111,27 @@ expect("device", (dev["name"], dev["busy_ns"], dev["kernel_ns"]), ("Synthetic GP
 expect("cpu", (s["cpu"]["samples"], s["cpu"]["on_cpu_ns"], s["cpu"]["off_cpu_ns"]),
        (2 * steps * spp, 2 * steps * spp * SAMPLE, steps * (400000 + (2500 if preempted else 0))))
 expect("process", [(p["pid"], p["comm"]) for p in s["processes"]], [(100, "train")])
+# -u: every sample and span says where its stack ends; one in three loader samples ends early
+reasons = dict.fromkeys(["depth", "unknown_module", "bad_frame", "no_fp", "unsupported_cfi",
+                         "off_stack", "no_tables", "short_copy"], 0)
+stacks = root = 0
+if unwind_ends:
+    loader = steps * spp
+    reasons["unknown_module"] = loader // 3
+    reasons["short_copy"] = steps if preempted else 0
+    stacks = 2 * steps * spp + steps + (steps if preempted else 0)
+    root = stacks - reasons["unknown_module"] - reasons["short_copy"]
+expect("stack_ends", s["stack_ends"], {"stacks": stacks, "root": root, "early": stacks - root,
+                                       "reasons": reasons})
+expect("process stack_ends", s["processes"][0]["stack_ends"],
+       {"stacks": stacks, "root": root, "root_fraction": root / stacks} if stacks else None)
+report = open(f"{d}/report.txt").read() if unwind_ends else ""
+if unwind_ends:
+    line = [x for x in report.splitlines() if "user stacks cut short" in x]
+    why = f"unknown_module {reasons['unknown_module']}" + (f", short_copy {steps}" if preempted else "")
+    expect("text report on stack ends", [x.split(": ", 1)[1] for x in line],
+           [f"{stacks - root} of {stacks} ({100 * (stacks - root) / stacks:.1f}%) end before their "
+            f"thread's root: {why} (\"stack_ends\" in summary.json)"])
 expect("clock", [(c["file"], c["method"]) for c in s["clock_alignment"]], [("gpu-100.trace", "identity")])
 
 # every API call on its thread's track, once: 4 a step on the main thread (100), and with -l

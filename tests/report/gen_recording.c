@@ -4,7 +4,7 @@
  * number is known: the input of the report's golden tests and of
  * bench/report (10M kernels).
  *
- * usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP] [-k EVERY] [-c CHUNK_BYTES] [-D DEPTH] [-1] [-S] [-x] [-d] [-l [-i]] [-L] [-w] DIR
+ * usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP] [-k EVERY] [-c CHUNK_BYTES] [-D DEPTH] [-1] [-S] [-x] [-d] [-l [-i]] [-L] [-w] [-u] DIR
  *   -k K: CPU samples only in every K-th step (1)
  *   -1: every kernel launched as the format-1.0 fixture's were (grid 1x1x1,
  *       block 256x1x1, nothing else), and the launch stacks as an older
@@ -39,6 +39,12 @@
  *       ("gpuperf-writer", tid 102): each step one on-CPU sample and a
  *       600 us off-CPU span of it, and at the end its short blocks (7 of
  *       them, 70 us in all): the tool's time, which every output leaves out
+ *   -u: the samples and spans say where their user stacks end (format 2.5),
+ *       as the agent's CFI unwinder does: at the root, except one in three
+ *       of the loader's samples (the 3rd, 6th, ...), which end in code of
+ *       no known module (unknown_module), and with -x the preempted spans,
+ *       whose stack copy was too short (short_copy). The writer thread's
+ *       spans have no user stack: nothing said
  *
  * One process "train" (pid 100) with a main thread (100) and a loader
  * thread (101). Each step (1 ms apart, starting at 1 s):
@@ -213,14 +219,26 @@ static void launched(struct gp_writer *cpu, struct gp_writer *gpu, uint64_t ts, 
 	gp_writer__commit(w);
 }
 
+static int unwind_ends;
+
+/* -u: hdr.flags saying that a user stack ends at @end (GP_STACK_END_*); 0 without -u */
+static uint16_t end_flags(unsigned end)
+{
+	return unwind_ends ? (uint16_t)(end << GP_STACK_END_SHIFT) : 0;
+}
+
 static void sample(struct gp_writer *w, uint64_t ts, uint32_t tid, int leaf, int mid)
 {
+	static unsigned long loader_samples;
 	uint64_t ips[3 + MAX_DEPTH] = { RET(leaf) - 8, RET(mid),
 					RET(tid == TID_MAIN ? F_MAIN : F_LOADER_MAIN) };
 	uint16_t n = tid == TID_MAIN ? deepen(ips, 3) : 3;
 	struct gp_rec_cpu_sample *s =
 		gp_writer__reserve(w, GP_REC_CPU_SAMPLE, (uint32_t)(sizeof(*s) + n * sizeof(*ips)));
 
+	s->hdr.flags = end_flags(tid == TID_LOADER && ++loader_samples % 3 == 0
+					 ? GP_STACK_END_UNKNOWN_MODULE
+					 : GP_STACK_END_ROOT);
 	s->ts = ts;
 	s->weight_ns = SAMPLE_NS;
 	s->pid = PID;
@@ -232,10 +250,13 @@ static void sample(struct gp_writer *w, uint64_t ts, uint32_t tid, int leaf, int
 }
 
 static void offcpu_span(struct gp_writer *w, uint64_t start, uint64_t end, uint32_t tid,
-			uint32_t state, const uint64_t *ips, uint16_t nr_user, uint16_t nr_kernel)
+			uint32_t state, const uint64_t *ips, uint16_t nr_user, uint16_t nr_kernel,
+			uint16_t flags)
 {
 	size_t n = (size_t)(nr_user + nr_kernel) * sizeof(*ips);
 	struct gp_rec_offcpu *o = gp_writer__reserve(w, GP_REC_OFFCPU, (uint32_t)(sizeof(*o) + n));
+
+	o->hdr.flags = flags;
 
 	o->start = start;
 	o->end = end;
@@ -254,7 +275,8 @@ static void offcpu(struct gp_writer *w, uint64_t start, uint64_t end)
 	static const uint64_t ips[6] = { RET(F_READ), RET(F_LOAD_BATCH), RET(F_LOADER_MAIN),
 					 KADDR(0) + 0x20, KADDR(1) + 0x20, KADDR(3) + 0x20 };
 
-	offcpu_span(w, start, end, TID_LOADER, 1 /* TASK_INTERRUPTIBLE */, ips, 3, 3);
+	offcpu_span(w, start, end, TID_LOADER, 1 /* TASK_INTERRUPTIBLE */, ips, 3, 3,
+		    end_flags(GP_STACK_END_ROOT));
 }
 
 /* The main thread preempted in backward() (-x). */
@@ -262,7 +284,8 @@ static void preempted(struct gp_writer *w, uint64_t start, uint64_t end)
 {
 	static const uint64_t ips[2] = { RET(F_BACKWARD), RET(F_TRAIN_STEP) };
 
-	offcpu_span(w, start, end, TID_MAIN, 0 /* TASK_RUNNING */, ips, 2, 0);
+	offcpu_span(w, start, end, TID_MAIN, 0 /* TASK_RUNNING */, ips, 2, 0,
+		    end_flags(GP_STACK_END_SHORT_COPY));
 }
 
 static int overlap, driver, loader_calls, losses, shared_ids;
@@ -273,7 +296,7 @@ static void writer_step(struct gp_writer *w, uint64_t t)
 	static const uint64_t ips[2] = { KADDR(0) + 0x20, KADDR(3) + 0x20 };
 
 	sample(w, t + 300000, TID_WRITER, F_READ, F_LOAD_BATCH);
-	offcpu_span(w, t + 310000, t + 910000, TID_WRITER, 1, ips, 0, 2);
+	offcpu_span(w, t + 310000, t + 910000, TID_WRITER, 1, ips, 0, 2, 0);
 }
 
 static void writer_short(struct gp_writer *w, uint64_t t)
@@ -373,7 +396,7 @@ int main(int argc, char **argv)
 	const char *dir;
 	int c;
 
-	while ((c = getopt(argc, argv, "n:s:c:k:D:1xdilLSw")) != -1) {
+	while ((c = getopt(argc, argv, "n:s:c:k:D:1xdilLSwu")) != -1) {
 		if (c == 'D')
 			depth = atoi(optarg);
 		else if (c == 'i')
@@ -382,6 +405,8 @@ int main(int argc, char **argv)
 			losses = 1;
 		else if (c == 'w')
 			writer_thread = 1;
+		else if (c == 'u')
+			unwind_ends = 1;
 		else if (c == 'l')
 			loader_calls = 1;
 		else if (c == '1')
@@ -404,7 +429,7 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	if (optind != argc - 1 || !steps || spp > 40 || depth < 0 || depth > MAX_DEPTH) {
-		fprintf(stderr, "usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP (<= 40)] [-k K] [-c CHUNK] [-D DEPTH (<= 100)] [-1] [-S] [-x] [-d] [-l [-i]] [-L] [-w] DIR\n");
+		fprintf(stderr, "usage: gen_recording [-n STEPS] [-s SAMPLES_PER_STEP (<= 40)] [-k K] [-c CHUNK] [-D DEPTH (<= 100)] [-1] [-S] [-x] [-d] [-l [-i]] [-L] [-w] [-u] DIR\n");
 		return 2;
 	}
 	dir = argv[optind];

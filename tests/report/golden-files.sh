@@ -9,7 +9,7 @@ analysis.txt report.txt"
 
 # make_report DIR: generate the recording into DIR and report on it.
 make_report() {
-	mkdir -p "$1" && "$GEN" -n 20 -s 2 "$1" || return 1
+	mkdir -p "$1" && "$GEN" -n 20 -s 2 -u "$1" || return 1
 	# report.txt: the text report (stdout; nothing else is said), with the directory's name taken out
 	"$GPUPERF" report --per-thread "$1" >"$1/report.raw" 2>&1 || return 1
 	sed "s|$1|DIR|g" "$1/report.raw" >"$1/report.txt" && rm "$1/report.raw" || return 1
