@@ -89,7 +89,7 @@ int gp_unwind__remote(const struct gp_unwind_remote *r, uint64_t *pcs, int max, 
 		}
 		if ((end = copy_word(r, cfa - 8, &ra)) >= 0)
 			goto out;
-		switch (gp_step__rbp(row->kind, row->rbp_off, cfa, bp, &at)) {
+		switch (gp_step__rbp(row->kind, row->rbp_off, cfa, sp, bp, &at)) {
 		case GP_STEP_RBP_AT:
 			if ((end = copy_word(r, at, &nbp)) >= 0)
 				goto out;

@@ -51,8 +51,17 @@ static inline int gp_step__cfa(uint8_t kind, uint8_t arg, int32_t cfa_off, uint6
 #define GP_STEP_RBP_LOST 1	/* not known: a later RBP or NONE row ends the stack */
 #define GP_STEP_RBP_AT	 2	/* the stack word at the returned address */
 
-static inline int gp_step__rbp(uint8_t kind, int16_t rbp_off, uint64_t cfa, uint64_t bp,
-			       uint64_t *at)
+/*
+ * @sp: the frame's stack pointer. A save slot below it is one the
+ * epilogue has popped already: GCC's and glibc's CFI describe the pops'
+ * CFA but not the restores, so rbp is still said to be at its slot while
+ * the stack pointer has moved above it (the caller's rbp is back in the
+ * register then, but a leaf's save in the red zone reads the same: not
+ * known). The slot is not read: it is outside any copy from the stack
+ * pointer up, and free for a signal frame to overwrite.
+ */
+static inline int gp_step__rbp(uint8_t kind, int16_t rbp_off, uint64_t cfa, uint64_t sp,
+			       uint64_t bp, uint64_t *at)
 {
 	if (kind == GP_CFI_NONE) {
 		*at = bp; /* the frame record: saved rbp at rbp, return address above it */
@@ -63,7 +72,7 @@ static inline int gp_step__rbp(uint8_t kind, int16_t rbp_off, uint64_t cfa, uint
 	if (rbp_off == GP_CFI_RBP_SAME)
 		return GP_STEP_RBP_SAME;
 	*at = cfa + (int64_t)rbp_off;
-	return GP_STEP_RBP_AT;
+	return *at < sp ? GP_STEP_RBP_LOST : GP_STEP_RBP_AT;
 }
 
 #endif /* GPUPERF_UNWIND_STEP_H */

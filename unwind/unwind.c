@@ -529,7 +529,7 @@ static int walk(struct gp_unwind *u, uintptr_t pc, uintptr_t sp, uintptr_t bp, i
 			end = GP_UNWIND_END_BAD_FRAME;
 			goto out;
 		}
-		switch (gp_step__rbp(row.kind, row.rbp_off, cfa, bp, &at)) {
+		switch (gp_step__rbp(row.kind, row.rbp_off, cfa, sp, bp, &at)) {
 		case GP_STEP_RBP_AT:
 			if (!stack_word(at, sp, hi, &nbp)) {
 				end = GP_UNWIND_END_BAD_FRAME;

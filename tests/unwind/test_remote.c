@@ -368,6 +368,62 @@ static void test_remote_garbage(void **state)
 	assert_true(ends[GP_UNWIND_END_UNKNOWN_MODULE] > 0);
 }
 
+/* ---- a sample in an epilogue, after the pop of rbp ---- */
+
+/*
+ * The shape of GCC's (and glibc's) epilogues: the CFI follows the pops'
+ * CFA but never says the registers were restored, so at epilogue_popped
+ * rbp is still "saved at CFA-16", 8 bytes below rsp.
+ */
+void epilogue_fn(void);
+extern const char epilogue_popped[];
+__asm__(".text\n"
+	".globl epilogue_fn\n"
+	".type epilogue_fn, @function\n"
+	"epilogue_fn:\n"
+	".cfi_startproc\n"
+	"push %rbp\n"
+	".cfi_def_cfa_offset 16\n"
+	".cfi_offset %rbp, -16\n"
+	"push %rbx\n"
+	".cfi_def_cfa_offset 24\n"
+	".cfi_offset %rbx, -24\n"
+	"nop\n"
+	"pop %rbx\n"
+	".cfi_def_cfa_offset 16\n"
+	"pop %rbp\n"
+	".cfi_def_cfa_offset 8\n"
+	".globl epilogue_popped\n"
+	"epilogue_popped:\n"
+	"ret\n"
+	".cfi_endproc\n"
+	".size epilogue_fn, .-epilogue_fn\n");
+
+/*
+ * Stopped at epilogue_popped (rsp at the return address, the copy from
+ * there up): the caller's frame comes next, not a read below the copy; the
+ * caller is an outermost frame here (a 0 return address above it).
+ */
+static void test_remote_epilogue(void **state)
+{
+	uint64_t stack[2] = { (uintptr_t)lib_run + 1, 0 }, pcs[GP_UNWIND_MAX_DEPTH];
+	uint64_t base = 0x7ff000001000ull;
+	struct gp_unwind_remote r = {
+		.rip = (uintptr_t)epilogue_popped, .rsp = base, .rbp = 0x1234,
+		.stack = stack, .stack_base = base, .stack_len = sizeof(stack), .lookup = lookup,
+	};
+	int end = -1, n;
+
+	(void)state;
+	n = gp_unwind__remote(&r, pcs, GP_UNWIND_MAX_DEPTH, &end);
+	if (n < 2)
+		print_stacks(pcs, n, NULL, 0);
+	assert_true(n >= 2);
+	assert_true(pcs[0] == (uintptr_t)epilogue_popped);
+	assert_true(pcs[1] == (uintptr_t)lib_run + 1);
+	assert_int_not_equal(end, GP_UNWIND_END_BAD_FRAME);
+}
+
 /* ---- a signal in a frameless leaf: the registers a sample would see ---- */
 
 struct leaf_run {
@@ -478,6 +534,7 @@ int main(void)
 		cmocka_unit_test(test_remote_no_cfi_frame_pointer),
 		cmocka_unit_test(test_remote_garbage),
 		cmocka_unit_test(test_remote_leaf),
+		cmocka_unit_test(test_remote_epilogue),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
