@@ -94,6 +94,7 @@ int gp_unwind__remote(const struct gp_unwind_remote *r, uint64_t *pcs, int max, 
 			if ((end = copy_word(r, at, &nbp)) >= 0)
 				goto out;
 			bp = nbp;
+			bp_ok = true; /* a frame that saved it: known again, if lost below */
 			break;
 		case GP_STEP_RBP_LOST:
 			bp_ok = false;

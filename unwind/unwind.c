@@ -536,6 +536,7 @@ static int walk(struct gp_unwind *u, uintptr_t pc, uintptr_t sp, uintptr_t bp, i
 				goto out;
 			}
 			bp = nbp;
+			bp_ok = true; /* a frame that saved it: known again, if lost below */
 			break;
 		case GP_STEP_RBP_LOST:
 			bp_ok = false;

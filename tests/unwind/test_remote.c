@@ -373,10 +373,12 @@ static void test_remote_garbage(void **state)
 /*
  * The shape of GCC's (and glibc's) epilogues: the CFI follows the pops'
  * CFA but never says the registers were restored, so at epilogue_popped
- * rbp is still "saved at CFA-16", 8 bytes below rsp.
+ * rbp is still "saved at CFA-16", 8 bytes below rsp. Its caller saves rbp
+ * in its frame, and that one's caller finds its CFA by rbp (frame
+ * pointers): fp_fn -> saver_fn -> epilogue_fn.
  */
 void epilogue_fn(void);
-extern const char epilogue_popped[];
+extern const char epilogue_popped[], saver_ret[], fp_ret[];
 __asm__(".text\n"
 	".globl epilogue_fn\n"
 	".type epilogue_fn, @function\n"
@@ -397,17 +399,54 @@ __asm__(".text\n"
 	"epilogue_popped:\n"
 	"ret\n"
 	".cfi_endproc\n"
-	".size epilogue_fn, .-epilogue_fn\n");
+	".size epilogue_fn, .-epilogue_fn\n"
+	".globl saver_fn\n"
+	".type saver_fn, @function\n"
+	"saver_fn:\n"
+	".cfi_startproc\n"
+	"push %rbp\n"
+	".cfi_def_cfa_offset 16\n"
+	".cfi_offset %rbp, -16\n"
+	"call epilogue_fn\n"
+	".globl saver_ret\n"
+	"saver_ret:\n"
+	"pop %rbp\n"
+	".cfi_def_cfa_offset 8\n"
+	"ret\n"
+	".cfi_endproc\n"
+	".size saver_fn, .-saver_fn\n"
+	".globl fp_fn\n"
+	".type fp_fn, @function\n"
+	"fp_fn:\n"
+	".cfi_startproc\n"
+	"push %rbp\n"
+	".cfi_def_cfa_offset 16\n"
+	".cfi_offset %rbp, -16\n"
+	"mov %rsp, %rbp\n"
+	".cfi_def_cfa_register %rbp\n"
+	"call saver_fn\n"
+	".globl fp_ret\n"
+	"fp_ret:\n"
+	"pop %rbp\n"
+	".cfi_def_cfa %rsp, 8\n"
+	"ret\n"
+	".cfi_endproc\n"
+	".size fp_fn, .-fp_fn\n");
 
 /*
- * Stopped at epilogue_popped (rsp at the return address, the copy from
- * there up): the caller's frame comes next, not a read below the copy; the
- * caller is an outermost frame here (a 0 return address above it).
+ * Stopped at epilogue_popped, rsp at the return address, the copy from
+ * there up: no read below the copy, and the rbp saver_fn saved serves
+ * fp_fn's frame; fp_fn is outermost (its saved rbp and return address 0).
  */
 static void test_remote_epilogue(void **state)
 {
-	uint64_t stack[2] = { (uintptr_t)lib_run + 1, 0 }, pcs[GP_UNWIND_MAX_DEPTH];
-	uint64_t base = 0x7ff000001000ull;
+	uint64_t base = 0x7ff000001000ull, pcs[GP_UNWIND_MAX_DEPTH];
+	uint64_t stack[5] = {
+		(uintptr_t)saver_ret,	/* epilogue_fn's return address */
+		base + 24,		/* saver_fn: fp_fn's rbp, saved */
+		(uintptr_t)fp_ret,	/* saver_fn's return address */
+		0, 0,			/* fp_fn's frame record: rbp, return address */
+	};
 	struct gp_unwind_remote r = {
 		.rip = (uintptr_t)epilogue_popped, .rsp = base, .rbp = 0x1234,
 		.stack = stack, .stack_base = base, .stack_len = sizeof(stack), .lookup = lookup,
@@ -416,12 +455,13 @@ static void test_remote_epilogue(void **state)
 
 	(void)state;
 	n = gp_unwind__remote(&r, pcs, GP_UNWIND_MAX_DEPTH, &end);
-	if (n < 2)
+	if (n != 3 || end != GP_UNWIND_END_ROOT)
 		print_stacks(pcs, n, NULL, 0);
-	assert_true(n >= 2);
+	assert_int_equal(n, 3);
 	assert_true(pcs[0] == (uintptr_t)epilogue_popped);
-	assert_true(pcs[1] == (uintptr_t)lib_run + 1);
-	assert_int_not_equal(end, GP_UNWIND_END_BAD_FRAME);
+	assert_true(pcs[1] == (uintptr_t)saver_ret);
+	assert_true(pcs[2] == (uintptr_t)fp_ret);
+	assert_int_equal(end, GP_UNWIND_END_ROOT);
 }
 
 /* ---- a signal in a frameless leaf: the registers a sample would see ---- */
