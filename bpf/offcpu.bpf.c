@@ -925,6 +925,80 @@ static __always_inline long task_user_stack(struct task_struct *task, __u64 *ips
 	return n;
 }
 
+/*
+ * With user_copy: @task's user registers, from its entry to the kernel,
+ * and its stack from rsp up, read from its memory (sleepable), page by
+ * page as read_ustack() does for the current task. @u lies in a
+ * copy_scratch, whose slack takes the overrun of the last page.
+ */
+static __always_inline void task_ustack_copy(struct task_struct *task, struct offcpu_ustack *u)
+{
+	struct pt_regs *regs;
+	__u64 sp, got = 0;
+
+	u->rip = u->rsp = u->rbp = 0;
+	u->flags = 0;
+	u->len = 0;
+	regs = (BPF_CORE_READ(task, flags) & PF_KTHREAD) ? NULL
+							 : (struct pt_regs *)bpf_task_pt_regs(task);
+	if (!regs || !(BPF_CORE_READ(regs, cs) & 3)) {
+		u->flags = OFFCPU_USTACK_NO_REGS;
+		return;
+	}
+	u->rip = BPF_CORE_READ(regs, ip);
+	u->rsp = sp = BPF_CORE_READ(regs, sp);
+	u->rbp = BPF_CORE_READ(regs, bp);
+	for (int i = 0; i < GP_BPF_USTACK_MAX / 4096 + 1; i++) {
+		__u64 chunk = 4096 - ((sp + got) & 4095);
+
+		if (got >= GP_BPF_USTACK_MAX)
+			break;
+		if (bpf_copy_from_user_task(&u->stack[got], chunk, (void *)(sp + got), task, 0))
+			break;
+		got += chunk;
+	}
+	if (got >= GP_BPF_USTACK_MAX) {
+		got = GP_BPF_USTACK_MAX;
+		u->flags |= OFFCPU_USTACK_CUT;
+	}
+	u->len = (__u32)got;
+}
+
+/*
+ * With user_copy: open span @e of @task (kernel stack not yet read) to
+ * the seq_file as an offcpu_copy_event, for the agent to unwind with CFI
+ * like every other span. 0, or -1 when there was no scratch to build it.
+ */
+static __always_inline int seq_emit_copy(struct seq_file *seq, struct task_struct *task,
+					 const struct offcpu_event *e)
+{
+	__u32 slot = SCRATCH_SWITCH;
+	struct copy_scratch *s = bpf_map_lookup_elem(&oc_copy, &slot);
+	struct offcpu_copy_event *c;
+	__u64 size, len;
+	long nk = 0;
+
+	if (!s)
+		return -1;
+	c = &s->e;
+	__builtin_memcpy(c, e, offsetof(struct offcpu_copy_event, kips));
+	c->nr_user = 0;
+	c->flags = e->flags | OFFCPU_COPY;
+	if (want_kernel) {
+		nk = bpf_get_task_stack(task, c->kips, GP_BPF_STACK_DEPTH * 8, 0);
+		nk = nk < 0 ? 0 : (long)((__u64)nk / 8);
+	}
+	c->nr_kernel = (__u16)nk;
+	task_ustack_copy(task, &c->u);
+	len = c->u.len;
+	if (len > GP_BPF_USTACK_MAX)
+		len = GP_BPF_USTACK_MAX;
+	barrier_var(len); /* the verifier must see the size made of the clamped length */
+	size = offsetof(struct offcpu_copy_event, u.stack) + len;
+	bpf_seq_write(seq, c, size);
+	return 0;
+}
+
 static __always_inline void seq_emit(struct seq_file *seq, struct offcpu_event *e)
 {
 	__u64 n = (__u64)e->nr_user + e->nr_kernel, size = 48 + 8 * n;
@@ -937,7 +1011,9 @@ static __always_inline void seq_emit(struct seq_file *seq, struct offcpu_event *
 /*
  * Run once at stop, after the switch programs are detached: the blocks still
  * in progress then (switch-out recorded, no switch-in), as spans ending at
- * open_end_ns with both stacks (OFFCPU_OPEN); spans still waiting for their
+ * open_end_ns with both stacks (OFFCPU_OPEN; with user_copy as an
+ * offcpu_copy_event, at most ~17.6 KiB of the 32 KiB a task's output may
+ * take in the seq_file); spans still waiting for their
  * thread's sys_exit, without user stack; and what each thread summed in its
  * task storage below min_block_ns (OFFCPU_SHORT_SUM). Written to the
  * iterator's seq_file, not the ring buffer: thousands of threads cannot
@@ -1022,6 +1098,8 @@ int oc_open(struct bpf_iter__task *ctx)
 	e->cpu = st.cpu;
 	e->state = st.state;
 	e->flags = OFFCPU_OPEN;
+	if (want_user && user_copy && !seq_emit_copy(seq, task, e))
+		return 0;
 	if (want_user)
 		nu = task_user_stack(task, e->ips);
 	else

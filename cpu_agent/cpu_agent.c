@@ -1719,7 +1719,8 @@ int cpu_agent__stop(struct cpu_agent *a)
 			;
 		if (a->oc) {
 			/* blocks in progress end here, so a wall-clock profile covers the window */
-			offcpu_prog__for_each_open(a->oc, end, on_offcpu, write_short, a);
+			offcpu_prog__for_each_open(a->oc, end, on_offcpu,
+						   a->us ? on_offcpu_copy : NULL, write_short, a);
 			offcpu_prog__for_each_short(a->oc, write_short, a);
 		}
 	}

@@ -336,9 +336,11 @@ int offcpu_prog__seed(struct offcpu_prog *p)
 }
 
 int offcpu_prog__for_each_open(struct offcpu_prog *p, uint64_t end_ns, offcpu_event_fn on_span,
-			       offcpu_short_fn on_short, void *ctx)
+			       offcpu_copy_fn on_copy, offcpu_short_fn on_short, void *ctx)
 {
 	const size_t head = offsetof(struct offcpu_event, ips);
+	const size_t chead = offsetof(struct offcpu_copy_event, u.stack);
+	struct offcpu_copy_event *c = NULL;
 	size_t len = 0, off = 0;
 	char *buf = NULL;
 	int err;
@@ -352,6 +354,28 @@ int offcpu_prog__for_each_open(struct offcpu_prog *p, uint64_t end_ns, offcpu_ev
 		size_t size;
 
 		memcpy(&ev, buf + off, head);
+		if (ev.flags & OFFCPU_COPY) {
+			/* an open span with its user registers and stack (on_copy given at __new) */
+			if (!c && !(c = malloc(sizeof(*c)))) {
+				err = -ENOMEM;
+				break;
+			}
+			if (len - off < chead) {
+				err = -EPROTO;
+				break;
+			}
+			memcpy(c, buf + off, chead);
+			size = chead + c->u.len;
+			if (!on_copy || c->nr_kernel > GP_BPF_STACK_DEPTH ||
+			    c->u.len > GP_BPF_USTACK_MAX || size > len - off) {
+				err = -EPROTO;
+				break;
+			}
+			memcpy(c->u.stack, buf + off + chead, c->u.len);
+			off += size;
+			err = on_copy(ctx, c);
+			continue;
+		}
 		size = head + 8 * ((size_t)ev.nr_user + ev.nr_kernel);
 		if (size > sizeof(ev) || size > len - off) {
 			err = -EPROTO;
@@ -371,6 +395,7 @@ int offcpu_prog__for_each_open(struct offcpu_prog *p, uint64_t end_ns, offcpu_ev
 			err = on_span(ctx, &ev);
 		}
 	}
+	free(c);
 	free(buf);
 	return err;
 }

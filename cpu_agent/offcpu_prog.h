@@ -45,8 +45,9 @@ struct offcpu_opts {
 	/*
 	 * Set: spans' user stacks come as registers + a stack copy (bpf/offcpu.h)
 	 * to on_copy, for unwinding with CFI, instead of a frame-pointer walk;
-	 * preempted threads' spans get one too, taken as they switch out.
-	 * Blocks in progress at stop (__for_each_open) keep the walk.
+	 * preempted threads' spans get one too, taken as they switch out, and
+	 * blocks in progress at stop (__for_each_open), read from the
+	 * blocked thread's memory.
 	 */
 	offcpu_copy_fn on_copy;
 	void *ctx;
@@ -90,14 +91,15 @@ int offcpu_prog__seed(struct offcpu_prog *p);
 /*
  * After __detach: the blocks still in progress, as spans ending at @end_ns
  * (bpf_ktime_get_ns() when the switch programs were detached) with the
- * blocked thread's user and kernel stacks and OFFCPU_OPEN in flags; spans
- * still waiting for their user stack, without it; and each thread's blocks
- * below min_block_us that were not yet in the per-thread map, to @on_short
- * (optional). 0, the first callback error, or -EOPNOTSUPP without task
- * iterators.
+ * blocked thread's user and kernel stacks and OFFCPU_OPEN in flags (with
+ * opts.on_copy, to @on_copy, its user registers and stack copied instead
+ * of walked); spans still waiting for their user stack, without it, to
+ * @on_span; and each thread's blocks below min_block_us that were not yet
+ * in the per-thread map, to @on_short (optional). 0, the first callback
+ * error, or -EOPNOTSUPP without task iterators.
  */
 int offcpu_prog__for_each_open(struct offcpu_prog *p, uint64_t end_ns, offcpu_event_fn on_span,
-			       offcpu_short_fn on_short, void *ctx);
+			       offcpu_copy_fn on_copy, offcpu_short_fn on_short, void *ctx);
 void offcpu_prog__free(struct offcpu_prog *p);
 
 #endif /* GPUPERF_CPU_AGENT_OFFCPU_PROG_H */

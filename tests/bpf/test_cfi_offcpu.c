@@ -7,7 +7,9 @@
  * stack; and two threads spinning on one CPU, each preempted by the other,
  * have the spinning function in the stacks of their runnable spans. A
  * frame-pointer walk loses the condition-variable waits' callers and has
- * no user stack for preempted spans.
+ * no user stack for preempted spans. Blocks still in progress when the
+ * recording stops, in a program without frame pointers, are unwound with
+ * CFI too: whole, through the function that waited.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -136,10 +139,127 @@ static void test_waits_and_preemption(void **state)
 	assert_true(fp.spin_under == 0);
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+struct open_tally {
+	int spans;		/* block_prog's spans with a user stack */
+	int main_whole;		/* the main thread's: root, through wait_cond and main */
+	int thr_whole;		/* the other's: root, through wait_read and thread_main */
+	uint64_t open;		/* the agent's count of spans cut at stop */
+};
+
+/*
+ * block_prog, blocked before the agent attaches (attach_running) and still
+ * blocked when it stops: each thread's one span is cut at stop.
+ */
+static void run_open(const char *unwind, struct open_tally *c)
+{
+	struct cpu_agent_opts o = { .off_cpu = true, .no_kallsyms = true, .attach_running = true };
+	struct cpu_agent_stats st;
+	struct harness_trace t;
+	struct harness_syms y;
+	struct cpu_agent *a;
+	char dir[4096], buf[16];
+	int in[2], out[2], status;
+	uint64_t ts;
+	pid_t child;
+
+	memset(c, 0, sizeof(*c));
+	assert_int_equal(pipe(in), 0);
+	assert_int_equal(pipe(out), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		execl(BLOCK_PROG, BLOCK_PROG, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	assert_true(read(out[0], buf, sizeof(buf)) > 0);
+	usleep(100 * 1000); /* both threads blocked by now */
+	harness__mkdtemp(dir, sizeof(dir), "cfiopen");
+	o.dir = dir;
+	o.pids = &child;
+	o.nr_pids = 1;
+	setenv("GPUPERF_UNWIND", unwind ? unwind : "fp", 1);
+	a = cpu_agent__new(&o);
+	unsetenv("GPUPERF_UNWIND");
+	if (!a) {
+		kill(child, SIGKILL);
+		waitpid(child, &status, 0);
+		bpf_require__errno(TEST_NAME, -errno);
+	}
+	assert_non_null(a);
+	assert_int_equal(cpu_agent__start(a), 0);
+	ts = mono_ns();
+	while (mono_ns() - ts < 300 * 1000000ull)
+		cpu_agent__poll(a, 50);
+	assert_int_equal(cpu_agent__stop(a), 0);
+	cpu_agent__stats(a, &st);
+	cpu_agent__free(a);
+	kill(child, SIGKILL);
+	waitpid(child, &status, 0);
+	close(in[1]);
+	close(out[0]);
+
+	assert_int_equal(harness__load(dir, &t), 0);
+	assert_int_equal(harness__syms_load(&y, BLOCK_PROG), 0);
+	for (size_t i = 0; i < t.n; i++) {
+		const struct harness_rec *x = &t.r[i];
+		bool root = GP_STACK_END_OF(x->flags) == GP_STACK_END_ROOT;
+
+		if (x->type != GP_REC_OFFCPU || (x->flags & GP_OFFCPU_AGGREGATE) ||
+		    x->pid != (uint32_t)child || !x->nr_user)
+			continue;
+		c->spans++;
+		if (x->tid == x->pid)
+			c->main_whole += root && harness__stack_has(&y, &t, x, "wait_cond") &&
+					 harness__stack_has(&y, &t, x, "main");
+		else
+			c->thr_whole += root && harness__stack_has(&y, &t, x, "wait_read") &&
+					harness__stack_has(&y, &t, x, "thread_main");
+	}
+	c->open = st.offcpu_open;
+	fprintf(stderr, "%s: open at stop %llu, spans %d, main thread's whole %d, thread's %d\n",
+		unwind ? unwind : "fp", (unsigned long long)c->open, c->spans, c->main_whole,
+		c->thr_whole);
+	harness__free(&t);
+	harness__syms_free(&y);
+	harness__rmrf(dir);
+}
+
+static void test_open_at_stop(void **state)
+{
+	struct open_tally cfi, fp;
+
+	(void)state;
+	run_open("cfi", &cfi);
+	assert_true(cfi.open >= 2);
+	assert_int_equal(cfi.spans, 2);
+	assert_int_equal(cfi.main_whole, 1);
+	assert_int_equal(cfi.thr_whole, 1);
+
+	/* the frame-pointer walk stops in libc: why the copy is taken for these too */
+	run_open(NULL, &fp);
+	assert_true(fp.open >= 2);
+	assert_int_equal(fp.main_whole + fp.thr_whole, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_waits_and_preemption),
+		cmocka_unit_test(test_open_at_stop),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
