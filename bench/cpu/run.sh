@@ -83,6 +83,18 @@ if [ -x "$QSORT" ]; then
 		bpf_cost '^cs_'
 	done
 fi
+# Per off-CPU span: the switch-out copies registers and the user stack (CFI)
+# or walks frame pointers (fp); the BPF run time per context switch.
+echo "== CFI vs frame pointers, per off-CPU span: $PING, fastest of $REPS"
+base=$(fastest $PING)
+for uw in fp cfi; do
+	snap_start
+	t=$(GPUPERF_UNWIND=$uw fastest "$BIN/cpu_agent_run" -O -m 1 -o "$TMP" -- $PING)
+	snap_stop
+	row "gpuperf agent off-CPU (min block 1 us), GPUPERF_UNWIND=$uw" "$t" "$base"
+	sed -n 's/.*samples [0-9]* offcpu \([0-9]*\).*/    last run: \1 spans/p' "$TMP/err"
+	bpf_cost '^oc_'
+done
 if command -v perf >/dev/null 2>&1; then
 	t=$(fastest perf record -q --call-graph dwarf -F 999 -o "$TMP/perf.data" -- $SPIN)
 	row "perf record --call-graph dwarf -F 999" "$t" "$base"
