@@ -56,6 +56,7 @@
 #define GPUPERF_HAVE_CPU_AGENT 0
 #endif
 
+#define KSYM_CACHE_DIR "/run/gpuperf" /* the kernel symbol cache: root's, emptied at boot */
 #define RECORD_EXIT_NOEXEC 126	/* the program exists but cannot be executed */
 #define RECORD_EXIT_NOTFOUND 127 /* the program was not found */
 
@@ -152,6 +153,7 @@ struct record {
 	char dir_name[PATH_MAX]; /* as made or given (-o) */
 	int dir_fd;		/* DIR, opened once: root writes only relative to it */
 	int cache_fd;		/* the CFI table cache directory, the user's; -1: none */
+	int ksym_fd;		/* the kernel symbol cache directory, root's; -1: none */
 	char cache_dir[PATH_MAX];
 	bool dir_created;
 	char inject_lib[PATH_MAX];
@@ -991,6 +993,33 @@ static void cache_open(struct record *r)
 			err == -EPERM ? "it does not belong to the user" : gp_file__strerror(err));
 }
 
+/*
+ * Open the directory where the agent keeps the kernel's text symbols
+ * between runs (r->ksym_fd): root's alone, as the addresses it holds are
+ * what KASLR hides from users. /run is emptied at each boot, as the
+ * addresses change. Made 0700 when missing; one that is not a directory
+ * that root owns and alone can use is not used (the agent reads
+ * /proc/kallsyms each time, as without a cache).
+ */
+static void ksym_cache_open(struct record *r)
+{
+	struct stat sb;
+	int fd;
+
+	if (geteuid() != 0 || r->o.user_stacks_only)
+		return;
+	if (mkdir(KSYM_CACHE_DIR, 0700) && errno != EEXIST)
+		return;
+	fd = gp_file__dir_owned(KSYM_CACHE_DIR, 0);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &sb) || (sb.st_mode & 077)) {
+		close(fd);
+		return;
+	}
+	r->ksym_fd = fd;
+}
+
 /* ---- the CPU agent ----------------------------------------------------------- */
 
 static int agent_start(struct record *r, pid_t child)
@@ -1005,6 +1034,7 @@ static int agent_start(struct record *r, pid_t child)
 	ao.dir_fd = r->dir_fd;
 	ao.set_owner = r->u.drop;
 	ao.cache_dir_fd = r->cache_fd > 0 ? r->cache_fd : 0;
+	ao.kallsyms_cache_fd = r->ksym_fd > 0 ? r->ksym_fd : 0;
 	ao.owner_uid = r->u.uid;
 	ao.owner_gid = r->u.gid;
 	if (child) {
@@ -1627,6 +1657,13 @@ static int record_json(struct record *r, const struct cpu_agent_stats *st)
 			STAT(kallsyms_symbols);
 			STAT(kallsyms_lost);
 #undef STAT
+			if (!r->o.user_stacks_only)
+				cJSON_AddStringToObject(
+					ag, "kallsyms_cache",
+					st->kallsyms_cache == CPU_AGENT_KSYM_HIT	   ? "hit"
+					: st->kallsyms_cache == CPU_AGENT_KSYM_WRITTEN ? "written"
+					: st->kallsyms_cache < 0 ? strerror(-st->kallsyms_cache)
+								 : "none");
 			cJSON_AddBoolToObject(ag, "sw_clock", st->sw_clock);
 			cJSON_AddBoolToObject(ag, "tp_btf", st->tp_btf);
 			if (r->o.off_cpu)
@@ -1815,6 +1852,7 @@ static int record_main(int argc, char **argv, char *dir_out, size_t dir_len, boo
 	}
 	r->dir_fd = -1;
 	r->cache_fd = -1;
+	r->ksym_fd = -1;
 	err = record_parse(argc, argv, &r->o);
 	if (err) {
 		ret = err > 0 ? GP_EXIT_OK : GP_EXIT_USAGE;
@@ -1882,8 +1920,10 @@ static int record_main(int argc, char **argv, char *dir_out, size_t dir_len, boo
 			r->o.nr_pids ? "processes" : "threads");
 	if (dir_make(r))
 		goto out;
-	if (r->o.cpu)
+	if (r->o.cpu) {
 		cache_open(r);
+		ksym_cache_open(r);
+	}
 	r->live = !r->o.quiet && isatty(STDERR_FILENO);
 	signals_install(r->saved_sigs);
 	r->signals_set = true;
@@ -1944,6 +1984,8 @@ out:
 		close(r->dir_fd);
 	if (r->cache_fd >= 0)
 		close(r->cache_fd);
+	if (r->ksym_fd >= 0)
+		close(r->ksym_fd);
 	free(r->o.pids);
 	free(r->o.tids);
 	free(r->o.cpus);

@@ -132,6 +132,7 @@ struct cpu_agent {
 	struct kip_set kips;	/* kernel addresses written: DIR/kallsyms names only these */
 	struct ksym_snap *ksnap; /* /proc/kallsyms read at start, in the background */
 	struct ksym_snap *ksnap_stop; /* read again at stop: ksnap did not name every address */
+	int kcache_fd;	/* opts.kallsyms_cache_fd, duplicated; -1: none */
 	uint32_t kallsyms_cause; /* errno: DIR/kallsyms could not be written */
 	int err; /* first write error */
 };
@@ -1227,6 +1228,7 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 	}
 	a->epfd = -1;
 	a->dfd = -1;
+	a->kcache_fd = -1;
 	a->opts = *opts;
 	a->opts.pids = NULL;
 	a->opts.tids = NULL; /* a->tids */
@@ -1238,8 +1240,14 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 	if (!a->opts.min_block_us)
 		a->opts.min_block_us = AGENT_DEF_MIN_BLOCK_US;
 	/* on idle CPU time beside the loading (and the program): the stop need not wait for it */
-	if (!a->opts.no_kallsyms)
-		a->ksnap = kallsyms__snap_start("/proc/kallsyms", true);
+	if (!a->opts.no_kallsyms) {
+		char boot_id[KSYM_BOOT_ID_MAX] = "";
+
+		if (opts->kallsyms_cache_fd > 0 &&
+		    !read_small("/proc/sys/kernel/random/boot_id", boot_id, sizeof(boot_id)))
+			a->kcache_fd = fcntl(opts->kallsyms_cache_fd, F_DUPFD_CLOEXEC, 3);
+		a->ksnap = kallsyms__snap_start_cached("/proc/kallsyms", a->kcache_fd, boot_id, true);
+	}
 	a->weight_ns = 1000000000ull / a->opts.freq_hz;
 	a->flush_ns = flush_period_ms(opts) * 1000000ull;
 	a->dir = strdup(opts->dir ? opts->dir : "DIR");
@@ -1664,6 +1672,10 @@ static int copy_fd(struct cpu_agent *a, int in, uint64_t max, const char *name)
  * A file that cannot be written whole is emptied (a part would name frames
  * wrongly), and counted (stats.kallsyms_lost, a GP_DROP_KALLSYMS drop).
  */
+_Static_assert(CPU_AGENT_KSYM_NO_CACHE == KSYM_CACHE_NONE && CPU_AGENT_KSYM_HIT == KSYM_CACHE_HIT &&
+		       CPU_AGENT_KSYM_WRITTEN == KSYM_CACHE_WRITTEN,
+	       "the agent's kallsyms cache states are kallsyms.h's");
+
 static void write_kallsyms(struct cpu_agent *a)
 {
 	uint64_t nsyms = 0;
@@ -1688,6 +1700,7 @@ static void write_kallsyms(struct cpu_agent *a)
 			err = -errno;
 	}
 	a->st.kallsyms_symbols = err ? 0 : nsyms;
+	a->st.kallsyms_cache = kallsyms__snap_cache_state(a->ksnap);
 	if (!err)
 		return;
 	/* symbols not written; the addresses left unnamed where that is not known */
@@ -1808,5 +1821,7 @@ void cpu_agent__free(struct cpu_agent *a)
 	kip_set__free(&a->kips);
 	kallsyms__snap_free(a->ksnap);
 	kallsyms__snap_free(a->ksnap_stop);
+	if (a->kcache_fd >= 0)
+		close(a->kcache_fd);
 	free(a);
 }

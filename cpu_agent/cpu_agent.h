@@ -18,6 +18,11 @@
 struct cpu_agent;
 
 
+/* cpu_agent_stats.kallsyms_cache */
+#define CPU_AGENT_KSYM_NO_CACHE 0 /* no cache (opts.kallsyms_cache_fd), or nothing kept */
+#define CPU_AGENT_KSYM_HIT 1	  /* read from the cache */
+#define CPU_AGENT_KSYM_WRITTEN 2  /* read from /proc/kallsyms, then cached */
+
 struct cpu_agent_opts {
 	const char *dir;	/* existing directory; the agent creates DIR/cpu.trace (replacing it) */
 	/*
@@ -37,6 +42,14 @@ struct cpu_agent_opts {
 	 * keeps its own duplicate. Not used with GPUPERF_UNWIND=fp.
 	 */
 	int cache_dir_fd;
+	/*
+	 * When > 0: a directory only root can read and write (the kernel's
+	 * addresses are secret from users), where the agent keeps the
+	 * kernel's text symbols between runs of one boot instead of having
+	 * the kernel format /proc/kallsyms again each time (kallsyms.h). The
+	 * agent keeps its own duplicate.
+	 */
+	int kallsyms_cache_fd;
 	/* Each file the agent creates is fchown'ed to these right after it is created. */
 	bool set_owner;
 	uid_t owner_uid;
@@ -170,6 +183,8 @@ struct cpu_agent_stats {
 	uint64_t perf_maps_skipped;
 	uint64_t kallsyms_symbols; /* kernel symbols written to DIR/kallsyms */
 	uint64_t kallsyms_lost;	/* kernel symbols it could not hold (its write failed: emptied) */
+	/* the kernel's symbols read at start: CPU_AGENT_KSYM_*, or -errno of a cache write */
+	int kallsyms_cache;
 	bool sw_clock;		/* on-CPU sampling fell back to the software clock */
 	bool tp_btf;		/* tracepoints attached as tp_btf (false: raw_tp) */
 	bool offcpu_iters;	/* off-CPU task iterators loaded: blocks in progress at

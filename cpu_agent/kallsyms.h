@@ -50,6 +50,28 @@ struct ksym_snap *kallsyms__snap_start(const char *src, bool background);
  * outside it is not covered (nor are any when the table has no such
  * bounds or @s is full). Waits for the read first.
  */
+/*
+ * kallsyms__snap_start() with a cache of the kernel's own text symbols
+ * ([_stext, _etext]: they do not change while the kernel runs; the rest of
+ * the table does, and is never taken from a read at start anyway) kept in
+ * @cache_dfd's file KSYM_CACHE_FILE for the boot named @boot_id
+ * (/proc/sys/kernel/random/boot_id: addresses move at each boot). The
+ * table comes from the cache when it holds this boot's, else from @src,
+ * whose text part then replaces the cache. The addresses are what KASLR
+ * hides from users: @cache_dfd must be a directory only root can read and
+ * write. @cache_dfd < 0 or no @boot_id: no cache.
+ */
+#define KSYM_CACHE_FILE "kallsyms"
+#define KSYM_BOOT_ID_MAX 64
+struct ksym_snap *kallsyms__snap_start_cached(const char *src, int cache_dfd, const char *boot_id,
+					      bool background);
+
+/* How the table was had: KSYM_CACHE_* or the -errno of a cache write that failed. Waits. */
+#define KSYM_CACHE_NONE 0	/* no cache, or nothing to keep in it */
+#define KSYM_CACHE_HIT 1	/* read from the cache */
+#define KSYM_CACHE_WRITTEN 2	/* read from the source, then cached */
+int kallsyms__snap_cache_state(struct ksym_snap *k);
+
 bool kallsyms__snap_covers(struct ksym_snap *k, const struct kip_set *s);
 int kallsyms__snap_write_needed(struct ksym_snap *k, const struct kip_set *s, int fd,
 				uint64_t *nsyms);

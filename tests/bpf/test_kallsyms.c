@@ -4,8 +4,10 @@
  * of its own holds what a read in line writes: the covering symbol of each
  * address and the one after it; a table that cannot be read gives its
  * error. A table read at start names the kernel's own text for good, not a
- * module's address (modules come and go). Files stand in for
- * /proc/kallsyms, so no root is needed.
+ * module's address (modules come and go). The kernel's own text is kept
+ * in a cache per boot and read from there, naming every address as the
+ * table itself does. Files stand in for /proc/kallsyms, so no root is
+ * needed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -35,7 +38,8 @@ static const char table[] =
 	"ffffffffc0001100 t ext4_write\t[ext4]\n";
 
 static char dir[] = "/tmp/test_kallsyms.XXXXXX";
-static char src[sizeof(dir) + 16], out[sizeof(dir) + 16];
+static char src[sizeof(dir) + 16], out[sizeof(dir) + 16], cdir[sizeof(dir) + 16];
+static char cfile[sizeof(dir) + 32];
 
 static void put(const char *path, const char *text)
 {
@@ -74,6 +78,106 @@ static char *run(bool thread, const uint64_t *ips, size_t n, uint64_t *nsyms)
 	assert_true(got >= 0);
 	t[got] = '\0';
 	return t;
+}
+
+/* DIR/kallsyms for @ips from a snapshot with the cache for @boot; its text, the cache's state. */
+static char *run_cached(const char *boot, const uint64_t *ips, size_t n, int *state)
+{
+	static char text[4096];
+	struct kip_set s = { 0 };
+	struct ksym_snap *k;
+	uint64_t nsyms;
+	ssize_t got;
+	int fd, dfd;
+
+	for (size_t i = 0; i < n; i++)
+		kip_set__add(&s, ips[i]);
+	dfd = open(cdir, O_RDONLY | O_DIRECTORY);
+	assert_true(dfd >= 0);
+	fd = open(out, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	k = kallsyms__snap_start_cached(src, dfd, boot, true);
+	assert_non_null(k);
+	assert_true(kallsyms__snap_covers(k, &s));
+	assert_int_equal(kallsyms__snap_write_needed(k, &s, fd, &nsyms), 0);
+	*state = kallsyms__snap_cache_state(k);
+	kallsyms__snap_free(k);
+	kip_set__free(&s);
+	close(dfd);
+	got = pread(fd, text, sizeof(text) - 1, 0);
+	close(fd);
+	assert_true(got >= 0);
+	text[got] = '\0';
+	return text;
+}
+
+static const uint64_t core_ips[] = { 0xffffffff81000210, 0xffffffff81000105 };
+static const char core_names[] = "ffffffff81000100 T schedule\n"
+				 "ffffffff81000200 t futex_wait\n"
+				 "ffffffff81000200 t futex_wait_alias\n"
+				 "ffffffff81000300 T do_syscall_64\n";
+
+/*
+ * The first run of a boot reads the table and keeps its kernel text (not
+ * the modules', not data); the next runs of that boot name the same
+ * addresses alike from the cache alone; another boot reads the table again.
+ */
+static void test_cache_per_boot(void **state)
+{
+	int st;
+	char *t, *c;
+	FILE *f;
+	char line[256];
+	size_t lines = 0;
+
+	put(src, table);
+	t = run_cached("boot-a", core_ips, 2, &st);
+	assert_int_equal(st, KSYM_CACHE_WRITTEN);
+	assert_string_equal(t, core_names);
+	f = fopen(cfile, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_string_equal(line, "gpuperf-kallsyms 1 boot-a 6\n");
+	while (fgets(line, sizeof(line), f)) {
+		lines++;
+		assert_null(strstr(line, "ext4"));
+		assert_null(strstr(line, "jiffies"));
+	}
+	fclose(f);
+	assert_int_equal(lines, 6);
+
+	/* the kernel's table is not read again in this boot: what it says now is not seen */
+	put(src, "ffffffff81000000 T _stext\nffffffff81000100 T other\nffffffff81100000 T _etext\n");
+	t = run_cached("boot-a", core_ips, 2, &st);
+	assert_int_equal(st, KSYM_CACHE_HIT);
+	assert_string_equal(t, core_names);
+	t = run_cached("boot-b", core_ips, 2, &st);
+	assert_int_equal(st, KSYM_CACHE_WRITTEN);
+	assert_string_equal(t, "ffffffff81000100 T other\nffffffff81100000 T _etext\n");
+	c = run_cached("boot-b", core_ips, 2, &st);
+	assert_int_equal(st, KSYM_CACHE_HIT);
+	assert_string_equal(c, "ffffffff81000100 T other\nffffffff81100000 T _etext\n");
+}
+
+/* A cache cut short (a full disk, a crash) is not taken for the table: it is read again. */
+static void test_cache_cut_short(void **state)
+{
+	int st, fd;
+	char *t;
+	struct stat sb;
+
+	put(src, table);
+	run_cached("boot-c", core_ips, 2, &st);
+	assert_int_equal(st, KSYM_CACHE_WRITTEN);
+	assert_int_equal(stat(cfile, &sb), 0);
+	assert_int_equal(sb.st_mode & 077, 0); /* kernel addresses: root's alone */
+	fd = open(cfile, O_WRONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, sb.st_size - 20), 0);
+	close(fd);
+	t = run_cached("boot-c", core_ips, 2, &st);
+	assert_int_equal(st, KSYM_CACHE_WRITTEN);
+	assert_string_equal(t, core_names);
 }
 
 /* Each address's symbol (its alias too) and the next, in address order, as a read in line writes them. */
@@ -164,13 +268,17 @@ static int setup(void **state)
 		return -1;
 	snprintf(src, sizeof(src), "%s/kallsyms", dir);
 	snprintf(out, sizeof(out), "%s/out", dir);
-	return 0;
+	snprintf(cdir, sizeof(cdir), "%s/cache", dir);
+	snprintf(cfile, sizeof(cfile), "%s/cache/%s", dir, KSYM_CACHE_FILE);
+	return mkdir(cdir, 0700);
 }
 
 static int teardown(void **state)
 {
 	unlink(src);
 	unlink(out);
+	unlink(cfile);
+	rmdir(cdir);
 	rmdir(dir);
 	return 0;
 }
@@ -183,6 +291,8 @@ int main(void)
 		cmocka_unit_test(test_free_unwaited),
 		cmocka_unit_test(test_start_table_covers_kernel_text),
 		cmocka_unit_test(test_no_text_bounds_covers_nothing),
+		cmocka_unit_test(test_cache_per_boot),
+		cmocka_unit_test(test_cache_cut_short),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
