@@ -112,16 +112,47 @@ static int proc_track_rb_event(void *ctx, void *data, size_t size)
 	return p->on_event(p->ctx, data);
 }
 
+/* Open and load with tp_btf (p->tp_btf) or raw_tp programs: 0 or -errno. */
+static int load(struct proc_track_prog *p, const struct proc_track_opts *opts)
+{
+	struct proc_track_bpf *skel;
+	int err;
+
+	p->skel = skel = proc_track_bpf__open();
+	if (!skel)
+		return -errno;
+	skel->rodata->filter_tgids = !opts->all;
+	skel->rodata->thread_exits = opts->thread_exits;
+	err = bpf_map__set_max_entries(skel->maps.ptrack_tgids,
+				       opts->max_procs ? opts->max_procs : PROC_TRACK_DEF_MAX_PROCS);
+	if (err)
+		return err;
+	err = bpf_map__set_max_entries(skel->maps.ptrack_events, opts->ringbuf_bytes ?
+						   opts->ringbuf_bytes : PROC_TRACK_DEF_RINGBUF_BYTES);
+	if (err)
+		return err;
+	bpf_program__set_autoload(skel->progs.ptrack_fork, p->tp_btf);
+	bpf_program__set_autoload(skel->progs.ptrack_exec, p->tp_btf);
+	bpf_program__set_autoload(skel->progs.ptrack_exit, p->tp_btf);
+	bpf_program__set_autoload(skel->progs.ptrack_fork_raw, !p->tp_btf);
+	bpf_program__set_autoload(skel->progs.ptrack_exec_raw, !p->tp_btf);
+	bpf_program__set_autoload(skel->progs.ptrack_exit_raw, !p->tp_btf);
+	return proc_track_bpf__load(skel);
+}
+
 struct proc_track_prog *proc_track_prog__new(const struct proc_track_opts *opts)
 {
 	struct proc_track_prog *p = NULL;
-	struct proc_track_bpf *skel;
 	int err, tp_btf;
 
 	err = check_opts(opts);
 	if (err)
 		goto fail;
-	tp_btf = choose_tp_btf(opts);
+	/* the kernel's BTF where tp_btf needs it: tried by loading; else looked for and probed */
+	if (!access("/sys/kernel/btf/vmlinux", R_OK))
+		tp_btf = !opts->force_raw_tp;
+	else
+		tp_btf = choose_tp_btf(opts);
 	if (tp_btf < 0) {
 		err = tp_btf;
 		goto fail;
@@ -137,29 +168,17 @@ struct proc_track_prog *proc_track_prog__new(const struct proc_track_opts *opts)
 	p->tp_btf = tp_btf;
 	p->all = opts->all;
 
-	p->skel = skel = proc_track_bpf__open();
-	if (!skel) {
-		err = -errno;
-		goto fail;
+	/*
+	 * tp_btf first, raw_tp when that does not load: the first try is the
+	 * probe, rather than a parse of the kernel's BTF of its own (libbpf
+	 * parses it again for every object it loads).
+	 */
+	err = load(p, opts);
+	if (err && err != -EPERM && p->tp_btf && !opts->force_raw_tp) {
+		proc_track_bpf__destroy(p->skel);
+		p->tp_btf = false;
+		err = load(p, opts);
 	}
-	skel->rodata->filter_tgids = !opts->all;
-	skel->rodata->thread_exits = opts->thread_exits;
-	err = bpf_map__set_max_entries(skel->maps.ptrack_tgids,
-				       opts->max_procs ? opts->max_procs : PROC_TRACK_DEF_MAX_PROCS);
-	if (err)
-		goto fail;
-	err = bpf_map__set_max_entries(skel->maps.ptrack_events, opts->ringbuf_bytes ?
-						   opts->ringbuf_bytes : PROC_TRACK_DEF_RINGBUF_BYTES);
-	if (err)
-		goto fail;
-	bpf_program__set_autoload(skel->progs.ptrack_fork, tp_btf);
-	bpf_program__set_autoload(skel->progs.ptrack_exec, tp_btf);
-	bpf_program__set_autoload(skel->progs.ptrack_exit, tp_btf);
-	bpf_program__set_autoload(skel->progs.ptrack_fork_raw, !tp_btf);
-	bpf_program__set_autoload(skel->progs.ptrack_exec_raw, !tp_btf);
-	bpf_program__set_autoload(skel->progs.ptrack_exit_raw, !tp_btf);
-
-	err = proc_track_bpf__load(skel);
 	if (err)
 		goto fail;
 
@@ -169,7 +188,7 @@ struct proc_track_prog *proc_track_prog__new(const struct proc_track_opts *opts)
 			goto fail;
 	}
 
-	p->rb = ring_buffer__new(bpf_map__fd(skel->maps.ptrack_events), proc_track_rb_event, p,
+	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.ptrack_events), proc_track_rb_event, p,
 				 NULL);
 	if (!p->rb) {
 		err = -errno;
