@@ -1647,6 +1647,7 @@ static int record_json(struct record *r, const struct cpu_agent_stats *st)
 			STAT(offcpu_missed);
 			STAT(procs);
 			STAT(modules);
+			STAT(modules_dropped);
 			STAT(lost_sample);
 			STAT(lost_offcpu);
 			STAT(lost_proc);
@@ -1678,6 +1679,7 @@ static int record_json(struct record *r, const struct cpu_agent_stats *st)
 				add_u64(ag, "unwind_tables", st->unwind_tables);
 				add_u64(ag, "unwind_files_no_cfi", st->unwind_files_no_cfi);
 				add_u64(ag, "unwind_maps_dropped", st->unwind_maps_dropped);
+				add_u64(ag, "unwind_maps_no_segment", st->unwind_maps_no_segment);
 				add_u64(ag, "unwind_rescans", st->unwind_rescans);
 				add_u64(ag, "unwind_rescans_found", st->unwind_rescans_found);
 				add_u64(ag, "offcpu_ustack_lost", st->offcpu_ustack_lost);

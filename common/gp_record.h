@@ -485,7 +485,15 @@ _Static_assert(sizeof(struct gp_rec_api_stack) == 16, "gp_rec_api_stack");
 #define GP_DROP_OFFCPU_MISSED 9u /* off-CPU blocks whose switch the kernel did not show */
 #define GP_DROP_PERF_MAP 10u	 /* (2.2) JIT symbol maps (/tmp/perf-PID.map) not copied */
 #define GP_DROP_KALLSYMS 11u	 /* (2.2) kernel symbols DIR/kallsyms could not hold */
-#define GP_DROP_SOURCES 12u	 /* one past the last source: size arrays by source with it */
+/*
+ * (2.5, added later: readers that do not know a source skip it) executable
+ * mappings the CPU agent left out (cause ENOMEM): no module record, or no
+ * unwinding through them (their pcs end stacks as an unknown module)
+ */
+#define GP_DROP_MODULE 12u
+/* (likewise) mappings unwound by frame pointers, not their file's CFI (ENOEXEC: see summary) */
+#define GP_DROP_UNWIND_CFI 13u
+#define GP_DROP_SOURCES 14u	 /* one past the last source: size arrays by source with it */
 
 /*
  * GP_REC_DROPPED.cause for GP_DROP_PERF_MAP: why a map was not copied

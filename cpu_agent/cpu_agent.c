@@ -54,7 +54,6 @@
 #define AGENT_DEF_FLUSH_MS	1000	/* as the injection library's GPUPERF_FLUSH_MS */
 #define AGENT_MIN_FLUSH_MS	10
 #define AGENT_MAX_FLUSH_MS	3600000
-#define AGENT_MAX_MODS		4096	/* executable mappings per process */
 /*
  * An exited process's entry is kept this long: each program has its own
  * ring buffer, so samples and off-CPU spans from before the exit can be
@@ -73,7 +72,7 @@ struct proc {
 	pid_t pid;
 	bool alive;
 	uint64_t exit_ts;	/* when it exited: the entry stays a while (AGENT_LINGER_NS) */
-	struct mod_sig *mods;
+	struct mod_sig *mods;	/* written, sorted by start: a rescan skips them */
 	size_t nmods, mcap;
 	uint32_t *tids;	/* sorted */
 	size_t ntids, tcap;
@@ -507,6 +506,7 @@ static void collect_stats(struct cpu_agent *a)
 		a->st.unwind_tables = us.tables;
 		a->st.unwind_files_no_cfi = us.files_no_cfi + us.files_failed;
 		a->st.unwind_maps_dropped = us.mappings_dropped;
+		a->st.unwind_maps_no_segment = us.mappings_no_segment;
 		a->st.unwind_copy_bytes = us.copy_bytes;
 		a->st.unwind_rescans = us.rescans;
 		a->st.unwind_rescans_found = us.rescans_found;
@@ -545,6 +545,10 @@ static void write_all_dropped(struct cpu_agent *a, bool always)
 	/* only when there is one: sources of format 2.2 */
 	write_dropped(a, GP_DROP_PERF_MAP, a->st.perf_maps_skipped, false, a->perf_map_cause);
 	write_dropped(a, GP_DROP_KALLSYMS, a->st.kallsyms_lost, false, a->kallsyms_cause);
+	/* only when there is one: mappings left out, each with its cause */
+	write_dropped(a, GP_DROP_MODULE, a->st.modules_dropped + a->st.unwind_maps_dropped, false,
+		      ENOMEM);
+	write_dropped(a, GP_DROP_UNWIND_CFI, a->st.unwind_maps_no_segment, false, ENOEXEC);
 }
 
 /* ---- mappings -------------------------------------------------------------- */
@@ -566,9 +570,43 @@ static const struct bid_entry *build_id_of(struct cpu_agent *a, const char *path
 	return e;
 }
 
+static int sig_cmp(const struct mod_sig *x, const struct mod_sig *y)
+{
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	if (x->pgoff != y->pgoff)
+		return x->pgoff < y->pgoff ? -1 : 1;
+	return x->inode < y->inode ? -1 : x->inode > y->inode;
+}
+
+/* Where @sig is, or goes, in p->mods (*known: it is there): a binary search, also among thousands. */
+static size_t mod_find(const struct proc *p, const struct mod_sig *sig, bool *known)
+{
+	size_t lo = 0, hi = p->nmods;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = sig_cmp(&p->mods[mid], sig);
+
+		if (!c) {
+			*known = true;
+			return mid;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*known = false;
+	return lo;
+}
+
 /*
  * Read /proc/PID/maps and write a module record for every executable
- * mapping not written before.
+ * mapping not written before: as many as it has (a mapping that cannot be
+ * remembered, out of memory, is counted in modules_dropped).
  */
 static void scan_maps(struct cpu_agent *a, struct proc *p, uint64_t ts)
 {
@@ -587,7 +625,8 @@ static void scan_maps(struct cpu_agent *a, struct proc *p, uint64_t ts)
 		struct mod_sig sig;
 		struct gp_rec_module *r;
 		const struct bid_entry *bid = NULL;
-		bool known = false;
+		bool known;
+		size_t at;
 		int n;
 
 		file[0] = '\0';
@@ -598,24 +637,24 @@ static void scan_maps(struct cpu_agent *a, struct proc *p, uint64_t ts)
 		if (a->us && !inode && !strcmp(file, "[vdso]"))
 			ustack__add_vdso(a->us, p->pid, start, end);
 		sig = (struct mod_sig){ start, end, pgoff, inode };
-		for (size_t i = 0; i < p->nmods && !known; i++)
-			known = p->mods[i].start == start && p->mods[i].end == end &&
-				p->mods[i].pgoff == pgoff && p->mods[i].inode == inode;
+		at = mod_find(p, &sig, &known);
 		if (known)
 			continue;
 		if (p->nmods == p->mcap) {
 			size_t cap = p->mcap ? 2 * p->mcap : 32;
-			struct mod_sig *nm;
+			struct mod_sig *nm = realloc(p->mods, cap * sizeof(*nm));
 
-			if (cap > AGENT_MAX_MODS)
-				break;
-			nm = realloc(p->mods, cap * sizeof(*nm));
-			if (!nm)
-				break;
+			if (!nm) {
+				/* left out, counted: a later scan tries again */
+				a->st.modules_dropped++;
+				continue;
+			}
 			p->mods = nm;
 			p->mcap = cap;
 		}
-		p->mods[p->nmods++] = sig;
+		memmove(&p->mods[at + 1], &p->mods[at], (p->nmods - at) * sizeof(*p->mods));
+		p->mods[at] = sig;
+		p->nmods++;
 
 		/* map_files reaches the very file mapped, whatever mount namespace it is in */
 		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", p->pid, start, end);

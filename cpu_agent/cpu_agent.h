@@ -174,6 +174,7 @@ struct cpu_agent_stats {
 	uint64_t procs_dropped;	/* system_wide: events of processes beyond max_procs */
 	uint64_t procs;		/* process records written */
 	uint64_t modules;	/* module records written */
+	uint64_t modules_dropped; /* executable mappings not kept (no memory): no module record */
 	uint64_t lost_sample, lost_offcpu, lost_proc; /* ring buffers full */
 	uint64_t lost_stack;	/* stacks that could not be read */
 	uint64_t lost_writer;	/* records the trace writer could not store */
@@ -195,7 +196,9 @@ struct cpu_agent_stats {
 	uint64_t unwind_ends[CPU_AGENT_UNWIND_ENDS];
 	uint32_t unwind_tables;	/* files with a CFI table */
 	uint32_t unwind_files_no_cfi; /* files without CFI or unreadable: frame pointers there */
-	uint64_t unwind_maps_dropped; /* mappings not kept: their frames end stacks */
+	uint64_t unwind_maps_dropped; /* mappings not kept (no memory): their frames end stacks */
+	/* mappings at an offset no PT_LOAD segment of their file holds: frame pointers there */
+	uint64_t unwind_maps_no_segment;
 	uint64_t unwind_copy_bytes; /* user stack bytes copied for them, summed */
 	uint64_t unwind_rescans; /* mappings read again for a pc in none of them (dlopen) */
 	uint64_t unwind_rescans_found; /* of them, those that found new mappings */

@@ -19,8 +19,6 @@
 #include "gp_util.h"
 #include "remote.h"
 
-#define USTACK_MAX_MAPS	4096	/* executable mappings per process, as the agent's AGENT_MAX_MODS */
-#define USTACK_MAX_LOADS 16	/* PT_LOAD segments remembered per file */
 /* a process's mappings rescanned for a pc in none of them at most this often */
 #define USTACK_RESCAN_NS (20ull * 1000 * 1000)
 
@@ -32,7 +30,7 @@ struct file_ent {
 	uint32_t nloads;
 	struct {
 		uint64_t offset, vaddr, filesz;
-	} loads[USTACK_MAX_LOADS];
+	} *loads;			/* every PT_LOAD segment, in program header order */
 };
 
 struct umap {
@@ -76,6 +74,7 @@ void ustack__free(struct ustack *u)
 	for (f = u->files; f; f = next) {
 		next = f->next;
 		cfi_table__free(f->table);
+		free(f->loads);
 		free(f);
 	}
 	cfi_table__free(u->vdso);
@@ -85,27 +84,42 @@ void ustack__free(struct ustack *u)
 	free(u);
 }
 
-/* The PT_LOAD segments of an x86-64 ELF file. 0 or -errno. */
+/* The PT_LOAD segments of an x86-64 ELF file, all of them. 0 or -errno. */
 static int read_loads(int fd, struct file_ent *f)
 {
 	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
+	Elf64_Phdr *ph;
+	size_t len;
+	unsigned int i, n = 0;
 
 	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_machine != EM_X86_64 || eh.e_phentsize != sizeof(ph) || eh.e_phnum > 256)
+	    eh.e_machine != EM_X86_64 || eh.e_phentsize != sizeof(*ph) || !eh.e_phnum)
 		return -ENOEXEC;
-	for (unsigned int i = 0; i < eh.e_phnum && f->nloads < USTACK_MAX_LOADS; i++) {
-		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) !=
-		    (ssize_t)sizeof(ph))
-			return -ENOEXEC;
-		if (ph.p_type != PT_LOAD)
+	len = (size_t)eh.e_phnum * sizeof(*ph);
+	ph = malloc(len);
+	if (!ph)
+		return -ENOMEM;
+	if (pread(fd, ph, len, (off_t)eh.e_phoff) != (ssize_t)len) {
+		free(ph);
+		return -ENOEXEC;
+	}
+	for (i = 0; i < eh.e_phnum; i++)
+		n += ph[i].p_type == PT_LOAD;
+	f->loads = n ? calloc(n, sizeof(*f->loads)) : NULL;
+	if (n && !f->loads) {
+		free(ph);
+		return -ENOMEM;
+	}
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (ph[i].p_type != PT_LOAD)
 			continue;
-		f->loads[f->nloads].offset = ph.p_offset;
-		f->loads[f->nloads].vaddr = ph.p_vaddr;
-		f->loads[f->nloads].filesz = ph.p_filesz;
+		f->loads[f->nloads].offset = ph[i].p_offset;
+		f->loads[f->nloads].vaddr = ph[i].p_vaddr;
+		f->loads[f->nloads].filesz = ph[i].p_filesz;
 		f->nloads++;
 	}
+	free(ph);
 	return f->nloads ? 0 : -ENOEXEC;
 }
 
@@ -201,6 +215,7 @@ int ustack__add_mapping(struct ustack *u, pid_t pid, uint64_t start, uint64_t en
 {
 	struct uproc *p = proc_of(u, pid, true);
 	struct file_ent *f;
+	const struct cfi_table *table = NULL;
 	uint64_t bias = 0;
 	size_t i, k;
 
@@ -218,9 +233,17 @@ int ustack__add_mapping(struct ustack *u, pid_t pid, uint64_t start, uint64_t en
 		if (pgoff >= (f->loads[i].offset & ~4095ull) &&
 		    pgoff < f->loads[i].offset + f->loads[i].filesz) {
 			bias = start - pgoff + f->loads[i].offset - f->loads[i].vaddr;
+			table = f->table;
 			break;
 		}
 	}
+	/*
+	 * No segment holds the offset (a file mapped at an offset it does not
+	 * load, or changed since): no bias to look its pcs up with, so frame
+	 * pointers there rather than the table at a wrong address.
+	 */
+	if (f->table && !table)
+		u->st.mappings_no_segment++;
 	/* a mapping replaces what it overlaps (munmap + mmap of another file) */
 	for (i = k = 0; i < p->n; i++)
 		if (p->m[i].end <= start || p->m[i].start >= end)
@@ -230,14 +253,14 @@ int ustack__add_mapping(struct ustack *u, pid_t pid, uint64_t start, uint64_t en
 		size_t cap = p->cap ? 2 * p->cap : 32;
 		struct umap *m;
 
-		if (cap > USTACK_MAX_MAPS || !(m = realloc(p->m, cap * sizeof(*m)))) {
+		if (!(m = realloc(p->m, cap * sizeof(*m)))) {
 			u->st.mappings_dropped++;
 			return -ENOMEM;
 		}
 		p->m = m;
 		p->cap = cap;
 	}
-	p->m[p->n++] = (struct umap){ start, end, bias, f->nloads ? f->table : NULL };
+	p->m[p->n++] = (struct umap){ start, end, bias, table };
 	p->sorted = false;
 	p->gen++;
 	return 0;
@@ -278,7 +301,7 @@ int ustack__add_vdso(struct ustack *u, pid_t pid, uint64_t start, uint64_t end)
 	if (u->vdso_state != 1)
 		return -ENOENT; /* its frames end stacks as an unknown module */
 	p = proc_of(u, pid, true);
-	if (!p || (p->n == p->cap && p->cap >= USTACK_MAX_MAPS)) {
+	if (!p) {
 		u->st.mappings_dropped++;
 		return -ENOMEM;
 	}

@@ -36,7 +36,9 @@ struct ustack_stats {
 	uint32_t files_no_cfi;		/* files without CFI (frame pointers used) */
 	uint32_t files_failed;		/* files that could not be read (frame pointers used) */
 	uint64_t table_bytes;		/* rows held */
-	uint64_t mappings_dropped;	/* mappings not kept (per-process limit, no memory) */
+	uint64_t mappings_dropped;	/* mappings not kept (no memory): their pcs end stacks */
+	/* mappings at an offset no PT_LOAD segment of their file holds: frame pointers there */
+	uint64_t mappings_no_segment;
 	uint64_t rescans;		/* mappings rescanned for a pc in none of them */
 	uint64_t rescans_found;		/* of them, scans that found new mappings: unwound again */
 };

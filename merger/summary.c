@@ -24,7 +24,7 @@
 #include "report_priv.h"
 
 #define SUMMARY_SCHEMA "gpuperf-summary"
-#define SUMMARY_VERSION "1.7"
+#define SUMMARY_VERSION "1.8"
 #define HIST_SUB 64u
 #define HIST_BUCKETS (HIST_SUB * 60u)
 #define MAX_SITES 100
@@ -740,6 +740,7 @@ static void drop_cause_text(size_t source, uint32_t cause, char *buf, size_t len
 		{ EROFS, "EROFS", "read-only file system" },
 		{ EACCES, "EACCES", "permission denied" },
 		{ EINVAL, "EINVAL", "invalid" },
+		{ ENOEXEC, "ENOEXEC", "mapped at an offset no PT_LOAD segment of its file holds" },
 	};
 	const char *name = NULL, *what = NULL;
 
@@ -834,6 +835,8 @@ static cJSON *build_json(struct report *r, struct report_stats *s)
 		[GP_DROP_OFFCPU_MISSED] = "offcpu_missed",
 		[GP_DROP_PERF_MAP] = "perf_map",
 		[GP_DROP_KALLSYMS] = "kallsyms",
+		[GP_DROP_MODULE] = "module",		/* 1.8 */
+		[GP_DROP_UNWIND_CFI] = "unwind_cfi",	/* 1.8 */
 	};
 	cJSON *root = cJSON_CreateObject(), *o, *a, *e;
 	const struct tl_file *host = tl->nr_files ? &tl->files[0] : NULL;
@@ -1232,6 +1235,10 @@ void summary__write_warnings(struct report *r, FILE *out)
 			[GP_DROP_PERF_MAP] = "JIT symbol maps (/tmp/perf-PID.map) were not copied",
 			[GP_DROP_KALLSYMS] = "kernel symbols could not be written to DIR/kallsyms "
 					     "(kernel frames stay addresses)",
+			[GP_DROP_MODULE] = "executable mappings were left out (their frames end "
+					   "user stacks or stay addresses)",
+			[GP_DROP_UNWIND_CFI] = "mappings were unwound by frame pointers, not their "
+					       "file's CFI",
 		};
 		char why[160];
 

@@ -80,14 +80,18 @@ if loader_calls:
 expect("gpu_idle", idle, want_idle)
 
 s = json.load(open(f"{d}/summary.json"))
-expect("schema", (s["schema"], s["schema_version"]), ("gpuperf-summary", "1.7"))
+expect("schema", (s["schema"], s["schema_version"]), ("gpuperf-summary", "1.8"))
 # -L: losses reported by the recorders, summed by source; every source always present
 want_drops = dict.fromkeys(["cupti", "inject_buffers", "ringbuf_sample", "ringbuf_offcpu",
                             "ringbuf_launch", "ringbuf_proc", "stack", "writer", "offcpu_missed",
-                            "perf_map", "kallsyms"], 0)
+                            "perf_map", "kallsyms", "module", "unwind_cfi"], 0)
 if losses:
-    want_drops.update(cupti=4, ringbuf_sample=2, offcpu_missed=5)
+    want_drops.update(cupti=4, ringbuf_sample=2, offcpu_missed=5, unwind_cfi=2)
 expect("drops", s["drops"], want_drops)
+if losses:
+    # 1.8: mappings unwound by frame pointers, with the agent's cause
+    expect("drop_causes.unwind_cfi", s["drop_causes"].get("unwind_cfi", "").split(" ")[0],
+           "ENOEXEC")
 expect("join", (s["join"]["gpu_records"], s["join"]["with_api"], s["join"]["with_stack"]),
        (4 * steps + orphans, 4 * steps, 3 * steps))
 k = {x["name"]: x for x in s["kernels"]}

@@ -313,14 +313,21 @@ static void writer_short(struct gp_writer *w, uint64_t t)
 	gp_writer__commit(w);
 }
 
-static void dropped(struct gp_writer *w, uint64_t ts, uint32_t source, uint64_t count)
+static void dropped_why(struct gp_writer *w, uint64_t ts, uint32_t source, uint64_t count,
+			uint32_t cause)
 {
 	struct gp_rec_dropped *r = gp_writer__reserve(w, GP_REC_DROPPED, sizeof(*r));
 
 	r->ts = ts;
 	r->count = count;
 	r->source = source;
+	r->cause = cause;
 	gp_writer__commit(w);
+}
+
+static void dropped(struct gp_writer *w, uint64_t ts, uint32_t source, uint64_t count)
+{
+	dropped_why(w, ts, source, count, 0);
 }
 static uint32_t driver_corr = 0x80000000u; /* the driver calls' own correlation ids */
 
@@ -521,6 +528,8 @@ int main(int argc, char **argv)
 		dropped(cpu, end, GP_DROP_OFFCPU_MISSED, 3);
 		dropped(cpu, end, GP_DROP_RINGBUF_SAMPLE, 1);
 		dropped(gpu, end, GP_DROP_CUPTI, 4);
+		/* a mapping at an offset no segment of its file holds: frame pointers there */
+		dropped_why(cpu, end, GP_DROP_UNWIND_CFI, 2, ENOEXEC);
 	}
 	if (gp_writer__close(cpu) || gp_writer__close(gpu)) {
 		fprintf(stderr, "gen_recording: cannot write the traces: %s\n", strerror(errno));
