@@ -204,6 +204,22 @@ static void print_record(const struct gp_reader *r, const struct gp_rec_hdr *h)
 		       h->flags & GP_API_STACK_TRUNCATED ? " truncated" : "");
 		break;
 	}
+	case GP_REC_MEMORY: {
+		static const char *const ops[] = { "?", "alloc", "free", "pool_create", "pool_destroy",
+						   "pool_trim" };
+		const struct gp_rec_memory *m = (const void *)h;
+
+		printf(" ts=%" PRIu64 " corr=%u %s kind=%u address=0x%" PRIx64 " bytes=%" PRIu64
+		       " dev=%u ctx=%u stream=%d",
+		       m->ts, m->correlation_id, ops[m->op < 6 ? m->op : 0], m->memory_kind, m->address,
+		       m->bytes, m->device_id, m->context_id, (int32_t)m->stream_id);
+		if (m->pool_type)
+			printf(" pool=0x%" PRIx64 " pool_type=%u pool_size=%" PRIu64 " pool_used=%" PRIu64,
+			       m->pool_address, m->pool_type, m->pool_size, m->pool_used);
+		if (m->is_async)
+			printf(" async");
+		break;
+	}
 	case GP_REC_DROPPED: {
 		const struct gp_rec_dropped *d = (const void *)h;
 

@@ -43,6 +43,7 @@ static const struct delta_rule rules[GP_REC_TYPE_COUNT] = {
 	[GP_REC_OFFCPU] = { { PREV64(gp_rec_offcpu, start), SELF64(gp_rec_offcpu, end, start) }, 0 },
 	[GP_REC_LAUNCH_SITE] = { { PREV64(gp_rec_launch_site, ts) }, 0 },
 	[GP_REC_LAUNCH_SITE_ID] = { { PREV64(gp_rec_launch_site_id, ts) }, 0 },
+	[GP_REC_MEMORY] = { { PREV64(gp_rec_memory, ts), PREV32(gp_rec_memory, correlation_id) }, 0 },
 	[GP_REC_CLOCK_PAIR] = { { PREV64(gp_rec_clock_pair, producer_ts),
 				  PREV64(gp_rec_clock_pair, monotonic_ns),
 				  PREV64(gp_rec_clock_pair, realtime_ns) }, 0 },
@@ -215,6 +216,7 @@ void gp_codec__decode(struct gp_codec *c, struct gp_rec_hdr *rec)
 		DECODE(GP_REC_LAUNCH_SITE);
 		DECODE(GP_REC_LAUNCH_SITE_ID);
 		DECODE(GP_REC_CLOCK_PAIR);
+		DECODE(GP_REC_MEMORY);
 	default: /* the same from the table, for a type with a rule not listed above */
 		if (rec->type < GP_REC_TYPE_COUNT)
 			decode_rule(c, rec, rec->type);

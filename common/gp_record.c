@@ -30,6 +30,7 @@ static const struct rec_info infos[GP_REC_TYPE_COUNT] = {
 	[GP_REC_STACK] = { "stack", sizeof(struct gp_rec_stack) },
 	[GP_REC_LAUNCH_SITE_ID] = { "launch_site_id", sizeof(struct gp_rec_launch_site_id) },
 	[GP_REC_API_STACK] = { "api_stack", sizeof(struct gp_rec_api_stack) },
+	[GP_REC_MEMORY] = { "memory", sizeof(struct gp_rec_memory) },
 };
 
 uint32_t gp_rec_min_size(uint16_t type)

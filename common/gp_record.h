@@ -25,7 +25,7 @@
 
 #define GP_FILE_MAGIC "GPUPERF\n" /* 8 bytes, no NUL stored */
 #define GP_FORMAT_MAJOR 2
-#define GP_FORMAT_MINOR 5
+#define GP_FORMAT_MINOR 6
 /* The oldest major version readers still read (1: no zero-byte packing, zlib-wrapped chunks). */
 #define GP_FORMAT_MAJOR_OLDEST 1
 
@@ -132,6 +132,7 @@ enum gp_rec_type {
 	GP_REC_STACK = 17,	     /* since 2.1 */
 	GP_REC_LAUNCH_SITE_ID = 18, /* since 2.1 */
 	GP_REC_API_STACK = 19,	     /* since 2.3 */
+	GP_REC_MEMORY = 20,	     /* since 2.6 */
 	GP_REC_TYPE_COUNT /* one past the last known type */
 };
 
@@ -472,6 +473,42 @@ struct gp_rec_api_stack {
 	uint32_t stack_id;
 };
 _Static_assert(sizeof(struct gp_rec_api_stack) == 16, "gp_rec_api_stack");
+
+/* gp_rec_memory.op */
+#define GP_MEM_ALLOC 1u
+#define GP_MEM_FREE 2u
+#define GP_MEM_POOL_CREATE 3u
+#define GP_MEM_POOL_DESTROY 4u
+#define GP_MEM_POOL_TRIM 5u
+
+/*
+ * GP_REC_MEMORY (2.6): one allocation or release of GPU-visible memory
+ * (CUPTI's MEMORY2: cudaMalloc, cudaMallocAsync, cudaMallocManaged,
+ * cudaHostAlloc, ... and their frees), or one event of a stream-ordered
+ * memory pool (CUPTI's MEMORY_POOL: created, destroyed, trimmed), at `ts`,
+ * inside API call `correlation_id` (whose api_stack is the allocation's
+ * stack). Pool events: address is the pool's base, bytes its size after
+ * the event (trim: the bytes it was asked to keep), memory_kind 0.
+ */
+struct gp_rec_memory {
+	struct gp_rec_hdr hdr;
+	uint64_t ts;
+	uint64_t address;
+	uint64_t bytes;
+	uint64_t pool_address; /* the pool's base; 0 when not from a pool */
+	uint64_t pool_size;    /* bytes the pool holds (reserved) as of this event */
+	uint64_t pool_used;    /* bytes of it in use */
+	uint32_t correlation_id;
+	uint32_t pid;
+	uint32_t device_id;
+	uint32_t context_id;
+	uint32_t stream_id;  /* 0xffffffff when not stream-ordered */
+	uint8_t op;	     /* GP_MEM_* */
+	uint8_t memory_kind; /* CUpti_ActivityMemoryKind: 2 pinned, 3 device, 5 managed, ... */
+	uint8_t pool_type;   /* CUpti_ActivityMemoryPoolType: 0 none, 1 local, 2 imported */
+	uint8_t is_async;    /* made by a stream-ordered call (cudaMallocAsync, cudaFreeAsync) */
+};
+_Static_assert(sizeof(struct gp_rec_memory) == 80, "gp_rec_memory");
 
 /* gp_rec_dropped.source */
 #define GP_DROP_CUPTI 1u	 /* cuptiActivityGetNumDroppedRecords */

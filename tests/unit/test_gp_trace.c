@@ -229,6 +229,17 @@ static void test_roundtrip_every_type(void **state)
 		as->hdr.flags = GP_API_STACK_NESTED;
 		gp_writer__commit(w);
 	}
+	{
+		struct gp_rec_memory *mem = gp_writer__reserve(w, GP_REC_MEMORY, sizeof(*mem));
+
+		assert_non_null(mem);
+		mem->ts = 97;
+		mem->correlation_id = 43;
+		mem->address = 0x7f0000000000ull;
+		mem->bytes = 1 << 20;
+		mem->op = GP_MEM_ALLOC;
+		gp_writer__commit(w);
+	}
 
 	b = finish(w, fp, 1);
 	r = gp_reader__open_mem(b.data, b.size, "rt.trace", err, sizeof(err));
@@ -318,6 +329,15 @@ static void test_roundtrip_every_type(void **state)
 			assert_int_equal(as->correlation_id, 42);
 			assert_int_equal(as->stack_id, 1);
 			assert_int_equal(as->hdr.flags, GP_API_STACK_NESTED);
+			break;
+		}
+		case GP_REC_MEMORY: {
+			const struct gp_rec_memory *mem = (const void *)h;
+
+			assert_int_equal(mem->ts, 97);
+			assert_int_equal(mem->correlation_id, 43);
+			assert_int_equal(mem->bytes, 1 << 20);
+			assert_int_equal(mem->op, GP_MEM_ALLOC);
 			break;
 		}
 		default:
@@ -860,6 +880,55 @@ static void test_memcpy_node_id_appended(void **state)
 	free(b.data);
 }
 
+/* 2.5's memory records: every field back as written, through the delta coding of ts and corr. */
+static void test_memory_roundtrip(void **state)
+{
+	FILE *fp;
+	struct gp_writer *w = tmp_writer(&fp, 0);
+	struct gp_rec_memory m[3], got;
+	const struct gp_rec_hdr *h;
+	struct gp_reader *r;
+	struct blob b;
+	int i, n = 0;
+
+	(void)state;
+	memset(m, 0, sizeof(m));
+	for (i = 0; i < 3; i++) {
+		m[i].ts = 5000000000ull + (uint64_t)(i == 1 ? 0 : 7 * i); /* one out of order */
+		m[i].correlation_id = i == 2 ? 3 : 40u + (uint32_t)i;
+		m[i].address = 0x7f0000001000ull + 0x1000ull * (uint64_t)i;
+		m[i].bytes = 65536u << i;
+		m[i].pid = 77;
+		m[i].device_id = 1;
+		m[i].context_id = 2;
+		m[i].stream_id = i ? 13 : UINT32_MAX;
+		m[i].op = (uint8_t)(i == 2 ? GP_MEM_FREE : GP_MEM_ALLOC);
+		m[i].memory_kind = 3;
+		m[i].pool_type = (uint8_t)(i ? 1 : 0);
+		m[i].is_async = (uint8_t)(i ? 1 : 0);
+		m[i].pool_address = i ? 0x7f0000000000ull : 0;
+		m[i].pool_size = i ? 1u << 21 : 0;
+		m[i].pool_used = i ? 65536u << i : 0;
+		assert_int_equal(gp_writer__append(w, GP_REC_MEMORY, &m[i], sizeof(m[i])), 0);
+	}
+	b = finish(w, fp, 1);
+	r = gp_reader__open_mem(b.data, b.size, "memory.trace", NULL, 0);
+	assert_non_null(r);
+	while (gp_reader__next(r, &h) == GP_READ_RECORD) {
+		if (h->type != GP_REC_MEMORY)
+			continue;
+		assert_true(n < 3);
+		gp_rec_read(&got, sizeof(got), h);
+		m[n].hdr = got.hdr;
+		assert_memory_equal(&got, &m[n], sizeof(got));
+		n++;
+	}
+	assert_int_equal(n, 3);
+	assert_string_equal(gp_rec_type_name(GP_REC_MEMORY), "memory");
+	gp_reader__free(r);
+	free(b.data);
+}
+
 static void test_writer_rejects_bad_records(void **state)
 {
 	FILE *fp;
@@ -1085,6 +1154,7 @@ int main(void)
 		cmocka_unit_test(test_versions),
 		cmocka_unit_test(test_memcpy_node_id_appended),
 		cmocka_unit_test(test_unknown_type_skipped),
+		cmocka_unit_test(test_memory_roundtrip),
 		cmocka_unit_test(test_writer_rejects_bad_records),
 		cmocka_unit_test(test_abandoned_writer),
 		cmocka_unit_test(test_open_errors),
