@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Converts CUPTI activity records (API, kernel, memcpy, memset, sync, device) to gp_record structs. */
+/* Converts CUPTI activity records (API, kernel, memcpy, memset, sync, device, memory) to gp_record structs. */
 
 #include "act_parse.h"
 
@@ -166,6 +166,68 @@ static int device(struct gp_writer *w, const CUpti_ActivityDevice5 *r, struct ac
 	return 1;
 }
 
+static int memory(struct gp_writer *w, const CUpti_ActivityMemory4 *r, uint32_t pid,
+		  struct act_parse_stats *st)
+{
+	struct gp_rec_memory *o = gp_writer__reserve(w, GP_REC_MEMORY, sizeof(*o));
+
+	if (!o)
+		return -errno;
+	o->ts = r->timestamp;
+	o->address = r->address;
+	o->bytes = r->bytes;
+	o->correlation_id = r->correlationId;
+	o->pid = r->processId ? r->processId : pid;
+	o->device_id = r->deviceId;
+	o->context_id = r->contextId;
+	o->stream_id = r->streamId;
+	o->op = r->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE ? GP_MEM_FREE :
+										    GP_MEM_ALLOC;
+	o->memory_kind = (uint8_t)r->memoryKind;
+	o->is_async = r->isAsync ? 1 : 0;
+	if (r->memoryPoolConfig.memoryPoolType != CUPTI_ACTIVITY_MEMORY_POOL_TYPE_INVALID) {
+		o->pool_type = (uint8_t)r->memoryPoolConfig.memoryPoolType;
+		o->pool_address = r->memoryPoolConfig.address;
+		/* "size ... is valid if memoryPoolType is CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL" */
+		if (r->memoryPoolConfig.memoryPoolType == CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL) {
+			o->pool_size = r->memoryPoolConfig.pool.size;
+			o->pool_used = r->memoryPoolConfig.utilizedSize;
+		}
+	}
+	gp_writer__commit(w);
+	st->memory++;
+	return 1;
+}
+
+/* A pool event: the pool's base and size where an allocation has its own. */
+static int memory_pool(struct gp_writer *w, const CUpti_ActivityMemoryPool3 *r, uint32_t pid,
+		       struct act_parse_stats *st)
+{
+	struct gp_rec_memory *o = gp_writer__reserve(w, GP_REC_MEMORY, sizeof(*o));
+
+	if (!o)
+		return -errno;
+	o->ts = r->timestamp;
+	o->correlation_id = r->correlationId;
+	o->pid = r->processId ? r->processId : pid;
+	o->device_id = r->deviceId;
+	o->stream_id = UINT32_MAX;
+	o->op = r->memoryPoolOperationType == CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_CREATED ?
+			GP_MEM_POOL_CREATE :
+		r->memoryPoolOperationType == CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_DESTROYED ?
+			GP_MEM_POOL_DESTROY :
+			GP_MEM_POOL_TRIM;
+	o->address = r->address;
+	o->bytes = o->op == GP_MEM_POOL_TRIM ? r->minBytesToKeep : r->size;
+	o->pool_type = (uint8_t)r->memoryPoolType;
+	o->pool_address = r->address;
+	o->pool_size = r->size;
+	o->pool_used = r->utilizedSize;
+	gp_writer__commit(w);
+	st->memory++;
+	return 1;
+}
+
 int act_parse__record(struct gp_writer *w, const CUpti_Activity *a, uint32_t pid,
 		      struct act_parse_stats *st)
 {
@@ -193,6 +255,12 @@ int act_parse__record(struct gp_writer *w, const CUpti_Activity *a, uint32_t pid
 		break;
 	case CUPTI_ACTIVITY_KIND_DEVICE:
 		r = device(w, AS(CUpti_ActivityDevice5, a), st);
+		break;
+	case CUPTI_ACTIVITY_KIND_MEMORY2:
+		r = memory(w, AS(CUpti_ActivityMemory4, a), pid, st);
+		break;
+	case CUPTI_ACTIVITY_KIND_MEMORY_POOL:
+		r = memory_pool(w, AS(CUpti_ActivityMemoryPool3, a), pid, st);
 		break;
 	default:
 		st->unknown++;

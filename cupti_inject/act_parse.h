@@ -17,7 +17,7 @@
 struct gp_writer;
 
 struct act_parse_stats {
-	uint64_t api, api_skipped, kernel, memcpy, memset, sync, device, unknown, failed;
+	uint64_t api, api_skipped, kernel, memcpy, memset, sync, device, memory, unknown, failed;
 };
 
 /*

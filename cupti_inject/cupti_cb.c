@@ -20,16 +20,21 @@ static uint8_t launch_drv[CUPTI_DRIVER_TRACE_CBID_SIZE];
 
 /*
  * Kernel launches (every variant), graph launches, copies and fills, sync
- * and async: the calls GPU records carry the correlation id of; and host
+ * and async: the calls GPU records carry the correlation id of; host
  * functions enqueued on a stream (cudaLaunchHostFunc is a cudaLaunch*),
- * whose stack says where the stream was made to wait for the host.
+ * whose stack says where the stream was made to wait for the host; and
+ * the calls that allocate and free memory, whose memory records carry
+ * their correlation id (allocation sites). None of the latter is on a
+ * launch path: their callbacks cost a launch nothing.
  */
 static int issues_work(uint32_t domain, uint32_t cbid)
 {
 	static const char *const rt[] = { "__cudaLaunch", "cudaLaunch", "cudaGraphLaunch",
-					  "cudaMemcpy", "cudaMemset", "cudaStreamAddCallback" };
+					  "cudaMemcpy", "cudaMemset", "cudaStreamAddCallback",
+					  "cudaMalloc", "cudaFree", "cudaHostAlloc" };
 	static const char *const drv[] = { "cuLaunch", "cuGraphLaunch", "cuMemcpy", "cuMemset",
-					   "cuStreamAddCallback" };
+					   "cuStreamAddCallback", "cuMemAlloc", "cuMemFree",
+					   "cuMemHostAlloc" };
 	const char *name = api_filter__name(domain, cbid);
 	const char *const *p = domain == GP_API_RUNTIME ? rt : drv;
 	size_t i, n = domain == GP_API_RUNTIME ? sizeof(rt) / sizeof(rt[0]) :

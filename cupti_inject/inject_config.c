@@ -127,6 +127,7 @@ static uint32_t parse_kinds(struct inject_config *c, const char *s)
 		{ "api", INJ_KIND_API },       { "kernel", INJ_KIND_KERNEL },
 		{ "memcpy", INJ_KIND_MEMCPY }, { "memset", INJ_KIND_MEMSET },
 		{ "sync", INJ_KIND_SYNC },     { "device", INJ_KIND_DEVICE },
+		{ "memory", INJ_KIND_MEMORY },
 		{ "all", INJ_KIND_ALL },
 	};
 	uint32_t kinds = 0;
@@ -142,7 +143,7 @@ static uint32_t parse_kinds(struct inject_config *c, const char *s)
 				break;
 		if (i == sizeof(names) / sizeof(names[0]))
 			warn(c, "GPUPERF_ACTIVITY: unknown kind '%s' ignored "
-				"(known: api,kernel,memcpy,memset,sync,device,all)", tok);
+				"(known: api,kernel,memcpy,memset,sync,device,memory,all)", tok);
 		else
 			kinds |= names[i].bit;
 	}

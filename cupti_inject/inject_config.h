@@ -20,7 +20,8 @@
 #define INJ_KIND_MEMSET 0x08u
 #define INJ_KIND_SYNC 0x10u	/* SYNCHRONIZATION */
 #define INJ_KIND_DEVICE 0x20u
-#define INJ_KIND_ALL 0x3fu
+#define INJ_KIND_MEMORY 0x40u	/* MEMORY2 + MEMORY_POOL: allocations, frees, pool events */
+#define INJ_KIND_ALL 0x7fu
 
 #define INJ_CONFIG_MAX_WARNINGS 8
 

@@ -219,10 +219,12 @@ static void finish(struct trace_thread *t)
 	drain(t);
 	drain_stacks(t);
 	write_counters(t);
-	inj_dbg("trace %s: api %llu (skipped %llu) kernel %llu memcpy %llu memset %llu sync %llu",
+	inj_dbg("trace %s: api %llu (skipped %llu) kernel %llu memcpy %llu memset %llu sync %llu "
+		"memory %llu",
 		t->path, (unsigned long long)t->st.api, (unsigned long long)t->st.api_skipped,
 		(unsigned long long)t->st.kernel, (unsigned long long)t->st.memcpy,
-		(unsigned long long)t->st.memset, (unsigned long long)t->st.sync);
+		(unsigned long long)t->st.memset, (unsigned long long)t->st.sync,
+		(unsigned long long)t->st.memory);
 	{
 		uint64_t stored, chunks = gp_writer__chunks(t->w, &stored);
 

@@ -14,7 +14,7 @@
  *                      /dev/null); check the trace on its own: joins,
  *                      ordering, times inside the process's lifetime, and the
  *                      --kernels/--memcpys/--memsets counts when given
- *   --kernels N, --memcpys N, --memsets N   exact counts expected
+ *   --kernels N, --memcpys N, --memsets N, --memory N   exact counts expected
  *   --skip-api TEXT    truth API calls whose name contains TEXT need not be
  *                      in the trace (a call the program never returned from
  *                      normally, e.g. a reset followed by _exit)
@@ -31,13 +31,18 @@
  *   - every kernel, memcpy, memset and synchronization the simulator ran is
  *     there exactly once, with its correlation id, stream and times (and
  *     kernel name/grid/block, copy kind/bytes); nothing else;
+ *   - every allocation, free and memory pool event (the log's `mem` lines)
+ *     is there exactly once as a memory record, with its correlation id,
+ *     op, memory kind, address, bytes, context, stream, pool size and use,
+ *     and time; nothing else; each joins to an API record;
  *   - no kernel, memcpy or memset starts before the one before it on its
  *     stream has ended;
  *   - every GPU record joins to an API record of the trace by correlation id,
  *     which started no later than the work; graph kernels join to a graph launch;
  *   - drop counters are zero unless --expect-drops;
  *   - launch stacks: every API call that issues GPU work (launch, graph
- *     launch, memcpy, memset, host function) has exactly one api_stack record, naming a
+ *     launch, memcpy, memset, host function) or allocates or frees memory
+ *     has exactly one api_stack record, naming a
  *     stack the trace defines; a driver call made inside a runtime call
  *     has the runtime call's stack, flagged nested; no other call has one.
  */
@@ -57,14 +62,16 @@
 #include "gp_util.h"
 #include "gp_record.h"
 
-enum { K_API, K_KERNEL, K_MEMCPY, K_MEMSET, K_SYNC, K_NKINDS };
-static const char *const kind_names[] = { "api", "kernel", "memcpy", "memset", "sync" };
+enum { K_API, K_KERNEL, K_MEMCPY, K_MEMSET, K_SYNC, K_MEM, K_NKINDS };
+static const char *const kind_names[] = { "api", "kernel", "memcpy", "memset", "sync", "memory" };
 
 /* One record, from either side, reduced to what is compared. */
 struct item {
 	int kind;
-	uint32_t corr, domain, cbid, tid, stream, sub; /* sub: copy kind / sync type */
-	uint64_t node, start, end, bytes;
+	uint32_t corr, domain, cbid, tid, stream, sub; /* sub: copy kind / sync type / memory op */
+	uint64_t node, start, end, bytes; /* node: a memory record's address */
+	uint32_t mem_kind, context;	  /* memory records */
+	uint64_t pool_size, pool_used;
 	int32_t ret;
 	uint32_t grid[3], block[3];
 	uint32_t in_graph;
@@ -176,6 +183,16 @@ static uint32_t sync_type(const char *s)
 						 0;
 }
 
+static uint32_t mem_op(const char *s)
+{
+	return !strcmp(s, "alloc")	  ? GP_MEM_ALLOC :
+	       !strcmp(s, "free")	  ? GP_MEM_FREE :
+	       !strcmp(s, "pool_create")  ? GP_MEM_POOL_CREATE :
+	       !strcmp(s, "pool_destroy") ? GP_MEM_POOL_DESTROY :
+	       !strcmp(s, "pool_trim")	  ? GP_MEM_POOL_TRIM :
+					    0;
+}
+
 /* Ground truth: the lines this process's library should have recorded. */
 static int load_truth(const char *path, struct vec *out, uint32_t *pid)
 {
@@ -244,6 +261,18 @@ static int load_truth(const char *path, struct vec *out, uint32_t *pid)
 				if (cJSON_IsNumber(cJSON_GetArrayItem(b, i)))
 					it->block[i] = (uint32_t)cJSON_GetArrayItem(b, i)->valuedouble;
 			}
+		} else if (!strcmp(type, "mem")) {
+			it = push(out);
+			it->kind = K_MEM;
+			it->sub = mem_op(jstr(o, "op"));
+			it->mem_kind = (uint32_t)jnum(o, "kind");
+			it->node = jnum(o, "address");
+			it->bytes = jnum(o, "bytes");
+			it->stream = (uint32_t)jint(o, "stream");
+			it->context = (uint32_t)jnum(o, "context");
+			it->pool_size = jnum(o, "pool_size");
+			it->pool_used = jnum(o, "pool_used");
+			snprintf(it->name, sizeof(it->name), "%s", jstr(o, "op"));
 		} else {
 			cJSON_Delete(o);
 			continue;
@@ -253,6 +282,8 @@ static int load_truth(const char *path, struct vec *out, uint32_t *pid)
 			it->tid = (uint32_t)jnum(o, "tid");
 			it->start = jnum(o, "start");
 			it->end = jnum(o, "end");
+			if (it->kind == K_MEM)
+				it->start = it->end = jnum(o, "ts");
 		}
 		cJSON_Delete(o);
 	}
@@ -378,6 +409,33 @@ static int load_trace(const char *path, struct vec *out, struct trace_info *ti, 
 			it->sub = y->sync_type;
 			break;
 		}
+		case GP_REC_MEMORY: {
+			const struct gp_rec_memory *m = (const void *)rec;
+			static const char *const ops[] = { "?", "alloc", "free", "pool_create",
+							   "pool_destroy", "pool_trim" };
+
+			it = push(out);
+			it->kind = K_MEM;
+			it->corr = m->correlation_id;
+			it->sub = m->op;
+			it->mem_kind = m->memory_kind;
+			/* the log has no address or size for a pool event: its pool's are in pool_* */
+			it->node = m->op >= GP_MEM_POOL_CREATE ? 0 : m->address;
+			it->bytes = m->op >= GP_MEM_POOL_CREATE ? 0 : m->bytes;
+			it->stream = m->stream_id;
+			it->context = m->context_id;
+			it->pool_size = m->pool_size;
+			it->pool_used = m->pool_used;
+			it->start = it->end = m->ts;
+			snprintf(it->name, sizeof(it->name), "%s", ops[m->op < 6 ? m->op : 0]);
+			if (m->op >= GP_MEM_POOL_CREATE && (m->memory_kind || !m->pool_type))
+				problem("memory pool event corr %u: memory kind %u, pool type %u",
+					m->correlation_id, m->memory_kind, m->pool_type);
+			if (m->op < GP_MEM_POOL_CREATE && !!m->pool_type != !!m->pool_address)
+				problem("memory corr %u: pool type %u with pool address %#" PRIx64,
+					m->correlation_id, m->pool_type, m->pool_address);
+			break;
+		}
 		case GP_REC_DROPPED: {
 			const struct gp_rec_dropped *d = (const void *)rec;
 
@@ -458,7 +516,8 @@ static void check_stream_order(const struct vec *tr)
 		return;
 	}
 	for (i = 0; i < tr->n; i++)
-		if (tr->v[i].kind != K_API && tr->v[i].kind != K_SYNC && tr->v[i].start)
+		if (tr->v[i].kind != K_API && tr->v[i].kind != K_SYNC && tr->v[i].kind != K_MEM &&
+		    tr->v[i].start)
 			v[n++] = &tr->v[i];
 	qsort(v, n, sizeof(*v), cmp_stream_start);
 	for (i = 1; i < n; i++)
@@ -561,6 +620,16 @@ static void match(struct vec *truth, struct vec *tr, uint64_t tol, int allow_mis
 					kind_names[b->kind], b->corr, b->bytes, b->sub, a->bytes, a->sub);
 			if (b->kind == K_SYNC && a->sub != b->sub)
 				problem("sync corr %u: type %u, truth %u", b->corr, b->sub, a->sub);
+			if (b->kind == K_MEM &&
+			    (a->sub != b->sub || a->mem_kind != b->mem_kind || a->bytes != b->bytes ||
+			     a->pool_size != b->pool_size || a->pool_used != b->pool_used ||
+			     (b->sub < GP_MEM_POOL_CREATE && a->context != b->context)))
+				problem("memory corr %u %s at %#" PRIx64 ": op/kind/bytes/context/pool "
+					"%u/%u/%" PRIu64 "/%u/%" PRIu64 "/%" PRIu64 ", truth %u/%u/%" PRIu64
+					"/%u/%" PRIu64 "/%" PRIu64,
+					b->corr, b->name, b->node, b->sub, b->mem_kind, b->bytes, b->context,
+					b->pool_size, b->pool_used, a->sub, a->mem_kind, a->bytes, a->context,
+					a->pool_size, a->pool_used);
 		}
 		i++;
 		j++;
@@ -594,13 +663,15 @@ static const struct item *find_api(const struct vec *tr, uint32_t corr)
 	return NULL;
 }
 
-/* The calls whose stack the library takes: they issue GPU work. */
+/* The calls whose stack the library takes: they issue GPU work or allocate memory. */
 static int issues_work(const char *name)
 {
 	static const char *const p[] = { "__cudaLaunch", "cudaLaunch", "cudaGraphLaunch",
 					 "cudaMemcpy", "cudaMemset", "cudaStreamAddCallback",
+					 "cudaMalloc", "cudaFree", "cudaHostAlloc",
 					 "cuLaunch", "cuGraphLaunch", "cuMemcpy", "cuMemset",
-					 "cuStreamAddCallback" };
+					 "cuStreamAddCallback", "cuMemAlloc", "cuMemFree",
+					 "cuMemHostAlloc" };
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(p); i++)
@@ -685,7 +756,7 @@ int main(int argc, char **argv)
 	int no_end = 0, expect_drops = 0, graph = 0, no_truth = 0, no_stacks = 0, i;
 	unsigned min_frames = 1;
 	size_t with_stack;
-	long want[K_NKINDS] = { -1, -1, -1, -1, -1 };
+	long want[K_NKINDS] = { -1, -1, -1, -1, -1, -1 };
 	uint32_t pid = 0, tids[4096];
 	size_t ntids = 0, k;
 
@@ -712,6 +783,8 @@ int main(int argc, char **argv)
 			want[K_MEMCPY] = strtol(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--memsets") && i + 1 < argc)
 			want[K_MEMSET] = strtol(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--memory") && i + 1 < argc)
+			want[K_MEM] = strtol(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--skip-api") && i + 1 < argc)
 			skip_api = argv[++i];
 		else if (!strcmp(argv[i], "--tolerance") && i + 1 < argc)
@@ -723,7 +796,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: trace_check [--no-end] [--expect-drops] [--graph] "
 				"[--min-threads N] [--tolerance NS] [--skip-api TEXT] [--no-truth]\n"
 				"       [--no-stacks] [--min-frames N] [--late-ms MS]\n"
-				"       [--kernels N] [--memcpys N] [--memsets N] TRACE TRUTH.jsonl\n");
+				"       [--kernels N] [--memcpys N] [--memsets N] [--memory N] TRACE TRUTH.jsonl\n");
 		return 2;
 	}
 	if (load_truth(argv[i + 1], &truth, &pid))
@@ -780,6 +853,9 @@ int main(int argc, char **argv)
 		if (it->start && api->start > it->start)
 			problem("%s corr %u starts before its API call %s", kind_names[it->kind],
 				it->corr, api->name);
+		if (it->kind == K_MEM && it->start > api->end)
+			problem("memory corr %u (%s) at %" PRIu64 ", after its API call %s ended at %" PRIu64,
+				it->corr, it->name, it->start, api->name, api->end);
 		if (it->kind == K_KERNEL && it->in_graph) {
 			graph_kernels++;
 			if (!strstr(api->name, "GraphLaunch"))
@@ -799,9 +875,10 @@ int main(int argc, char **argv)
 	with_stack = check_stacks(&tr, no_truth ? &(struct vec){ 0 } : &truth, no_stacks, expect_drops,
 				  min_frames);
 
-	printf("trace_check: api=%u kernel=%u memcpy=%u memset=%u sync=%u drops=%" PRIu64
+	printf("trace_check: api=%u kernel=%u memcpy=%u memset=%u sync=%u memory=%u drops=%" PRIu64
 	       " (cupti=%" PRIu64 " declined_buffers=%" PRIu64 ") graph_kernels=%u launch_threads=%zu launch_stacks=%zu max_gpu_time_error_ns=%" PRIu64 " max_duration_error_ns=%" PRIu64 " end=%d %s\n",
 	       counts[K_API], counts[K_KERNEL], counts[K_MEMCPY], counts[K_MEMSET], counts[K_SYNC],
+	       counts[K_MEM],
 	       ti.drops, ti.drops_cupti, ti.drops_inject, graph_kernels, ntids, with_stack, max_dt, max_dd, ti.clean_end, nproblems ? "FAILED" : "ok");
 	free(truth.v);
 	free(tr.v);
