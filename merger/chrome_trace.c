@@ -11,6 +11,7 @@
 
 #include "bulk_out.h"
 #include "correlate.h"
+#include "gp_record.h"
 #include "gp_util.h"
 #include "json_utf8.h"
 #include "stack_agg.h"
@@ -566,7 +567,8 @@ static void offcpu_track(struct ct *ct, uint32_t pid, uint32_t tid)
 	}
 }
 
-static void gpu_track(struct ct *ct, uint32_t device, uint32_t stream)
+/* Announce a GPU's process the first time one of its events is written. */
+static void gpu_process(struct ct *ct, uint32_t device)
 {
 	const struct chrome_trace_names *nm = ct->nm;
 	uint32_t pid = CHROME_TRACE_GPU_PID_BASE + device;
@@ -574,9 +576,6 @@ static void gpu_track(struct ct *ct, uint32_t device, uint32_t stream)
 	char tmp[320];
 	int r;
 
-	if (ct->last_gpu == ((uint64_t)device << 32 | stream) && ct->last_gpu != UINT64_MAX)
-		return;
-	ct->last_gpu = (uint64_t)device << 32 | stream;
 	r = keyset_add(&ct->procs, pid);
 	if (r < 0)
 		ct->err = r;
@@ -588,6 +587,18 @@ static void gpu_track(struct ct *ct, uint32_t device, uint32_t stream)
 			snprintf(tmp, sizeof(tmp), "GPU %" PRIu32, device);
 		meta(ct, "process", pid, 0, tmp, (int64_t)pid);
 	}
+}
+
+static void gpu_track(struct ct *ct, uint32_t device, uint32_t stream)
+{
+	uint32_t pid = CHROME_TRACE_GPU_PID_BASE + device;
+	char tmp[32];
+	int r;
+
+	if (ct->last_gpu == ((uint64_t)device << 32 | stream) && ct->last_gpu != UINT64_MAX)
+		return;
+	ct->last_gpu = (uint64_t)device << 32 | stream;
+	gpu_process(ct, device);
 	r = keyset_add(&ct->threads, (uint64_t)pid << 32 | stream);
 	if (r < 0)
 		ct->err = r;
@@ -1303,6 +1314,47 @@ static void write_stack_frames(struct ct *ct)
 	}
 }
 
+/*
+ * The "GPU memory" counter of each device (bytes allocated and not yet
+ * freed, every memory kind CUPTI reports for the device): a value after
+ * each allocation and free, in time order (tl->mem is).
+ */
+static void write_memory(struct ct *ct)
+{
+	const struct timeline *tl = ct->tl;
+	struct {
+		uint32_t device;
+		uint64_t live;
+	} dev[CHROME_TRACE_MEM_DEVICES];
+	size_t i, j, n = 0;
+
+	for (i = 0; i < tl->nr_mem && !ct->err; i++) {
+		const struct tl_mem *m = &tl->mem[i];
+
+		if (m->op != GP_MEM_ALLOC && m->op != GP_MEM_FREE)
+			continue;
+		for (j = 0; j < n && dev[j].device != m->device; j++)
+			;
+		if (j == n) {
+			if (n == CHROME_TRACE_MEM_DEVICES)
+				continue;
+			dev[n].device = m->device;
+			dev[n++].live = 0;
+		}
+		if (m->op == GP_MEM_ALLOC)
+			dev[j].live += m->bytes;
+		else /* memory allocated before the recording is freed from nothing */
+			dev[j].live -= m->bytes < dev[j].live ? m->bytes : dev[j].live;
+		gpu_process(ct, m->device);
+		ev_begin(ct, "C", CHROME_TRACE_GPU_PID_BASE + m->device, 0);
+		jw_lit(&ct->w, ",\"name\":\"GPU memory\"");
+		ev_ts(ct, m->ts);
+		jw_lit(&ct->w, ",\"args\":{\"bytes\":");
+		jw_u64(&ct->w, dev[j].live);
+		jw_lit(&ct->w, "}}");
+	}
+}
+
 /* Write the document to ct->w, whose output is set up; 0 or -errno. */
 static int write_doc(struct ct *ct, const struct timeline *tl, const struct correlation *c,
 		     const struct chrome_trace_names *names)
@@ -1328,6 +1380,7 @@ static int write_doc(struct ct *ct, const struct timeline *tl, const struct corr
 	}
 	for (i = 0; i < tl->nr_gpu && !ct->err; i++)
 		write_gpu(ct, i);
+	write_memory(ct);
 	jw_lit(&ct->w, "\n],\"stackFrames\":{");
 	write_stack_frames(ct);
 	jw_lit(&ct->w, "\n}}\n");

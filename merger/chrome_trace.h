@@ -16,7 +16,9 @@
  * drawn (Perfetto moves one to an overflow track and reports an error).
  * Each GPU device is a process of its own (a synthetic pid, see
  * CHROME_TRACE_GPU_PID_BASE) sorted after the host processes, with one
- * track per stream holding its kernels, memcpys and memsets. A flow arrow
+ * track per stream holding its kernels, memcpys and memsets, and a "GPU
+ * memory" counter ("C" events, args.bytes: bytes allocated and not yet
+ * freed) where memory records show allocations. A flow arrow
  * (flow v2: "bind_id" + "flow_out" on the API slice, "flow_in" on each GPU
  * slice) joins every launch to the work it issued, graph launches to all
  * their kernels. Times are µs with exactly three decimals (ns precision),
@@ -42,6 +44,11 @@ struct stack_frame;
 
 /* GPU device d is drawn as pid CHROME_TRACE_GPU_PID_BASE + d: above pid_max (2^22). */
 #define CHROME_TRACE_GPU_PID_BASE 0x40000000u
+/*
+ * Each device's "GPU memory" counter (bytes allocated and not freed) is a
+ * counter of its process; devices past this many in one recording get none.
+ */
+#define CHROME_TRACE_MEM_DEVICES 64
 /* Thread tid's off-CPU spans are drawn as tid CHROME_TRACE_OFFCPU_TID + tid of its process. */
 #define CHROME_TRACE_OFFCPU_TID 0x40000000u
 

@@ -252,6 +252,13 @@ int correlate__run(struct timeline *tl, struct correlation *c)
 			c->flows[a / 64] |= bit;
 		}
 	}
+	/* memory records: the allocating call, whose stack is the allocation site */
+	for (i = 0; i < tl->nr_mem; i++) {
+		struct tl_mem *mr = &tl->mem[i];
+
+		mr->api = corr_map_get(&m, mr->pid, mr->corr);
+		c->mem_with_api += mr->api >= 0;
+	}
 	tl->joined = 1;
 	c->nr_gpu = tl->nr_gpu;
 	c->gpu_with_api = with_api;

@@ -13,6 +13,10 @@
  * thread matching: the launch_site records of older recordings (uprobe
  * hits of the CPU agent) are read and counted, never joined.
  *
+ * Memory records (allocations, frees, pool events) join their API call the
+ * same way, by correlation id, and through it its launch stack: the
+ * allocation site.
+ *
  * Unjoined records keep index -1 and are counted.
  */
 #ifndef GPUPERF_CORRELATE_H
@@ -40,6 +44,7 @@ struct correlation {
 	size_t gpu_with_stack; /* ... and through it to a launch stack */
 	/* The same three counts for device work alone (kernels, memcpys, memsets; no syncs). */
 	size_t nr_work, work_with_api, work_with_stack;
+	size_t mem_with_api; /* memory records joined to their API call (tl_mem.api) */
 	/* By API call index, a bit each: device work joins to it; more than one record does (a graph). */
 	uint64_t *flows, *multi;
 };

@@ -11,6 +11,7 @@
 
 #include "bulk_out.h"
 #include "correlate.h"
+#include "gp_record.h"
 #include "gp_util.h"
 #include "stack_agg.h"
 #include "timeline.h"
@@ -65,12 +66,17 @@ enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
 #define TYPE_SLICE_BEGIN 1
 #define TYPE_SLICE_END	 2
 #define TYPE_INSTANT	 3
+#define TYPE_COUNTER	 4
+#define TE_COUNTER_VALUE 30
 /* TrackDescriptor */
 #define TD_UUID	       1
 #define TD_NAME	       2
 #define TD_PROCESS     3
 #define TD_THREAD      4
 #define TD_PARENT_UUID 5
+#define TD_COUNTER     8 /* CounterDescriptor */
+#define CD_UNIT	       3
+#define UNIT_SIZE_BYTES 3
 /* PerfSample (profiling/profile_packet.proto) */
 #define PS_CPU		 1
 #define PS_PID		 2
@@ -168,6 +174,7 @@ enum key_kind {
 	K_STREAM_TRACK, /* a: device, b: stream */
 	K_DIMS,		/* a: tl_gpu.kconfig, b: 0 grid, 1 block (an interned string value) */
 	K_SAMPLE_SEQ,	/* the sequence of every sample */
+	K_MEM_TRACK,	/* a: device: its "GPU memory" counter */
 };
 
 /* kind in the top 4 bits, a (28 bits), b (32 bits) */
@@ -482,31 +489,64 @@ static uint32_t offcpu_track(struct pt *pt, uint32_t pid, uint32_t tid)
 	return uuid;
 }
 
+/* The uuid of a GPU's process track, announcing it the first time. */
+static uint32_t gpu_track(struct pt *pt, uint32_t device)
+{
+	const struct chrome_trace_names *nm = pt->nm;
+	uint64_t dkey = key_of(K_GPU_TRACK, device, 0);
+	uint32_t duuid = u64map_get(&pt->tracks, dkey);
+	char tmp[320];
+
+	if (!duuid) {
+		const char *dev = nm && nm->device_name ? nm->device_name(nm->ctx, device) : NULL;
+
+		duuid = new_uuid(pt, dkey);
+		if (dev && *dev)
+			snprintf(tmp, sizeof(tmp), "GPU %" PRIu32 " (%.256s)", device, dev);
+		else
+			snprintf(tmp, sizeof(tmp), "GPU %" PRIu32, device);
+		process_track(pt, duuid, CHROME_TRACE_GPU_PID_BASE + device, tmp);
+	}
+	return duuid;
+}
+
 /* The uuid of a GPU stream's track: a child of the device's process track. */
 static uint32_t stream_track(struct pt *pt, uint32_t device, uint32_t stream)
 {
-	const struct chrome_trace_names *nm = pt->nm;
-	uint64_t key = key_of(K_STREAM_TRACK, device, stream), dkey = key_of(K_GPU_TRACK, device, 0);
+	uint64_t key = key_of(K_STREAM_TRACK, device, stream);
 	uint32_t uuid, duuid;
-	char tmp[320];
+	char tmp[32];
 
 	uuid = u64map_get(&pt->tracks, key);
 	if (!uuid) {
-		duuid = u64map_get(&pt->tracks, dkey);
-		if (!duuid) {
-			const char *dev = nm && nm->device_name ? nm->device_name(nm->ctx, device) : NULL;
-
-			duuid = new_uuid(pt, dkey);
-			if (dev && *dev)
-				snprintf(tmp, sizeof(tmp), "GPU %" PRIu32 " (%.256s)", device, dev);
-			else
-				snprintf(tmp, sizeof(tmp), "GPU %" PRIu32, device);
-			process_track(pt, duuid, CHROME_TRACE_GPU_PID_BASE + device, tmp);
-		}
+		duuid = gpu_track(pt, device);
 		uuid = new_uuid(pt, key);
 		snprintf(tmp, sizeof(tmp), "stream %" PRIu32, stream);
 		child_track(pt, uuid, duuid, tmp);
 	}
+	return uuid;
+}
+
+/* The uuid of a GPU's "GPU memory" counter track (bytes), under its process track. */
+static uint32_t mem_track(struct pt *pt, uint32_t device)
+{
+	static const char name[] = "GPU memory";
+	uint64_t key = key_of(K_MEM_TRACK, device, 0);
+	uint32_t uuid = u64map_get(&pt->tracks, key), parent;
+	uint8_t *td, *cd, *p;
+
+	if (uuid)
+		return uuid;
+	parent = gpu_track(pt, device);
+	uuid = new_uuid(pt, key);
+	p = track_open(pt, uuid, sizeof(name), &td);
+	if (!p)
+		return 0;
+	p = put_uint(p, TD_PARENT_UUID, parent);
+	p = put_bytes(p, TD_NAME, name, sizeof(name) - 1);
+	p = msg_open(p, TD_COUNTER, &cd);
+	p = put_uint(p, CD_UNIT, UNIT_SIZE_BYTES);
+	track_close(pt, td, msg_close(cd, p));
 	return uuid;
 }
 
@@ -1253,6 +1293,55 @@ static void write_gpu(struct pt *pt, size_t i)
 	slice_end(pt, sq, g->start + dur);
 }
 
+/*
+ * Each device's "GPU memory" counter, as trace.json's: bytes allocated and
+ * not yet freed, a value after each allocation and free (tl->mem is in
+ * time order), on a sequence of its own per device.
+ */
+static void write_memory(struct pt *pt)
+{
+	const struct timeline *tl = pt->tl;
+	struct {
+		uint32_t device;
+		uint64_t live;
+		struct seq *sq;
+	} dev[CHROME_TRACE_MEM_DEVICES];
+	size_t i, j, n = 0;
+
+	for (i = 0; i < tl->nr_mem && !pt->err; i++) {
+		const struct tl_mem *m = &tl->mem[i];
+		uint8_t *p, *te;
+
+		if (m->op != GP_MEM_ALLOC && m->op != GP_MEM_FREE)
+			continue;
+		for (j = 0; j < n && dev[j].device != m->device; j++)
+			;
+		if (j == n) {
+			if (n == CHROME_TRACE_MEM_DEVICES)
+				continue;
+			dev[n].device = m->device;
+			dev[n].live = 0;
+			dev[n++].sq = seq_new(pt, key_of(K_MEM_TRACK, m->device, 0),
+					      mem_track(pt, m->device), m->ts);
+		}
+		if (!dev[j].sq)
+			return;
+		if (m->op == GP_MEM_ALLOC)
+			dev[j].live += m->bytes;
+		else /* memory allocated before the recording is freed from nothing */
+			dev[j].live -= m->bytes < dev[j].live ? m->bytes : dev[j].live;
+		p = pk_room(pt, 64);
+		if (!p)
+			return;
+		p = put_ts(p, dev[j].sq, m->ts);
+		p = put_uint(p, PKT_SEQUENCE_ID, dev[j].sq->id);
+		p = msg_open(p, PKT_TRACK_EVENT, &te);
+		p = put_uint(p, TE_TYPE, TYPE_COUNTER);
+		p = put_uint(p, TE_COUNTER_VALUE, dev[j].live);
+		pk_emit(pt, msg_close(te, p));
+	}
+}
+
 int perfetto_trace__write(const struct timeline *tl, const struct correlation *c,
 			  const struct chrome_trace_names *names, const char *path)
 {
@@ -1299,6 +1388,7 @@ int perfetto_trace__write(const struct timeline *tl, const struct correlation *c
 	/* GPU work in time order: each record ends the flow its launch began */
 	for (i = 0; i < tl->nr_gpu && !pt->err; i++)
 		write_gpu(pt, i);
+	write_memory(pt);
 	err = pt->err;
 cleanup:
 	if (pt) {

@@ -167,6 +167,39 @@ int report__gpu_frames(struct report *r, size_t i, struct frame_buf *fb);
 /* gpu_idle.c: fill r->view[VIEW_IDLE]. 0 or -ENOMEM. */
 int gpu_idle__build(struct report *r);
 
+/*
+ * A launch site (or, in memory_stats.c, an allocation site): one API call
+ * from one stack, and what it issued.
+ */
+struct site {
+	char *stack;	   /* root-first user frames, ';'-joined: with api, the identity */
+	const char *api;
+	const char *function;
+	char location[256];
+	uint64_t gpu_ns, launches; /* allocation sites: bytes allocated, allocations */
+};
+
+/*
+ * The site of API call a, made from launch stack lst, in (*sites)[0, *nr),
+ * added (grown with realloc) when new; kernel: the demangled kernel name
+ * the call launched, or NULL. Its index, or -ENOMEM.
+ */
+int summary__site_get(struct report *r, struct site **sites, size_t *nr, size_t *cap,
+		      const struct tl_api *a, const struct tl_stack *lst, const char *kernel);
+
+/*
+ * memory_stats.c: the "memory" section of summary.json and its lines in the
+ * text report, from tl->mem (joined by correlate__run()). build sets *out
+ * to NULL when the recording has no memory records (then the others write
+ * nothing); 0 or -ENOMEM.
+ */
+struct memory_stats;
+struct cJSON;
+int memory_stats__build(struct report *r, struct memory_stats **out);
+void memory_stats__free(struct memory_stats *ms);
+void memory_stats__add_json(const struct memory_stats *ms, struct cJSON *root);
+void memory_stats__write_text(const struct memory_stats *ms, FILE *out);
+
 /* summary.c */
 int summary__write_json(struct report *r, const char *path);
 /* The text report; its warnings too unless opts->warn takes them. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * summary.c - summary.json (docs/summary-json.md, schema 1.6) and the short
+ * summary.c - summary.json (docs/summary-json.md, schema 1.x) and the short
  * text report printed at the end of `gpuperf report`.
  *
  * Both come from one pass of statistics (struct report_stats) so the two never
@@ -24,7 +24,7 @@
 #include "report_priv.h"
 
 #define SUMMARY_SCHEMA "gpuperf-summary"
-#define SUMMARY_VERSION "1.8"
+#define SUMMARY_VERSION "1.9"
 #define HIST_SUB 64u
 #define HIST_BUCKETS (HIST_SUB * 60u)
 #define MAX_SITES 100
@@ -44,14 +44,6 @@ struct kstat {
 	uint32_t *hist;
 	struct kcfg_stat cfg[KCFG_MAX];
 	uint64_t cfg_other; /* launches with a configuration past KCFG_MAX, or none known */
-};
-
-struct site {
-	char *stack;	   /* root-first user frames, ';'-joined: with api, the identity */
-	const char *api;
-	const char *function;
-	char location[256];
-	uint64_t gpu_ns, launches;
 };
 
 /*
@@ -95,6 +87,7 @@ struct report_stats {
 	uint64_t on_cpu, off_cpu, off_cpu_short;
 	uint64_t tool_on, tool_off; /* the injection library's writer thread, left out */
 	size_t gpu_records, with_api, with_stack;
+	struct memory_stats *mem; /* NULL: no memory records */
 };
 
 static unsigned hist_bucket(uint64_t d)
@@ -409,22 +402,12 @@ static int site_text_add(char **text, size_t *len, size_t *cap, const char *s, s
 	return 0;
 }
 
-static int add_site(struct report *r, struct report_stats *s, size_t gi, uint64_t ns, uint64_t count)
+int summary__site_get(struct report *r, struct site **sites, size_t *nr, size_t *cap_sites,
+		      const struct tl_api *a, const struct tl_stack *lst, const char *kernel)
 {
-	const struct tl_stack *lst = timeline__gpu_launch_stack(r->tl, &r->tl->gpu[gi]);
-	int64_t ai = timeline__gpu_api(r->tl, &r->tl->gpu[gi]);
-	const struct tl_api *a;
-	const struct tl_gpu *g;
-	const char *kernel;
 	char *text = NULL;
 	size_t len = 0, i, cap = 0;
 
-	if (!lst || ai < 0)
-		return 0;
-	a = &r->tl->api[ai];
-	g = &r->tl->gpu[gi];
-	kernel = g->kind == TL_GPU_KERNEL ? symbolizer__demangle(r->sym, timeline__str(r->tl, g->name))
-					  : NULL;
 	r->fb.n = 0;
 	if (report__launch_frames(r, timeline__api_pid(r->tl, a), lst, kernel, &r->fb))
 		return -ENOMEM;
@@ -451,24 +434,24 @@ static int add_site(struct report *r, struct report_stats *s, size_t gi, uint64_
 	}
 	if (!text && !(text = strdup("")))
 		return -ENOMEM;
-	for (i = 0; i < s->nr_sites; i++)
-		if (!strcmp(s->sites[i].stack, text) && !strcmp(s->sites[i].api, report__api_name(r, a)))
+	for (i = 0; i < *nr; i++)
+		if (!strcmp((*sites)[i].stack, text) && !strcmp((*sites)[i].api, report__api_name(r, a)))
 			break;
-	if (i == s->nr_sites) {
+	if (i == *nr) {
 		struct site *st;
 
-		if (s->nr_sites == s->cap_sites) {
-			size_t ncap = s->cap_sites ? s->cap_sites * 2 : 32;
-			struct site *n = realloc(s->sites, ncap * sizeof(*n));
+		if (*nr == *cap_sites) {
+			size_t ncap = *cap_sites ? *cap_sites * 2 : 32;
+			struct site *n = realloc(*sites, ncap * sizeof(*n));
 
 			if (!n) {
 				free(text);
 				return -ENOMEM;
 			}
-			s->sites = n;
-			s->cap_sites = ncap;
+			*sites = n;
+			*cap_sites = ncap;
 		}
-		st = &s->sites[s->nr_sites++];
+		st = &(*sites)[(*nr)++];
 		memset(st, 0, sizeof(*st));
 		st->stack = text;
 		text = NULL;
@@ -485,6 +468,25 @@ static int add_site(struct report *r, struct report_stats *s, size_t gi, uint64_
 		}
 	}
 	free(text);
+	return (int)i;
+}
+
+static int add_site(struct report *r, struct report_stats *s, size_t gi, uint64_t ns, uint64_t count)
+{
+	const struct tl_stack *lst = timeline__gpu_launch_stack(r->tl, &r->tl->gpu[gi]);
+	int64_t ai = timeline__gpu_api(r->tl, &r->tl->gpu[gi]);
+	const struct tl_gpu *g = &r->tl->gpu[gi];
+	const char *kernel;
+	int i;
+
+	if (!lst || ai < 0)
+		return 0;
+	kernel = g->kind == TL_GPU_KERNEL ? symbolizer__demangle(r->sym, timeline__str(r->tl, g->name))
+					  : NULL;
+	i = summary__site_get(r, &s->sites, &s->nr_sites, &s->cap_sites, &r->tl->api[ai], lst,
+			      kernel);
+	if (i < 0)
+		return i;
 	s->sites[i].gpu_ns += ns;
 	s->sites[i].launches += count;
 	return 0;
@@ -678,6 +680,7 @@ static void summary_release(struct report_stats *s)
 	free(s->sites);
 	free(s->dev);
 	free(s->proc);
+	memory_stats__free(s->mem);
 }
 
 static int summary_build(struct report *r, struct report_stats *s)
@@ -686,6 +689,8 @@ static int summary_build(struct report *r, struct report_stats *s)
 
 	memset(s, 0, sizeof(*s));
 	err = collect(r, s);
+	if (!err)
+		err = memory_stats__build(r, &s->mem);
 	if (err) {
 		summary_release(s);
 		return err;
@@ -995,6 +1000,8 @@ static cJSON *build_json(struct report *r, struct report_stats *s)
 		cJSON_AddItemToArray(a, e);
 	}
 
+	memory_stats__add_json(s->mem, root);
+
 	a = cJSON_AddArrayToObject(root, "processes");
 	for (i = 0; i < tl->nr_procs; i++) {
 		const struct tl_proc *p = &tl->procs[i];
@@ -1195,6 +1202,7 @@ void summary__write_text(struct report *r, FILE *out)
 				s.sites[i].api);
 		}
 	}
+	memory_stats__write_text(s.mem, out);
 	if (tl->nr_samples || tl->nr_offcpu) {
 		report__fmt_ns(b1, sizeof(b1), s.on_cpu);
 		report__fmt_ns(b2, sizeof(b2), s.off_cpu);

@@ -53,7 +53,7 @@ struct tl_priv {
 	size_t cap_gpu, cap_api, cap_samples, cap_offcpu, cap_frames, cap_files;
 	size_t cap_procs, cap_threads, cap_modules, cap_devices, cap_offcpu_short;
 	size_t cap_lanes, cap_gpu_bytes, cap_long_durs, cap_tids, cap_api_names, cap_launch_stacks;
-	size_t cap_kconfigs, cap_stack_ends;
+	size_t cap_kconfigs, cap_stack_ends, cap_mem;
 	/* What the small tables hold, while loading (freed by timeline__finish()). */
 	struct u64map tid_map, bytes_map, lstack_map, api_name_map, kcfg_map, stack_end_map;
 	uint32_t last_end_pid, last_end; /* the last stack_ends entry counted in: pid, index + 1 */
@@ -291,6 +291,7 @@ void timeline__free(struct timeline *tl)
 	free(tl->frames);
 	free(tl->procs);
 	free(tl->offcpu_short);
+	free(tl->mem);
 	free(tl->threads);
 	free(tl->modules);
 	free(tl->devices);
@@ -1125,6 +1126,34 @@ static int add_record(struct timeline *tl, struct idmap *ids, struct idmap *stac
 		seen_ts(tl, g->start, end);
 		return 0;
 	}
+	case GP_REC_MEMORY: {
+		const struct gp_rec_memory *m = (const void *)rec;
+		struct tl_mem *o = PUSH(tl, mem, nr_mem, cap_mem);
+
+		if (!o)
+			return -ENOMEM;
+		memset(o, 0, sizeof(*o));
+		o->ts = T(m->ts);
+		o->address = m->address;
+		o->bytes = m->bytes;
+		o->pool_address = m->pool_address;
+		o->pool_size = m->pool_size;
+		o->pool_used = m->pool_used;
+		o->pid = m->pid ? m->pid : file_pid;
+		o->device = m->device_id;
+		o->context = m->context_id;
+		o->stream = m->stream_id;
+		if (m->correlation_id > f->corr_max)
+			f->corr_max = m->correlation_id;
+		o->corr = m->correlation_id + f->corr_base;
+		o->api = -1;
+		o->op = m->op;
+		o->kind = m->memory_kind;
+		o->pool_type = m->pool_type;
+		o->is_async = m->is_async;
+		seen_ts(tl, o->ts, o->ts);
+		return 0;
+	}
 	case GP_REC_LAUNCH_SITE:
 	case GP_REC_LAUNCH_SITE_ID:
 		/* an older agent's uprobe hits: no longer joined, only counted (timeline.h) */
@@ -1747,6 +1776,13 @@ static int cmp_module(const void *a, const void *b)
 	return cmp_u64(((const struct tl_module *)a)->ts, ((const struct tl_module *)b)->ts);
 }
 
+static int cmp_mem(const void *a, const void *b)
+{
+	const struct tl_mem *x = a, *y = b;
+
+	return x->ts != y->ts ? (x->ts < y->ts ? -1 : 1) : x->corr < y->corr ? -1 : x->corr > y->corr;
+}
+
 static int cmp_device(const void *a, const void *b)
 {
 	return cmp_u64(((const struct tl_device *)a)->id, ((const struct tl_device *)b)->id);
@@ -1979,6 +2015,7 @@ void timeline__finish(struct timeline *tl)
 	gp_sort(tl->modules, tl->nr_modules, sizeof(*tl->modules), cmp_module);
 	gp_sort(tl->devices, tl->nr_devices, sizeof(*tl->devices), cmp_device);
 	gp_sort(tl->stack_ends, tl->nr_stack_ends, sizeof(*tl->stack_ends), cmp_stack_ends);
+	gp_sort(tl->mem, tl->nr_mem, sizeof(*tl->mem), cmp_mem);
 	/* one entry per device id (every process's trace describes the GPUs it saw) */
 	if (tl->nr_devices) {
 		size_t n = 1;

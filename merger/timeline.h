@@ -93,6 +93,25 @@ struct tl_kconfig {
 	uint32_t regs;			    /* registers per thread */
 };
 
+/*
+ * One allocation, free or memory pool event (GP_REC_MEMORY, format 2.6),
+ * in time order after timeline__finish(). Few enough (one per allocating
+ * call) to be stored whole.
+ */
+struct tl_mem {
+	uint64_t ts;
+	uint64_t address, bytes;	/* pool events: the pool's base and size */
+	uint64_t pool_address, pool_size, pool_used;
+	uint32_t pid, device, context, stream;
+	uint32_t corr; /* the API call's correlation id (+ its file's corr_base) */
+	int32_t api;   /* index of that call in tl->api (correlate__run()), -1: not joined */
+	uint8_t op;    /* GP_MEM_* */
+	uint8_t kind;  /* CUpti_ActivityMemoryKind */
+	uint8_t pool_type; /* CUpti_ActivityMemoryPoolType; 0: not from a pool */
+	uint8_t is_async;
+	uint32_t pad;
+};
+
 /* A host thread that made CUDA calls (tl->tids). */
 struct tl_tid {
 	uint32_t pid, tid;
@@ -232,6 +251,8 @@ struct timeline {
 	size_t nr_offcpu;
 	struct tl_offcpu_short *offcpu_short;
 	size_t nr_offcpu_short;
+	struct tl_mem *mem; /* allocations, frees, pool events */
+	size_t nr_mem;
 	uint64_t *frames; /* stack pool */
 	size_t nr_frames;
 

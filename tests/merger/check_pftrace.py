@@ -28,6 +28,9 @@ proto_trace_reader.cc, track_event_tokenizer.cc and clock_synchronizer.cc):
   (the event's, else the sequence default's) is declared by a
   TrackDescriptor; a thread track has a pid and tid, a child track's
   parent exists;
+- a counter track (a TrackDescriptor with a CounterDescriptor) holds
+  only counter events (TYPE_COUNTER with a counter_value), and no other
+  track holds one;
 - events sorted by timestamp, file order kept for equal ones; a
   SLICE_END closes the innermost open slice of its track, and there must
   be one; no slice is left open at the end;
@@ -47,8 +50,9 @@ Pinned to Perfetto's protos and trace processor of v58 (checked against
 commit ec5d16b, 2026-08-22).
 With --json, the slices, instants (name, track, start and duration in ns
 from the first event, arguments), the flows (from each launch to every
-slice it has an arrow to) and the samples (thread, time, cpu, stack) must
-be the same as in trace.json. With --folded, the samples' stacks must be
+slice it has an arrow to), the samples (thread, time, cpu, stack) and the
+counters' values (process, name, time, value) must be the same as in
+trace.json. With --folded, the samples' stacks must be
 the lines of that cpu.folded, as often as its weights say (one period
 each).
 """
@@ -294,7 +298,8 @@ def read_pftrace(path):
             uuid = one(d, 1)
             if not uuid or uuid in tracks:
                 fail("track uuid %s missing or declared twice" % uuid)
-            t = {"parent": one(d, 5), "name": (one(d, 2, 2) or b"").decode("utf-8")}
+            t = {"parent": one(d, 5), "name": (one(d, 2, 2) or b"").decode("utf-8"),
+                 "counter": one(d, 8, 2) is not None}
             p = one(d, 3, 2)
             if p is not None:
                 pd = fields(p)
@@ -342,6 +347,11 @@ def read_pftrace(path):
             args = dict(annotation(v, sq["args"], sq["svals"]) for f, w, v in e if f == 4)
             flows = flow_list(e, 47, 36, order)
             term = flow_list(e, 48, 42, order)
+            if typ == 4:  # a counter's value (counter_value, int64) is its "args"
+                v = one(e, 30)
+                if v is None:
+                    fail("packet %d: counter event without counter_value" % order)
+                args = signed(v)
             events.append((ts, order, uuid, typ, name, args, flows, term))
     for uuid, t in tracks.items():
         if t["parent"] is not None and t["parent"] not in tracks:
@@ -385,13 +395,18 @@ def thread_identity(tracks, pid, tid):
     return proc["pname"], t["tname"]
 
 
-def slices_of(tracks, events):
+def slices_of(tracks, events, counters):
     events.sort(key=lambda e: (e[0], e[1]))
     stacks = collections.defaultdict(list)
     out = []  # [identity, name, ts, dur or None, args, flows, term]
     for ts, order, uuid, typ, name, args, flows, term in events:
         ident = track_identity(tracks, uuid)
-        if typ == 1:
+        if (typ == 4) != tracks[uuid]["counter"]:
+            fail("event type %s on %s, %sa counter track" %
+                 (typ, ident, "" if tracks[uuid]["counter"] else "not "))
+        if typ == 4:
+            counters.append((ident, ts, args))
+        elif typ == 1:
             s = [ident, name, ts, None, args, flows, term]
             stacks[uuid].append(s)
             out.append(s)
@@ -477,8 +492,13 @@ def read_json(path):
     doc = json.loads(raw)
     pname, tname = json_track_names(doc)
     slices, binds = [], collections.defaultdict(lambda: [None, set()])
-    samples = []
+    samples, counters = [], []
     for e in doc["traceEvents"]:
+        if e["ph"] == "C":
+            # one counter track per (process, name, argument); a value each time
+            for k, v in e["args"].items():
+                counters.append(((pname[e["pid"]], e["name"]), int(round(float(e["ts"]) * 1000)), v))
+            continue
         if e["ph"] == "i" and e.get("cat") == "cpu_sample":
             # a PerfSample in trace.pftrace: thread, time, cpu, stack
             samples.append(((pname[e["pid"]], tname[(e["pid"], e["tid"])]),
@@ -498,7 +518,7 @@ def read_json(path):
             else:
                 binds[e["bind_id"]][1].add(s)
     flows = {b[0]: frozenset(b[1]) for b in binds.values()}
-    return slices, flows, samples
+    return slices, flows, samples, counters
 
 
 def main():
@@ -510,7 +530,8 @@ def main():
     a = ap.parse_args()
 
     tracks, events, absolute, samples = read_pftrace(a.file)
-    slices = slices_of(tracks, events)
+    counters = []  # (track identity, ts, value)
+    slices = slices_of(tracks, events, counters)
     if len(slices) < a.min_slices:
         fail("%d slices and instants, want at least %d" % (len(slices), a.min_slices))
     base = min([s[2] for s in slices] + [s[2] for s in samples])
@@ -537,7 +558,7 @@ def main():
         if len({folded[k] / stacks[k] for k in stacks}) > 1:
             fail("%s's weights are not one period times the samples' counts" % a.folded)
     if a.json:
-        theirs_list, theirflows, theirsamples = read_json(a.json)
+        theirs_list, theirflows, theirsamples, theircounters = read_json(a.json)
         jbase = min([s[2] for s in theirs_list] + [s[1] for s in theirsamples])
         theirsamples = collections.Counter((t, ts - jbase, cpu, st) for t, ts, cpu, st in theirsamples)
         if mysamples != theirsamples:
@@ -545,6 +566,13 @@ def main():
                  (a.json, sum(mysamples.values()), sum(theirsamples.values()),
                   list((mysamples - theirsamples).elements())[:3],
                   list((theirsamples - mysamples).elements())[:3]))
+        mycounters = sorted((t, ts - base, v) for t, ts, v in counters)
+        theircounters = sorted((t, ts - jbase, v) for t, ts, v in theircounters)
+        if mycounters != theircounters:
+            fail("counters differ from %s: %d/%d values; only here: %s; only there: %s" %
+                 (a.json, len(mycounters), len(theircounters),
+                  sorted(set(mycounters) - set(theircounters))[:3],
+                  sorted(set(theircounters) - set(mycounters))[:3]))
         theirs = collections.Counter(theirs_list)
         if mine != theirs:
             only_mine = list((mine - theirs).elements())[:5]
@@ -556,9 +584,10 @@ def main():
             fail("flows differ from %s (%d here, %d there), e.g. from %s: %s vs %s" %
                  (a.json, len(myflows), len(theirflows), diff[0], myflows.get(diff[0]),
                   theirflows.get(diff[0])))
-    print("ok: %d tracks, %d slices and instants, %d flows, %d samples of %d stacks, %d events "
-          "timed apart from their sequence's default clock%s%s" %
-          (len(tracks), len(slices), nflows, len(samples), len({s[4] for s in samples}), absolute,
+    print("ok: %d tracks, %d slices and instants, %d flows, %d samples of %d stacks, %d counter "
+          "values, %d events timed apart from their sequence's default clock%s%s" %
+          (len(tracks), len(slices), nflows, len(samples), len({s[4] for s in samples}),
+           len(counters), absolute,
            ", same as " + a.json if a.json else "",
            ", stacks as in " + a.folded if a.folded else ""))
 

@@ -11,7 +11,9 @@ Always checked: the file is valid JSON (gzip'd or not) in the Trace Event
 Format object form; every ts/dur is printed with exactly three decimals;
 every flow v2 bind_id is on exactly one API slice with flow_out and at
 least one GPU slice with flow_in; every event's pid has a process_name and
-every track a thread_name; timestamps ascend per track and category; the
+every track a thread_name (a counter, "C", is its process's: it needs
+none, and has non-negative numbers for values, ascending times per
+name; --count counter:NAME=N counts them); timestamps ascend per track and category; the
 complete ("X") slices of a track nest (no partial overlap); GPU processes
 sort after host processes; every on-CPU sample names its stack ("sf") in
 "stackFrames", whose frames have a name, a category of the kinds a
@@ -177,6 +179,19 @@ def main():
                 fail("event without %s: %r" % (k, e))
         if e["pid"] not in pnames:
             fail("pid %d has no process_name" % e["pid"])
+        if ph == "C":
+            # a counter belongs to its process (the viewers draw one track per name)
+            vals = e.get("args")
+            if not isinstance(vals, dict) or not vals or not all(
+                    isinstance(v, (int, float)) and v >= 0 for v in vals.values()):
+                fail("counter without non-negative values: %r" % e)
+            key = (e["pid"], "C", e["name"])
+            t = ns(e["ts"])
+            if key in last and t < last[key]:
+                fail("counter %r goes back: %d after %d" % (key, t, last[key]))
+            last[key] = t
+            counts["counter:" + e["name"]] += 1
+            continue
         if (e["pid"], e["tid"]) not in tnames:
             fail("track %d/%d has no thread_name" % (e["pid"], e["tid"]))
         key = (e["pid"], e["tid"], e.get("cat"))

@@ -13,7 +13,12 @@ against the simulator's own log of what it ran (GPUPERF_SIM_LOG):
 - @FUNCTION=LINE,...: FUNCTION's launch sites are one per call, at exactly these
   lines (two calls in one function are two sites, each at its own line);
 - trace.json's kernels carry the grid, block and dynamic shared memory each was
-  launched with, and summary.json counts each kernel's launches per configuration.
+  launched with, and summary.json counts each kernel's launches per configuration;
+- memory: summary.json's "memory" section (allocations, frees, bytes and peak bytes
+  live per memory kind, pool events) equals what the log's mem lines add up to, its
+  allocation sites account for every byte allocated by the API call that allocated it,
+  each at a line that makes that call, and trace.json's "GPU memory" counter follows
+  the bytes live after every allocation and free.
 """
 import json
 import os
@@ -121,8 +126,75 @@ for fn, lines in expect_lines.items():
     if got != lines:
         fails.append(f"launch sites of {fn} at lines {got}, want one at each of {lines}")
 
+# memory: the log's mem lines, in time order, against summary.json's "memory"
+KINDS = {1: "pageable", 2: "pinned", 3: "device", 4: "array", 5: "managed"}
+mem = sorted((r for r in truth if r["type"] == "mem"), key=lambda r: r["ts"])
+api_name = {r["corr"]: r["name"] for r in truth if r["type"] == "api"}
+sm = s.get("memory")
+if mem and not sm:
+    fails.append("the simulator allocated memory; summary.json has no memory section")
+elif sm:
+    want_k, live, peak, total_live = {}, {}, {}, [0, 0]
+    want_pools = {"created": 0, "destroyed": 0, "trimmed": 0}
+    want_site = {}
+    counter = []
+    for r in mem:
+        if r["op"].startswith("pool_"):
+            want_pools[{"pool_create": "created", "pool_destroy": "destroyed",
+                        "pool_trim": "trimmed"}[r["op"]]] += 1
+            continue
+        # a stream-ordered pool's allocation has its pool's size in the line
+        kind = "pool" if r["pool_size"] else KINDS.get(r["kind"], "unknown")
+        k = want_k.setdefault(kind, [0, 0, 0, 0])
+        if r["op"] == "alloc":
+            k[0] += 1
+            k[2] += r["bytes"]
+            live[kind] = live.get(kind, 0) + r["bytes"]
+            total_live[0] += r["bytes"]
+            name = api_name.get(r["corr"], "?")
+            want_site[name] = want_site.get(name, 0) + r["bytes"]
+        else:
+            k[1] += 1
+            k[3] += r["bytes"]
+            d = min(r["bytes"], live.get(kind, 0))
+            live[kind] = live.get(kind, 0) - d
+            total_live[0] -= d
+        peak[kind] = max(peak.get(kind, 0), live[kind])
+        total_live[1] = max(total_live[1], total_live[0])
+        counter.append(total_live[0])
+    want_kinds = {kd: (v[0], v[1], v[2], v[3], peak[kd]) for kd, v in want_k.items()}
+    got_kinds = {k["kind"]: (k["allocations"], k["frees"], k["bytes_allocated"], k["bytes_freed"],
+                             k["peak_bytes"]) for k in sm["kinds"]}
+    if got_kinds != want_kinds:
+        fails.append(f"memory kinds {got_kinds} != simulated {want_kinds}")
+    if sm["peak_bytes"] != total_live[1]:
+        fails.append(f"memory peak_bytes {sm['peak_bytes']} != simulated {total_live[1]}")
+    if sm["pools"] != want_pools:
+        fails.append(f"memory pools {sm['pools']} != simulated {want_pools}")
+    if sm["allocations_without_stack"]:
+        fails.append(f"{sm['allocations_without_stack']} allocations without a stack")
+    got_site = {}
+    for site in sm["sites"]:
+        got_site[site["api"]] = got_site.get(site["api"], 0) + site["bytes"]
+        f, _, line = site["location"].rpartition(":")
+        path = os.path.join(src, f)
+        if not site["location"]:
+            fails.append(f"allocation site without file:line: {site['function']}")
+        elif os.path.exists(path):
+            text = open(path).read().split("\n")[int(line) - 1]
+            if site["api"].split("_v")[0] not in text:
+                fails.append(f"allocation site {site['location']} ({site['api']}) is not that call: "
+                             f"{text.strip()!r}")
+    if got_site != want_site:
+        fails.append(f"allocation sites' bytes by API {got_site} != simulated {want_site}")
+    got_counter = [e["args"]["bytes"] for e in trace["traceEvents"]
+                   if e.get("ph") == "C" and e.get("name") == "GPU memory"]
+    if got_counter != counter:
+        fails.append(f"trace.json's GPU memory counter {got_counter[:8]}... != simulated "
+                     f"{counter[:8]}... ({len(got_counter)}/{len(counter)} values)")
+
 if fails:
     print("\n".join("FAIL: " + f for f in fails))
     sys.exit(1)
 print(f"ok: {len(want)} kernels, {sum(c for c, _ in want.values())} launches, "
-      f"{len(s['launch_sites'])} launch sites exact")
+      f"{len(s['launch_sites'])} launch sites, {len(mem)} memory records exact")

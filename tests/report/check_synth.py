@@ -80,7 +80,7 @@ if loader_calls:
 expect("gpu_idle", idle, want_idle)
 
 s = json.load(open(f"{d}/summary.json"))
-expect("schema", (s["schema"], s["schema_version"]), ("gpuperf-summary", "1.8"))
+expect("schema", (s["schema"], s["schema_version"]), ("gpuperf-summary", "1.9"))
 # -L: losses reported by the recorders, summed by source; every source always present
 want_drops = dict.fromkeys(["cupti", "inject_buffers", "ringbuf_sample", "ringbuf_offcpu",
                             "ringbuf_launch", "ringbuf_proc", "stack", "writer", "offcpu_missed",
