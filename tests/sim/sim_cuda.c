@@ -134,6 +134,8 @@ struct CUgraphNode_st {
 	struct CUgraph_st *child;
 	/* a node of a flattened graph (instantiation): the node it stands for */
 	struct CUgraphNode_st *stands_for;
+	/* memory allocation / free */
+	struct galloc *ga;
 	/* per launch: when it ends; the lane (stream) it runs on */
 	uint64_t end;
 	size_t lane;
@@ -143,6 +145,7 @@ struct CUgraph_st {
 	uint32_t id;
 	size_t n, cap;
 	struct CUgraphNode_st **nodes;
+	int has_mem; /* it holds allocation or free nodes */
 };
 
 struct CUgraphExec_st {
@@ -155,6 +158,23 @@ struct CUgraphExec_st {
 	uint32_t *lane_stream; /* stream ids of lanes 1..; lane 0 is the launch stream */
 	uint64_t last_end;     /* a launch waits for the previous launch of the graph */
 	int busy;	       /* a launch's rest is with the host worker */
+	int auto_free;	       /* CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH */
+	uint32_t mem_graph;    /* the id of its graph when that holds memory nodes, else 0 */
+};
+
+/*
+ * A graph allocation (cuGraphAddMemAllocNode). "The allocation's address
+ * remains fixed across instantiations and launches": its memory is taken
+ * when the node is made and kept for the process. A launch reaching the
+ * node makes it live; a free node, cuMemFreeAsync/cuMemFree or the next
+ * launch of an AUTO_FREE_ON_LAUNCH graph ends it.
+ */
+struct galloc {
+	uintptr_t base;
+	size_t size;
+	int live;
+	const struct CUgraph_st *free_graph; /* the graph with a free node for it, if any */
+	struct galloc *next;
 };
 
 struct host_job;
@@ -172,6 +192,9 @@ struct kernel_rule {
 	char *name;
 	uint64_t ns;
 };
+
+/* Graphs with memory nodes that may have an executable graph at once. */
+#define MEM_EXEC_MAX 64
 
 /* The one process-wide state a driver must keep. */
 static struct gpsim_state {
@@ -195,6 +218,8 @@ static struct gpsim_state {
 	int log_fd;
 	unsigned queue_depth; /* 0: unbounded */
 	uint64_t next_node_id;
+	struct galloc *gallocs;
+	uint32_t mem_exec_graphs[MEM_EXEC_MAX]; /* graphs with memory nodes that have an executable graph */
 	/* host functions: one worker thread runs them, in start order */
 	pthread_cond_t host_cond; /* a host job finished */
 	pthread_cond_t job_cond;  /* a host job was enqueued, or stop */
@@ -849,6 +874,43 @@ static struct alloc *alloc_find(const void *p)
 	return NULL;
 }
 
+/* The graph allocation holding p, under S.lock. */
+static struct galloc *galloc_find_locked(const void *p)
+{
+	uintptr_t a = (uintptr_t)p;
+	struct galloc *g;
+
+	for (g = S.gallocs; g; g = g->next)
+		if (a >= g->base && a < g->base + (g->size ? g->size : 1))
+			return g;
+	return NULL;
+}
+
+/*
+ * cuMemFreeAsync / cuMemFree of a live graph allocation ("Allocations which
+ * are not freed in the same graph can be freed by passing the allocation
+ * to cuMemFreeAsync or cuMemFree"): 0, or -EINVAL when ptr is not one.
+ */
+int gpsim__graph_mem_free(const void *ptr, uint32_t stream_id)
+{
+	struct galloc *g;
+	size_t size = 0;
+
+	pthread_mutex_lock(&S.lock);
+	g = galloc_find_locked(ptr);
+	if (g && g->base == (uintptr_t)ptr && g->live && !g->free_graph) {
+		g->live = 0;
+		size = g->size;
+	} else {
+		g = NULL;
+	}
+	pthread_mutex_unlock(&S.lock);
+	if (!g)
+		return -EINVAL;
+	gpsim__graph_mem_event(GPSIM_MEM_FREE, ptr, size, stream_id, 0, 0, 0);
+	return 0;
+}
+
 static int mem_kind(const void *p)
 {
 	struct alloc *m;
@@ -858,6 +920,8 @@ static int mem_kind(const void *p)
 	m = alloc_find(p);
 	kind = !m ? CUPTI_ACTIVITY_MEMORY_KIND_UNKNOWN :
 	       m->pinned ? CUPTI_ACTIVITY_MEMORY_KIND_PINNED : CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+	if (!m && galloc_find_locked(p))
+		kind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
 	pthread_mutex_unlock(&S.lock);
 	if (kind == CUPTI_ACTIVITY_MEMORY_KIND_UNKNOWN)
 		kind = gpsim__mem_kind(p); /* pools and managed memory (sim_mem.c) */
@@ -1461,7 +1525,8 @@ CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 	NEED_CTX();
 	if (!dptr)
 		DRV_RETURN(CUDA_SUCCESS);
-	if (!mem_del(PTR(dptr), 0) || !gpsim__managed_free(PTR(dptr)) || !gpsim__pool_free(PTR(dptr)))
+	if (!mem_del(PTR(dptr), 0) || !gpsim__managed_free(PTR(dptr)) ||
+	    !gpsim__pool_free(PTR(dptr)) || !gpsim__graph_mem_free(PTR(dptr), UINT32_MAX))
 		DRV_RETURN(CUDA_SUCCESS);
 	DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
 }
@@ -3150,6 +3215,110 @@ CUresult CUDAAPI cuGraphAddEventWaitNode(CUgraphNode *out, CUgraph g, const CUgr
 	DRV_RETURN(node_added(n, out));
 }
 
+/*
+ * "Creates a new allocation node and adds it to graph ... When
+ * cuGraphAddMemAllocNode creates an allocation node, it returns the address
+ * of the allocation in nodeParams.dptr." Device memory of this device only
+ * ("location where the allocation should reside"; "handleTypes must be
+ * CU_MEM_HANDLE_TYPE_NONE").
+ */
+CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+					size_t ndeps, CUDA_MEM_ALLOC_NODE_PARAMS *p)
+{
+	struct galloc *ga;
+	void *mem = NULL;
+	DRV_ENTER(cuGraphAddMemAllocNode, NULL, NULL);
+
+	if (!p || !p->bytesize || p->poolProps.allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
+	    p->poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
+	    p->poolProps.location.id != GPSIM_DEVICE_ID ||
+	    p->poolProps.handleTypes != CU_MEM_HANDLE_TYPE_NONE)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	ga = calloc(1, sizeof(*ga));
+	if (!ga || posix_memalign(&mem, 256, p->bytesize)) {
+		free(ga);
+		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+	}
+	{
+		NODE_ADD(CU_GRAPH_NODE_TYPE_MEM_ALLOC);
+		ga->base = (uintptr_t)mem;
+		ga->size = p->bytesize;
+		pthread_mutex_lock(&S.lock);
+		ga->next = S.gallocs;
+		S.gallocs = ga;
+		pthread_mutex_unlock(&S.lock);
+		n->ga = ga;
+		g->has_mem = 1;
+		p->dptr = (CUdeviceptr)ga->base;
+		DRV_RETURN(node_added(n, out));
+	}
+}
+
+/*
+ * "cuGraphAddMemFreeNode will return CUDA_ERROR_INVALID_VALUE if the user
+ * attempts to free: an allocation twice in the same graph; an address that
+ * was not returned by an allocation node; an invalid address." And "It is
+ * not possible to free an allocation in both the owning graph and another
+ * graph": one free node per allocation, in whichever graph.
+ */
+CUresult CUDAAPI cuGraphAddMemFreeNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+				       size_t ndeps, CUdeviceptr dptr)
+{
+	struct galloc *ga;
+	DRV_ENTER(cuGraphAddMemFreeNode, NULL, NULL);
+
+	NEED_CTX();
+	pthread_mutex_lock(&S.lock);
+	ga = galloc_find_locked(PTR(dptr));
+	if (ga && (ga->base != dptr || ga->free_graph))
+		ga = NULL;
+	pthread_mutex_unlock(&S.lock);
+	if (!ga || !g)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	{
+		NODE_ADD(CU_GRAPH_NODE_TYPE_MEM_FREE);
+		pthread_mutex_lock(&S.lock);
+		ga->free_graph = g;
+		pthread_mutex_unlock(&S.lock);
+		n->ga = ga;
+		g->has_mem = 1;
+		DRV_RETURN(node_added(n, out));
+	}
+}
+
+CUresult CUDAAPI cuGraphMemAllocNodeGetParams(CUgraphNode node, CUDA_MEM_ALLOC_NODE_PARAMS *out)
+{
+	DRV_ENTER(cuGraphMemAllocNodeGetParams, NULL, NULL);
+	NEED_CTX();
+	if (!node || !out || node->type != CU_GRAPH_NODE_TYPE_MEM_ALLOC)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	memset(out, 0, sizeof(*out));
+	out->poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+	out->poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	out->poolProps.location.id = GPSIM_DEVICE_ID;
+	out->bytesize = node->ga->size;
+	out->dptr = (CUdeviceptr)node->ga->base;
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuGraphMemFreeNodeGetParams(CUgraphNode node, CUdeviceptr *out)
+{
+	DRV_ENTER(cuGraphMemFreeNodeGetParams, NULL, NULL);
+	NEED_CTX();
+	if (!node || !out || node->type != CU_GRAPH_NODE_TYPE_MEM_FREE)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	*out = (CUdeviceptr)node->ga->base;
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/* "Free unused memory that was cached on the specified device for use with graphs": none is cached here. */
+CUresult CUDAAPI cuDeviceGraphMemTrim(CUdevice dev)
+{
+	DRV_ENTER(cuDeviceGraphMemTrim, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(dev == GPSIM_DEVICE_ID ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE);
+}
+
 static size_t node_index(const struct CUgraph_st *g, const struct CUgraphNode_st *n)
 {
 	size_t i;
@@ -3198,6 +3367,9 @@ CUresult CUDAAPI cuGraphDestroyNode(CUgraphNode node)
 	if (!node || !node->graph || node->dead)
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
 	g = node->graph;
+	/* Graphs with allocation or free nodes: "Nodes and edges of the graph cannot be deleted." */
+	if (g->has_mem)
+		DRV_RETURN(CUDA_ERROR_NOT_SUPPORTED);
 	graph_event(CUPTI_CBID_RESOURCE_GRAPHNODE_DESTROY_STARTING, g, NULL, node, NULL, NULL,
 		    NULL);
 	/* "Removes node from its graph. This operation also severs any dependencies of other nodes on node and vice versa." */
@@ -3225,6 +3397,9 @@ CUresult CUDAAPI cuGraphClone(CUgraph *out, CUgraph orig)
 	NEED_CTX();
 	if (!out || !orig)
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	/* Graphs with allocation or free nodes: "The graph cannot be cloned." */
+	if (orig->has_mem)
+		DRV_RETURN(CUDA_ERROR_NOT_SUPPORTED);
 	g = graph_dup(orig);
 	if (!g)
 		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
@@ -3335,6 +3510,11 @@ static void exec_free(struct CUgraphExec_st *x)
 
 	if (!x)
 		return;
+	pthread_mutex_lock(&S.lock);
+	for (i = 0; x->mem_graph && i < MEM_EXEC_MAX; i++)
+		if (S.mem_exec_graphs[i] == x->mem_graph)
+			S.mem_exec_graphs[i] = 0;
+	pthread_mutex_unlock(&S.lock);
 	for (i = 0; x->nodes && i < x->n; i++)
 		node_free(x->nodes[i]);
 	free(x->nodes);
@@ -3373,8 +3553,33 @@ static CUresult graph_instantiate(CUgraphExec *out, CUgraph g, unsigned long lon
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	x->graph_id = g->id;
+	x->auto_free = !!(fl & CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH);
 	pthread_mutex_lock(&S.lock);
 	x->id = S.next_graph_id++;
+	/*
+	 * "If hGraph contains any allocation or free nodes, there can be at most
+	 * one executable graph in existence for that graph at a time. An attempt
+	 * to instantiate a second executable graph before destroying the first
+	 * with cuGraphExecDestroy will result in an error."
+	 */
+	if (g->has_mem) {
+		size_t k, slot = SIZE_MAX;
+
+		for (k = 0; k < MEM_EXEC_MAX; k++) {
+			if (S.mem_exec_graphs[k] == g->id)
+				break;
+			if (!S.mem_exec_graphs[k] && slot == SIZE_MAX)
+				slot = k;
+		}
+		if (k < MEM_EXEC_MAX || slot == SIZE_MAX) {
+			pthread_mutex_unlock(&S.lock);
+			free(x);
+			graph_unflatten(flat, g);
+			return k < MEM_EXEC_MAX ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_OUT_OF_MEMORY;
+		}
+		S.mem_exec_graphs[slot] = g->id;
+		x->mem_graph = g->id;
+	}
 	pthread_mutex_unlock(&S.lock);
 	graph_event(CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATE_STARTING, g, NULL, NULL, NULL, NULL, x);
 	r = exec_build(x, flat);
@@ -3579,6 +3784,59 @@ static void node_issue(struct glaunch *gl, struct CUgraphNode_st *n, uint64_t t)
 	op_report(&op);
 }
 
+/*
+ * An allocation or free node reached by a launch: the allocation is made or
+ * freed, reported like a stream-ordered one on the node's lane, with the
+ * launch's correlation id (from the host worker too, after a host node).
+ */
+static void node_mem(struct glaunch *gl, struct CUgraphNode_st *n)
+{
+	int alloc = n->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC, change;
+
+	pthread_mutex_lock(&S.lock);
+	change = n->ga->live != alloc;
+	n->ga->live = alloc;
+	pthread_mutex_unlock(&S.lock);
+	if (change)
+		gpsim__graph_mem_event(alloc ? GPSIM_MEM_ALLOC : GPSIM_MEM_FREE,
+				       (const void *)n->ga->base, n->ga->size,
+				       n->lane ? gl->x->lane_stream[n->lane] : gl->stream_id, gl->corr,
+				       gl->context_id, n->id);
+}
+
+/*
+ * Before a launch: "If any allocations created by hGraphExec remain unfreed
+ * (from a previous launch) and hGraphExec was not instantiated with
+ * CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH, the launch will fail with
+ * CUDA_ERROR_INVALID_VALUE"; with it, "each launch behave[s] as though it
+ * called cuMemFreeAsync for every unfreed allocation".
+ */
+static CUresult launch_frees(struct glaunch *gl)
+{
+	struct CUgraphExec_st *x = gl->x;
+	size_t i;
+
+	for (i = 0; x->mem_graph && i < x->n; i++) {
+		struct CUgraphNode_st *n = x->nodes[i];
+		int live;
+
+		if (n->type != CU_GRAPH_NODE_TYPE_MEM_ALLOC)
+			continue;
+		pthread_mutex_lock(&S.lock);
+		live = n->ga->live;
+		if (live && x->auto_free)
+			n->ga->live = 0;
+		pthread_mutex_unlock(&S.lock);
+		if (live && !x->auto_free)
+			return CUDA_ERROR_INVALID_VALUE;
+		if (live)
+			gpsim__graph_mem_event(GPSIM_MEM_FREE, (const void *)n->ga->base,
+					       n->ga->size, gl->stream_id, gl->corr, gl->context_id,
+					       0);
+	}
+	return CUDA_SUCCESS;
+}
+
 /* Hands the rest of gl, from a host node on, to the host worker: it starts at t. */
 static int glaunch_defer(struct glaunch *gl, uint64_t t)
 {
@@ -3655,6 +3913,11 @@ static int glaunch_run(struct glaunch *gl, int on_worker)
 		case CU_GRAPH_NODE_TYPE_MEMSET:
 			node_issue(gl, n, t);
 			break;
+		case CU_GRAPH_NODE_TYPE_MEM_ALLOC:
+		case CU_GRAPH_NODE_TYPE_MEM_FREE:
+			node_mem(gl, n);
+			n->end = t;
+			break;
 		default:
 			n->end = t;
 		}
@@ -3675,6 +3938,7 @@ static CUresult graph_launch(CUgraphExec x, CUstream h)
 	struct CUstream_st *s;
 	struct glaunch gl = { .x = x };
 	uint64_t now;
+	CUresult r;
 
 	if (!x)
 		return CUDA_ERROR_INVALID_HANDLE;
@@ -3686,6 +3950,9 @@ static CUresult graph_launch(CUgraphExec x, CUstream h)
 	gl.context_id = gpsim__ctx_id(s->ctx ? s->ctx : gpsim__ctx_top());
 	gl.tid = gpsim_gettid();
 	current_corr(&gl.corr, &gl.runtime_corr, &gl.driver_corr);
+	r = launch_frees(&gl);
+	if (r)
+		return r;
 	pthread_mutex_lock(&S.lock);
 	/* "Each launch is ordered behind both any previous work in hStream and any previous launches of hGraphExec." */
 	for (;;) {
@@ -3988,6 +4255,9 @@ CUresult CUDAAPI cuGraphAddChildGraphNode(CUgraphNode *out, CUgraph g, const CUg
 
 	if (!child || child == g)
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	/* "The graph can only be used in a child node if the ownership is moved to the parent", which this call does not do. */
+	if (child->has_mem)
+		DRV_RETURN(CUDA_ERROR_NOT_SUPPORTED);
 	NODE_ADD(CU_GRAPH_NODE_TYPE_GRAPH);
 	/* "The node executes an embedded child graph. The child graph is cloned in this call." */
 	n->child = graph_dup(child);

@@ -1184,6 +1184,72 @@ cudaError_t CUDARTAPI cudaGraphAddEmptyNode(cudaGraphNode_t *out, cudaGraph_t g,
 	RT_CU(cuGraphAddEmptyNode(out, g, deps, ndeps));
 }
 
+/* cudaMemPoolProps and CUmemPoolProps are the same struct, field for field (as cudaMemPoolCreate takes them). */
+cudaError_t CUDARTAPI cudaGraphAddMemAllocNode(cudaGraphNode_t *out, cudaGraph_t g,
+					       const cudaGraphNode_t *deps, size_t ndeps,
+					       struct cudaMemAllocNodeParams *p)
+{
+	CUDA_MEM_ALLOC_NODE_PARAMS d;
+	CUresult r;
+	RT_ENTER(cudaGraphAddMemAllocNode_v11040, NULL, NULL);
+	if (!p)
+		RT_RETURN(cudaErrorInvalidValue);
+	_Static_assert(sizeof(p->poolProps) == sizeof(d.poolProps), "pool props");
+	memset(&d, 0, sizeof(d));
+	memcpy(&d.poolProps, &p->poolProps, sizeof(d.poolProps));
+	d.accessDescs = (const CUmemAccessDesc *)p->accessDescs;
+	d.accessDescCount = p->accessDescCount;
+	d.bytesize = p->bytesize;
+	r = cuGraphAddMemAllocNode(out, g, deps, ndeps, &d);
+	if (r == CUDA_SUCCESS)
+		p->dptr = (void *)(uintptr_t)d.dptr;
+	RT_CU(r);
+}
+
+cudaError_t CUDARTAPI cudaGraphAddMemFreeNode(cudaGraphNode_t *out, cudaGraph_t g,
+					      const cudaGraphNode_t *deps, size_t ndeps, void *dptr)
+{
+	RT_ENTER(cudaGraphAddMemFreeNode_v11040, NULL, NULL);
+	RT_CU(cuGraphAddMemFreeNode(out, g, deps, ndeps, (CUdeviceptr)(uintptr_t)dptr));
+}
+
+cudaError_t CUDARTAPI cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node,
+						     struct cudaMemAllocNodeParams *out)
+{
+	CUDA_MEM_ALLOC_NODE_PARAMS d;
+	CUresult r;
+	RT_ENTER(cudaGraphMemAllocNodeGetParams_v11040, NULL, NULL);
+	if (!out)
+		RT_RETURN(cudaErrorInvalidValue);
+	r = cuGraphMemAllocNodeGetParams(node, &d);
+	if (r == CUDA_SUCCESS) {
+		memset(out, 0, sizeof(*out));
+		memcpy(&out->poolProps, &d.poolProps, sizeof(out->poolProps));
+		out->bytesize = d.bytesize;
+		out->dptr = (void *)(uintptr_t)d.dptr;
+	}
+	RT_CU(r);
+}
+
+cudaError_t CUDARTAPI cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr_out)
+{
+	CUdeviceptr d = 0;
+	CUresult r;
+	RT_ENTER(cudaGraphMemFreeNodeGetParams_v11040, NULL, NULL);
+	if (!dptr_out)
+		RT_RETURN(cudaErrorInvalidValue);
+	r = cuGraphMemFreeNodeGetParams(node, &d);
+	if (r == CUDA_SUCCESS)
+		*(void **)dptr_out = (void *)(uintptr_t)d;
+	RT_CU(r);
+}
+
+cudaError_t CUDARTAPI cudaDeviceGraphMemTrim(int device)
+{
+	RT_ENTER(cudaDeviceGraphMemTrim_v11040, NULL, NULL);
+	RT_CU(cuDeviceGraphMemTrim(device));
+}
+
 cudaError_t CUDARTAPI cudaGraphAddEventRecordNode(cudaGraphNode_t *out, cudaGraph_t g,
 						  const cudaGraphNode_t *deps, size_t ndeps,
 						  cudaEvent_t e)

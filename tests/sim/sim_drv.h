@@ -65,6 +65,16 @@ GPSIM_HIDDEN void gpsim__mem_event(int op, const void *p, uint64_t bytes, int me
 /* cuMemFree of managed memory, or of a pool's allocation ("Callers must ensure that all accesses [...] have completed"); 0 or -EINVAL. */
 GPSIM_HIDDEN int gpsim__managed_free(const void *p);
 GPSIM_HIDDEN int gpsim__pool_free(const void *p);
+/* sim_cuda.c: cuMemFree(Async) of a graph allocation; 0 or -EINVAL (not a live one). */
+GPSIM_HIDDEN int gpsim__graph_mem_free(const void *p, uint32_t stream_id);
+/*
+ * sim_mem.c: a graph allocation made or freed, reported as a stream-ordered one on
+ * stream_id, in the call corr (0: the current call's) and context (0: the
+ * current one's), with the graph node that made it (0: none).
+ */
+GPSIM_HIDDEN void gpsim__graph_mem_event(int op, const void *p, uint64_t bytes,
+					 uint32_t stream_id, uint32_t corr, uint32_t context_id,
+					 uint64_t graph_node_id);
 /* A stream, event or context synchronize: pools above their release threshold shrink. */
 GPSIM_HIDDEN void gpsim__pools_on_sync(void);
 

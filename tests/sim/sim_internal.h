@@ -138,7 +138,8 @@ enum gpsim_mem_op {
 struct gpsim_mem_ev {
 	int op;			/* enum gpsim_mem_op */
 	int memory_kind;	/* CUpti_ActivityMemoryKind */
-	uint32_t corr;		/* the API call's: runtime id if any, else the driver call's */
+	uint32_t corr;		/* the API call's: runtime id if any, else the driver call's
+				 * (a graph launch's for its memory nodes) */
 	uint32_t context_id;
 	uint32_t stream_id;	/* UINT32_MAX when not stream ordered */
 	int is_async;
@@ -149,6 +150,7 @@ struct gpsim_mem_ev {
 	int pool_managed;
 	uint64_t pool_address, pool_size, pool_used, pool_release_threshold;
 	uint64_t min_bytes_to_keep; /* GPSIM_POOL_TRIM */
+	uint64_t graph_node_id;	/* a graph allocation or free node's (executable graph's clone), else 0 */
 };
 
 struct gpsim_mem_hooks {

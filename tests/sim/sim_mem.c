@@ -114,10 +114,12 @@ static void report(struct gpsim_mem_ev *ev, const struct CUmemPoolHandle_st *poo
 	static const char *const ops[] = { "", "alloc", "free", "pool_create", "pool_destroy",
 					   "pool_trim" };
 	const struct gpsim_mem_hooks *h = atomic_load(&M.hooks);
-	char line[320];
+	char line[384];
 
-	ev->corr = gpsim__corr();
-	ev->context_id = gpsim__ctx_id(gpsim__ctx_top());
+	if (!ev->corr)
+		ev->corr = gpsim__corr();
+	if (!ev->context_id)
+		ev->context_id = gpsim__ctx_id(gpsim__ctx_top());
 	ev->ts = gpsim_now();
 	if (pool) {
 		ev->pool_type = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL;
@@ -130,10 +132,11 @@ static void report(struct gpsim_mem_ev *ev, const struct CUmemPoolHandle_st *poo
 	snprintf(line, sizeof(line),
 		 "{\"type\":\"mem\",\"op\":\"%s\",\"kind\":%d,\"corr\":%u,\"tid\":%u"
 		 ",\"context\":%u,\"stream\":%d,\"address\":%" PRIu64 ",\"bytes\":%" PRIu64
-		 ",\"pool_size\":%" PRIu64 ",\"pool_used\":%" PRIu64 ",\"ts\":%" PRIu64 "}",
+		 ",\"pool_size\":%" PRIu64 ",\"pool_used\":%" PRIu64 ",\"graph_node\":%" PRIu64
+		 ",\"ts\":%" PRIu64 "}",
 		 ops[ev->op], ev->memory_kind, ev->corr, gpsim_gettid(), ev->context_id,
 		 ev->stream_id == UINT32_MAX ? -1 : (int)ev->stream_id, ev->address, ev->bytes,
-		 ev->pool_size, ev->pool_used, ev->ts);
+		 ev->pool_size, ev->pool_used, ev->graph_node_id, ev->ts);
 	gpsim_log_line(line);
 	if (h && h->mem)
 		h->mem(ev);
@@ -155,6 +158,19 @@ void gpsim__mem_event(int op, const void *p, uint64_t bytes, int memory_kind)
 				   .stream_id = UINT32_MAX, .address = (uintptr_t)p,
 				   .bytes = bytes };
 
+	report(&ev, NULL);
+}
+
+void gpsim__graph_mem_event(int op, const void *p, uint64_t bytes, uint32_t stream_id,
+			    uint32_t corr, uint32_t context_id, uint64_t graph_node_id)
+{
+	struct gpsim_mem_ev ev = { .op = op, .memory_kind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE,
+				   .is_async = 1, .stream_id = stream_id, .corr = corr,
+				   .context_id = context_id, .address = (uintptr_t)p,
+				   .bytes = bytes, .graph_node_id = graph_node_id };
+
+	/* cuMemFree of one: not stream-ordered */
+	ev.is_async = stream_id != UINT32_MAX;
 	report(&ev, NULL);
 }
 
@@ -323,6 +339,9 @@ static CUresult free_async(CUdeviceptr dptr, CUstream h)
 	/* Only the start of a stream-ordered allocation can be freed this way here. */
 	if (!b || b->base != (uintptr_t)dptr) {
 		pthread_mutex_unlock(&M.lock);
+		/* or a graph's ("passing the allocation to cuMemFreeAsync") */
+		if (!b && !gpsim__graph_mem_free((const void *)(uintptr_t)dptr, gpsim__stream_id(s)))
+			return CUDA_SUCCESS;
 		return CUDA_ERROR_INVALID_VALUE;
 	}
 	ev.address = b->base;

@@ -295,6 +295,114 @@ static void test_memory2_records(void **state)
 	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
 }
 
+static void test_graph_memory_nodes(void **state)
+{
+	DOC("When cudaGraphAddMemAllocNode creates an allocation node, it returns the address of "
+	    "the allocation in nodeParams.dptr. The allocation's address remains fixed across "
+	    "instantiations and launches.");
+	const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_MEMORY2,
+					     CUPTI_ACTIVITY_KIND_RUNTIME };
+	struct cudaMemAllocNodeParams ap;
+	cudaGraphNode_t alloc, fill, freen, alloc2, other, clone_node;
+	cudaGraph_t g, g2, clone;
+	cudaGraphExec_t x, x2, x3;
+	const CUpti_ActivityMemory4 *m;
+	const CUpti_ActivityAPI *launch;
+	cudaStream_t s;
+	uint32_t sid;
+	void *p, *q, *got = NULL;
+	int local;
+
+	start(kinds, 2);
+	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+	assert_int_equal(cuptiGetStreamId(NULL, (CUstream)s, &sid), CUPTI_SUCCESS);
+	memset(&ap, 0, sizeof(ap));
+	ap.poolProps.allocType = cudaMemAllocationTypePinned;
+	ap.poolProps.location.type = cudaMemLocationTypeDevice;
+	ap.poolProps.location.id = 0;
+	ap.bytesize = 4096;
+	assert_int_equal(cudaGraphCreate(&g, 0), cudaSuccess);
+	assert_int_equal(cudaGraphAddMemAllocNode(&alloc, g, NULL, 0, &ap), cudaSuccess);
+	p = ap.dptr;
+	assert_non_null(p);
+	assert_int_equal(cudaGraphAddMemsetNode(&fill, g, &alloc, 1,
+						&(struct cudaMemsetParams){ .dst = p, .value = 7,
+									    .elementSize = 1,
+									    .width = 4096,
+									    .height = 1 }),
+			 cudaSuccess);
+	assert_int_equal(cudaGraphAddMemFreeNode(&freen, g, &fill, 1, p), cudaSuccess);
+	assert_int_equal(cudaGraphMemFreeNodeGetParams(freen, &got), cudaSuccess);
+	assert_ptr_equal(got, p);
+	/* "an allocation twice in the same graph", "an address that was not returned by an allocation node" */
+	assert_int_equal(cudaGraphAddMemFreeNode(&other, g, &freen, 1, p), cudaErrorInvalidValue);
+	assert_int_equal(cudaGraphAddMemFreeNode(&other, g, NULL, 0, &local), cudaErrorInvalidValue);
+	/* "The graph cannot be cloned." "Nodes and edges of the graph cannot be deleted." */
+	assert_int_equal(cudaGraphClone(&clone, g), cudaErrorNotSupported);
+	assert_int_equal(cudaGraphDestroyNode(fill), cudaErrorNotSupported);
+	(void)clone_node;
+	assert_int_equal(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+	/* "there can be at most one executable graph in existence for that graph at a time" */
+	assert_int_not_equal(cudaGraphInstantiate(&x2, g, 0), cudaSuccess);
+	assert_int_equal(cudaGraphLaunch(x, s), cudaSuccess);
+	assert_int_equal(cudaGraphLaunch(x, s), cudaSuccess);
+	assert_int_equal(((unsigned char *)p)[4095], 7);
+
+	/*
+	 * Not freed in its graph: "If any allocations created by hGraphExec remain unfreed
+	 * (from a previous launch) and hGraphExec was not instantiated with
+	 * CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH, the launch will fail".
+	 */
+	assert_int_equal(cudaGraphCreate(&g2, 0), cudaSuccess);
+	ap.bytesize = 1000;
+	assert_int_equal(cudaGraphAddMemAllocNode(&alloc2, g2, NULL, 0, &ap), cudaSuccess);
+	q = ap.dptr;
+	assert_int_equal(cudaGraphInstantiate(&x2, g2, 0), cudaSuccess);
+	assert_int_equal(cudaGraphLaunch(x2, s), cudaSuccess);
+	assert_int_equal(cudaGraphLaunch(x2, s), cudaErrorInvalidValue);
+	assert_int_equal(cudaFreeAsync(q, s), cudaSuccess); /* "passing the allocation to cudaFreeAsync" */
+	assert_int_equal(cudaGraphLaunch(x2, s), cudaSuccess);
+	assert_int_equal(cudaGraphExecDestroy(x2), cudaSuccess);
+	assert_int_equal(cudaGraphInstantiateWithFlags(&x3, g2,
+						       cudaGraphInstantiateFlagAutoFreeOnLaunch),
+			 cudaSuccess);
+	assert_int_equal(cudaGraphLaunch(x3, s), cudaSuccess); /* frees the one left, allocates again */
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
+
+	/* each launch of g allocates and frees p, in the launch's call, on its stream */
+	launch = api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+			     1);
+	assert_non_null(launch);
+	m = mem_rec(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, (uintptr_t)p, 1);
+	assert_non_null(m);
+	assert_int_equal(m->correlationId, launch->correlationId);
+	assert_int_equal(m->bytes, 4096);
+	assert_int_equal(m->isAsync, 1);
+	assert_int_equal(m->streamId, sid);
+	assert_int_equal(m->memoryKind, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE);
+	m = mem_rec(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE, (uintptr_t)p, 1);
+	assert_non_null(m);
+	assert_int_equal(m->correlationId, launch->correlationId);
+	assert_null(mem_rec(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, (uintptr_t)p, 2));
+	/* q: three allocations (three successful launches), three frees (cudaFreeAsync, the auto-free, ...) */
+	assert_non_null(mem_rec(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, (uintptr_t)q, 2));
+	assert_null(mem_rec(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, (uintptr_t)q, 3));
+	m = mem_rec(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE, (uintptr_t)q, 0);
+	assert_non_null(m);
+	assert_int_equal(m->correlationId,
+			 api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME,
+				     CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_v11020, 0)->correlationId);
+	assert_non_null(mem_rec(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE, (uintptr_t)q, 1));
+	assert_null(mem_rec(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE, (uintptr_t)q, 2));
+	assert_int_equal(cudaFree(q), cudaSuccess);
+	assert_int_equal(cudaGraphExecDestroy(x3), cudaSuccess);
+	assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
+	assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+	assert_int_equal(cudaGraphDestroy(g2), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+}
+
 static void test_managed_memory(void **state)
 {
 	DOC("Allocates memory that will be automatically managed by the Unified Memory system. "
@@ -633,6 +741,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_stream_ordered_reuse, teardown),
 		cmocka_unit_test_teardown(test_release_threshold_and_trim, teardown),
 		cmocka_unit_test_teardown(test_memory2_records, teardown),
+		cmocka_unit_test_teardown(test_graph_memory_nodes, teardown),
 		cmocka_unit_test_teardown(test_managed_memory, teardown),
 		cmocka_unit_test_teardown(test_contexts, teardown),
 		cmocka_unit_test_teardown(test_modules, teardown),
