@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // graph_nodes: a CUDA graph built node by node (copies, a memset, kernels on
-// two branches that join, a host node), replayed, then retuned in place: a
-// profile shows every node's work under cudaGraphLaunch, the branches side
-// by side, and the retuned kernel's new launch configuration.
+// two branches that join, a host node, and y allocated and freed by the
+// graph itself), replayed, then retuned in place: a profile shows every
+// node's work under cudaGraphLaunch, the branches side by side, the
+// retuned kernel's new launch configuration, and y's allocation and free
+// in each launch.
 //
-//   copy HtoD (x) --> scale_kernel  --.
-//                                      +--> sum_kernel --> copy DtoH --> host: count_replay
-//   memset (y=0)  --> offset_kernel --'  (the two branches join at sum_kernel)
+//                  copy HtoD (x) --> scale_kernel  --.
+//                                                     +--> sum_kernel --> copy DtoH --> host: count_replay
+//   alloc y --> memset (y=0)  --> offset_kernel --'        `--> free y
 //
 // main -> build_graph -> add_inputs, add_branches, add_join, add_outputs
 //      -> replay_graph (cudaGraphLaunch x REPLAYS)
@@ -46,7 +48,7 @@ __global__ void sum_kernel(const float *x, const float *y, float *z, unsigned n)
 struct state {
 	unsigned n;
 	float *in, *out; // pinned host memory
-	float *x, *y, *z; // device memory
+	float *x, *y, *z; // device memory; y is the graph's own (an allocation node)
 	float factor;
 	void *scale_args[3];
 	void *offset_args[2];
@@ -70,25 +72,35 @@ static void CUDART_CB count_replay(void *arg)
 }
 
 struct nodes {
-	cudaGraphNode_t h2d, fill, scale, offset, sum, d2h, host;
+	cudaGraphNode_t alloc, h2d, fill, scale, offset, sum, d2h, host, release;
 };
+
+static const size_t NODES = 9;
 
 static unsigned grid_for(unsigned n)
 {
 	return (n + THREADS - 1) / THREADS;
 }
 
+// y lives from its allocation node to its free node, in each launch; its address does not change.
 static SAMPLE_NOINLINE void add_inputs(cudaGraph_t g, struct state *st, struct nodes *nd)
 {
 	CHECK(cudaGraphAddMemcpyNode1D(&nd->h2d, g, NULL, 0, st->x, st->in, st->n * sizeof(float),
 				       cudaMemcpyHostToDevice));
+	struct cudaMemAllocNodeParams ap = {};
+	ap.poolProps.allocType = cudaMemAllocationTypePinned;
+	ap.poolProps.location.type = cudaMemLocationTypeDevice;
+	ap.poolProps.location.id = 0;
+	ap.bytesize = st->n * sizeof(float);
+	CHECK(cudaGraphAddMemAllocNode(&nd->alloc, g, NULL, 0, &ap));
+	st->y = (float *)ap.dptr;
 	struct cudaMemsetParams ms = {};
 	ms.dst = st->y;
 	ms.value = 0;
 	ms.elementSize = 4;
 	ms.width = st->n;
 	ms.height = 1;
-	CHECK(cudaGraphAddMemsetNode(&nd->fill, g, NULL, 0, &ms));
+	CHECK(cudaGraphAddMemsetNode(&nd->fill, g, &nd->alloc, 1, &ms));
 }
 
 // The fork: each branch waits for its own input only.
@@ -125,6 +137,7 @@ static SAMPLE_NOINLINE void add_outputs(cudaGraph_t g, struct state *st, struct 
 	hp.fn = count_replay;
 	hp.userData = st;
 	CHECK(cudaGraphAddHostNode(&nd->host, g, &nd->d2h, 1, &hp));
+	CHECK(cudaGraphAddMemFreeNode(&nd->release, g, &nd->sum, 1, st->y));
 }
 
 static SAMPLE_NOINLINE cudaGraph_t build_graph(struct state *st, struct nodes *nd)
@@ -137,8 +150,8 @@ static SAMPLE_NOINLINE cudaGraph_t build_graph(struct state *st, struct nodes *n
 	add_outputs(g, st, nd);
 	size_t count = 0;
 	CHECK(cudaGraphGetNodes(g, NULL, &count));
-	if (count != 7) {
-		fprintf(stderr, "%s: graph has %zu nodes, expected 7\n", SAMPLE, count);
+	if (count != NODES) {
+		fprintf(stderr, "%s: graph has %zu nodes, expected %zu\n", SAMPLE, count, NODES);
 		exit(1);
 	}
 	return g;
@@ -179,7 +192,6 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < st.n; i++)
 		st.in[i] = (float)(i % 100);
 	CHECK(cudaMalloc(&st.x, st.n * sizeof(float)));
-	CHECK(cudaMalloc(&st.y, st.n * sizeof(float)));
 	CHECK(cudaMalloc(&st.z, st.n * sizeof(float)));
 	st.scale_args[0] = &st.x;
 	st.scale_args[1] = &st.factor;
@@ -207,7 +219,6 @@ int main(int argc, char **argv)
 	CHECK(cudaGraphDestroy(g));
 	CHECK(cudaStreamDestroy(s));
 	CHECK(cudaFree(st.z));
-	CHECK(cudaFree(st.y));
 	CHECK(cudaFree(st.x));
 	CHECK(cudaFreeHost(st.out));
 	CHECK(cudaFreeHost(st.in));
@@ -223,6 +234,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %lu wrong elements over all replays\n", SAMPLE, st.bad);
 		return 1;
 	}
-	printf("%s: nodes=7 replays=%lu host_nodes=%u ok\n", SAMPLE, 2 * replays, st.replays.load());
+	printf("%s: nodes=%zu replays=%lu host_nodes=%u ok\n", SAMPLE, NODES, 2 * replays,
+	       st.replays.load());
 	return 0;
 }
