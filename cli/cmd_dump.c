@@ -218,6 +218,8 @@ static void print_record(const struct gp_reader *r, const struct gp_rec_hdr *h)
 			       m->pool_address, m->pool_type, m->pool_size, m->pool_used);
 		if (m->is_async)
 			printf(" async");
+		if (m->graph_node_id)
+			printf(" graph_node=%" PRIu64, m->graph_node_id);
 		break;
 	}
 	case GP_REC_DROPPED: {

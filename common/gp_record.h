@@ -488,7 +488,10 @@ _Static_assert(sizeof(struct gp_rec_api_stack) == 16, "gp_rec_api_stack");
  * memory pool (CUPTI's MEMORY_POOL: created, destroyed, trimmed), at `ts`,
  * inside API call `correlation_id` (whose api_stack is the allocation's
  * stack). Pool events: address is the pool's base, bytes its size after
- * the event (trim: the bytes it was asked to keep), memory_kind 0.
+ * the event (trim: the bytes it was asked to keep), memory_kind 0. A graph
+ * launch's allocation or free node: correlation_id is the launch's,
+ * graph_node_id the executable graph's node (as on kernels), found by the
+ * allocation's address (CUPTI's record has no such field).
  */
 struct gp_rec_memory {
 	struct gp_rec_hdr hdr;
@@ -506,9 +509,10 @@ struct gp_rec_memory {
 	uint8_t op;	     /* GP_MEM_* */
 	uint8_t memory_kind; /* CUpti_ActivityMemoryKind: 2 pinned, 3 device, 5 managed, ... */
 	uint8_t pool_type;   /* CUpti_ActivityMemoryPoolType: 0 none, 1 local, 2 imported */
-	uint8_t is_async;    /* made by a stream-ordered call (cudaMallocAsync, cudaFreeAsync) */
+	uint8_t is_async;    /* stream-ordered (cudaMallocAsync, cudaFreeAsync, a graph's memory node) */
+	uint64_t graph_node_id; /* the graph allocation or free node that made it; 0: none */
 };
-_Static_assert(sizeof(struct gp_rec_memory) == 80, "gp_rec_memory");
+_Static_assert(sizeof(struct gp_rec_memory) == 88, "gp_rec_memory");
 
 /* gp_rec_dropped.source */
 #define GP_DROP_CUPTI 1u	 /* cuptiActivityGetNumDroppedRecords */

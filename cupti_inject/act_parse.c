@@ -9,6 +9,7 @@
 #include "api_filter.h"
 #include "gp_record.h"
 #include "gp_writer.h"
+#include "graph_mem.h"
 
 /* CUPTI's records are 8-byte aligned inside its buffers; reading through the struct is safe. */
 #define AS(type, a) ((const type *)(const void *)(a))
@@ -167,7 +168,7 @@ static int device(struct gp_writer *w, const CUpti_ActivityDevice5 *r, struct ac
 }
 
 static int memory(struct gp_writer *w, const CUpti_ActivityMemory4 *r, uint32_t pid,
-		  struct act_parse_stats *st)
+		  struct graph_mem *gm, struct act_parse_stats *st)
 {
 	struct gp_rec_memory *o = gp_writer__reserve(w, GP_REC_MEMORY, sizeof(*o));
 
@@ -193,6 +194,9 @@ static int memory(struct gp_writer *w, const CUpti_ActivityMemory4 *r, uint32_t 
 			o->pool_size = r->memoryPoolConfig.pool.size;
 			o->pool_used = r->memoryPoolConfig.utilizedSize;
 		}
+	} else if (gm && r->isAsync) {
+		/* stream-ordered and from no pool of the program's: a graph's memory node, if any */
+		o->graph_node_id = graph_mem__node_of(gm, o->address, o->op, o->ts);
 	}
 	gp_writer__commit(w);
 	st->memory++;
@@ -229,7 +233,7 @@ static int memory_pool(struct gp_writer *w, const CUpti_ActivityMemoryPool3 *r, 
 }
 
 int act_parse__record(struct gp_writer *w, const CUpti_Activity *a, uint32_t pid,
-		      struct act_parse_stats *st)
+		      struct graph_mem *gm, struct act_parse_stats *st)
 {
 	int r;
 
@@ -257,7 +261,7 @@ int act_parse__record(struct gp_writer *w, const CUpti_Activity *a, uint32_t pid
 		r = device(w, AS(CUpti_ActivityDevice5, a), st);
 		break;
 	case CUPTI_ACTIVITY_KIND_MEMORY2:
-		r = memory(w, AS(CUpti_ActivityMemory4, a), pid, st);
+		r = memory(w, AS(CUpti_ActivityMemory4, a), pid, gm, st);
 		break;
 	case CUPTI_ACTIVITY_KIND_MEMORY_POOL:
 		r = memory_pool(w, AS(CUpti_ActivityMemoryPool3, a), pid, st);

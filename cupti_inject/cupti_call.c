@@ -115,6 +115,7 @@ int cupti_call__open(const char *path, char *why, size_t whylen)
 	REQ(ActivityGetNumDroppedRecords, cuptiActivityGetNumDroppedRecords);
 	OPT(ActivityEnableRuntimeApi, cuptiActivityEnableRuntimeApi);
 	OPT(ActivityEnableDriverApi, cuptiActivityEnableDriverApi);
+	OPT(GetGraphNodeId, cuptiGetGraphNodeId);
 #undef REQ
 #undef OPT
 	if (missing) {

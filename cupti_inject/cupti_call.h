@@ -35,6 +35,7 @@ struct cupti_fns {
 	/* optional: NULL when this CUPTI lacks them */
 	__typeof__(&cuptiActivityEnableRuntimeApi) ActivityEnableRuntimeApi;
 	__typeof__(&cuptiActivityEnableDriverApi) ActivityEnableDriverApi;
+	__typeof__(&cuptiGetGraphNodeId) GetGraphNodeId;
 };
 
 extern struct cupti_fns gp_cupti;

@@ -10,9 +10,11 @@
 #include "api_filter.h"
 #include "cupti_call.h"
 #include "gp_record.h"
+#include "graph_mem.h"
 #include "launch_stack.h"
 
 static cupti_cb_reset_fn reset_fn;
+static struct graph_mem *graph_mem; /* set before its callback is enabled */
 
 /* By cbid: the call issues GPU work, its stack is taken (set before the callbacks are enabled). */
 static uint8_t launch_rt[CUPTI_RUNTIME_TRACE_CBID_SIZE];
@@ -54,6 +56,13 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 
 	if (!d)
 		return;
+	if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+		/* on the instantiating thread: CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED only */
+		if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED && graph_mem)
+			graph_mem__node_cloned(graph_mem,
+					       ((const CUpti_ResourceData *)data)->resourceDescriptor);
+		return;
+	}
 	if (userdata && domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
 	    cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE && launch_rt[cbid]) {
 		if (d->callbackSite == CUPTI_API_ENTER)
@@ -126,6 +135,13 @@ int cupti_cb__enable_launches(CUpti_SubscriberHandle sub)
 			    CUPTI_SUCCESS)
 			n++;
 	return n;
+}
+
+CUptiResult cupti_cb__enable_graph_mem(CUpti_SubscriberHandle sub, struct graph_mem *gm)
+{
+	graph_mem = gm;
+	return GP_CUPTI_CALL(EnableCallback, (1, sub, CUPTI_CB_DOMAIN_RESOURCE,
+					      CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED));
 }
 
 int cupti_cb__filter_api(void)

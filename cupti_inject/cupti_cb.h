@@ -11,7 +11,9 @@
  * hear about device resets, whose records must be on disk before the
  * context goes away, and, with launch stacks on (GPUPERF_STACKS), to take
  * the stack of every call that issues GPU work as it enters
- * (launch_stack.h): the only code of ours on the launch path.
+ * (launch_stack.h): the only code of ours on the launch path. With memory
+ * records on, the resource callback of each node cloned into an executable
+ * graph also names the graph's memory nodes (graph_mem.h).
  */
 #ifndef GPUPERF_CUPTI_CB_H
 #define GPUPERF_CUPTI_CB_H
@@ -38,6 +40,14 @@ CUptiResult cupti_cb__subscribe(CUpti_SubscriberHandle *sub, cupti_cb_reset_fn o
  * driver). Returns how many cbids CUPTI enabled.
  */
 int cupti_cb__enable_launches(CUpti_SubscriberHandle sub);
+
+struct graph_mem;
+/*
+ * Enable the resource callback GRAPHNODE_CLONED, which tells gm each
+ * executable graph's allocation and free nodes (graph_mem.h). Once, before
+ * graphs are instantiated; CUPTI's status.
+ */
+CUptiResult cupti_cb__enable_graph_mem(CUpti_SubscriberHandle sub, struct graph_mem *gm);
 
 /*
  * With the RUNTIME/DRIVER kinds enabled: keep only the calls api_filter

@@ -61,6 +61,7 @@
 #include "cupti_cb.h"
 #include "cupti_clock.h"
 #include "gp_record.h"
+#include "graph_mem.h"
 #include "inject_config.h"
 #include "inject_log.h"
 #include "launch_stack.h"
@@ -85,6 +86,7 @@ static struct inject {
 	struct act_buf pool;
 	struct trace_thread tt;
 	struct launch_stack ls;	/* GPUPERF_STACKS */
+	struct graph_mem gm;	/* graph memory nodes by address (memory records) */
 } G = { .once = PTHREAD_ONCE_INIT };
 
 EXPORT int InitializeInjection(void);
@@ -296,6 +298,11 @@ static void init_once(void)
 			inj_warn("no launch stacks: %s", strerror(-err));
 		else
 			G.tt.ls = &G.ls;
+	}
+	if ((G.cfg.kinds & INJ_KIND_MEMORY) && gp_cupti.GetGraphNodeId) {
+		graph_mem__init(&G.gm);
+		if (cupti_cb__enable_graph_mem(G.sub, &G.gm) == CUPTI_SUCCESS)
+			G.tt.gm = &G.gm;
 	}
 	if (GP_CUPTI_CALL(ActivityRegisterCallbacks, (buffer_requested, buffer_completed)) !=
 	    CUPTI_SUCCESS) {

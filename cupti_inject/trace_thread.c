@@ -159,7 +159,7 @@ static void drain(struct trace_thread *t)
 		gp_writer__set_stored(t->w, t->uncompressed || t->behind);
 		while (d.valid &&
 		       gp_cupti.ActivityGetNextRecord(d.buf, d.valid, &r) == CUPTI_SUCCESS)
-			act_parse__record(t->w, r, t->pid, &t->st);
+			act_parse__record(t->w, r, t->pid, t->gm, &t->st);
 		act_buf__put(t->pool, d.buf);
 		/* between buffers too: a backlog of them must not leave the launch rings full */
 		if (t->ls)

@@ -42,6 +42,7 @@ struct trace_thread {
 	struct gp_writer *w;
 	struct act_buf *pool;
 	struct launch_stack *ls; /* launch stacks to write, or NULL (GPUPERF_STACKS=0) */
+	struct graph_mem *gm;	 /* graph memory nodes by address, or NULL */
 	int efd;		/* eventfd: buffers completed, sync or stop requested */
 	uint32_t pid;
 	uint32_t flush_ms;

@@ -34,7 +34,8 @@
  *   - every allocation, free and memory pool event (the log's `mem` lines)
  *     is there exactly once as a memory record, with its correlation id,
  *     op, memory kind, address, bytes, context, stream, pool size and use,
- *     and time; nothing else; each joins to an API record;
+ *     graph node (a graph's memory nodes) and time; nothing else; each
+ *     joins to an API record;
  *   - no kernel, memcpy or memset starts before the one before it on its
  *     stream has ended;
  *   - every GPU record joins to an API record of the trace by correlation id,
@@ -71,7 +72,7 @@ struct item {
 	uint32_t corr, domain, cbid, tid, stream, sub; /* sub: copy kind / sync type / memory op */
 	uint64_t node, start, end, bytes; /* node: a memory record's address */
 	uint32_t mem_kind, context;	  /* memory records */
-	uint64_t pool_size, pool_used;
+	uint64_t pool_size, pool_used, graph_node;
 	int32_t ret;
 	uint32_t grid[3], block[3];
 	uint32_t in_graph;
@@ -273,6 +274,7 @@ static int load_truth(const char *path, struct vec *out, uint32_t *pid)
 			it->context = (uint32_t)jnum(o, "context");
 			it->pool_size = jnum(o, "pool_size");
 			it->pool_used = jnum(o, "pool_used");
+			it->graph_node = jnum(o, "graph_node");
 			snprintf(it->name, sizeof(it->name), "%s", jstr(o, "op"));
 		} else {
 			cJSON_Delete(o);
@@ -428,6 +430,7 @@ static int load_trace(const char *path, struct vec *out, struct trace_info *ti, 
 			it->context = m->context_id;
 			it->pool_size = m->pool_size;
 			it->pool_used = m->pool_used;
+			it->graph_node = m->graph_node_id;
 			it->start = it->end = m->ts;
 			snprintf(it->name, sizeof(it->name), "%s", ops[m->op < 6 ? m->op : 0]);
 			if (m->op >= GP_MEM_POOL_CREATE && (m->memory_kind || !m->pool_type))
@@ -639,6 +642,10 @@ static void match(struct vec *truth, struct vec *tr, uint64_t tol, int allow_mis
 					b->corr, b->name, b->node, b->sub, b->mem_kind, b->bytes, b->context,
 					b->pool_size, b->pool_used, a->sub, a->mem_kind, a->bytes, a->context,
 					a->pool_size, a->pool_used);
+			if (b->kind == K_MEM && a->graph_node != b->graph_node)
+				problem("memory corr %u %s at %#" PRIx64 ": graph node %" PRIu64
+					", truth %" PRIu64,
+					b->corr, b->name, b->node, b->graph_node, a->graph_node);
 		}
 		i++;
 		j++;

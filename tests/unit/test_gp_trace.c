@@ -909,6 +909,7 @@ static void test_memory_roundtrip(void **state)
 		m[i].pool_address = i ? 0x7f0000000000ull : 0;
 		m[i].pool_size = i ? 1u << 21 : 0;
 		m[i].pool_used = i ? 65536u << i : 0;
+		m[i].graph_node_id = i == 1 ? 0x100000007ull : 0;
 		assert_int_equal(gp_writer__append(w, GP_REC_MEMORY, &m[i], sizeof(m[i])), 0);
 	}
 	b = finish(w, fp, 1);
