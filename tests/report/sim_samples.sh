@@ -35,7 +35,7 @@ flamegraph_pl() {
 	n=0
 	for f in "$1"/*.folded; do
 		[ -e "$f" ] || continue
-		if ! perl "$FLAMEGRAPH_PL" --countname ns "$f" >"$tmp/fg.svg" 2>"$tmp/fg.err" ||
+		if ! env -u LD_PRELOAD perl "$FLAMEGRAPH_PL" --countname ns "$f" >"$tmp/fg.svg" 2>"$tmp/fg.err" ||
 			[ -s "$tmp/fg.err" ] || ! grep -q '</svg>' "$tmp/fg.svg"; then
 			echo "FAIL: $2: flamegraph.pl on $(basename "$f"):"
 			sed 's/^/  /' "$tmp/fg.err" | head -3; fail=1
