@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * u64map.h - a 64-bit key -> nonzero 32-bit value map, open addressing
- * (vals[i] == 0 marks a free slot): the timeline's small tables (value:
- * index + 1) and the Perfetto writer's interned names and track uuids.
+ * u64map.h - gpuperf's hash map: a 64-bit key -> nonzero 32-bit value,
+ * open addressing with linear probing (vals[i] == 0 marks a free slot),
+ * gp_mix64 as the hash, a power-of-two capacity at most half full. Keys
+ * and values in two arrays, so a probe walks 8-byte keys only until it
+ * finds the slot. Typical use: value = index + 1 in an array of records,
+ * which makes the map an index on that array (the timeline's id tables,
+ * the Perfetto writer's interned names and track uuids, pprof locations).
+ * Not thread-safe.
  */
 #ifndef GPUPERF_U64MAP_H
 #define GPUPERF_U64MAP_H
