@@ -10,7 +10,7 @@
 #include <zlib.h>
 
 #include "gp_file.h"
-#include "gp_util.h"
+#include "gp_strtab.h"
 
 /*
  * A hand-written encoder, as pprof's own Go writer has: the profile is one
@@ -82,23 +82,6 @@ struct pbuf {
 	size_t len, cap;
 };
 
-struct strent {
-	char *s;
-	uint32_t hash;
-	uint32_t idx;
-};
-
-/* Byte strings (encoded keys) -> ids 1, 2, ...; the keys live in one buffer. */
-struct idmap {
-	struct ident {
-		uint64_t hash;
-		size_t off, len; /* in keys */
-	} *tab; /* open addressing; len == 0 is free (keys are never empty) */
-	size_t cap, n;
-	struct pbuf keys;
-	uint64_t *ids; /* per slot */
-};
-
 struct pp_mapping {
 	struct pprof_mapping m; /* file and build_id not kept: the indices below */
 	uint32_t file, build_id;
@@ -119,10 +102,9 @@ struct pprof {
 	struct pbuf sub; /* a submessage inside it, or a packed field */
 	struct pbuf key; /* the key being looked up */
 
-	struct strent *strs; /* open addressing; s == NULL is free */
-	size_t str_cap, nr_strs;
-
-	struct idmap funcs, locs, maps;
+	struct gp_strtab strs; /* string_table, by index */
+	/* encoded keys (pp->key) -> ids 1, 2, ...: the id is the key's index + 1 */
+	struct gp_strtab funcs, locs, maps;
 	struct pp_mapping *mappings; /* by id - 1 */
 	size_t nr_mappings, mappings_cap;
 	uint64_t *fids; /* function ids of the location being made */
@@ -217,117 +199,36 @@ static void emit(struct pprof *pp, unsigned field, struct pbuf *m)
 /* The string's index in string_table, adding it (written out at once) when new. */
 static uint32_t str_index(struct pprof *pp, const char *s)
 {
-	size_t len = strlen(s), i;
-	uint32_t h = gp_fnv1a(s, len);
+	size_t len = strlen(s);
+	bool fresh;
+	int64_t id = gp_strtab__intern(&pp->strs, s, len, &fresh);
 
-	if (2 * (pp->nr_strs + 1) > pp->str_cap) {
-		size_t ncap = pp->str_cap ? 2 * pp->str_cap : 1024, j;
-		struct strent *ns = calloc(ncap, sizeof(*ns));
-
-		if (!ns) {
-			pp->err = -ENOMEM;
-			return 0;
-		}
-		for (j = 0; j < pp->str_cap; j++) {
-			if (!pp->strs[j].s)
-				continue;
-			for (i = pp->strs[j].hash & (ncap - 1); ns[i].s; i = (i + 1) & (ncap - 1))
-				;
-			ns[i] = pp->strs[j];
-		}
-		free(pp->strs);
-		pp->strs = ns;
-		pp->str_cap = ncap;
-	}
-	for (i = h & (pp->str_cap - 1); pp->strs[i].s; i = (i + 1) & (pp->str_cap - 1))
-		if (pp->strs[i].hash == h && !strcmp(pp->strs[i].s, s))
-			return pp->strs[i].idx;
-	pp->strs[i].s = strdup(s);
-	if (!pp->strs[i].s) {
-		pp->err = -ENOMEM;
+	if (id < 0) {
+		pp->err = (int)id;
 		return 0;
 	}
-	pp->strs[i].hash = h;
-	pp->strs[i].idx = (uint32_t)pp->nr_strs++;
-	pb_bytes(pp, &pp->out, PROFILE_STRING_TABLE, s, len);
-	return pp->strs[i].idx;
-}
-
-static uint64_t hash_key(const uint8_t *p, size_t n)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
-	size_t i;
-
-	for (i = 0; i + 8 <= n; i += 8) {
-		uint64_t w;
-
-		memcpy(&w, p + i, 8);
-		h = gp_mix64(h ^ w);
-	}
-	for (; i < n; i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
-	return gp_mix64(h);
+	if (fresh)
+		pb_bytes(pp, &pp->out, PROFILE_STRING_TABLE, s, len);
+	return (uint32_t)id;
 }
 
 /*
  * The id of pp->key in m; when new, *fresh is set and the next id given
- * (m->n after the call). 0 after an error.
+ * (m->nr after the call). 0 after an error.
  */
-static uint64_t idmap_get(struct pprof *pp, struct idmap *m, bool *fresh)
+static uint64_t idmap_get(struct pprof *pp, struct gp_strtab *m, bool *fresh)
 {
-	const struct pbuf *k = &pp->key;
-	uint64_t h = hash_key(k->p, k->len);
-	size_t i;
+	int64_t id;
 
 	*fresh = false;
 	if (pp->err)
 		return 0;
-	if (2 * (m->n + 1) > m->cap) {
-		size_t ncap = m->cap ? 2 * m->cap : 1024, j;
-		struct ident *nt = calloc(ncap, sizeof(*nt));
-		uint64_t *ni = calloc(ncap, sizeof(*ni));
-
-		if (!nt || !ni) {
-			free(nt);
-			free(ni);
-			pp->err = -ENOMEM;
-			return 0;
-		}
-		for (j = 0; j < m->cap; j++) {
-			if (!m->tab[j].len)
-				continue;
-			for (i = m->tab[j].hash & (ncap - 1); nt[i].len; i = (i + 1) & (ncap - 1))
-				;
-			nt[i] = m->tab[j];
-			ni[i] = m->ids[j];
-		}
-		free(m->tab);
-		free(m->ids);
-		m->tab = nt;
-		m->ids = ni;
-		m->cap = ncap;
-	}
-	for (i = h & (m->cap - 1); m->tab[i].len; i = (i + 1) & (m->cap - 1))
-		if (m->tab[i].hash == h && m->tab[i].len == k->len &&
-		    !memcmp(m->keys.p + m->tab[i].off, k->p, k->len))
-			return m->ids[i];
-	if (pb_reserve(&m->keys, k->len)) {
-		pp->err = -ENOMEM;
+	id = gp_strtab__intern(m, pp->key.p, pp->key.len, fresh);
+	if (id < 0) {
+		pp->err = (int)id;
 		return 0;
 	}
-	m->tab[i] = (struct ident){ .hash = h, .off = m->keys.len, .len = k->len };
-	memcpy(m->keys.p + m->keys.len, k->p, k->len);
-	m->keys.len += k->len;
-	m->ids[i] = ++m->n;
-	*fresh = true;
-	return m->ids[i];
-}
-
-static void idmap_free(struct idmap *m)
-{
-	free(m->tab);
-	free(m->ids);
-	free(m->keys.p);
+	return (uint64_t)id + 1;
 }
 
 static void value_type(struct pprof *pp, unsigned field, uint32_t type, uint32_t unit)
@@ -634,7 +535,6 @@ int pprof__close(struct pprof *pp, const struct pprof_opts *o, bool abandon)
 {
 	static const struct pprof_opts none;
 	int err, rc;
-	size_t i;
 
 	if (!o)
 		o = &none;
@@ -657,12 +557,10 @@ int pprof__close(struct pprof *pp, const struct pprof_opts *o, bool abandon)
 	if (err || abandon)
 		unlink(pp->path);
 
-	for (i = 0; i < pp->str_cap; i++)
-		free(pp->strs[i].s);
-	free(pp->strs);
-	idmap_free(&pp->funcs);
-	idmap_free(&pp->locs);
-	idmap_free(&pp->maps);
+	gp_strtab__release(&pp->strs);
+	gp_strtab__release(&pp->funcs);
+	gp_strtab__release(&pp->locs);
+	gp_strtab__release(&pp->maps);
 	free(pp->mappings);
 	free(pp->fids);
 	free(pp->hex);
