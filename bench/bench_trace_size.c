@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "gp_record.h"
+#include "gp_util.h"
 #include "gp_writer.h"
 
 #define TARGET_KERNEL_BYTES 16.0
@@ -110,7 +111,7 @@ static const struct kernel_kind kinds[] = {
 	  { 96, 1, 1 }, { 128, 1, 1 }, 34, 0, 0, 4300 },
 	{ "_Z16adam_update_fp32PfS_S_PKfffffi", { 6144, 1, 1 }, { 512, 1, 1 }, 24, 0, 0, 31000 },
 };
-#define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
+#define NKINDS ARRAY_SIZE(kinds)
 
 static const uint32_t streams[4] = { 7, 13, 14, 15 }; /* device = index / 2 */
 
@@ -616,7 +617,7 @@ int main(int argc, char **argv)
 		printf("all fields zero (header + framing): %.2f   full record: %.2f\n",
 		       (double)floor.file_bytes / (double)n, kernel_cost);
 		printf("%-24s %10s %10s\n", "field group", "alone", "saved");
-		for (size_t g = 0; g < sizeof(field_groups) / sizeof(field_groups[0]) && !err; g++) {
+		for (size_t g = 0; g < ARRAY_SIZE(field_groups) && !err; g++) {
 			struct result only = { 0 }, without = { 0 };
 
 			err = run_writer(&wl, path, MIX_KERNEL, 0, field_groups[g].bit, &only);

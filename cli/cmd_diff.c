@@ -11,6 +11,7 @@
 #include "diff.h"
 #include "flamegraph_svg.h"
 #include "folded.h"
+#include "gp_util.h"
 #include "parse.h"
 #include "stack_agg.h"
 #include "summary_read.h"
@@ -127,7 +128,7 @@ static int parse_args(int argc, char **argv, struct diff_cli *cli)
 			only_paths = true;
 			continue;
 		}
-		for (k = 0; k < sizeof(opts) / sizeof(opts[0]); k++) {
+		for (k = 0; k < ARRAY_SIZE(opts); k++) {
 			if (a[1] != '-') {
 				if (a[1] == opts[k].shrt && opts[k].shrt) {
 					val = a[2] ? a + 2 : NULL;
@@ -142,7 +143,7 @@ static int parse_args(int argc, char **argv, struct diff_cli *cli)
 				break;
 			}
 		}
-		if (k == sizeof(opts) / sizeof(opts[0])) {
+		if (k == ARRAY_SIZE(opts)) {
 			fprintf(stderr, ME ": unknown option '%s'\n", a);
 			goto usage;
 		}

@@ -12,6 +12,7 @@
 
 #include "builtin.h"
 #include "gp_record.h"
+#include "gp_util.h"
 
 #if GPUPERF_HAVE_CPU_AGENT
 #include <bpf/libbpf.h>
@@ -44,7 +45,7 @@ static const struct cmd *find_cmd(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
 		if (strcmp(commands[i].name, name) == 0)
 			return &commands[i];
 	return NULL;
@@ -57,7 +58,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: gpuperf <command> [<args>]\n"
 		   "       gpuperf --cpu [record options] PROGRAM [ARGS...]  (record --cpu + report)\n"
 		   "\ncommands:\n");
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\n'gpuperf help <command>' shows a command's options.\n");
 }

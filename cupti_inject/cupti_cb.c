@@ -10,6 +10,7 @@
 #include "api_filter.h"
 #include "cupti_call.h"
 #include "gp_record.h"
+#include "gp_util.h"
 #include "graph_mem.h"
 #include "launch_stack.h"
 
@@ -39,8 +40,8 @@ static int issues_work(uint32_t domain, uint32_t cbid)
 					   "cuMemHostAlloc" };
 	const char *name = api_filter__name(domain, cbid);
 	const char *const *p = domain == GP_API_RUNTIME ? rt : drv;
-	size_t i, n = domain == GP_API_RUNTIME ? sizeof(rt) / sizeof(rt[0]) :
-						 sizeof(drv) / sizeof(drv[0]);
+	size_t i, n = domain == GP_API_RUNTIME ? ARRAY_SIZE(rt) :
+						 ARRAY_SIZE(drv);
 
 	for (i = 0; name && i < n; i++)
 		if (!strncmp(name, p[i], strlen(p[i])))
@@ -107,9 +108,9 @@ CUptiResult cupti_cb__subscribe(CUpti_SubscriberHandle *sub, cupti_cb_reset_fn o
 	if (r != CUPTI_SUCCESS)
 		return r;
 	/* Only these few, unless launch stacks are on: then each call that issues GPU work. */
-	for (i = 0; i < sizeof(rt) / sizeof(rt[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(rt); i++)
 		GP_CUPTI_CALL(EnableCallback, (1, *sub, CUPTI_CB_DOMAIN_RUNTIME_API, rt[i]));
-	for (i = 0; i < sizeof(drv) / sizeof(drv[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(drv); i++)
 		GP_CUPTI_CALL(EnableCallback, (1, *sub, CUPTI_CB_DOMAIN_DRIVER_API, drv[i]));
 	return CUPTI_SUCCESS;
 }

@@ -61,6 +61,7 @@
 #include "cupti_cb.h"
 #include "cupti_clock.h"
 #include "gp_record.h"
+#include "gp_util.h"
 #include "graph_mem.h"
 #include "inject_config.h"
 #include "inject_log.h"
@@ -190,7 +191,7 @@ static void install_signal_handlers(void)
 	sa.sa_handler = on_term_signal;
 	sa.sa_flags = SA_RESETHAND | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(sigs); i++) {
 		if (sigaction(sigs[i], NULL, &old) || old.sa_handler != SIG_DFL ||
 		    (old.sa_flags & SA_SIGINFO))
 			continue; /* the program's own handler or SIG_IGN: not ours to touch */
@@ -216,7 +217,7 @@ static void enable_kinds(uint32_t kinds)
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(map); i++)
 		if (kinds & map[i].bit)
 			GP_CUPTI_CALL(ActivityEnable, (map[i].kind));
 	if ((kinds & INJ_KIND_API) && !cupti_cb__filter_api())

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "gp_util.h"
 #include "inject_log.h"
 
 /*
@@ -138,10 +139,10 @@ static uint32_t parse_kinds(struct inject_config *c, const char *s)
 		return INJ_KIND_ALL;
 	snprintf(buf, sizeof(buf), "%s", s);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		for (i = 0; i < ARRAY_SIZE(names); i++)
 			if (!strcasecmp(tok, names[i].name))
 				break;
-		if (i == sizeof(names) / sizeof(names[0]))
+		if (i == ARRAY_SIZE(names))
 			warn(c, "GPUPERF_ACTIVITY: unknown kind '%s' ignored "
 				"(known: api,kernel,memcpy,memset,sync,device,memory,all)", tok);
 		else

@@ -585,7 +585,7 @@ static int dl_cb(struct dl_phdr_info *info, size_t size, void *data)
 		s->subs = info->dlpi_subs;
 		s->have_counts = 1;
 	}
-	if (s->n >= sizeof(s->m) / sizeof(s->m[0]))
+	if (s->n >= ARRAY_SIZE(s->m))
 		return 0;
 	for (i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];

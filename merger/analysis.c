@@ -358,7 +358,7 @@ static int is_generic(const char *fn)
 	if (strstr(fn, "schedule_timeout") || starts_with(fn, "schedule_hrtimeout") ||
 	    starts_with(fn, "schedule_preempt") || starts_with(fn, "io_schedule"))
 		return 1;
-	for (i = 0; i < sizeof(generic_frames) / sizeof(generic_frames[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(generic_frames); i++) {
 		size_t n = strlen(generic_frames[i]);
 
 		/* "schedule" and "schedule [module]", not "schedule_foo" (handled above) */
@@ -372,7 +372,7 @@ static int frame_cat(const char *fn, enum an_cat *cat)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(cat_patterns) / sizeof(cat_patterns[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(cat_patterns); i++)
 		if (strstr(fn, cat_patterns[i].pat)) {
 			*cat = cat_patterns[i].cat;
 			return 1;
@@ -386,7 +386,7 @@ static int is_gpu_frame(const char *fn)
 
 	if (strstr(fn, "libcuda.so") || strstr(fn, "libcudart.so"))
 		return 1;
-	for (i = 0; i < sizeof(gpu_sync_funcs) / sizeof(gpu_sync_funcs[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(gpu_sync_funcs); i++)
 		if (!strcmp(fn, gpu_sync_funcs[i]))
 			return 1;
 	return 0;

@@ -933,7 +933,7 @@ const char *chrome_trace__memcpy_kind(unsigned k)
 	};
 
 	/* names[0] for kinds past the table: callers compare with the "unknown" this returns */
-	return k < sizeof(names) / sizeof(names[0]) ? names[k] : names[0];
+	return k < ARRAY_SIZE(names) ? names[k] : names[0];
 }
 
 static uint64_t earliest(const struct timeline *tl)

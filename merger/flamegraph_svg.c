@@ -580,7 +580,7 @@ static int diff_legend(struct svg_ctx *c, double legend_y)
 	int err = 0, x = XPAD;
 	size_t i;
 
-	for (i = 0; i < sizeof(item) / sizeof(item[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(item); i++) {
 		flamegraph__diff_color(item[i].delta, 1, color, sizeof(color));
 		err = err ?: putf(c,
 				  "<g class=\"%s\"><rect x=\"%d\" y=\"%.0f\" width=\"12\" height=\"12\" "

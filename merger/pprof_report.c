@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gp_record.h"
+#include "gp_util.h"
 #include "report_priv.h"
 #include "u64map.h"
 
@@ -402,7 +403,7 @@ int pprof_report__write(struct report *r, const char *path, const struct pprof_o
 	size_t k;
 	int err = 0, cerr;
 
-	pr.pp = pprof__open(path, views, sizeof(views) / sizeof(views[0]));
+	pr.pp = pprof__open(path, views, ARRAY_SIZE(views));
 	if (!pr.pp)
 		return -errno;
 	for (k = 0; k < r->groups.n && !err; k++) {

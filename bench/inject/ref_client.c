@@ -19,6 +19,7 @@
 
 #include "api_filter.h"
 #include "gp_record.h"
+#include "gp_util.h"
 
 #define BUF_SIZE (1u << 20)
 
@@ -55,7 +56,7 @@ int InitializeInjection(void)
 	cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
 	if (cuptiActivityRegisterCallbacks(requested, completed) != CUPTI_SUCCESS)
 		return 1;
-	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(kinds); i++)
 		cuptiActivityEnable(kinds[i]);
 	for (i = 1; i < api_filter__cbid_limit(GP_API_RUNTIME); i++)
 		cuptiActivityEnableRuntimeApi((CUpti_CallbackId)i,

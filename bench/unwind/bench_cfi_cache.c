@@ -23,6 +23,7 @@
 #include "cfi_cache.h"
 #include "cfi_file.h"
 #include "cfi_table.h"
+#include "gp_util.h"
 
 static const char *const def_files[] = {
 	"/usr/local/cuda-13.0/lib64/libcudart.so.13",
@@ -71,7 +72,7 @@ static int one(const char *path, struct cfi_cache *c, uint32_t *rows)
 int main(int argc, char **argv)
 {
 	const char *const *files = def_files;
-	size_t nfiles = sizeof(def_files) / sizeof(def_files[0]), i;
+	size_t nfiles = ARRAY_SIZE(def_files), i;
 	char dir[] = "/tmp/bench_cfi_cache.XXXXXX", cmd[64];
 	struct cfi_cache_stats cs;
 	struct cfi_cache *c = NULL;

@@ -17,6 +17,7 @@
 #include "agent_harness.h"
 #include "bpf_print.h"
 #include "bpf_require.h"
+#include "gp_util.h"
 
 #define TEST_NAME "test_agent_errors"
 
@@ -35,7 +36,7 @@ static int count_ours(void)
 	int n = 0;
 
 	for (int k = 0; k < 3; k++)
-		for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++) {
 			int c = bpf_objects__count(k, prefixes[i]);
 
 			assert_true(c >= 0);

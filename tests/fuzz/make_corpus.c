@@ -29,6 +29,7 @@
 
 #include "gp_pack.h"
 #include "gp_record.h"
+#include "gp_util.h"
 #include "gp_writer.h"
 
 #define PID 4242u
@@ -316,7 +317,7 @@ static uint64_t put_launches(struct gp_writer *w, struct rng *rng, uint64_t ts, 
 			gpu = ts + 4000;
 		if (what < 5) {
 			struct gp_rec_kernel *k = gp_writer__reserve(w, GP_REC_KERNEL, sizeof(*k));
-			unsigned kn = rng_next(rng) % (sizeof(kernel_names) / sizeof(*kernel_names));
+			unsigned kn = rng_next(rng) % ARRAY_SIZE(kernel_names);
 
 			if (!k)
 				return ts;

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "bulk_out.h"
+#include "gp_util.h"
 
 /* While refuse_direct is set, writes submitted with O_DIRECT on fail as such a file system's do. */
 static int refuse_direct;
@@ -247,7 +248,7 @@ static void test_edges(void **state)
 	int was_direct;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
 		write_and_check(1, sizes[i], &was_direct);
 		write_and_check(0, sizes[i], &was_direct);
 	}

@@ -25,6 +25,7 @@
 
 #include "chrome_trace.h"
 #include "correlate.h"
+#include "gp_util.h"
 #include "perfetto_trace.h"
 #include "stack_agg.h"
 #include "timeline.h"
@@ -496,7 +497,7 @@ static void test_task_state(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		print_message("state %#x\n", cases[i].bits);
 		assert_string_equal(chrome_trace__task_state(cases[i].bits), cases[i].letter);
 		assert_int_equal(chrome_trace__task_state_exact(cases[i].bits), cases[i].exact);

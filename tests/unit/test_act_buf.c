@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "act_buf.h"
+#include "gp_util.h"
 
 #define SIZE (64u << 10)
 #define COUNT 8u
@@ -132,7 +133,7 @@ static void test_behind_hysteresis(void **state)
 
 	(void)state;
 	assert_int_equal(ACT_BUF_BEHIND, 2);
-	for (i = 0; i < sizeof(waiting) / sizeof(waiting[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(waiting); i++) {
 		behind = act_buf__behind(behind, waiting[i]);
 		assert_int_equal(behind, expect[i]);
 	}

@@ -16,6 +16,7 @@
 #include "clock_align.h"
 #include "correlate.h"
 #include "gp_record.h"
+#include "gp_util.h"
 #include "gp_writer.h"
 #include "timeline.h"
 
@@ -144,7 +145,7 @@ static struct timeline *load_files(void)
 	size_t i;
 
 	assert_non_null(tl);
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
 		if (!access(path, F_OK))
 			assert_int_equal(timeline__load_file(tl, path, &why), 0);
@@ -490,7 +491,7 @@ static void test_threads_interleaved(void **state)
 {
 	/* tid of the i-th call in time order: 200 is the busiest */
 	static const uint32_t tids[] = { 200, 100, 300, 200, 100, 200, 200, 300, 200, 100, 200, 200 };
-	enum { N = sizeof(tids) / sizeof(tids[0]) };
+	enum { N = ARRAY_SIZE(tids) };
 	struct gp_writer *g = open_trace("gpu-10.trace", GP_PRODUCER_INJECT, GP_CLOCK_MONOTONIC, 10);
 	struct gp_writer *c = open_trace("cpu.trace", GP_PRODUCER_CPU_AGENT, GP_CLOCK_MONOTONIC, 1);
 	int seen[N] = { 0 };

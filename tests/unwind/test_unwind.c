@@ -30,6 +30,7 @@
 
 #include "cfi_table.h"
 #include "chain.h"
+#include "gp_util.h"
 #include "unwind.h"
 
 CHAIN_DECLARE(lib_)
@@ -542,7 +543,7 @@ static void test_corrupt_frame_pointer(void **state)
 	(void)state;
 	assert_true(gap);
 	gp_unwind__stats(U, &before);
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		assert_int_equal(gp_unwind__regs(U, gap, (uintptr_t)frame, bad[i], pcs, 8, &end), 1);
 		assert_true(end == GP_UNWIND_END_BAD_FRAME || end == GP_UNWIND_END_NO_FP);
 	}

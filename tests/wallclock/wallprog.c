@@ -32,6 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gp_util.h"
+
 #if defined(__x86_64__)
 /* always inlined: the system call's address is in the calling function */
 static inline __attribute__((always_inline)) long sys4(long n, long a, long b, long c, long d)
@@ -206,7 +208,7 @@ int main(int argc, char **argv)
 
 	if (pipe(pipefd) || pipe(stuckfd) || (epfd = epoll_create1(0)) < 0)
 		return 1;
-	for (i = 0; i < sizeof(fn) / sizeof(fn[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(fn); i++)
 		if (pthread_create(&th, NULL, fn[i], NULL))
 			return 1;
 	while (atomic_load(&ready) < 6)
