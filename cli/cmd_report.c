@@ -12,10 +12,6 @@
 #include "report.h"
 #include "user.h"
 
-#ifndef GPUPERF_VERSION
-#define GPUPERF_VERSION "0.0.0"
-#endif
-
 static const char report_usage[] =
 	"usage: gpuperf report [options] DIR\n"
 	"\n"

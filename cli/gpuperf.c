@@ -18,10 +18,6 @@
 #include <bpf/libbpf.h>
 #endif
 
-#ifndef GPUPERF_VERSION
-#define GPUPERF_VERSION "0.0.0"
-#endif
-
 struct cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);

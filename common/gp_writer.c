@@ -17,10 +17,6 @@
 #include "gp_util.h"
 #include "gp_writer.h"
 
-#ifndef GPUPERF_VERSION
-#define GPUPERF_VERSION "0.0.0"
-#endif
-
 #define DEFAULT_CHUNK (256u << 10)
 #define MAX_CHUNK (4u << 20)
 
