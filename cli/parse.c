@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gp_alloc.h"
 #include "parse.h"
 
 /* Longest list we take: more CPUs or pids than this is a typo, not a request. */
@@ -99,16 +100,9 @@ int parse_u64_list(const char *cmd, const char *opt, const char *s, uint64_t lo,
 				err = -EINVAL;
 				goto cleanup;
 			}
-			if (n == cap) {
-				uint64_t *nv;
-
-				cap = cap ? cap * 2 : 8;
-				nv = realloc(v, cap * sizeof(*v));
-				if (!nv) {
-					err = -ENOMEM;
-					goto cleanup;
-				}
-				v = nv;
+			if (GP_ALLOC_GROW(v, n + 1, cap)) {
+				err = -ENOMEM;
+				goto cleanup;
 			}
 			v[n++] = x;
 			if (x == UINT64_MAX)

@@ -49,6 +49,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "gp_alloc.h"
 #include "gp_file.h"
 #include "gp_util.h"
 #include "report_priv.h"
@@ -332,15 +333,8 @@ static int reasons_add(struct an_reasons *rs, const char *fn, size_t thread, enu
 			return 0;
 		}
 	}
-	if (rs->n == rs->cap) {
-		size_t ncap = rs->cap ? rs->cap * 2 : 64;
-		struct an_reason *v = realloc(rs->v, ncap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		rs->v = v;
-		rs->cap = ncap;
-	}
+	if (GP_ALLOC_GROW(rs->v, rs->n + 1, rs->cap))
+		return -ENOMEM;
 	rs->v[rs->n] = (struct an_reason){fn, thread, cat, ns, count};
 	rs->slots[i] = (uint32_t)++rs->n;
 	return 0;
@@ -430,15 +424,8 @@ static void classify_span(struct report *r, const struct tl_offcpu *o, const cha
 
 static int push_key(struct analysis *a, size_t *cap, uint32_t pid, uint32_t tid)
 {
-	if (a->nr_t == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 64;
-		struct an_thread *t = realloc(a->t, ncap * sizeof(*t));
-
-		if (!t)
-			return -ENOMEM;
-		a->t = t;
-		*cap = ncap;
-	}
+	if (GP_ALLOC_GROW(a->t, a->nr_t + 1, *cap))
+		return -ENOMEM;
 	memset(&a->t[a->nr_t], 0, sizeof(a->t[0]));
 	a->t[a->nr_t].pid = pid;
 	a->t[a->nr_t].tid = tid;
@@ -591,15 +578,8 @@ static int cmp_stack_ns(const void *a, const void *b)
 
 static int stacks_push(struct an_stacks *s, char *text, uint64_t ns)
 {
-	if (s->n == s->cap) {
-		size_t ncap = s->cap ? s->cap * 2 : 64;
-		struct an_stack *v = realloc(s->v, ncap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		s->v = v;
-		s->cap = ncap;
-	}
+	if (GP_ALLOC_GROW(s->v, s->n + 1, s->cap))
+		return -ENOMEM;
 	s->v[s->n].text = text;
 	s->v[s->n++].ns = ns;
 	return 0;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gp_alloc.h"
 #include "gp_util.h"
 #include "json_utf8.h"
 #include "summary_read.h"
@@ -362,15 +363,8 @@ struct samples {
 
 static int push(struct samples *s, const struct sample *x)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 256;
-		struct sample *nv = realloc(s->v, cap * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		s->v = nv;
-		s->cap = cap;
-	}
+	if (GP_ALLOC_GROW(s->v, s->n + 1, s->cap))
+		return -ENOMEM;
 	s->v[s->n++] = *x;
 	return 0;
 }

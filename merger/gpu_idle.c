@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gp_alloc.h"
 #include "report_priv.h"
 
 struct span {
@@ -34,7 +35,7 @@ struct proc_idle {
 	uint64_t window_start;
 	uint64_t first_busy; /* start of its first GPU activity */
 	uint32_t *tids; /* launching threads, sorted */
-	size_t nr_tids;
+	size_t nr_tids, alloc_tids;
 	size_t cursor; /* first_gap()'s last answer */
 };
 
@@ -42,15 +43,8 @@ static inline int push_gap(struct proc_idle *p, uint64_t start, uint64_t end)
 {
 	if (end <= start)
 		return 0;
-	if (p->nr_gaps == p->cap) {
-		size_t ncap = p->cap ? p->cap * 2 : 64;
-		struct span *g = realloc(p->gaps, ncap * sizeof(*g));
-
-		if (!g)
-			return -ENOMEM;
-		p->gaps = g;
-		p->cap = ncap;
-	}
+	if (GP_ALLOC_GROW(p->gaps, p->nr_gaps + 1, p->cap))
+		return -ENOMEM;
 	p->gaps[p->nr_gaps].start = start;
 	p->gaps[p->nr_gaps].end = end;
 	p->nr_gaps++;
@@ -132,7 +126,7 @@ static int find_gaps(struct report *r, struct proc_idle **out, size_t *nout)
 {
 	struct timeline *tl = r->tl;
 	struct proc_idle *v = NULL, *p;
-	size_t n = 0, i;
+	size_t n = 0, alloc = 0, i;
 	/* each stream's process, looked up once: index + 1 into v */
 	uint32_t *lane_proc = calloc(tl->nr_lanes + 1, sizeof(*lane_proc));
 
@@ -147,11 +141,8 @@ static int find_gaps(struct report *r, struct proc_idle **out, size_t *nout)
 		if (!lane_proc[g->lane]) {
 			p = find(v, n, timeline__gpu_pid(tl, g));
 			if (!p) {
-				struct proc_idle *nv = realloc(v, (n + 1) * sizeof(*nv));
-
-				if (!nv)
+				if (GP_ALLOC_GROW(v, n + 1, alloc))
 					goto nomem;
-				v = nv;
 				p = &v[n++];
 				memset(p, 0, sizeof(*p));
 				p->pid = timeline__gpu_pid(tl, g);
@@ -183,11 +174,8 @@ static int find_gaps(struct report *r, struct proc_idle **out, size_t *nout)
 		if (!p)
 			continue; /* not a GPU-using process */
 		if (!p->nr_tids || p->tids[p->nr_tids - 1] != tid) {
-			uint32_t *t = realloc(p->tids, (p->nr_tids + 1) * sizeof(*t));
-
-			if (!t)
+			if (GP_ALLOC_GROW(p->tids, p->nr_tids + 1, p->alloc_tids))
 				goto nomem;
-			p->tids = t;
 			p->tids[p->nr_tids++] = tid;
 		}
 		for (j = i, end = run_end(tl, i); j < end && !tl->api[j].start; j++)

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "gp_alloc.h"
+
 struct rd {
 	const char *name;
 	char *err;
@@ -442,20 +444,15 @@ static int read_all(const char *path, char **buf, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
 	size_t cap = 0, n = 0, got;
-	char *b = NULL, *nb;
+	char *b = NULL;
 	int err = 0;
 
 	if (!f)
 		return -errno;
 	do {
-		if (cap - n < 4096) {
-			cap = cap ? cap * 2 : 65536;
-			nb = realloc(b, cap);
-			if (!nb) {
-				err = -ENOMEM;
-				break;
-			}
-			b = nb;
+		if (GP_ALLOC_GROW(b, n + 4096, cap)) {
+			err = -ENOMEM;
+			break;
 		}
 		got = fread(b + n, 1, cap - n, f);
 		n += got;
