@@ -12,6 +12,7 @@
 #include <libdeflate.h>
 #include <zlib.h>
 
+#include "gp_alloc.h"
 #include "gp_codec.h"
 #include "gp_pack.h"
 #include "gp_reader.h"
@@ -260,20 +261,6 @@ static long inflate_chunk(struct gp_reader *r, uint8_t *out, size_t out_cap, con
 	return (long)made;
 }
 
-/* grow_buf(&buf, &cap, need): 0, or -1 with the buffer unchanged. */
-static int grow_buf(uint8_t **buf, size_t *cap, size_t need)
-{
-	uint8_t *nbuf;
-
-	if (need <= *cap)
-		return 0;
-	nbuf = realloc(*buf, need);
-	if (!nbuf)
-		return -1;
-	*buf = nbuf;
-	*cap = need;
-	return 0;
-}
 
 /* The chunk's records, decompressed (and unpacked) into r->raw: 0 or -1. */
 static int expand_chunk(struct gp_reader *r, const struct gp_chunk_header *ch, const uint8_t *payload)
@@ -482,8 +469,9 @@ static int load_chunk(struct gp_reader *r)
 		r->st.bad_chunks++;
 		return GP_READ_ERROR;
 	}
-	if (grow_buf(&r->raw, &r->raw_cap, ch.rsize) ||
-	    (r->hdr.version_major > 1 && grow_buf(&r->pack, &r->pack_cap, ch.rsize + ch.rsize / 8))) {
+	if (GP_ALLOC_GROW(r->raw, ch.rsize, r->raw_cap) ||
+	    (r->hdr.version_major > 1 &&
+	     GP_ALLOC_GROW(r->pack, ch.rsize + (size_t)ch.rsize / 8, r->pack_cap))) {
 		set_err(r, at, "out of memory for a chunk of %u bytes", ch.rsize);
 		r->st.bad_chunks++;
 		return GP_READ_ERROR;

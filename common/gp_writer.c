@@ -11,6 +11,7 @@
 #include <libdeflate.h>
 #include <zlib.h>
 
+#include "gp_alloc.h"
 #include "gp_codec.h"
 #include "gp_pack.h"
 #include "gp_record.h"
@@ -295,25 +296,6 @@ struct gp_writer *gp_writer__openat(int dir_fd, const char *name, const struct g
 	return gp_writer__fdopen(fd, opts);
 }
 
-/* Make room for `need` more bytes in a growable buffer. */
-static int grow(uint8_t **buf, size_t *cap, size_t len, size_t need)
-{
-	size_t ncap = *cap;
-	uint8_t *nbuf;
-
-	if (len + need <= *cap)
-		return 0;
-	if (ncap < 4096)
-		ncap = 4096;
-	while (ncap < len + need)
-		ncap *= 2;
-	nbuf = realloc(*buf, ncap);
-	if (!nbuf)
-		return -ENOMEM;
-	*buf = nbuf;
-	*cap = ncap;
-	return 0;
-}
 
 int gp_writer__flush(struct gp_writer *w)
 {
@@ -338,12 +320,12 @@ int gp_writer__flush(struct gp_writer *w)
 		off += h->size;
 	}
 
-	err = grow(&w->pack, &w->pack_cap, 0, GP_PACK_BOUND(raw));
+	err = GP_ALLOC_GROW(w->pack, GP_PACK_BOUND(raw), w->pack_cap);
 	if (err)
 		goto lost;
 	packed = gp_pack2(w->str, w->str_len, w->rec, w->rec_len, w->pack);
-	err = grow(&w->out, &w->out_cap, 0,
-		   libdeflate_deflate_compress_bound(w->ld, packed) + sizeof(ch));
+	err = GP_ALLOC_GROW(w->out, libdeflate_deflate_compress_bound(w->ld, packed) + sizeof(ch),
+			    w->out_cap);
 	if (err)
 		goto lost;
 	p = w->out + sizeof(ch);
@@ -508,7 +490,7 @@ static int define_str(struct gp_writer *w, const void *entry)
 	size_t sz = round8(sizeof(struct gp_rec_string) + e->len + 1);
 	struct gp_rec_string *r;
 
-	if (grow(&w->str, &w->str_cap, w->str_len, sz))
+	if (GP_ALLOC_GROW(w->str, w->str_len + sz, w->str_cap))
 		return -ENOMEM;
 	r = (struct gp_rec_string *)(w->str + w->str_len);
 	memset(r, 0, sz);
@@ -580,7 +562,7 @@ static int define_stack(struct gp_writer *w, const void *entry)
 	size_t n = (size_t)e->nu + e->nk, sz = sizeof(struct gp_rec_stack) + 8 * n;
 	struct gp_rec_stack *r;
 
-	if (grow(&w->str, &w->str_cap, w->str_len, sz))
+	if (GP_ALLOC_GROW(w->str, w->str_len + sz, w->str_cap))
 		return -ENOMEM;
 	r = (struct gp_rec_stack *)(w->str + w->str_len);
 	memset(r, 0, sizeof(*r));
@@ -636,15 +618,8 @@ uint32_t gp_writer__intern_stack(struct gp_writer *w, const uint64_t *ips, uint1
 		for (i = h & (w->stk_cap - 1); w->stk[i].id; i = (i + 1) & (w->stk_cap - 1))
 			;
 	}
-	if (w->stk_nframes + n > w->stk_frames_cap) {
-		size_t ncap = w->stk_frames_cap ? 2 * w->stk_frames_cap : 4096;
-		uint64_t *nf = realloc(w->stk_frames, ncap * sizeof(*nf));
-
-		if (!nf)
-			goto fail;
-		w->stk_frames = nf;
-		w->stk_frames_cap = ncap; /* >= n more: n <= 2 * GP_STACK_MAX_DEPTH < 4096 */
-	}
+	if (GP_ALLOC_GROW(w->stk_frames, w->stk_nframes + n, w->stk_frames_cap))
+		goto fail;
 	e = &w->stk[i];
 	memcpy(w->stk_frames + w->stk_nframes, ips, 8 * n);
 	e->hash = h;
