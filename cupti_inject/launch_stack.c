@@ -14,6 +14,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "gp_alloc.h"
 #include "gp_record.h"
 #include "gp_util.h"
 #include "gp_writer.h"
@@ -376,18 +377,8 @@ static struct ls_ent *map_add(struct ls_map *m, uint64_t h, const uint64_t *fram
 		return NULL;
 	if (2 * (m->nr + 1) > m->cap && map_grow(m))
 		return NULL;
-	if (m->nframes + n > m->cap_frames) {
-		size_t nc = m->cap_frames ? 2 * m->cap_frames : 4096;
-		uint64_t *nf;
-
-		while (nc < m->nframes + n)
-			nc *= 2;
-		nf = realloc(m->frames, nc * sizeof(*nf));
-		if (!nf)
-			return NULL;
-		m->frames = nf;
-		m->cap_frames = nc;
-	}
+	if (GP_ALLOC_GROW(m->frames, m->nframes + n, m->cap_frames))
+		return NULL;
 	for (j = gp_mix64(h) & (m->cap - 1); m->e[j].hash; j = (j + 1) & (m->cap - 1))
 		;
 	e = &m->e[j];
@@ -664,15 +655,8 @@ void launch_stack__modules(struct launch_stack *ls, struct gp_writer *w, uint64_
 				ls->mods[k].pgoff == pgoff && ls->mods[k].inode == inode;
 		if (known)
 			continue;
-		if (ls->nmods == ls->cap_mods) {
-			size_t nc = ls->cap_mods ? 2 * ls->cap_mods : 64;
-			struct ls_mod *nm = realloc(ls->mods, nc * sizeof(*nm));
-
-			if (!nm)
-				break;
-			ls->mods = nm;
-			ls->cap_mods = nc;
-		}
+		if (GP_ALLOC_GROW(ls->mods, ls->nmods + 1, ls->cap_mods))
+			break;
 		ls->mods[ls->nmods++] = (struct ls_mod){ start, end, pgoff, inode };
 		r = gp_writer__reserve(w, GP_REC_MODULE, sizeof(*r));
 		if (!r)

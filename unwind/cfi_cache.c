@@ -14,6 +14,7 @@
 
 #include "cfi_file.h"
 #include "cfi_table.h"
+#include "gp_alloc.h"
 #include "gp_file.h"
 #include "gp_util.h"
 
@@ -189,7 +190,7 @@ static int ent_cmp(const void *a, const void *b)
 /* Remove the least recently used entries (and temporaries) until max_bytes are left. */
 static void evict(struct cfi_cache *c)
 {
-	struct ent *v = NULL, *nv;
+	struct ent *v = NULL;
 	size_t n = 0, cap = 0, i;
 	uint64_t total = 0;
 	struct dirent *de;
@@ -212,13 +213,8 @@ static void evict(struct cfi_cache *c)
 		if (strlen(de->d_name) >= sizeof(v->name) ||
 		    fstatat(c->dfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) || !S_ISREG(sb.st_mode))
 			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 64;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv)
-				goto out;
-			v = nv;
-		}
+		if (GP_ALLOC_GROW(v, n + 1, cap))
+			goto out;
 		v[n].used = sb.st_mtim;
 		v[n].size = (uint64_t)sb.st_size;
 		memcpy(v[n].name, de->d_name, strlen(de->d_name) + 1); /* length checked above */

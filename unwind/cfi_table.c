@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cfi_table.h"
+#include "gp_alloc.h"
 
 struct cfi_table {
 	struct cfi_table_stats st;
@@ -339,16 +340,9 @@ static void rows_put(struct rows *rs, const struct gp_cfi_row *row)
 		rs->v[rs->n - 1] = *row;
 		return;
 	}
-	if (rs->n == rs->cap) {
-		size_t cap = rs->cap ? rs->cap * 2 : 1024;
-		struct gp_cfi_row *v = realloc(rs->v, cap * sizeof(*v));
-
-		if (!v) {
-			rs->err = -ENOMEM;
-			return;
-		}
-		rs->v = v;
-		rs->cap = cap;
+	if (GP_ALLOC_GROW(rs->v, rs->n + 1, rs->cap)) {
+		rs->err = -ENOMEM;
+		return;
 	}
 	rs->v[rs->n++] = *row;
 }
@@ -599,15 +593,8 @@ struct fdes {
 
 static int fdes_add(struct fdes *f, const struct fde *e)
 {
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 256;
-		struct fde *v = realloc(f->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		f->v = v;
-		f->cap = cap;
-	}
+	if (GP_ALLOC_GROW(f->v, f->n + 1, f->cap))
+		return -ENOMEM;
 	f->v[f->n++] = *e;
 	return 0;
 }

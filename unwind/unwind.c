@@ -13,6 +13,7 @@
 #include <sys/ucontext.h>
 
 #include "cfi_table.h"
+#include "gp_alloc.h"
 #include "step.h"
 #include "unwind.h"
 
@@ -294,16 +295,9 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *arg)
 		s->err = -ENOMEM;
 		return 1;
 	}
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct mod *v = realloc(s->mods, cap * sizeof(*v));
-
-		if (!v) {
-			s->err = -ENOMEM;
-			return 1;
-		}
-		s->mods = v;
-		s->cap = cap;
+	if (GP_ALLOC_GROW(s->mods, s->n + 1, s->cap)) {
+		s->err = -ENOMEM;
+		return 1;
 	}
 	s->mods[s->n++] = (struct mod){ lo, hi, info->dlpi_addr, t->table, t };
 	return 0;
