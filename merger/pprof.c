@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "gp_alloc.h"
 #include "gp_file.h"
 #include "gp_strtab.h"
 
@@ -115,20 +116,7 @@ struct pprof {
 
 static int pb_reserve(struct pbuf *b, size_t n)
 {
-	size_t ncap;
-	uint8_t *np;
-
-	if (b->len + n <= b->cap)
-		return 0;
-	ncap = b->cap ? b->cap : 256;
-	while (ncap < b->len + n)
-		ncap *= 2;
-	np = realloc(b->p, ncap);
-	if (!np)
-		return -ENOMEM;
-	b->p = np;
-	b->cap = ncap;
-	return 0;
+	return GP_ALLOC_GROW(b->p, b->len + n, b->cap);
 }
 
 static void pb_varint(struct pprof *pp, struct pbuf *b, uint64_t v)
@@ -246,15 +234,9 @@ static uint32_t build_id_index(struct pprof *pp, const uint8_t *id, size_t n)
 
 	if (!id || !n)
 		return 0;
-	if (2 * n + 1 > pp->hex_cap) {
-		char *h = realloc(pp->hex, 2 * n + 1);
-
-		if (!h) {
-			pp->err = -ENOMEM;
-			return 0;
-		}
-		pp->hex = h;
-		pp->hex_cap = 2 * n + 1;
+	if (GP_ALLOC_GROW(pp->hex, 2 * n + 1, pp->hex_cap)) {
+		pp->err = -ENOMEM;
+		return 0;
 	}
 	for (i = 0; i < n; i++) {
 		pp->hex[2 * i] = digits[id[i] >> 4];
@@ -289,16 +271,9 @@ uint64_t pprof__mapping(struct pprof *pp, const struct pprof_mapping *m)
 	id = idmap_get(pp, &pp->maps, &fresh);
 	if (!fresh)
 		return id;
-	if (pp->nr_mappings == pp->mappings_cap) {
-		size_t ncap = pp->mappings_cap ? 2 * pp->mappings_cap : 64;
-		struct pp_mapping *nm = realloc(pp->mappings, ncap * sizeof(*nm));
-
-		if (!nm) {
-			pp->err = -ENOMEM;
-			return 0;
-		}
-		pp->mappings = nm;
-		pp->mappings_cap = ncap;
+	if (GP_ALLOC_GROW(pp->mappings, pp->nr_mappings + 1, pp->mappings_cap)) {
+		pp->err = -ENOMEM;
+		return 0;
 	}
 	pp->mappings[pp->nr_mappings++] = (struct pp_mapping){
 		.m = { .start = m->start, .limit = m->limit, .offset = m->offset, .cover = m->cover },
@@ -349,15 +324,9 @@ uint64_t pprof__location(struct pprof *pp, uint64_t mapping, uint64_t address,
 		pp->err = -EINVAL;
 		return 0;
 	}
-	if (n > pp->fids_cap) {
-		uint64_t *f = realloc(pp->fids, n * sizeof(*f));
-
-		if (!f) {
-			pp->err = -ENOMEM;
-			return 0;
-		}
-		pp->fids = f;
-		pp->fids_cap = n;
+	if (GP_ALLOC_GROW(pp->fids, n, pp->fids_cap)) {
+		pp->err = -ENOMEM;
+		return 0;
 	}
 	for (i = 0; i < n; i++)
 		pp->fids[i] = function_id(pp, &lines[i]);

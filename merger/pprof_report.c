@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gp_alloc.h"
 #include "gp_record.h"
 #include "gp_util.h"
 #include "report_priv.h"
@@ -43,31 +44,15 @@ static int push_loc(struct pr *pr, uint64_t id)
 {
 	if (!id)
 		return -ENOMEM; /* pprof__close() says which error */
-	if (pr->nr_locs == pr->locs_cap) {
-		size_t ncap = pr->locs_cap ? 2 * pr->locs_cap : 64;
-		uint64_t *n = realloc(pr->locs, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		pr->locs = n;
-		pr->locs_cap = ncap;
-	}
+	if (GP_ALLOC_GROW(pr->locs, pr->nr_locs + 1, pr->locs_cap))
+		return -ENOMEM;
 	pr->locs[pr->nr_locs++] = id;
 	return 0;
 }
 
 static int reserve_lines(struct pr *pr, size_t n)
 {
-	struct pprof_line *l;
-
-	if (n <= pr->lines_cap)
-		return 0;
-	l = realloc(pr->lines, n * sizeof(*l));
-	if (!l)
-		return -ENOMEM;
-	pr->lines = l;
-	pr->lines_cap = n;
-	return 0;
+	return GP_ALLOC_GROW(pr->lines, n, pr->lines_cap);
 }
 
 /* The mapping of pid's module at `look` (the address the symbolizer looked up), or 0. */
@@ -322,15 +307,8 @@ static int gpu_group_add(struct gpu_groups *gs, const uint64_t w[3], uint64_t we
 			return 0;
 		}
 	}
-	if (gs->n == gs->cap) {
-		size_t ncap = gs->cap ? 2 * gs->cap : 256;
-		struct gpu_group *ng = realloc(gs->g, ncap * sizeof(*ng));
-
-		if (!ng)
-			return -ENOMEM;
-		gs->g = ng;
-		gs->cap = ncap;
-	}
+	if (GP_ALLOC_GROW(gs->g, gs->n + 1, gs->cap))
+		return -ENOMEM;
 	gs->g[gs->n] = (struct gpu_group){ .w = { w[0], w[1], w[2] }, .weight = weight,
 					   .rep = (uint32_t)rec };
 	gs->slots[j] = (uint32_t)++gs->n;
