@@ -11,6 +11,7 @@
 
 #include "bulk_out.h"
 #include "correlate.h"
+#include "gp_alloc.h"
 #include "gp_record.h"
 #include "gp_util.h"
 #include "json_utf8.h"
@@ -378,19 +379,8 @@ struct ct {
 /* The cache entry of id, NULL without memory (then nothing is cached). */
 static struct esc_ent *esc_slot(struct esc_cache *c, uint32_t id)
 {
-	if (id >= c->cap) {
-		size_t ncap = c->cap ? c->cap : 64;
-		struct esc_ent *n;
-
-		while (ncap <= id)
-			ncap *= 2;
-		n = realloc(c->v, ncap * sizeof(*n));
-		if (!n)
-			return NULL;
-		memset(n + c->cap, 0, (ncap - c->cap) * sizeof(*n));
-		c->v = n;
-		c->cap = ncap;
-	}
+	if (GP_ALLOC_GROW_ZERO(c->v, (size_t)id + 1, c->cap))
+		return NULL;
 	return &c->v[id];
 }
 
@@ -740,25 +730,9 @@ static uint32_t cs_node(struct chrome_trace_stacks *cs, uint32_t parent, unsigne
 		    !memcmp(cs->pool + nd->name, name, len))
 			return id;
 	}
-	if (cs->nr == cs->cap || cs->pool_cap - cs->pool_len < len + 1) {
-		size_t nc = cs->cap ? 2 * cs->cap : 256, pc = cs->pool_cap ? cs->pool_cap : 4096;
-		struct cs_node *nv;
-		char *np;
-
-		while (pc - cs->pool_len < len + 1)
-			pc *= 2;
-		nv = cs->nr == cs->cap ? realloc(cs->nodes, nc * sizeof(*nv)) : cs->nodes;
-		if (!nv)
-			return 0;
-		cs->nodes = nv;
-		if (cs->nr == cs->cap)
-			cs->cap = nc;
-		np = pc != cs->pool_cap ? realloc(cs->pool, pc) : cs->pool;
-		if (!np)
-			return 0;
-		cs->pool = np;
-		cs->pool_cap = pc;
-	}
+	if (GP_ALLOC_GROW(cs->nodes, cs->nr + 1, cs->cap) ||
+	    GP_ALLOC_GROW(cs->pool, cs->pool_len + len + 1, cs->pool_cap))
+		return 0;
 	if (cs->nr >= UINT32_MAX - 1 || cs->pool_len + len + 1 > UINT32_MAX)
 		return 0; /* as out of memory: 4 GiB of names */
 	nd = &cs->nodes[cs->nr];
@@ -1250,20 +1224,9 @@ uint64_t chrome_trace__estimate_size(const struct timeline *tl, uint64_t enough)
 			continue;
 		}
 		total += EST_KERNEL + (timeline__gpu_kconfig(tl, g) ? EST_KCONFIG : 0);
-		if (g->name >= nlen) {
-			size_t n = nlen ? nlen : 64;
-			uint32_t *l;
-
-			while (n <= g->name)
-				n *= 2;
-			l = realloc(len, n * sizeof(*l));
-			if (!l) {
-				total += 32; /* no memory for the lengths: a guess */
-				continue;
-			}
-			memset(l + nlen, 0, (n - nlen) * sizeof(*l));
-			len = l;
-			nlen = n;
+		if (GP_ALLOC_GROW_ZERO(len, (size_t)g->name + 1, nlen)) {
+			total += 32; /* no memory for the lengths: a guess */
+			continue;
 		}
 		/* demangled names are longer: about 5/4 of the mangled one */
 		if (!len[g->name])

@@ -11,6 +11,7 @@
 
 #include "bulk_out.h"
 #include "correlate.h"
+#include "gp_alloc.h"
 #include "gp_record.h"
 #include "gp_util.h"
 #include "stack_agg.h"
@@ -194,7 +195,7 @@ struct pt {
 	struct u64map tracks; /* track uuids by what they show */
 	uint32_t next_uuid;
 	struct seq **seqs; /* event sequences, id SEQ_ID + 1 + index */
-	size_t nr_seqs;
+	size_t nr_seqs, seqs_alloc;
 	struct u64map seq_of; /* by the key of what they hold: index + 1 in seqs */
 	struct {
 		uint64_t key;
@@ -655,13 +656,8 @@ static struct seq *seq_new(struct pt *pt, uint64_t key, uint32_t uuid, uint64_t 
 
 	if (pt->err || !uuid)
 		return NULL;
-	if (!(pt->nr_seqs & (pt->nr_seqs - 1))) { /* 0, 1, 2, 4, ...: double the array */
-		struct seq **v = realloc(pt->seqs, (pt->nr_seqs ? 2 * pt->nr_seqs : 1) * sizeof(*v));
-
-		if (!v)
-			goto nomem;
-		pt->seqs = v;
-	}
+	if (GP_ALLOC_GROW(pt->seqs, pt->nr_seqs + 1, pt->seqs_alloc))
+		goto nomem;
 	sq = calloc(1, sizeof(*sq));
 	if (!sq)
 		goto nomem;
@@ -1072,16 +1068,9 @@ static void intern_callstack(struct pt *pt, struct seq *sq, uint32_t leaf)
 	uint8_t *p, *idata, *m;
 
 	for (id = leaf; id; id = f.parent) {
-		if (n == pt->path_cap) {
-			size_t cap = n ? 2 * n : 64;
-			uint32_t *v = realloc(pt->path, cap * sizeof(*v));
-
-			if (!v) {
-				pt->err = -ENOMEM;
-				return;
-			}
-			pt->path = v;
-			pt->path_cap = cap;
+		if (GP_ALLOC_GROW(pt->path, n + 1, pt->path_cap)) {
+			pt->err = -ENOMEM;
+			return;
 		}
 		pt->path[n++] = id;
 		chrome_trace__stack_node(pt->stacks, id, &f);
@@ -1142,20 +1131,9 @@ static void write_sample(struct pt *pt, const struct tl_sample *s)
 	if (cs) {
 		size_t w = (size_t)cs / 64;
 
-		if (w >= pt->cs_done_words) {
-			size_t nw = pt->cs_done_words ? 2 * pt->cs_done_words : 64;
-			uint64_t *v;
-
-			while (nw <= w)
-				nw *= 2;
-			v = realloc(pt->cs_done, nw * sizeof(*v));
-			if (!v) {
-				pt->err = -ENOMEM;
-				return;
-			}
-			memset(v + pt->cs_done_words, 0, (nw - pt->cs_done_words) * sizeof(*v));
-			pt->cs_done = v;
-			pt->cs_done_words = nw;
+		if (GP_ALLOC_GROW_ZERO(pt->cs_done, w + 1, pt->cs_done_words)) {
+			pt->err = -ENOMEM;
+			return;
 		}
 		if (!(pt->cs_done[w] >> (cs % 64) & 1)) {
 			intern_callstack(pt, sq, (uint32_t)cs);
