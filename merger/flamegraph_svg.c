@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "flamegraph_js.h" /* generated from flamegraph_svg.js: static const char flamegraph_js[] */
+#include "gp_alloc.h"
 #include "gp_util.h"
 #include "xml_escape.h"
 
@@ -436,19 +437,7 @@ static uint32_t diff_find(const struct diff_state *d, uint32_t parent, enum gp_f
 
 static int ids_reserve(struct diff_state *d, unsigned depth)
 {
-	size_t cap = d->ids_cap ? d->ids_cap * 2 : 64;
-	uint32_t *n;
-
-	if (depth < d->ids_cap)
-		return 0;
-	while (cap <= depth)
-		cap *= 2;
-	n = realloc(d->ids, cap * sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	d->ids = n;
-	d->ids_cap = cap;
-	return 0;
+	return GP_ALLOC_GROW(d->ids, (size_t)depth + 1, d->ids_cap);
 }
 
 static int index_enter(void *arg, const struct stack_agg_node *n)

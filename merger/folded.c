@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gp_alloc.h"
 #include "stack_agg.h"
 
 struct line_buf {
@@ -16,19 +17,7 @@ struct line_buf {
 
 static int buf_reserve(struct line_buf *b, size_t extra)
 {
-	size_t ncap = b->cap ? b->cap : 256;
-	char *p;
-
-	if (b->len + extra <= b->cap)
-		return 0;
-	while (ncap < b->len + extra)
-		ncap *= 2;
-	p = realloc(b->s, ncap);
-	if (!p)
-		return -ENOMEM;
-	b->s = p;
-	b->cap = ncap;
-	return 0;
+	return GP_ALLOC_GROW(b->s, b->len + extra, b->cap);
 }
 
 static const char *annotation(enum gp_frame_kind kind)
