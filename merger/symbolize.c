@@ -20,7 +20,11 @@
 #include <zlib.h>
 
 #include "cfi_table.h"
+#include "gp_alloc.h"
 #include "gp_file.h"
+#include "gp_strtab.h"
+#include "gp_util.h"
+#include "u64map.h"
 
 /*
  * Layout:
@@ -59,16 +63,6 @@ struct arena_chunk {
 	_Alignas(16) char data[];
 };
 
-struct str_ent {
-	const char *key;
-	const char *val; /* the interned string itself, or a demangled name */
-	uint64_t hash;
-};
-
-struct strmap {
-	struct str_ent *ents;
-	size_t cap, n;
-};
 
 /* ---- images, processes, cache ----------------------------------------- */
 
@@ -84,8 +78,6 @@ struct load_seg {
 };
 
 struct image {
-	struct image *next; /* hash chain */
-	uint64_t hash;
 	const char *path; /* interned */
 	const char *base; /* interned basename, for placeholders */
 	uint8_t build_id[MAX_BUILD_ID];
@@ -113,7 +105,6 @@ struct jit_sym {
 };
 
 struct proc {
-	struct proc *next; /* hash chain */
 	uint32_t pid, ppid;
 	bool has_parent;
 	uint64_t gen;
@@ -148,14 +139,19 @@ struct symbolizer {
 	Dwfl_Callbacks callbacks;
 
 	struct arena_chunk *arena;
-	struct strmap strs;
-	struct strmap demangled;
+	struct gp_strtab strs;
+	const char **demangled; /* by id in strs: the demangled name, NULL: not yet */
+	size_t demangled_alloc;
 
-	struct image **img_tab;
-	size_t img_cap, nimg;
+	struct gp_strtab img_keys; /* path, NUL, build id -> index in imgs */
+	struct image **imgs;
+	size_t imgs_alloc;
+	uint8_t *img_key; /* the key being looked up */
+	size_t img_key_alloc;
 
-	struct proc **proc_tab;
-	size_t proc_cap, nproc;
+	struct u64map proc_of; /* pid -> index + 1 in procs */
+	struct proc **procs;
+	size_t nproc, procs_alloc;
 	uint64_t gen;
 
 	struct ksym *ksyms;
@@ -169,27 +165,6 @@ struct symbolizer {
 	struct symbolizer_stats stats;
 };
 
-static uint64_t hash_bytes(const void *p, size_t n, uint64_t h)
-{
-	const unsigned char *b = p;
-
-	/* FNV-1a: short keys (paths, symbol names), no need for more. */
-	for (size_t i = 0; i < n; i++) {
-		h ^= b[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return x;
-}
 
 static void *arena_alloc(struct symbolizer *s, size_t n)
 {
@@ -211,64 +186,11 @@ static void *arena_alloc(struct symbolizer *s, size_t n)
 	return c->data + c->used - n;
 }
 
-static int strmap_grow(struct strmap *m)
-{
-	size_t cap = m->cap ? m->cap * 2 : 1024;
-	struct str_ent *ents = calloc(cap, sizeof(*ents));
-
-	if (!ents)
-		return -ENOMEM;
-	for (size_t i = 0; i < m->cap; i++) {
-		struct str_ent *e = &m->ents[i];
-		size_t j;
-
-		if (!e->key)
-			continue;
-		for (j = e->hash & (cap - 1); ents[j].key; j = (j + 1) & (cap - 1))
-			;
-		ents[j] = *e;
-	}
-	free(m->ents);
-	m->ents = ents;
-	m->cap = cap;
-	return 0;
-}
-
-/* The slot of key (len bytes), or the empty slot where it goes; NULL: no memory. */
-static struct str_ent *strmap_slot(struct strmap *m, const char *key, size_t len, uint64_t hash)
-{
-	size_t i;
-
-	if ((m->n + 1) * 2 > m->cap && strmap_grow(m))
-		return NULL;
-	for (i = hash & (m->cap - 1); m->ents[i].key; i = (i + 1) & (m->cap - 1)) {
-		struct str_ent *e = &m->ents[i];
-
-		if (e->hash == hash && !strncmp(e->key, key, len) && !e->key[len])
-			return e;
-	}
-	return &m->ents[i];
-}
-
 static const char *intern_len(struct symbolizer *s, const char *str, size_t len)
 {
-	uint64_t hash = hash_bytes(str, len, 0xcbf29ce484222325ull);
-	struct str_ent *e = strmap_slot(&s->strs, str, len, hash);
-	char *copy;
+	int64_t id = gp_strtab__intern(&s->strs, str, len, NULL);
 
-	if (!e)
-		return NULL;
-	if (e->key)
-		return e->val;
-	copy = arena_alloc(s, len + 1);
-	if (!copy)
-		return NULL;
-	memcpy(copy, str, len);
-	copy[len] = '\0';
-	e->key = e->val = copy;
-	e->hash = hash;
-	s->strs.n++;
-	return copy;
+	return id < 0 ? NULL : gp_strtab__str(&s->strs, (uint32_t)id);
 }
 
 static const char *intern(struct symbolizer *s, const char *str)
@@ -317,10 +239,9 @@ static const char *nv_static_name(const char *name)
 
 const char *symbolizer__demangle(struct symbolizer *s, const char *name)
 {
-	uint64_t hash;
-	struct str_ent *e;
 	const char *key, *out, *own;
 	char *dem;
+	int64_t id;
 	int status = 0;
 
 	if (!name)
@@ -332,26 +253,21 @@ const char *symbolizer__demangle(struct symbolizer *s, const char *name)
 	if (!is_mangled(name))
 		return intern(s, name) ?: name;
 
-	hash = hash_bytes(name, strlen(name), 0xcbf29ce484222325ull);
-	e = strmap_slot(&s->demangled, name, strlen(name), hash);
-	if (!e)
+	id = gp_strtab__intern(&s->strs, name, strlen(name), NULL);
+	if (id < 0)
 		return name;
-	if (e->key)
-		return e->val;
+	if ((size_t)id < s->demangled_alloc && s->demangled[id])
+		return s->demangled[id];
 
-	key = intern(s, name);
-	if (!key)
-		return name;
+	key = gp_strtab__str(&s->strs, (uint32_t)id);
 	dem = __cxa_demangle(name, NULL, NULL, &status);
 	out = (dem && status == 0) ? intern(s, dem) : key;
 	free(dem);
 	if (!out)
 		out = key;
-	/* intern() may have grown s->strs, never s->demangled: e is still valid. */
-	e->key = key;
-	e->val = out;
-	e->hash = hash;
-	s->demangled.n++;
+	/* without memory to remember it, it is demangled again next time */
+	if (!GP_ALLOC_GROW_ZERO(s->demangled, (size_t)id + 1, s->demangled_alloc))
+		s->demangled[id] = out;
 	return out;
 }
 
@@ -660,38 +576,29 @@ void symbolizer__free(struct symbolizer *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->img_cap; i++) {
-		struct image *img = s->img_tab[i];
+	for (size_t i = 0; i < s->img_keys.nr; i++) {
+		struct image *img = s->imgs[i];
 
-		while (img) {
-			struct image *next = img->next;
-
-			if (img->dwfl)
-				dwfl_end(img->dwfl);
-			free(img->segs);
-			free(img->fdes);
-			free(img);
-			img = next;
-		}
+		if (img->dwfl)
+			dwfl_end(img->dwfl);
+		free(img->segs);
+		free(img->fdes);
+		free(img);
 	}
-	free(s->img_tab);
-	for (size_t i = 0; i < s->proc_cap; i++) {
-		struct proc *p = s->proc_tab[i];
-
-		while (p) {
-			struct proc *next = p->next;
-
-			free(p->maps);
-			free(p->jit);
-			free(p);
-			p = next;
-		}
+	free(s->imgs);
+	free(s->img_key);
+	gp_strtab__release(&s->img_keys);
+	for (size_t i = 0; i < s->nproc; i++) {
+		free(s->procs[i]->maps);
+		free(s->procs[i]->jit);
+		free(s->procs[i]);
 	}
-	free(s->proc_tab);
+	free(s->procs);
+	u64map_free(&s->proc_of);
 	free(s->ksyms);
 	free(s->cache);
-	free(s->strs.ents);
-	free(s->demangled.ents);
+	gp_strtab__release(&s->strs);
+	free(s->demangled);
 	while (s->arena) {
 		struct arena_chunk *next = s->arena->next;
 
@@ -712,51 +619,28 @@ void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *st)
 
 static struct proc *proc_find(const struct symbolizer *s, uint32_t pid)
 {
-	struct proc *p;
+	uint32_t i = u64map_get(&s->proc_of, pid);
 
-	if (!s->proc_cap)
-		return NULL;
-	for (p = s->proc_tab[mix64(pid) & (s->proc_cap - 1)]; p; p = p->next)
-		if (p->pid == pid)
-			return p;
-	return NULL;
+	return i ? s->procs[i - 1] : NULL;
 }
 
 static struct proc *proc_get(struct symbolizer *s, uint32_t pid)
 {
 	struct proc *p = proc_find(s, pid);
-	size_t b;
 
 	if (p)
 		return p;
-	if (s->nproc >= s->proc_cap) {
-		size_t cap = s->proc_cap ? s->proc_cap * 2 : 256;
-		struct proc **tab = calloc(cap, sizeof(*tab));
-
-		if (!tab)
-			return NULL;
-		for (size_t i = 0; i < s->proc_cap; i++) {
-			for (p = s->proc_tab[i]; p;) {
-				struct proc *next = p->next;
-
-				b = mix64(p->pid) & (cap - 1);
-				p->next = tab[b];
-				tab[b] = p;
-				p = next;
-			}
-		}
-		free(s->proc_tab);
-		s->proc_tab = tab;
-		s->proc_cap = cap;
-	}
+	if (s->nproc >= UINT32_MAX - 1 || GP_ALLOC_GROW(s->procs, s->nproc + 1, s->procs_alloc))
+		return NULL;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
+	if (u64map_put(&s->proc_of, pid, (uint32_t)s->nproc + 1)) {
+		free(p);
+		return NULL;
+	}
 	p->pid = pid;
-	b = mix64(pid) & (s->proc_cap - 1);
-	p->next = s->proc_tab[b];
-	s->proc_tab[b] = p;
-	s->nproc++;
+	s->procs[s->nproc++] = p;
 	return p;
 }
 
@@ -792,72 +676,48 @@ static uint64_t proc_gen(const struct symbolizer *s, const struct proc *p)
 
 /* ---- images ------------------------------------------------------------ */
 
-static uint64_t image_hash(const char *path, const uint8_t *bid, size_t bid_size)
-{
-	uint64_t h = hash_bytes(path, strlen(path) + 1, 0xcbf29ce484222325ull);
-
-	return hash_bytes(bid, bid_size, h);
-}
 
 static struct image *image_get(struct symbolizer *s, const char *path, const uint8_t *bid,
 			       size_t bid_size)
 {
-	uint64_t hash;
+	size_t plen = strlen(path), klen;
 	struct image *img;
-	size_t b;
+	int64_t id;
 
 	if (bid_size > MAX_BUILD_ID)
 		bid_size = MAX_BUILD_ID;
 	if (!bid)
 		bid_size = 0;
-	hash = image_hash(path, bid, bid_size);
-	if (s->img_cap) {
-		for (img = s->img_tab[hash & (s->img_cap - 1)]; img; img = img->next)
-			if (img->hash == hash && img->build_id_size == bid_size &&
-			    !strcmp(img->path, path) && !memcmp(img->build_id, bid, bid_size))
-				return img;
-	}
-	if (s->nimg >= s->img_cap) {
-		size_t cap = s->img_cap ? s->img_cap * 2 : 64;
-		struct image **tab = calloc(cap, sizeof(*tab));
-
-		if (!tab)
-			return NULL;
-		for (size_t i = 0; i < s->img_cap; i++) {
-			for (img = s->img_tab[i]; img;) {
-				struct image *next = img->next;
-
-				b = img->hash & (cap - 1);
-				img->next = tab[b];
-				tab[b] = img;
-				img = next;
-			}
-		}
-		free(s->img_tab);
-		s->img_tab = tab;
-		s->img_cap = cap;
-	}
+	/* the key: path, NUL, build id */
+	klen = plen + 1 + bid_size;
+	if (GP_ALLOC_GROW(s->img_key, klen, s->img_key_alloc))
+		return NULL;
+	memcpy(s->img_key, path, plen + 1);
+	if (bid_size)
+		memcpy(s->img_key + plen + 1, bid, bid_size);
+	id = gp_strtab__find(&s->img_keys, s->img_key, klen);
+	if (id >= 0)
+		return s->imgs[id];
+	if (GP_ALLOC_GROW(s->imgs, s->img_keys.nr + 1, s->imgs_alloc))
+		return NULL;
 	img = calloc(1, sizeof(*img));
 	if (!img)
 		return NULL;
-	img->hash = hash;
 	img->path = intern(s, path);
 	/* "[vdso]" and the like: "[vdso+0x..]", not "[[vdso]+0x..]". */
-	if (path[0] == '[' && path[strlen(path) - 1] == ']')
-		img->base = img->path ? intern_len(s, path + 1, strlen(path) - 2) : NULL;
+	if (path[0] == '[' && path[plen - 1] == ']')
+		img->base = img->path ? intern_len(s, path + 1, plen - 2) : NULL;
 	else
 		img->base = img->path ? intern(s, basename_of(path)) : NULL;
-	if (!img->base) {
+	id = img->base ? gp_strtab__intern(&s->img_keys, s->img_key, klen, NULL) : -ENOMEM;
+	if (id < 0) {
 		free(img);
 		return NULL;
 	}
 	if (bid_size)
 		memcpy(img->build_id, bid, bid_size);
 	img->build_id_size = bid_size;
-	b = hash & (s->img_cap - 1);
-	img->next = s->img_tab[b];
-	s->img_tab[b] = img;
-	s->nimg++;
+	s->imgs[id] = img;
 	return img;
 }
 
@@ -1127,15 +987,8 @@ int symbolizer__add_module(struct symbolizer *s, uint32_t pid, const char *path,
 	if (!img)
 		return -ENOMEM;
 	nm = (struct mapping){.start = start, .end = end, .pgoff = pgoff, .img = img};
-	if (p->nmaps + 2 > p->maps_cap) {
-		size_t cap = p->maps_cap ? p->maps_cap * 2 : 16;
-		struct mapping *maps = realloc(p->maps, cap * sizeof(*maps));
-
-		if (!maps)
-			return -ENOMEM;
-		p->maps = maps;
-		p->maps_cap = cap;
-	}
+	if (GP_ALLOC_GROW(p->maps, p->nmaps + 2, p->maps_cap))
+		return -ENOMEM;
 
 	/* [i, j): the mappings the new one overlaps; what sticks out of them
 	 * on either side stays (an mmap over part of a mapping splits it). */
@@ -1351,7 +1204,7 @@ static int cache_grow(struct symbolizer *s)
 
 		if (!e->flags)
 			continue;
-		j = mix64(e->addr ^ mix64(((uint64_t)e->pid << 8 | e->flags) + e->gen));
+		j = gp_mix64(e->addr ^ gp_mix64(((uint64_t)e->pid << 8 | e->flags) + e->gen));
 		for (j &= cap - 1; tab[j].flags; j = (j + 1) & (cap - 1))
 			;
 		tab[j] = *e;
@@ -1370,7 +1223,7 @@ static struct cache_ent *cache_slot(struct symbolizer *s, uint32_t pid, uint64_t
 
 	if ((s->cache_n + 1) * 4 > s->cache_cap * 3 && cache_grow(s))
 		return NULL;
-	i = mix64(addr ^ mix64(((uint64_t)pid << 8 | flags) + gen)) & (s->cache_cap - 1);
+	i = gp_mix64(addr ^ gp_mix64(((uint64_t)pid << 8 | flags) + gen)) & (s->cache_cap - 1);
 	for (; s->cache[i].flags; i = (i + 1) & (s->cache_cap - 1)) {
 		struct cache_ent *e = &s->cache[i];
 
@@ -1474,16 +1327,9 @@ int symbolizer__load_kallsyms(struct symbolizer *s, const char *path)
 		}
 		if (!*name)
 			continue;
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 4096;
-			struct ksym *ns = realloc(syms, ncap * sizeof(*ns));
-
-			if (!ns) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			syms = ns;
-			cap = ncap;
+		if (GP_ALLOC_GROW(syms, n + 1, cap)) {
+			err = -ENOMEM;
+			goto cleanup;
 		}
 		if (mod) {
 			/* "name [mod]", as perf prints module symbols. */
@@ -1593,16 +1439,9 @@ int symbolizer__load_perf_map(struct symbolizer *s, uint32_t pid, const char *pa
 		q[strcspn(q, "\r\n")] = '\0';
 		if (!*q)
 			continue;
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 1024;
-			struct jit_sym *ns = realloc(syms, ncap * sizeof(*ns));
-
-			if (!ns) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			syms = ns;
-			cap = ncap;
+		if (GP_ALLOC_GROW(syms, n + 1, cap)) {
+			err = -ENOMEM;
+			goto cleanup;
 		}
 		syms[n] = (struct jit_sym){.start = start, .size = size, .order = order};
 		syms[n].name = symbolizer__demangle(s, q);
