@@ -52,6 +52,13 @@ static inline int64_t gp_strtab__intern(struct gp_strtab *t, const void *s, size
 	return gp_strtab__intern_hashed(t, s, len, gp_strtab__hash(s, len), fresh);
 }
 
+/* Start loading the slot a string of this hash probes first: call ahead of intern. */
+static inline void gp_strtab__prefetch(const struct gp_strtab *t, uint32_t hash)
+{
+	if (t->nslots)
+		__builtin_prefetch(&t->slots[hash & (t->nslots - 1)]);
+}
+
 /* The id of s when interned, or -ENOENT. */
 int64_t gp_strtab__find(const struct gp_strtab *t, const void *s, size_t len);
 

@@ -7,22 +7,17 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "gp_alloc.h"
+#include "gp_strtab.h"
+
 /*
  * Layout: every node lives in one array and is found from its parent through
  * one open-addressing table keyed by (parent, name id, kind), so adding a
  * stack costs one hash probe per frame and no per-node allocation. Names are
- * interned into arena chunks. The sorted child order the walk needs is built
+ * interned in a gp_strtab. The sorted child order the walk needs is built
  * lazily (counting sort by parent, then a small sort per sibling group) and
  * dropped when a node is added.
  */
-
-#define ARENA_CHUNK (256u * 1024u)
-
-struct agg_name {
-	const char *s;
-	uint32_t len;
-	uint32_t hash;
-};
 
 struct agg_node {
 	uint64_t total;
@@ -32,18 +27,9 @@ struct agg_node {
 	uint8_t kind;
 };
 
-struct arena_chunk {
-	struct arena_chunk *next;
-	size_t used, cap;
-	char data[];
-};
 
 struct stack_agg {
-	struct agg_name *names;
-	size_t nr_names, cap_names;
-	uint64_t *name_slots; /* hash << 32 | (name id + 1); 0 = empty */
-	size_t name_slot_cap;
-	struct arena_chunk *arena;
+	struct gp_strtab names; /* frame names; id 0: "", the root's */
 
 	struct agg_node *nodes;
 	size_t nr_nodes, cap_nodes;
@@ -79,28 +65,6 @@ const char *gp_frame_kind__name(enum gp_frame_kind kind)
 	return names[kind];
 }
 
-/* A word-at-a-time multiplicative hash: names are hashed once per frame added. */
-static uint32_t hash_bytes(const char *s, size_t len)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ len, w;
-	size_t i = 0;
-
-	for (; i + 8 <= len; i += 8) {
-		memcpy(&w, s + i, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
-	}
-	if (i < len) {
-		w = 0;
-		memcpy(&w, s + i, len - i);
-		h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
-	}
-	h ^= h >> 29;
-	h *= 0xbf58476d1ce4e5b9ULL;
-	h ^= h >> 32;
-	return (uint32_t)h;
-}
-
 static uint32_t hash_node_key(uint32_t parent, uint32_t name, unsigned kind)
 {
 	uint64_t h = ((uint64_t)parent << 32 | name) * 0x9e3779b97f4a7c15ULL;
@@ -108,23 +72,6 @@ static uint32_t hash_node_key(uint32_t parent, uint32_t name, unsigned kind)
 	h ^= (uint64_t)(kind + 1) * 0xc2b2ae3d27d4eb4fULL;
 	h ^= h >> 29;
 	return (uint32_t)(h ^ (h >> 32));
-}
-
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap = *cap ? *cap : 64;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	p = realloc(*arr, ncap * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
 }
 
 /*
@@ -174,29 +121,6 @@ static int big_grow(void **arr, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-static const char *arena_copy(struct stack_agg *agg, const char *s, size_t len)
-{
-	struct arena_chunk *c = agg->arena;
-	char *dst;
-
-	if (!c || c->cap - c->used < len + 1) {
-		size_t cap = len + 1 > ARENA_CHUNK ? len + 1 : ARENA_CHUNK;
-
-		c = malloc(sizeof(*c) + cap);
-		if (!c)
-			return NULL;
-		c->cap = cap;
-		c->used = 0;
-		c->next = agg->arena;
-		agg->arena = c;
-	}
-	dst = c->data + c->used;
-	memcpy(dst, s, len);
-	dst[len] = '\0';
-	c->used += len + 1;
-	return dst;
-}
-
 static int rehash(uint64_t **slotsp, size_t *capp, size_t ncap)
 {
 	uint64_t *slots = big_zalloc(ncap * sizeof(*slots)), *old = *slotsp;
@@ -217,46 +141,6 @@ static int rehash(uint64_t **slotsp, size_t *capp, size_t ncap)
 	*slotsp = slots;
 	*capp = ncap;
 	return 0;
-}
-
-/* Returns the name's id, or -ENOMEM. */
-static int64_t intern(struct stack_agg *agg, const char *s, size_t len, uint32_t h)
-{
-	size_t pos, mask;
-	struct agg_name *n;
-	int err;
-
-	if (len > UINT32_MAX || agg->nr_names >= UINT32_MAX - 1)
-		return -ENOMEM;
-	mask = agg->name_slot_cap - 1;
-	for (pos = h & mask; agg->name_slots[pos]; pos = (pos + 1) & mask) {
-		uint64_t slot = agg->name_slots[pos];
-
-		if ((uint32_t)(slot >> 32) != h)
-			continue;
-		n = &agg->names[(uint32_t)slot - 1];
-		if (n->len == len && !memcmp(n->s, s, len))
-			return (uint32_t)slot - 1;
-	}
-	if ((agg->nr_names + 1) * 10 > agg->name_slot_cap * 7) {
-		err = rehash(&agg->name_slots, &agg->name_slot_cap, agg->name_slot_cap * 2);
-		if (err)
-			return err;
-		mask = agg->name_slot_cap - 1;
-		for (pos = h & mask; agg->name_slots[pos]; pos = (pos + 1) & mask)
-			;
-	}
-	err = grow((void **)&agg->names, &agg->cap_names, agg->nr_names + 1, sizeof(*agg->names));
-	if (err)
-		return err;
-	n = &agg->names[agg->nr_names];
-	n->s = arena_copy(agg, s, len);
-	if (!n->s)
-		return -ENOMEM;
-	n->len = (uint32_t)len;
-	n->hash = h;
-	agg->name_slots[pos] = (uint64_t)h << 32 | (uint32_t)++agg->nr_names;
-	return (int64_t)agg->nr_names - 1;
 }
 
 /* Returns the child's index, creating it with zero weight, or -ENOMEM. */
@@ -304,15 +188,11 @@ struct stack_agg *stack_agg__new(void)
 
 	if (!agg)
 		goto fail;
-	agg->name_slots = big_zalloc(1024 * sizeof(*agg->name_slots));
-	if (!agg->name_slots)
-		goto fail;
-	agg->name_slot_cap = 1024;
 	agg->node_slots = big_zalloc(1024 * sizeof(*agg->node_slots));
 	if (!agg->node_slots)
 		goto fail;
 	agg->node_slot_cap = 1024;
-	if (intern(agg, "", 0, hash_bytes("", 0)) != 0) /* id 0: the root's name */
+	if (gp_strtab__intern(&agg->names, "", 0, NULL) != 0) /* id 0: the root's name */
 		goto fail;
 	if (big_grow((void **)&agg->nodes, &agg->cap_nodes, 1, sizeof(*agg->nodes)))
 		goto fail;
@@ -328,16 +208,9 @@ fail:
 
 void stack_agg__free(struct stack_agg *agg)
 {
-	struct arena_chunk *c, *next;
-
 	if (!agg)
 		return;
-	for (c = agg->arena; c; c = next) {
-		next = c->next;
-		free(c);
-	}
-	free(agg->names);
-	big_free(agg->name_slots, agg->name_slot_cap * sizeof(*agg->name_slots));
+	gp_strtab__release(&agg->names);
 	big_free(agg->nodes, agg->cap_nodes * sizeof(*agg->nodes));
 	big_free(agg->node_slots, agg->node_slot_cap * sizeof(*agg->node_slots));
 	free(agg->child_start);
@@ -352,7 +225,6 @@ int stack_agg__add(struct stack_agg *agg, const struct stack_frame *frames, size
 {
 	uint32_t cur = 0;
 	size_t i, start;
-	int err;
 
 	if (!agg || (n && !frames))
 		return -EINVAL;
@@ -364,19 +236,17 @@ int stack_agg__add(struct stack_agg *agg, const struct stack_frame *frames, size
 	if (n + 1 > agg->last_cap) {
 		size_t cap = agg->last_cap;
 
-		err = grow((void **)&agg->keys, &cap, n + 1, sizeof(*agg->keys));
-		if (err)
-			return err;
-		err = grow((void **)&agg->last_path, &agg->last_cap, cap, sizeof(*agg->last_path));
-		if (err)
-			return err;
+		/* both to the same capacity: keys has last_cap entries */
+		if (GP_ALLOC_GROW(agg->keys, n + 1, cap) ||
+		    GP_ALLOC_GROW(agg->last_path, cap, agg->last_cap))
+			return -ENOMEM;
 	}
 	/* The prefix shared with the previous stack needs no lookup at all. */
 	for (i = 0; i < n && i < agg->last_len; i++) {
 		const struct agg_node *prev = &agg->nodes[agg->last_path[i]];
 
 		if (prev->parent != cur || prev->kind != frames[i].kind ||
-		    strcmp(agg->names[prev->name].s, frames[i].name))
+		    strcmp(gp_strtab__str(&agg->names, prev->name), frames[i].name))
 			break;
 		cur = agg->last_path[i];
 	}
@@ -391,11 +261,12 @@ int stack_agg__add(struct stack_agg *agg, const struct stack_frame *frames, size
 		struct frame_key *k = &agg->keys[i];
 
 		k->len = strlen(frames[i].name);
-		k->hash = hash_bytes(frames[i].name, k->len);
-		__builtin_prefetch(&agg->name_slots[k->hash & (agg->name_slot_cap - 1)]);
+		k->hash = gp_strtab__hash(frames[i].name, k->len);
+		gp_strtab__prefetch(&agg->names, k->hash);
 	}
 	for (i = start; i < n; i++) {
-		int64_t name = intern(agg, frames[i].name, agg->keys[i].len, agg->keys[i].hash);
+		int64_t name = gp_strtab__intern_hashed(&agg->names, frames[i].name, agg->keys[i].len,
+							agg->keys[i].hash, NULL);
 
 		if (name < 0)
 			return (int)name;
@@ -434,7 +305,7 @@ size_t stack_agg__node_count(const struct stack_agg *agg)
 
 size_t stack_agg__name_count(const struct stack_agg *agg)
 {
-	return agg ? agg->nr_names - 1 : 0;
+	return agg ? agg->names.nr - 1 : 0;
 }
 
 unsigned stack_agg__max_depth(const struct stack_agg *agg)
@@ -450,14 +321,14 @@ struct sort_ctx {
 static int cmp_name_ids(const void *a, const void *b, void *arg)
 {
 	const struct stack_agg *agg = arg;
-	const struct agg_name *x = &agg->names[*(const uint32_t *)a];
-	const struct agg_name *y = &agg->names[*(const uint32_t *)b];
-	size_t len = x->len < y->len ? x->len : y->len;
-	int c = memcmp(x->s, y->s, len);
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	size_t xlen = gp_strtab__len(&agg->names, x), ylen = gp_strtab__len(&agg->names, y);
+	int c = memcmp(gp_strtab__str(&agg->names, x), gp_strtab__str(&agg->names, y),
+		       xlen < ylen ? xlen : ylen);
 
 	if (c)
 		return c;
-	return (x->len > y->len) - (x->len < y->len);
+	return (xlen > ylen) - (xlen < ylen);
 }
 
 static int cmp_siblings(const void *a, const void *b, void *arg)
@@ -484,16 +355,16 @@ static int sort_children(struct stack_agg *agg)
 		return 0;
 	start = calloc(n + 1, sizeof(*start));
 	order = malloc((n > 1 ? n - 1 : 1) * sizeof(*order));
-	rank = malloc(agg->nr_names * sizeof(*rank));
-	by_name = malloc(agg->nr_names * sizeof(*by_name));
+	rank = malloc(agg->names.nr * sizeof(*rank));
+	by_name = malloc(agg->names.nr * sizeof(*by_name));
 	if (!start || !order || !rank || !by_name)
 		goto cleanup;
 
 	/* Rank names once, so sibling sorts compare integers. */
-	for (i = 0; i < agg->nr_names; i++)
+	for (i = 0; i < agg->names.nr; i++)
 		by_name[i] = (uint32_t)i;
-	qsort_r(by_name, agg->nr_names, sizeof(*by_name), cmp_name_ids, agg);
-	for (i = 0; i < agg->nr_names; i++)
+	qsort_r(by_name, agg->names.nr, sizeof(*by_name), cmp_name_ids, agg);
+	for (i = 0; i < agg->names.nr; i++)
 		rank[by_name[i]] = (uint32_t)i;
 
 	/* Counting sort by parent: start[p]..start[p+1] are p's children. */
@@ -505,7 +376,7 @@ static int sort_children(struct stack_agg *agg)
 		uint32_t *fill = by_name; /* reuse as a cursor array when it fits */
 		uint32_t *cursor = NULL;
 
-		if (agg->nr_names < n) {
+		if (agg->names.nr < n) {
 			cursor = malloc(n * sizeof(*cursor));
 			if (!cursor)
 				goto cleanup;
@@ -550,7 +421,7 @@ static void fill_info(const struct stack_agg *agg, const struct walk_level *lv, 
 {
 	const struct agg_node *n = &agg->nodes[lv->node];
 
-	info->name = agg->names[n->name].s;
+	info->name = gp_strtab__str(&agg->names, n->name);
 	info->kind = (enum gp_frame_kind)n->kind;
 	info->depth = depth;
 	info->total = n->total;
@@ -571,9 +442,8 @@ int stack_agg__walk(struct stack_agg *agg, stack_agg_visit_fn enter, stack_agg_v
 	err = sort_children(agg);
 	if (err)
 		return err;
-	err = grow((void **)&stack, &cap, (size_t)agg->max_depth + 1, sizeof(*stack));
-	if (err)
-		return err;
+	if (GP_ALLOC_GROW(stack, (size_t)agg->max_depth + 1, cap))
+		return -ENOMEM;
 
 	stack[0] = (struct walk_level){ .node = 0, .offset = 0, .child_off = 0 };
 	fill_info(agg, &stack[0], 0, &info);
@@ -607,9 +477,10 @@ int stack_agg__walk(struct stack_agg *agg, stack_agg_visit_fn enter, stack_agg_v
 			struct walk_level *lv;
 
 			/* max_depth bounds depth, but stay safe if a caller lied. */
-			err = grow((void **)&stack, &cap, depth + 2, sizeof(*stack));
-			if (err)
+			if (GP_ALLOC_GROW(stack, (size_t)depth + 2, cap)) {
+				err = -ENOMEM;
 				goto cleanup;
+			}
 			top = &stack[depth];
 			lv = &stack[depth + 1];
 			lv->node = child;
