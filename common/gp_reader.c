@@ -16,6 +16,7 @@
 #include "gp_codec.h"
 #include "gp_pack.h"
 #include "gp_reader.h"
+#include "u64map.h"
 
 /*
  * Caps on what a (possibly hostile) file can make us keep. The entry cap
@@ -26,10 +27,6 @@
 #define STRTAB_MAX_ENTRIES (1u << 19)
 #define STRTAB_MAX_BYTES (128u << 20)
 
-struct str_slot {
-	uint32_t id; /* 0: empty */
-	char *s;
-};
 
 struct gp_reader {
 	const uint8_t *data;
@@ -49,8 +46,9 @@ struct gp_reader {
 	struct gp_codec codec;
 	struct libdeflate_decompressor *ld; /* raw inflate, reused chunk after chunk */
 
-	struct str_slot *strs;
-	uint32_t strs_cap, strs_n;
+	struct u64map str_of; /* string id -> index + 1 in strs */
+	char **strs;
+	size_t strs_n, strs_alloc;
 	uint64_t strs_bytes;
 
 	struct gp_reader_stats st;
@@ -217,9 +215,10 @@ void gp_reader__free(struct gp_reader *r)
 		return;
 	if (r->map_len)
 		munmap((void *)r->data, r->map_len);
-	for (i = 0; r->strs && i < r->strs_cap; i++)
-		free(r->strs[i].s);
+	for (i = 0; i < r->strs_n; i++)
+		free(r->strs[i]);
 	free(r->strs);
+	u64map_free(&r->str_of);
 	free(r->raw);
 	free(r->pack);
 	libdeflate_free_decompressor(r->ld);
@@ -293,27 +292,18 @@ void gp_reader__stats(const struct gp_reader *r, struct gp_reader_stats *st)
 	*st = r->st;
 }
 
-static uint32_t id_hash(uint32_t id)
-{
-	return id * 2654435761u;
-}
 
 const char *gp_reader__string(const struct gp_reader *r, uint32_t id)
 {
-	uint32_t i;
+	uint32_t i = id ? u64map_get(&r->str_of, id) : 0;
 
-	if (!id || !r->strs)
-		return NULL;
-	for (i = id_hash(id) & (r->strs_cap - 1); r->strs[i].id; i = (i + 1) & (r->strs_cap - 1))
-		if (r->strs[i].id == id)
-			return r->strs[i].s;
-	return NULL;
+	return i ? r->strs[i - 1] : NULL;
 }
 
 /* Keep the first definition of each id; a full table just stops growing. */
 static void remember_string(struct gp_reader *r, const struct gp_rec_string *s)
 {
-	uint32_t i;
+	char *copy;
 
 	if (gp_reader__string(r, s->id))
 		return;
@@ -321,33 +311,17 @@ static void remember_string(struct gp_reader *r, const struct gp_rec_string *s)
 		r->st.strings_dropped++;
 		return;
 	}
-	if ((r->strs_n + 1) * 10 > r->strs_cap * 7) {
-		uint32_t ncap = r->strs_cap ? r->strs_cap * 2 : 1024;
-		struct str_slot *ns = calloc(ncap, sizeof(*ns));
-
-		if (!ns)
-			return;
-		for (i = 0; i < r->strs_cap; i++) {
-			uint32_t j;
-
-			if (!r->strs[i].id)
-				continue;
-			for (j = id_hash(r->strs[i].id) & (ncap - 1); ns[j].id; j = (j + 1) & (ncap - 1))
-				;
-			ns[j] = r->strs[i];
-		}
-		free(r->strs);
-		r->strs = ns;
-		r->strs_cap = ncap;
-	}
-	for (i = id_hash(s->id) & (r->strs_cap - 1); r->strs[i].id; i = (i + 1) & (r->strs_cap - 1))
-		;
-	r->strs[i].s = malloc(s->len + 1);
-	if (!r->strs[i].s)
+	if (GP_ALLOC_GROW(r->strs, r->strs_n + 1, r->strs_alloc))
 		return;
-	memcpy(r->strs[i].s, s->data, s->len + 1);
-	r->strs[i].id = s->id;
-	r->strs_n++;
+	copy = malloc(s->len + 1);
+	if (!copy)
+		return;
+	if (u64map_put(&r->str_of, s->id, (uint32_t)r->strs_n + 1)) {
+		free(copy);
+		return;
+	}
+	memcpy(copy, s->data, s->len + 1);
+	r->strs[r->strs_n++] = copy;
 	r->strs_bytes += s->len;
 }
 
