@@ -287,21 +287,15 @@ static struct an_thread *find_thread(struct analysis *a, uint32_t pid, uint32_t 
 	return a->nr_t ? bsearch(&key, a->t, a->nr_t, sizeof(*a->t), cmp_key) : NULL;
 }
 
-static uint64_t str_hash(const char *s)
+static uint64_t reason_hash(const char *fn, size_t thread, enum an_cat cat)
 {
-	uint64_t h = 1469598103934665603ull;
-
-	while (*s) {
-		h ^= (unsigned char)*s++;
-		h *= 1099511628211ull;
-	}
-	return h;
+	return gp_mix64(gp_hash_bytes(fn, strlen(fn)) ^ (uint64_t)thread << 32 ^ (uint64_t)cat << 24);
 }
 
 static int reasons_add(struct an_reasons *rs, const char *fn, size_t thread, enum an_cat cat,
 		       uint64_t ns, uint64_t count)
 {
-	uint64_t h = str_hash(fn) ^ ((uint64_t)thread * 0x9e3779b97f4a7c15ull) ^ cat;
+	uint64_t h = reason_hash(fn, thread, cat);
 	size_t i, mask;
 
 	if ((rs->n + 1) * 2 >= rs->nslots) {
@@ -312,8 +306,7 @@ static int reasons_add(struct an_reasons *rs, const char *fn, size_t thread, enu
 			return -ENOMEM;
 		for (j = 0; j < rs->n; j++) {
 			const struct an_reason *e = &rs->v[j];
-			uint64_t eh = str_hash(e->fn) ^
-				      ((uint64_t)e->thread * 0x9e3779b97f4a7c15ull) ^ e->cat;
+			uint64_t eh = reason_hash(e->fn, e->thread, e->cat);
 
 			for (i = eh & (n - 1); slots[i]; i = (i + 1) & (n - 1))
 				;
