@@ -17,6 +17,7 @@
 #include "json_utf8.h"
 #include "stack_agg.h"
 #include "timeline.h"
+#include "u64map.h"
 
 /*
  * Output goes through our own buffer and leaves in large gzwrite()s: the
@@ -297,48 +298,15 @@ int chrome_trace__write_string(gzFile out, const char *s)
 }
 
 /*
- * The tracks (pid, tid) and processes already announced with metadata:
- * an open-addressing set of 64-bit keys, UINT64_MAX marking a free slot.
+ * Add key to the set of tracks (pid << 32 | tid) or processes already
+ * announced with metadata: 1 if it was new, 0 if present, -ENOMEM.
+ * UINT64_MAX (pid and tid both ~0) reads as present, never announced.
  */
-struct keyset {
-	uint64_t *slots;
-	size_t cap, nr;
-};
-
-
-/* 1 if key was new (and is now in), 0 if present, -ENOMEM. */
-static int keyset_add(struct keyset *ks, uint64_t key)
+static int keyset_add(struct u64map *set, uint64_t key)
 {
-	size_t i;
-
-	if (key == UINT64_MAX)
+	if (key == UINT64_MAX || u64map_get(set, key))
 		return 0;
-	if (2 * (ks->nr + 1) > ks->cap) {
-		size_t ncap = ks->cap ? 2 * ks->cap : 64, j;
-		uint64_t *ns = malloc(ncap * sizeof(*ns));
-
-		if (!ns)
-			return -ENOMEM;
-		memset(ns, 0xff, ncap * sizeof(*ns));
-		for (j = 0; j < ks->cap; j++) {
-			if (ks->slots[j] == UINT64_MAX)
-				continue;
-			for (i = gp_mix64(ks->slots[j]) & (ncap - 1); ns[i] != UINT64_MAX;
-			     i = (i + 1) & (ncap - 1))
-				;
-			ns[i] = ks->slots[j];
-		}
-		free(ks->slots);
-		ks->slots = ns;
-		ks->cap = ncap;
-	}
-	for (i = gp_mix64(key) & (ks->cap - 1); ks->slots[i] != UINT64_MAX;
-	     i = (i + 1) & (ks->cap - 1))
-		if (ks->slots[i] == key)
-			return 0;
-	ks->slots[i] = key;
-	ks->nr++;
-	return 1;
+	return u64map_put(set, key, 1) ? -ENOMEM : 1;
 }
 
 /*
@@ -363,7 +331,7 @@ struct ct {
 	uint64_t base;
 	int first;
 	int err;
-	struct keyset procs, threads;
+	struct u64map procs, threads; /* announced: key -> 1 */
 	uint64_t last_host, last_gpu, last_offcpu; /* the track the previous event announced, or UINT64_MAX */
 	struct esc_cache strs;	      /* timeline strings as they are */
 	struct esc_cache knames;      /* kernel names as shown (demangled) */
@@ -1354,8 +1322,8 @@ static void ct_free(struct ct *ct)
 {
 	if (!ct)
 		return;
-	free(ct->procs.slots);
-	free(ct->threads.slots);
+	u64map_free(&ct->procs);
+	u64map_free(&ct->threads);
 	chrome_trace__stacks_free(ct->stacks);
 	esc_free(&ct->strs);
 	esc_free(&ct->knames);
