@@ -20,6 +20,7 @@
 #include <libelf.h>
 
 #include "cpu_agent.h"
+#include "gp_alloc.h"
 #include "gp_reader.h"
 #include "gp_record.h"
 
@@ -162,12 +163,8 @@ static inline int harness__load(const char *dir, struct harness_trace *t)
 		}
 		if (h->type == GP_REC_STRING)
 			continue;
-		if (t->n == cap) {
-			cap = cap ? cap * 2 : 1024;
-			t->r = realloc(t->r, cap * sizeof(*t->r));
-			if (!t->r)
-				abort();
-		}
+		if (GP_ALLOC_GROW(t->r, t->n + 1, cap))
+			abort();
 		x = &t->r[t->n++];
 		memset(x, 0, offsetof(struct harness_rec, ips));
 		x->path[0] = '\0';

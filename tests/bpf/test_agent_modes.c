@@ -190,11 +190,7 @@ static void ksyms_load(void)
 			continue;
 		if (type != 't' && type != 'T')
 			continue;
-		if (nksyms == cap) {
-			cap = cap ? 2 * cap : 65536;
-			ksyms = realloc(ksyms, cap * sizeof(*ksyms));
-			assert_non_null(ksyms);
-		}
+		assert_int_equal(GP_ALLOC_GROW(ksyms, nksyms + 1, cap), 0);
 		ksyms[nksyms].addr = addr;
 		memcpy(ksyms[nksyms].name, name, sizeof(name));
 		nksyms++;

@@ -59,6 +59,7 @@
 #include <string.h>
 
 #include "api_filter.h"
+#include "gp_alloc.h"
 #include "gp_reader.h"
 #include "gp_util.h"
 #include "gp_record.h"
@@ -100,13 +101,9 @@ struct vec {
 
 static struct item *push(struct vec *a)
 {
-	if (a->n == a->cap) {
-		a->cap = a->cap ? a->cap * 2 : 1024;
-		a->v = realloc(a->v, a->cap * sizeof(*a->v));
-		if (!a->v) {
-			fprintf(stderr, "trace_check: out of memory\n");
-			exit(2);
-		}
+	if (GP_ALLOC_GROW(a->v, a->n + 1, a->cap)) {
+		fprintf(stderr, "trace_check: out of memory\n");
+		exit(2);
 	}
 	memset(&a->v[a->n], 0, sizeof(a->v[0]));
 	return &a->v[a->n++];
@@ -464,12 +461,8 @@ static int load_trace(const char *path, struct vec *out, struct trace_info *ti, 
 		case GP_REC_API_STACK: {
 			const struct gp_rec_api_stack *a = (const void *)rec;
 
-			if (nr_apistacks == cap_apistacks) {
-				cap_apistacks = cap_apistacks ? 2 * cap_apistacks : 1024;
-				apistacks = realloc(apistacks, cap_apistacks * sizeof(*apistacks));
-				if (!apistacks)
-					abort();
-			}
+			if (GP_ALLOC_GROW(apistacks, nr_apistacks + 1, cap_apistacks))
+				abort();
 			apistacks[nr_apistacks++] = (struct apistack){
 				a->correlation_id, a->stack_id, a->hdr.flags,
 				a->stack_id < 65536 && stack_frames[a->stack_id] ?
