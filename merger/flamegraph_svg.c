@@ -418,7 +418,8 @@ struct diff_state {
 
 static size_t node_hash(uint32_t parent, enum gp_frame_kind kind, const char *name)
 {
-	return (size_t)(name_hash(name) ^ (parent * 0x9e3779b1u) ^ ((uint32_t)kind << 24));
+	return (size_t)gp_mix64((uint64_t)gp_hash_bytes(name, strlen(name)) << 32 ^ parent ^
+				(uint64_t)kind << 24);
 }
 
 static uint32_t diff_find(const struct diff_state *d, uint32_t parent, enum gp_frame_kind kind,

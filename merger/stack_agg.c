@@ -9,6 +9,7 @@
 
 #include "gp_alloc.h"
 #include "gp_strtab.h"
+#include "gp_util.h"
 
 /*
  * Layout: every node lives in one array and is found from its parent through
@@ -67,11 +68,7 @@ const char *gp_frame_kind__name(enum gp_frame_kind kind)
 
 static uint32_t hash_node_key(uint32_t parent, uint32_t name, unsigned kind)
 {
-	uint64_t h = ((uint64_t)parent << 32 | name) * 0x9e3779b97f4a7c15ULL;
-
-	h ^= (uint64_t)(kind + 1) * 0xc2b2ae3d27d4eb4fULL;
-	h ^= h >> 29;
-	return (uint32_t)(h ^ (h >> 32));
+	return (uint32_t)gp_mix64(((uint64_t)parent << 32 | name) ^ (uint64_t)kind << 56);
 }
 
 /*
