@@ -32,6 +32,7 @@
 
 #include "agent_harness.h"
 #include "bpf_require.h"
+#include "gp_util.h"
 
 #define TEST_NAME "test_cfi_programs"
 #define HZ 999
@@ -583,7 +584,7 @@ static void test_against_perf(void **state)
 	assert_true(ours.total >= 2 * MIN_SAMPLES && perf.total >= 2 * MIN_SAMPLES);
 	assert_true(whole >= 0.99 * n || n - whole <= 2);
 	/* every chain the program has, in both */
-	for (size_t i = 0; i < sizeof(expect) / sizeof(expect[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(expect); i++) {
 		assert_true(chain_share(&ours, expect[i]) >= 2.0);
 		assert_true(chain_share(&perf, expect[i]) >= 2.0);
 	}
