@@ -247,7 +247,7 @@ struct harness_sym {
 struct harness_syms {
 	char path[4096];
 	struct harness_sym *s;
-	size_t n;
+	size_t n, alloc;
 	struct {
 		uint64_t vaddr, offset, filesz;
 	} load[16];
@@ -300,7 +300,8 @@ static inline int harness__syms_load(struct harness_syms *y, const char *path)
 			nm = elf_strptr(elf, sh.sh_link, sym.st_name);
 			if (!nm)
 				continue;
-			y->s = realloc(y->s, (y->n + 1) * sizeof(*y->s));
+			if (GP_ALLOC_GROW(y->s, y->n + 1, y->alloc))
+				abort();
 			y->s[y->n].addr = sym.st_value;
 			y->s[y->n].size = sym.st_size ? sym.st_size : 1;
 			y->s[y->n].name = strdup(nm);
