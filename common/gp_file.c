@@ -184,3 +184,20 @@ const char *gp_file__strerror(int err)
 		return strerror(err < 0 ? -err : err);
 	}
 }
+
+int gp_file__write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}

@@ -45,6 +45,9 @@ FILE *gp_file__fopen_output(const char *path);
 /* Open @path as a directory that is not a link and belongs to @owner (-EPERM otherwise). */
 int gp_file__dir_owned(const char *path, uid_t owner);
 
+/* Write all of @buf to @fd, retrying on EINTR: 0 or -errno (-EIO for a write that stores nothing). */
+int gp_file__write_full(int fd, const void *buf, size_t len);
+
 /* What a -errno of the calls above means, for "cannot write 'X': ..." messages. */
 const char *gp_file__strerror(int err);
 

@@ -13,6 +13,7 @@
 
 #include "gp_alloc.h"
 #include "gp_codec.h"
+#include "gp_file.h"
 #include "gp_pack.h"
 #include "gp_record.h"
 #include "gp_util.h"
@@ -113,26 +114,6 @@ static size_t round8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static void copy_str(char *dst, size_t cap, const char *src)
 {
 	size_t n = strnlen(src, cap - 1);
@@ -213,7 +194,7 @@ static int write_header(struct gp_writer *w, const struct gp_writer_opts *o)
 	h.header_crc = header_crc(&h);
 	w->hdr = h;
 	w->bytes += sizeof(h);
-	return over_fsize(w, 0) ?: write_all(w->fd, &h, sizeof(h));
+	return over_fsize(w, 0) ?: gp_file__write_full(w->fd, &h, sizeof(h));
 }
 
 struct gp_writer *gp_writer__fdopen(int fd, const struct gp_writer_opts *opts)
@@ -346,7 +327,8 @@ int gp_writer__flush(struct gp_writer *w)
 	ch.payload_crc = (uint32_t)crc32(0, p, ch.csize);
 	ch.header_crc = (uint32_t)crc32(0, (const Bytef *)&ch, offsetof(struct gp_chunk_header, header_crc));
 	memcpy(w->out, &ch, sizeof(ch));
-	err = over_fsize(w, sizeof(ch) + ch.csize) ?: write_all(w->fd, w->out, sizeof(ch) + ch.csize);
+	err = over_fsize(w, sizeof(ch) + ch.csize) ?:
+		      gp_file__write_full(w->fd, w->out, sizeof(ch) + ch.csize);
 	if (err) {
 		/*
 		 * Take back what part of the chunk went out (a full disk takes

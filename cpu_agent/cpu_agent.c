@@ -733,24 +733,6 @@ static int agent_create(struct cpu_agent *a, const char *name)
 	return fd;
 }
 
-/* Write all of @buf: 0 or -errno (-EIO for a write that stores nothing). */
-static int write_full(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int copy_fd(struct cpu_agent *a, int in, uint64_t max, const char *name);
 
 _Static_assert(GP_PERF_MAP_LINK == ELOOP && GP_PERF_MAP_NOT_FILE == EINVAL &&
@@ -1691,7 +1673,7 @@ static int copy_fd(struct cpu_agent *a, int in, uint64_t max, const char *name)
 			err = -errno;
 			break;
 		}
-		err = write_full(out, buf, (size_t)n);
+		err = gp_file__write_full(out, buf, (size_t)n);
 		if (err)
 			break;
 		left -= (uint64_t)n;

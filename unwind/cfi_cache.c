@@ -152,24 +152,6 @@ int cfi_cache__get(struct cfi_cache *c, const char *key, struct cfi_table **out)
 	return 0;
 }
 
-/* Write all of @buf: 0 or -errno. */
-static int write_full(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 struct ent {
 	struct timespec used;
 	uint64_t size;
@@ -259,7 +241,7 @@ int cfi_cache__put(struct cfi_cache *c, const char *key, const struct cfi_table 
 		err = fd;
 		goto out;
 	}
-	err = write_full(fd, buf, len);
+	err = gp_file__write_full(fd, buf, len);
 	if (close(fd) && !err)
 		err = -errno;
 	fd = -1;
