@@ -814,23 +814,31 @@ struct sync_stamp {
  * instant logged is their midpoint: from the narrowest of a few tries, so a
  * preemption between the reads does not set the log apart from the record.
  */
-static struct sync_stamp sync_now(void)
+uint64_t gpsim__stamp(uint64_t *own)
 {
 	const struct gpsim_hooks *h = hooks();
-	struct sync_stamp t = { gpsim_now(), 0 };
-	uint64_t width = UINT64_MAX;
+	uint64_t width = UINT64_MAX, mono = gpsim_now();
 
+	*own = 0;
 	if (!h || !h->clock)
-		return t;
+		return mono;
 	for (int i = 0; i < 5 && width > 1000; i++) {
-		uint64_t m0 = gpsim_now(), own = h->clock(), m1 = gpsim_now();
+		uint64_t m0 = gpsim_now(), c = h->clock(), m1 = gpsim_now();
 
 		if (m1 - m0 < width) {
 			width = m1 - m0;
-			t.mono = m0 + (m1 - m0) / 2;
-			t.own = own;
+			mono = m0 + (m1 - m0) / 2;
+			*own = c;
 		}
 	}
+	return mono;
+}
+
+static struct sync_stamp sync_now(void)
+{
+	struct sync_stamp t;
+
+	t.mono = gpsim__stamp(&t.own);
 	return t;
 }
 

@@ -684,7 +684,7 @@ static void hook_mem(const struct gpsim_mem_ev *ev)
 		m->correlationId = ev->corr;
 		m->address = ev->address;
 		m->bytes = ev->bytes;
-		m->timestamp = cupti_now();
+		m->timestamp = ev->own_ts ? ev->own_ts : cupti_now(); /* the logged instant */
 		m->processId = gpsim_getpid();
 		m->deviceId = GPSIM_DEVICE_ID;
 		m->contextId = ev->context_id;
@@ -720,7 +720,7 @@ static void hook_mem(const struct gpsim_mem_ev *ev)
 		m->address = ev->pool_address;
 		m->size = ev->pool_size;
 		m->releaseThreshold = ev->pool_release_threshold;
-		m->timestamp = cupti_now();
+		m->timestamp = ev->own_ts ? ev->own_ts : cupti_now(); /* the logged instant */
 		m->utilizedSize = ev->pool_used;
 		m->isManagedPool = (uint8_t)ev->pool_managed;
 	}

@@ -40,6 +40,11 @@ GPSIM_HIDDEN uint32_t gpsim__stream_id(struct CUstream_st *s);
 GPSIM_HIDDEN int gpsim__stream_capturing(struct CUstream_st *s);
 /* The ids records of work issued now carry (runtime call's id if any, else the driver call's). */
 GPSIM_HIDDEN uint32_t gpsim__corr(void);
+/*
+ * A CPU-side instant on both clocks: CLOCK_MONOTONIC (returned, for the log)
+ * and the tracer's (*own; 0 without one), read so that they agree.
+ */
+GPSIM_HIDDEN uint64_t gpsim__stamp(uint64_t *own);
 GPSIM_HIDDEN int gpsim__inited(void);
 GPSIM_HIDDEN void gpsim__wait_until(uint64_t t);
 /* All work issued so far has finished by this time. */

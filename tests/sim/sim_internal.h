@@ -145,6 +145,7 @@ struct gpsim_mem_ev {
 	int is_async;
 	uint64_t address, bytes;
 	uint64_t ts;		/* CLOCK_MONOTONIC */
+	uint64_t own_ts;	/* the same instant on the tracer's clock (gpsim__stamp) */
 	/* the pool: stream-ordered allocations and pool events (pool_type 0: none) */
 	int pool_type;		/* CUpti_ActivityMemoryPoolType */
 	int pool_managed;

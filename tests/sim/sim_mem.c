@@ -120,7 +120,7 @@ static void report(struct gpsim_mem_ev *ev, const struct CUmemPoolHandle_st *poo
 		ev->corr = gpsim__corr();
 	if (!ev->context_id)
 		ev->context_id = gpsim__ctx_id(gpsim__ctx_top());
-	ev->ts = gpsim_now();
+	ev->ts = gpsim__stamp(&ev->own_ts);
 	if (pool) {
 		ev->pool_type = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL;
 		ev->pool_managed = pool->managed;
