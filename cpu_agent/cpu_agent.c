@@ -22,6 +22,7 @@
 #include "cpu_sample.h"
 #include "cpu_sample_prog.h"
 #include "gp_file.h"
+#include "gp_util.h"
 #include "gp_record.h"
 #include "gp_writer.h"
 #include "heap_reuse.h"
@@ -50,6 +51,8 @@
 #define AGENT_DEF_HZ		99
 #define AGENT_DEF_MIN_BLOCK_US	1000
 #define AGENT_RESCAN_NS		(100ull * 1000 * 1000)	/* /proc/PID/maps rescan */
+/* rescans of a process after its exec, in ms from the exec seen: its libraries load */
+static const unsigned int AGENT_EARLY_SCANS[] = { 2, 10, 30, 60 };
 #define AGENT_CLOCK_NS		(1000ull * 1000 * 1000)	/* clock pairs, lost counts */
 #define AGENT_DEF_FLUSH_MS	1000	/* as the injection library's GPUPERF_FLUSH_MS */
 #define AGENT_MIN_FLUSH_MS	10
@@ -84,6 +87,13 @@ struct proc {
 	 * (late_rescan()).
 	 */
 	bool pre_exec;
+	/*
+	 * Rescans soon after an exec (AGENT_EARLY_SCANS), while ld.so loads the
+	 * libraries: stacks are unwound when their records are read, often after
+	 * a short program is gone, and need the mappings it had.
+	 */
+	uint64_t early_ns;	/* the next one; 0: none */
+	unsigned int early;	/* how many were done */
 	uid_t uid, euid;	/* its real and effective uid when last scanned (a perf map's owner) */
 	bool uid_known;
 };
@@ -116,6 +126,7 @@ struct cpu_agent {
 	struct bid_entry bids[AGENT_BUILD_ID_CACHE];
 	size_t nbids;
 	uint64_t next_rescan, next_clock, next_flush;
+	uint64_t next_early;	/* the earliest proc.early_ns, UINT64_MAX: none */
 	uint64_t flush_ns;
 	struct cpu_agent_stats st;
 	uint32_t *tids;	/* opts.tids, sorted; NULL: every thread of the followed processes */
@@ -377,6 +388,44 @@ static void proc_del_tid(struct proc *p, uint32_t tid)
 }
 
 static void scan_maps(struct cpu_agent *a, struct proc *p, uint64_t ts);
+
+/* Schedule the rescans of a process that has just exec'ed. */
+static void early_scan_from(struct cpu_agent *a, struct proc *p, uint64_t now)
+{
+	p->early = 0;
+	p->early_ns = now + AGENT_EARLY_SCANS[0] * 1000000ull;
+	if (p->early_ns < a->next_early)
+		a->next_early = p->early_ns;
+}
+
+/* The early rescans that are due; the next one's time. */
+static void early_scans(struct cpu_agent *a, uint64_t now)
+{
+	uint64_t next = UINT64_MAX;
+
+	for (size_t i = 0; i < a->nprocs; i++) {
+		struct proc *p = &a->procs[i];
+
+		if (!p->early_ns)
+			continue;
+		if (!p->alive) {
+			p->early_ns = 0;
+			continue;
+		}
+		if (now >= p->early_ns) {
+			uint64_t base = p->early_ns - AGENT_EARLY_SCANS[p->early] * 1000000ull;
+
+			scan_maps(a, p, now);
+			p->early++;
+			p->early_ns = p->early < ARRAY_SIZE(AGENT_EARLY_SCANS) ?
+					      base + AGENT_EARLY_SCANS[p->early] * 1000000ull :
+					      0;
+		}
+		if (p->early_ns && p->early_ns < next)
+			next = p->early_ns;
+	}
+	a->next_early = next;
+}
 
 /* The process record of a process seen now (ppid, comm and exe from /proc). */
 static void write_proc_info(struct cpu_agent *a, struct proc *p, uint64_t ts)
@@ -906,6 +955,7 @@ static int on_proc_event(void *ctx, const struct proc_track_event *ev)
 			p->pre_exec = false;
 			scan_maps(a, p, ev->ts_ns);
 			scan_threads(a, p, ev->ts_ns);
+			early_scan_from(a, p, now_ns(CLOCK_MONOTONIC));
 		}
 		break;
 	}
@@ -1528,6 +1578,7 @@ int cpu_agent__start(struct cpu_agent *a)
 		scan_threads(a, p, ts);
 	}
 	a->next_rescan = ts + AGENT_RESCAN_NS;
+	a->next_early = UINT64_MAX;
 	a->next_clock = ts + AGENT_CLOCK_NS;
 	a->next_flush = ts + a->flush_ns;
 	return 0;
@@ -1561,6 +1612,8 @@ static void periodic(struct cpu_agent *a)
 {
 	uint64_t now = now_ns(CLOCK_MONOTONIC);
 
+	if (now >= a->next_early)
+		early_scans(a, now);
 	if (now >= a->next_rescan) {
 		for (size_t i = 0; i < a->nprocs;) {
 			struct proc *p = &a->procs[i];
@@ -1593,12 +1646,15 @@ static void periodic(struct cpu_agent *a)
 int cpu_agent__poll(struct cpu_agent *a, int timeout_ms)
 {
 	struct epoll_event evs[8];
+	uint64_t wake;
 	int n, left;
 
 	if (!a->started || a->stopped)
 		return -EINVAL;
-	left = (int)(((int64_t)(a->next_rescan < a->next_flush ? a->next_rescan : a->next_flush) -
-		      (int64_t)now_ns(CLOCK_MONOTONIC)) / 1000000);
+	wake = a->next_rescan < a->next_flush ? a->next_rescan : a->next_flush;
+	if (a->next_early < wake)
+		wake = a->next_early;
+	left = (int)(((int64_t)wake - (int64_t)now_ns(CLOCK_MONOTONIC)) / 1000000);
 	if (left < 0)
 		left = 0;
 	if (timeout_ms < 0 || timeout_ms > left)

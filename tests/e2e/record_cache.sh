@@ -19,37 +19,50 @@ prog() {
 cache() { json "$1/record.json" "d['agent']['unwind_cache']$2"; }
 cdir=$XDG_CACHE_HOME/gpuperf
 
+# Tables are built for the files the stacks pass through, so the set can
+# differ between runs (ld.so is sampled or not): sh and libc are in every
+# stack, and each run's counts are checked against what the cache held.
+entries() { find "$cdir" -maxdepth 1 -name '*.cfi' -type f | wc -l; }
 prog r1
 expect_status 0 $? "record --cpu, cache empty"
 m=$(cache r1 "['misses']")
 w=$(cache r1 "['written']")
-[ "$(cache r1 "['hits']")" = 0 ] && [ "$m" -ge 3 ] && [ "$w" = "$m" ] &&
+[ "$(cache r1 "['hits']")" = 0 ] && [ "$m" -ge 2 ] && [ "$w" = "$m" ] &&
 	ok "first run: $m tables built and written" ||
 	fail "first run: $(cache r1 '') ($(cat err.txt))"
-n=$(find "$cdir" -maxdepth 1 -name '*.cfi' -type f | wc -l)
+n=$(entries)
 [ "$n" = "$w" ] || fail "$n entries in $cdir, $w written"
 [ "$(cache r1 "['dir']")" = "$cdir" ] || fail "record.json names $(cache r1 "['dir']"), not $cdir"
 
 prog r2
 expect_status 0 $? "record --cpu, cache warm"
-[ "$(cache r2 "['hits']")" = "$w" ] && [ "$(cache r2 "['misses']")" = 0 ] &&
-	[ "$(cache r2 "['written']")" = 0 ] &&
-	ok "second run: the $w tables read from the cache, none built" ||
-	fail "second run: $(cache r2 '')"
+h=$(cache r2 "['hits']")
+[ "$h" -ge 2 ] && [ "$h" -le "$w" ] && [ "$(cache r2 "['bad']")" = 0 ] &&
+	[ "$(cache r2 "['written']")" = "$(cache r2 "['misses']")" ] &&
+	[ "$(entries)" = $((w + $(cache r2 "['written']"))) ] &&
+	ok "second run: $h tables read from the cache, built only what it lacked" ||
+	fail "second run: $(cache r2 '') with $w in the cache"
 [ "$(json r2/record.json "d['agent']['unwind_ends']['root'] > 0")" = True ] ||
 	fail "second run: no stack reached its root with cached tables: $(json r2/record.json "d['agent']")"
 
-# one entry cut short, one with a byte changed: ignored, counted, rebuilt
-set -- "$cdir"/*.cfi
-truncate -s 100 "$1"
-printf 'X' | dd of="$2" bs=1 seek=300 conv=notrunc status=none
+# every entry corrupt, cut short or with a byte changed: ignored, counted, rebuilt
+i=0
+for e in "$cdir"/*.cfi; do
+	if [ $((i++ % 2)) = 0 ]; then
+		truncate -s 100 "$e"
+	else
+		printf 'X' | dd of="$e" bs=1 seek=300 conv=notrunc status=none
+	fi
+done
 prog r3
-[ "$(cache r3 "['bad']")" = 2 ] && [ "$(cache r3 "['written']")" = 2 ] &&
-	[ "$(cache r3 "['hits']")" = $((w - 2)) ] &&
-	ok "corrupt entries: 2 ignored, rebuilt and written again" ||
+b=$(cache r3 "['bad']")
+[ "$(cache r3 "['hits']")" = 0 ] && [ "$b" -ge 2 ] &&
+	[ "$(cache r3 "['written']")" = $((b + $(cache r3 "['misses']"))) ] &&
+	ok "corrupt entries: $b ignored, rebuilt and written again" ||
 	fail "corrupt entries: $(cache r3 '')"
 prog r4
-[ "$(cache r4 "['hits']")" = "$w" ] && [ "$(cache r4 "['bad']")" = 0 ] &&
+[ "$(cache r4 "['hits']")" -ge 2 ] && [ "$(cache r4 "['bad']")" = 0 ] &&
+	[ "$(cache r4 "['written']")" = "$(cache r4 "['misses']")" ] &&
 	ok "the rewritten entries are read back" || fail "after the rewrite: $(cache r4 '')"
 
 # GPUPERF_CACHE=0: not read, not written
@@ -76,7 +89,7 @@ if [ "$(id -u)" = 0 ]; then
 	expect_status 0 $? "record --cpu for nobody"
 	w=$(cache nobody/s1 "['written']")
 	bad=$(find "$XDG_CACHE_HOME" ! -uid 65534 -printf '%u %p\n')
-	[ "$w" -ge 3 ] && [ -z "$bad" ] && ok "for nobody: $w entries, all theirs" ||
+	[ "$w" -ge 2 ] && [ -z "$bad" ] && ok "for nobody: $w entries, all theirs" ||
 		fail "for nobody: written $w, not nobody's: $bad"
 	# every entry replaced by a link to a root-only file
 	for e in "$ncdir"/*.cfi; do
@@ -85,12 +98,15 @@ if [ "$(id -u)" = 0 ]; then
 	done
 	prog nobody/s2
 	expect_status 0 $? "record --cpu for nobody, links in the cache"
-	intact && [ "$(cache nobody/s2 "['bad']")" = "$w" ] && [ "$(cache nobody/s2 "['written']")" = "$w" ] &&
+	b=$(cache nobody/s2 "['bad']")
+	intact && [ "$b" -ge 2 ] && [ "$(cache nobody/s2 "['hits']")" = 0 ] &&
+		[ "$(cache nobody/s2 "['written']")" = $((b + $(cache nobody/s2 "['misses']"))) ] &&
 		ok "links planted in the cache: not followed, replaced by entries" ||
 		fail "links planted in the cache: secret $(cat "$secret"), $(cache nobody/s2 '')"
+	# the links of the files this run did not pass through are left as they were
 	n=$(find "$ncdir" -type l | wc -l)
 	bad=$(find "$XDG_CACHE_HOME" ! -uid 65534 -printf '%u %p\n')
-	[ "$n" = 0 ] && [ -z "$bad" ] || fail "after the links: $n links left, not nobody's: $bad"
+	[ "$n" = $((w - b)) ] && [ -z "$bad" ] || fail "after the links: $n links left of $w, $b replaced, not nobody's: $bad"
 	# the cache directory itself a link to a root directory: not used
 	mkdir -m 0755 rootdir
 	setpriv --reuid=65534 --regid=65534 --clear-groups mkdir nobody/evil
