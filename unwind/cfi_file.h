@@ -21,7 +21,7 @@
 
 struct cfi_table;
 
-#define CFI_FILE_VERSION 1
+#define CFI_FILE_VERSION 2 /* 2: short gaps after an entry state continue it */
 #define CFI_FILE_KEY_MAX 96 /* with the NUL */
 
 /*

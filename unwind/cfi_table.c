@@ -690,6 +690,23 @@ static int fdes_scan(struct fdes *f, const struct region *r, bool debug)
 	return 0;
 }
 
+/*
+ * A gap shorter than this between an FDE that ends in its entry state
+ * (CFA rsp + 8, nothing saved) and the next FDE continues the first:
+ * glibc's clone3 closes its FDE before the syscall and opens the child's
+ * after the parent's `ret`, so the parent returning from the syscall (a
+ * thread's creator, preempted there) has no CFI, and what it runs there
+ * (test, branch, ret) leaves the stack as at entry. Padding between
+ * functions never runs; a function without CFI this short has no frame.
+ */
+#define GAP_CONTINUES 16
+
+static bool entry_state(const struct state *s)
+{
+	return s->cfa_how == CFA_REG && s->cfa_reg == DW_RSP && s->cfa_off == 8 &&
+	       s->ra.how == R_OFF && s->ra.off == -8 && s->rbp.how == R_SAME;
+}
+
 /* Turn the FDE list into rows: sort, run each program, close gaps, merge equal neighbours. */
 static int build(struct fdes *f, struct cfi_table **out)
 {
@@ -746,10 +763,13 @@ static int build(struct fdes *f, struct cfi_table **out)
 			state_to_row(&s, cie.signal, loc, &row);
 			rows_put(&rs, &row);
 		}
-		memset(&row, 0, sizeof(row));
-		row.start = (uint32_t)e->end;
-		row.kind = GP_CFI_NONE;
-		rows_put(&rs, &row);
+		if (i + 1 == f->n || f->v[i + 1].begin <= e->end ||
+		    f->v[i + 1].begin - e->end >= GAP_CONTINUES || !entry_state(&s)) {
+			memset(&row, 0, sizeof(row));
+			row.start = (uint32_t)e->end;
+			row.kind = GP_CFI_NONE;
+			rows_put(&rs, &row);
+		}
 		f->st.fdes++;
 		f->st.fdes_debug += e->debug;
 		if (rs.err) {

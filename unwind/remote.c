@@ -80,7 +80,7 @@ int gp_unwind__remote(const struct gp_unwind_remote *r, uint64_t *pcs, int max, 
 			exact = true;
 			continue;
 		}
-		end = gp_step__cfa(row->kind, row->arg, row->cfa_off, pc, sp, bp, bp_ok, &cfa);
+		end = gp_step__cfa(row->kind, row->arg, row->cfa_off, pc, sp, bp, bp_ok, exact, &cfa);
 		if (end >= 0)
 			goto out;
 		if (cfa <= sp) {

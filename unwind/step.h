@@ -18,9 +18,17 @@
  * cfa_off), for the kinds that have one (RSP, RBP, PLT, NONE: rbp + 16).
  * Returns -1 with *cfa set, or the GP_UNWIND_END_* that ends the stack
  * here (END is the clean ROOT; SIGNAL is the caller's to handle).
+ *
+ * @live: bp is the register as it was sampled (the first frame, or one a
+ * signal frame restored), not a value a callee saved. A frame without CFI
+ * whose saved rbp is 0 is the outermost one: "the user code should mark
+ * the deepest stack frame by setting the frame pointer to zero" (x86-64
+ * psABI 3.4.1); ld.so's _dl_start_user does so before the constructors
+ * it calls. A live rbp of 0 may be any value of code that does not keep
+ * a frame pointer: the walk cannot go on, and does not claim the root.
  */
 static inline int gp_step__cfa(uint8_t kind, uint8_t arg, int32_t cfa_off, uint64_t pc,
-			       uint64_t sp, uint64_t bp, bool bp_ok, uint64_t *cfa)
+			       uint64_t sp, uint64_t bp, bool bp_ok, bool live, uint64_t *cfa)
 {
 	switch (kind) {
 	case GP_CFI_RSP:
@@ -35,6 +43,8 @@ static inline int gp_step__cfa(uint8_t kind, uint8_t arg, int32_t cfa_off, uint6
 		*cfa = sp + 8 + ((pc & 15) >= arg ? 8 : 0);
 		return -1;
 	case GP_CFI_NONE:
+		if (bp_ok && !bp && !live)
+			return GP_UNWIND_END_ROOT;
 		if (!bp_ok || !bp)
 			return GP_UNWIND_END_NO_FP;
 		*cfa = bp + 16;

@@ -516,7 +516,7 @@ static int walk(struct gp_unwind *u, uintptr_t pc, uintptr_t sp, uintptr_t bp, i
 			exact = true;
 			continue;
 		}
-		end = gp_step__cfa(row.kind, row.arg, row.cfa_off, pc, sp, bp, bp_ok, &cfa);
+		end = gp_step__cfa(row.kind, row.arg, row.cfa_off, pc, sp, bp, bp_ok, exact, &cfa);
 		if (end >= 0)
 			goto out;
 		if (cfa <= sp || cfa > hi || !stack_word(cfa - 8, sp, hi, &ra)) {

@@ -311,10 +311,10 @@ static void test_remote_no_cfi_frame_pointer(void **state)
 	no_cfi_bias = bias_of((void *)fp_a);
 	n = unwind_snap(&s, lookup, pcs, &end);
 	no_cfi_bias = 1;
-	if (end != GP_UNWIND_END_NO_FP || n != s.nhere + 1)
+	if (end != GP_UNWIND_END_ROOT || n != s.nhere + 1)
 		print_stacks(pcs, n, s.here, s.nhere);
-	/* _start's CFI says "outermost"; without it, its rbp of 0 ends the walk */
-	assert_int_equal(end, GP_UNWIND_END_NO_FP);
+	/* _start's CFI says "outermost"; without it, the saved rbp of 0 it set says so */
+	assert_int_equal(end, GP_UNWIND_END_ROOT);
 	assert_int_equal(n, s.nhere + 1);
 	for (i = 2; i < n; i++)
 		assert_true(pcs[i] == s.here[i - 1]);
@@ -464,6 +464,67 @@ static void test_remote_epilogue(void **state)
 	assert_int_equal(end, GP_UNWIND_END_ROOT);
 }
 
+/* ---- the return of a syscall outside any FDE, as in glibc's clone3 ---- */
+
+/*
+ * clone3's shape: its FDE ends before the syscall, and the child's opens
+ * after the parent's ret, so the parent returning from the syscall is in
+ * no FDE, its stack as at entry.
+ */
+void gap_fn(void);
+extern const char gap_ret[];
+__asm__(".text\n"
+	".globl gap_fn\n"
+	".type gap_fn, @function\n"
+	"gap_fn:\n"
+	".cfi_startproc\n"
+	"mov $0, %eax\n"
+	".cfi_endproc\n"
+	"nop\n" /* the syscall */
+	".globl gap_ret\n"
+	"gap_ret:\n"
+	"test %rax, %rax\n"
+	"jz 1f\n"
+	"ret\n"
+	"1:\n"
+	".cfi_startproc\n"
+	".cfi_undefined %rip\n"
+	"xor %ebp, %ebp\n"
+	"ud2\n"
+	".cfi_endproc\n"
+	".size gap_fn, .-gap_fn\n");
+
+/*
+ * Stopped at gap_ret, called from saver_fn, called from fp_fn; rbp holds
+ * what the caller left there, not a frame: the walk goes on by the entry
+ * state, not by rbp.
+ */
+static void test_remote_syscall_gap(void **state)
+{
+	uint64_t base = 0x7ff000001000ull, pcs[GP_UNWIND_MAX_DEPTH];
+	uint64_t stack[5] = {
+		(uintptr_t)saver_ret,	/* gap_fn's return address */
+		base + 24,		/* saver_fn: fp_fn's rbp, saved */
+		(uintptr_t)fp_ret,	/* saver_fn's return address */
+		0, 0,			/* fp_fn's frame record: rbp, return address */
+	};
+	struct gp_unwind_remote r = {
+		.rip = (uintptr_t)gap_ret, .rsp = base, .rbp = 0x1234,
+		.stack = stack, .stack_base = base, .stack_len = sizeof(stack), .lookup = lookup,
+	};
+	int end = -1, n;
+
+	(void)state;
+	n = gp_unwind__remote(&r, pcs, GP_UNWIND_MAX_DEPTH, &end);
+	if (n != 3 || end != GP_UNWIND_END_ROOT)
+		print_stacks(pcs, n, NULL, 0);
+	assert_int_equal(n, 3);
+	assert_true(pcs[0] == (uintptr_t)gap_ret);
+	assert_true(pcs[1] == (uintptr_t)saver_ret);
+	assert_true(pcs[2] == (uintptr_t)fp_ret);
+	assert_int_equal(end, GP_UNWIND_END_ROOT);
+}
+
 /* ---- a signal in a frameless leaf: the registers a sample would see ---- */
 
 struct leaf_run {
@@ -575,6 +636,7 @@ int main(void)
 		cmocka_unit_test(test_remote_garbage),
 		cmocka_unit_test(test_remote_leaf),
 		cmocka_unit_test(test_remote_epilogue),
+		cmocka_unit_test(test_remote_syscall_gap),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
