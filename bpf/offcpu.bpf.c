@@ -320,7 +320,8 @@ static __always_inline void read_ustack(struct offcpu_ustack *u)
 
 	u->rip = u->rsp = u->rbp = 0;
 	u->flags = 0;
-	if ((task->flags & PF_KTHREAD) || !regs || !(regs->cs & 3)) {
+	/* no mm: an exiting task past exit_mm(), its user memory gone */
+	if ((task->flags & PF_KTHREAD) || !task->mm || !regs || !(regs->cs & 3)) {
 		u->flags = OFFCPU_USTACK_NO_REGS;
 		u->len = 0;
 		return;
@@ -939,8 +940,9 @@ static __always_inline void task_ustack_copy(struct task_struct *task, struct of
 	u->rip = u->rsp = u->rbp = 0;
 	u->flags = 0;
 	u->len = 0;
-	regs = (BPF_CORE_READ(task, flags) & PF_KTHREAD) ? NULL
-							 : (struct pt_regs *)bpf_task_pt_regs(task);
+	regs = (BPF_CORE_READ(task, flags) & PF_KTHREAD) || !BPF_CORE_READ(task, mm)
+		       ? NULL
+		       : (struct pt_regs *)bpf_task_pt_regs(task);
 	if (!regs || !(BPF_CORE_READ(regs, cs) & 3)) {
 		u->flags = OFFCPU_USTACK_NO_REGS;
 		return;
