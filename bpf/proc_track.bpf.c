@@ -22,6 +22,10 @@
 const volatile __u8 filter_tgids = 0;
 const volatile __u8 thread_exits = 0;	/* report non-last threads' exits too */
 
+/* mmap(2)'s flags, which vmlinux.h does not carry (uapi asm-generic/mman-common.h) */
+#define PT_PROT_EXEC	0x4
+#define PT_MAP_ANONYMOUS 0x20
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 8192);	/* loader: bpf_map__set_max_entries */
@@ -178,6 +182,33 @@ SEC("raw_tp/sched_process_exit")
 int BPF_PROG(ptrack_exit_raw, struct task_struct *task)
 {
 	return handle_exit(task);
+}
+
+/*
+ * A followed process about to map a file executable: ld.so loading a
+ * library, dlopen. The agent reads the process's mappings again soon after,
+ * while it lives: its stacks are unwound when read, often after it exited.
+ * Loaded only when the loader asks (opts.mmap_exec); a syscall tracepoint
+ * fires for mmap alone.
+ */
+SEC("tracepoint/syscalls/sys_enter_mmap")
+int ptrack_mmap(struct trace_event_raw_sys_enter *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct proc_track_event *e;
+
+	if (!(ctx->args[2] & PT_PROT_EXEC) || (ctx->args[3] & PT_MAP_ANONYMOUS) ||
+	    (int)ctx->args[4] < 0)
+		return 0;
+	if (!followed(id >> 32))
+		return 0;
+	e = event_reserve(PROC_TRACK_MMAP_EXEC, id >> 32);
+	if (!e)
+		return 0;
+	e->tid = (__u32)id;
+	e->comm[0] = '\0';
+	bpf_ringbuf_submit(e, 0);
+	return 0;
 }
 
 /* GPL-compatible so the kernel allows bpf_probe_read_kernel_str(); see SPDX line. */

@@ -16,6 +16,8 @@
 #define PROC_TRACK_EXEC	2	/* pid = process, tid = old tid (differs if a non-leader thread exec'd) */
 #define PROC_TRACK_EXIT	3	/* pid = process whose last thread exited */
 #define PROC_TRACK_THREAD_EXIT	4	/* tid = an exiting thread, not the process's last */
+/* tid = a thread about to map a file executable (ld.so, dlopen), when the loader asks */
+#define PROC_TRACK_MMAP_EXEC	5
 
 /*
  * One record per ring-buffer sample. Thread creation is not reported; the

@@ -51,7 +51,10 @@
 #define AGENT_DEF_HZ		99
 #define AGENT_DEF_MIN_BLOCK_US	1000
 #define AGENT_RESCAN_NS		(100ull * 1000 * 1000)	/* /proc/PID/maps rescan */
-/* rescans of a process after its exec, in ms from the exec seen: its libraries load */
+/*
+ * Rescans of a process after its exec, or after it maps a file executable
+ * (ld.so, dlopen), in ms from the event seen: its libraries load.
+ */
 static const unsigned int AGENT_EARLY_SCANS[] = { 2, 10, 30, 60 };
 #define AGENT_CLOCK_NS		(1000ull * 1000 * 1000)	/* clock pairs, lost counts */
 #define AGENT_DEF_FLUSH_MS	1000	/* as the injection library's GPUPERF_FLUSH_MS */
@@ -88,12 +91,20 @@ struct proc {
 	 */
 	bool pre_exec;
 	/*
-	 * Rescans soon after an exec (AGENT_EARLY_SCANS), while ld.so loads the
-	 * libraries: stacks are unwound when their records are read, often after
-	 * a short program is gone, and need the mappings it had.
+	 * When its last exec was seen (sched_process_exec): a sample or span
+	 * from before it has the registers of the image the exec replaced (the
+	 * recorder's own, for a held fork), or of none (mid-exec): no user
+	 * stack of this program to unwind (user_stack_of()).
 	 */
+	uint64_t exec_ts;
+	/*
+	 * Rescans soon after an exec or an executable mapping
+	 * (AGENT_EARLY_SCANS), while ld.so loads the libraries: stacks are
+	 * unwound when their records are read, often after a short program is
+	 * gone, and need the mappings it had.
+	 */
+	uint64_t early_base;	/* the event they count from */
 	uint64_t early_ns;	/* the next one; 0: none */
-	unsigned int early;	/* how many were done */
 	uid_t uid, euid;	/* its real and effective uid when last scanned (a perf map's owner) */
 	bool uid_known;
 };
@@ -389,13 +400,29 @@ static void proc_del_tid(struct proc *p, uint32_t tid)
 
 static void scan_maps(struct cpu_agent *a, struct proc *p, uint64_t ts);
 
-/* Schedule the rescans of a process that has just exec'ed. */
+/*
+ * Schedule the rescans of a process that has just exec'ed or mapped a file
+ * executable; one already due sooner stays (mappings made in a stream do not
+ * put the first rescan off).
+ */
 static void early_scan_from(struct cpu_agent *a, struct proc *p, uint64_t now)
 {
-	p->early = 0;
-	p->early_ns = now + AGENT_EARLY_SCANS[0] * 1000000ull;
+	uint64_t first = now + AGENT_EARLY_SCANS[0] * 1000000ull;
+
+	p->early_base = now;
+	if (!p->early_ns || first < p->early_ns)
+		p->early_ns = first;
 	if (p->early_ns < a->next_early)
 		a->next_early = p->early_ns;
+}
+
+/* The next rescan after `now` of a sequence started at `base`; 0: none left. */
+static uint64_t early_after(uint64_t base, uint64_t now)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(AGENT_EARLY_SCANS); i++)
+		if (base + AGENT_EARLY_SCANS[i] * 1000000ull > now)
+			return base + AGENT_EARLY_SCANS[i] * 1000000ull;
+	return 0;
 }
 
 /* The early rescans that are due; the next one's time. */
@@ -413,13 +440,8 @@ static void early_scans(struct cpu_agent *a, uint64_t now)
 			continue;
 		}
 		if (now >= p->early_ns) {
-			uint64_t base = p->early_ns - AGENT_EARLY_SCANS[p->early] * 1000000ull;
-
 			scan_maps(a, p, now);
-			p->early++;
-			p->early_ns = p->early < ARRAY_SIZE(AGENT_EARLY_SCANS) ?
-					      base + AGENT_EARLY_SCANS[p->early] * 1000000ull :
-					      0;
+			p->early_ns = early_after(p->early_base, now);
 		}
 		if (p->early_ns && p->early_ns < next)
 			next = p->early_ns;
@@ -953,12 +975,17 @@ static int on_proc_event(void *ctx, const struct proc_track_event *ev)
 			p->nmods = 0; /* a new address space */
 			p->ntids = 0;
 			p->pre_exec = false;
+			p->exec_ts = ev->ts_ns;
 			scan_maps(a, p, ev->ts_ns);
 			scan_threads(a, p, ev->ts_ns);
 			early_scan_from(a, p, now_ns(CLOCK_MONOTONIC));
 		}
 		break;
 	}
+	case PROC_TRACK_MMAP_EXEC:
+		if (p && p->alive)
+			early_scan_from(a, p, now_ns(CLOCK_MONOTONIC));
+		break;
 	case PROC_TRACK_THREAD_EXIT:
 		if (p && p->alive) {
 			write_thread_exit(a, p, ev, comm);
@@ -1045,6 +1072,35 @@ static uint16_t stack_end_flags(int end)
 	return (uint16_t)((unsigned)(end + 1) << GP_STACK_END_SHIFT);
 }
 
+/* Whether `pid` runs this process's own executable: a fork held before its exec. */
+static bool runs_own_image(pid_t pid)
+{
+	char path[64];
+	struct stat self, st;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	return !stat("/proc/self/exe", &self) && !stat(path, &st) && self.st_dev == st.st_dev &&
+	       self.st_ino == st.st_ino;
+}
+
+/*
+ * Whether a stack of process `pid` taken at `ts` is one of its program's:
+ * not when taken before its exec, in a fork the recorder holds until it
+ * execs (its image is the recorder's) or before the exec last seen. The
+ * exec's event is in its ring before any stack taken after it: a fork
+ * whose exec is not seen yet has its ring read again first.
+ */
+static bool user_stack_of(struct cpu_agent *a, uint32_t pid, uint64_t ts)
+{
+	struct proc *p = proc_find(a, (pid_t)pid);
+
+	if (p && p->pre_exec) {
+		proc_track_prog__consume(a->pt);
+		p = proc_find(a, (pid_t)pid);
+	}
+	return !p || (!p->pre_exec && ts >= p->exec_ts);
+}
+
 /* A sample carrying the user registers and stack: unwound here with CFI, written as on_sample. */
 static int on_sample_copy(void *ctx, const struct cpu_sample_copy_event *ev)
 {
@@ -1055,7 +1111,7 @@ static int on_sample_copy(void *ctx, const struct cpu_sample_copy_event *ev)
 	int end = -1;
 
 	note_thread(a, ev->pid, ev->tid, ev->ts_ns); /* a new process's mappings first */
-	if (!(ev->stack_flags & CPU_SAMPLE_NO_REGS))
+	if (!(ev->stack_flags & CPU_SAMPLE_NO_REGS) && user_stack_of(a, ev->pid, ev->ts_ns))
 		nu = (uint32_t)ustack__unwind(a->us, (pid_t)ev->pid, ev->rip, ev->rsp, ev->rbp,
 					      ev->stack, ev->stack_len,
 					      ev->stack_flags & CPU_SAMPLE_STACK_CUT, pcs,
@@ -1126,7 +1182,7 @@ static int on_offcpu_copy(void *ctx, const struct offcpu_copy_event *ev)
 
 	note_thread(a, ev->pid, ev->tid, ev->end_ns); /* a new process's mappings first */
 	memcpy(&e, ev, offsetof(struct offcpu_event, ips));
-	if (!(ev->u.flags & OFFCPU_USTACK_NO_REGS))
+	if (!(ev->u.flags & OFFCPU_USTACK_NO_REGS) && user_stack_of(a, ev->pid, ev->start_ns))
 		nu = (uint32_t)ustack__unwind(a->us, (pid_t)ev->pid, ev->u.rip, ev->u.rsp,
 					      ev->u.rbp, ev->u.stack, ev->u.len,
 					      ev->u.flags & OFFCPU_USTACK_CUT, pcs,
@@ -1386,6 +1442,7 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 	po.tgids = opts->nr_tids ? tgids : opts->pids;
 	po.nr_tgids = opts->nr_tids ? ntgids : opts->nr_pids;
 	po.thread_exits = true;
+	po.mmap_exec = !opts->system_wide; /* a followed tree's libraries, as they load */
 	po.max_procs = a->opts.max_procs;
 	po.force_raw_tp = opts->force_raw_tp;
 	po.on_event = on_proc_event;
@@ -1572,7 +1629,8 @@ int cpu_agent__start(struct cpu_agent *a)
 		struct proc *p = &a->procs[i];
 
 		/* held before exec: the tables of the recorder's own libraries would go unused */
-		p->pre_exec = !a->opts.attach_running && !a->opts.system_wide && !a->tids;
+		p->pre_exec = !a->opts.attach_running && !a->opts.system_wide && !a->tids &&
+			      runs_own_image(p->pid);
 		write_proc_info(a, p, ts);
 		scan_maps(a, p, ts);
 		scan_threads(a, p, ts);

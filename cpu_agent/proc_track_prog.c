@@ -25,6 +25,8 @@ struct proc_track_prog {
 	void *ctx;
 	bool tp_btf;
 	bool all;
+	bool mmap_exec;			/* opts.mmap_exec */
+	struct bpf_link *mmap_link;	/* ptrack_mmap, attached apart: it may be missing */
 };
 
 static const char *const proc_track_tps[] = {
@@ -137,6 +139,8 @@ static int load(struct proc_track_prog *p, const struct proc_track_opts *opts)
 	bpf_program__set_autoload(skel->progs.ptrack_fork_raw, !p->tp_btf);
 	bpf_program__set_autoload(skel->progs.ptrack_exec_raw, !p->tp_btf);
 	bpf_program__set_autoload(skel->progs.ptrack_exit_raw, !p->tp_btf);
+	bpf_program__set_autoload(skel->progs.ptrack_mmap, opts->mmap_exec);
+	bpf_program__set_autoattach(skel->progs.ptrack_mmap, false); /* optional: attach() */
 	return proc_track_bpf__load(skel);
 }
 
@@ -167,6 +171,7 @@ struct proc_track_prog *proc_track_prog__new(const struct proc_track_opts *opts)
 	p->ctx = opts->ctx;
 	p->tp_btf = tp_btf;
 	p->all = opts->all;
+	p->mmap_exec = opts->mmap_exec;
 
 	/*
 	 * tp_btf first, raw_tp when that does not load: the first try is the
@@ -207,13 +212,25 @@ int proc_track_prog__attach(struct proc_track_prog *p)
 	int err;
 
 	err = proc_track_bpf__attach(p->skel);
-	if (err)
+	if (err) {
 		proc_track_bpf__detach(p->skel); /* the programs attached before the failure */
-	return err;
+		return err;
+	}
+	/* a kernel without syscall tracepoints: the agent's timed rescans alone */
+	if (p->mmap_exec && !p->mmap_link)
+		p->mmap_link = bpf_program__attach(p->skel->progs.ptrack_mmap);
+	return 0;
+}
+
+bool proc_track_prog__mmap_events(const struct proc_track_prog *p)
+{
+	return p->mmap_link != NULL;
 }
 
 void proc_track_prog__detach(struct proc_track_prog *p)
 {
+	bpf_link__destroy(p->mmap_link);
+	p->mmap_link = NULL;
 	proc_track_bpf__detach(p->skel);
 }
 
@@ -271,6 +288,7 @@ void proc_track_prog__free(struct proc_track_prog *p)
 	if (!p)
 		return;
 	ring_buffer__free(p->rb);
+	bpf_link__destroy(p->mmap_link);
 	proc_track_bpf__destroy(p->skel);
 	free(p);
 }

@@ -38,6 +38,12 @@ struct proc_track_opts {
 	bool force_raw_tp;
 	/* Also report the exit of every thread that is not its process's last (THREAD_EXIT). */
 	bool thread_exits;
+	/*
+	 * Also report a followed thread about to map a file executable
+	 * (MMAP_EXEC), where the kernel has the syscall tracepoint; without it
+	 * the rest works as before (proc_track_prog__mmap_events()).
+	 */
+	bool mmap_exec;
 	proc_track_event_fn on_event; /* required */
 	void *ctx;
 };
@@ -63,6 +69,9 @@ struct proc_track_prog *proc_track_prog__new(const struct proc_track_opts *opts)
  * and -errno is returned.
  */
 int proc_track_prog__attach(struct proc_track_prog *p);
+
+/* Whether MMAP_EXEC events come: asked for and attached (after __attach). */
+bool proc_track_prog__mmap_events(const struct proc_track_prog *p);
 
 /* Detach the programs (events already queued can still be consumed). */
 void proc_track_prog__detach(struct proc_track_prog *p);

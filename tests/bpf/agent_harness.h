@@ -25,6 +25,14 @@
 #include "gp_record.h"
 
 /*
+ * The longest wait of harness__run_ru()'s polls, in ms: the agent reads
+ * the sample rings at least this often (it is woken for process events,
+ * not for samples). A test may lengthen it, to read them late, after the
+ * program is gone.
+ */
+static int harness_poll_ms = 50;
+
+/*
  * Fork @argv held at a barrier, start the agent on it, release it, poll
  * until it exits, stop the agent. The child's stdout goes to DIR/stdout.
  * @env: extra "NAME=value" strings (NULL-terminated list) or NULL.
@@ -78,7 +86,7 @@ static inline int harness__run_ru(const struct cpu_agent_opts *base, char *const
 	close(barrier[1]);
 	barrier[1] = -1;
 	for (;;) {
-		int r = cpu_agent__poll(a, 50);
+		int r = cpu_agent__poll(a, harness_poll_ms);
 
 		if (r < 0 && r != -EINTR) {
 			err = r;
