@@ -85,7 +85,8 @@ sample() {
 	env -u LD_PRELOAD "$PYTHON" -c '
 import json, sys
 e = json.load(open(sys.argv[1])).get("stack_ends") or {}
-print(e.get("stacks", 0), e.get("root", 0))' "$d/summary.json" >>"$tmp/stack_ends"
+why = " ".join("%s=%d" % kv for kv in (e.get("reasons") or {}).items() if kv[1])
+print(e.get("stacks", 0), e.get("root", 0), sys.argv[2], why)' "$d/summary.json" "$name" >>"$tmp/stack_ends"
 	pprof_read "$d" "$name"
 	# slices of one track nest: no kernel on a stream starts before the one before it ends
 	if ! out=$(env -u LD_PRELOAD "$PYTHON" "$HERE/../merger/check_trace_json.py" "$d/trace.json" 2>&1); then
@@ -116,15 +117,18 @@ sample managed_memory -- increment_kernel=launch_increment scale_kernel=launch_s
 sample stream_alloc -- fill_kernel=launch_fill square_kernel=launch_square
 sample driver_module -- scale_rows=launch_from_cubin add_bias=launch_from_fatbin
 # CFI exists for every module of the samples, whose libraries ld.so loads right
-# after exec: their user stacks reach the thread's root, though they are unwound
-# when read, often after the sample has exited (the agent rescans its mappings
-# soon after the exec for that). A few that are still cut short (under 1 in 5)
-# are left to investigate: the threshold guards the mappings, not the last few.
+# after exec: their user stacks reach the thread's root (issue: >= 99% where CFI
+# exists), though they are unwound when read, often after the sample has exited
+# (the agent rescans its mappings soon after the exec for that). What may end
+# early: ld.so's lazy binding (_dl_runtime_resolve finds its CFA by rbx, which
+# is not copied: unsupported_cfi), about 1 in 200.
 read -r n root <<EOF_ENDS
 $(awk '{ n += $1; r += $2 } END { print n + 0, r + 0 }' "$tmp/stack_ends")
 EOF_ENDS
-if [ "$n" -gt 0 ] && [ $((root * 100)) -lt $((n * 80)) ]; then
-	echo "FAIL: $root of $n user stacks reach their thread's root (under 80%)"; fail=1
+if [ "$n" -gt 0 ] && [ $((root * 100)) -lt $((n * 98)) ]; then
+	echo "FAIL: $root of $n user stacks reach their thread's root (under 98%):"
+	awk '$1 != $2 { print "  " $3 ": " $2 " of " $1 ", " $4 " " $5 " " $6 }' "$tmp/stack_ends"
+	fail=1
 else
 	echo "ok: $root of $n user stacks reach their thread's root"
 fi
