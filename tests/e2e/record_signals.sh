@@ -3,7 +3,8 @@
 # Ctrl-C under `gpuperf record --cpu`: the terminal's SIGINT reaches the
 # whole process group; the program's death is the exit status and the
 # traces are complete. A program that ignores SIGINT: a second Ctrl-C stops
-# the recording and sends it SIGTERM. Environment: record_lib.sh.
+# the recording and sends it SIGTERM. SIGTERM sent to gpuperf alone is
+# passed on to the program. Environment: record_lib.sh.
 set -u
 . "$(dirname "$0")/record_lib.sh"
 need_bpf
@@ -52,6 +53,15 @@ grep -q 'interrupted: recording stopped; sending SIGTERM' int2.err ||
 clean_end int2/cpu.trace && ok "second Ctrl-C: cpu.trace closed cleanly" ||
 	fail "second Ctrl-C: cpu.trace not closed"
 json_ok int2/record.json || fail "second Ctrl-C: no record.json"
+
+# --- SIGTERM to gpuperf alone (a service manager's stop): passed on to the program
+start_group term -- sleep 10
+kill -TERM "$gp"
+wait "$gp"
+st=$?
+expect_status 143 "$st" "SIGTERM to gpuperf"
+[ "$(json term/record.json 'd["target"]["signal"]')" = 15 ] ||
+	fail "SIGTERM to gpuperf: record.json target.signal is not 15"
 
 # --- -d with a program: recording stops, the program gets SIGTERM (nsys --kill default)
 t0=$(date +%s%N)
