@@ -3,7 +3,7 @@
  * cfi_cache.h - CFI tables kept on disk between runs, one file per ELF
  * file (KEY.cfi, KEY from cfi_file__key(): build id, else identity), in a
  * directory given as an open descriptor ($XDG_CACHE_HOME/gpuperf, made and
- * opened by its owner's side: see cli/cmd_record.c).
+ * opened by its owner's side: see cli/record_agent.c).
  *
  * The directory belongs to a user, and the process using it may be root
  * acting for that user: so every name is opened relative to the directory
