@@ -14,6 +14,22 @@
  * a table is read from it when it holds the file's, and written to it
  * when built.
  *
+ * Why a copy, not tables in BPF (the OpenTelemetry eBPF profiler's way:
+ * stack deltas in maps, a binary search per frame, tail calls for depth):
+ * that needs every module's table in kernel maps before the first sample
+ * in it, sized to what is mapped, and a verifier-bound loop per frame. The
+ * copy needs neither: tables are built in user space when the agent sees
+ * a mapping, the BPF side stays a fixed loop of page reads, and one
+ * unwinder (one set of frame rules, unwind/step.h) serves the injection
+ * library too. Its price is bytes: 10.6-12.6 KiB through the ring per
+ * sample (perf --call-graph dwarf: 8.7 KiB), and a sampler run of ×1.5-1.8
+ * the frame-pointer walk's (bench/history/cpu-agent.md, 2026-11-27).
+ *
+ * Limits, each end counted by reason (record.json "unwind_ends", and per
+ * sample in the trace): JIT code without CFI ends a stack as
+ * unknown_module; a stack deeper than the copy ends as short_copy; a
+ * stack page not resident ends the copy.
+ *
  * One thread (the agent's polling thread); no locking.
  */
 #ifndef GPUPERF_CPU_AGENT_USTACK_H

@@ -10,7 +10,9 @@
  * a program that CUPTI keeps up with touches one or two).
  *
  * `count` is sized for bursts (CUPTI hands over a backlog at once, or the
- * writer is descheduled for a while): declining a buffer loses records. So
+ * writer is descheduled for a while): declining a buffer loses records
+ * (with 8 buffers a launch-bound loop on a busy machine lost a third of
+ * its records; the default reserves 64 MiB, inject_config.c). So
  * that a burst does not leave its memory resident for the rest of the run,
  * the writer gives back to the kernel (MADV_DONTNEED) each buffer that falls
  * below the `keep` most recently freed ones: in steady state at most

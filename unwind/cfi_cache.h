@@ -17,6 +17,11 @@
  * After each write the oldest entries (by last use) go until the directory
  * holds at most max_bytes of them.
  *
+ * A descriptor rather than a helper process that becomes the user and
+ * serves the cache: the agent would pass tables through a socket and wait
+ * on a process the user can stop, for no right the descriptor does not
+ * already confine.
+ *
  * One thread at a time per cache; several processes may share a directory.
  */
 #ifndef GPUPERF_UNWIND_CFI_CACHE_H
