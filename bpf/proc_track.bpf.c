@@ -22,7 +22,8 @@
 const volatile __u8 filter_tgids = 0;
 const volatile __u8 thread_exits = 0;	/* report non-last threads' exits too */
 
-/* mmap(2)'s flags, which vmlinux.h does not carry (uapi asm-generic/mman-common.h) */
+/* mmap(2)'s number and flags, which vmlinux.h does not carry (x86-64 uapi) */
+#define PT_NR_MMAP	9
 #define PT_PROT_EXEC	0x4
 #define PT_MAP_ANONYMOUS 0x20
 
@@ -188,24 +189,29 @@ int BPF_PROG(ptrack_exit_raw, struct task_struct *task)
  * A followed process about to map a file executable: ld.so loading a
  * library, dlopen. The agent reads the process's mappings again soon after,
  * while it lives: its stacks are unwound when read, often after it exited.
- * Loaded only when the loader asks (opts.mmap_exec); a syscall tracepoint
- * fires for mmap alone.
+ * Loaded only when the loader asks (opts.mmap_exec), and only as tp_btf:
+ * the raw tracepoint of every syscall, whose detach is quick (a perf-event
+ * syscalls:sys_enter_mmap costs ~70 ms to close on this VM), returning at
+ * once for anything but mmap.
  */
-SEC("tracepoint/syscalls/sys_enter_mmap")
-int ptrack_mmap(struct trace_event_raw_sys_enter *ctx)
+SEC("tp_btf/sys_enter")
+int BPF_PROG(ptrack_mmap, struct pt_regs *regs, long id)
 {
-	__u64 id = bpf_get_current_pid_tgid();
 	struct proc_track_event *e;
+	__u64 pid_tgid;
 
-	if (!(ctx->args[2] & PT_PROT_EXEC) || (ctx->args[3] & PT_MAP_ANONYMOUS) ||
-	    (int)ctx->args[4] < 0)
+	if (id != PT_NR_MMAP)
 		return 0;
-	if (!followed(id >> 32))
+	/* mmap(addr, len, prot, flags, fd, off): rdi, rsi, rdx, r10, r8, r9 */
+	if (!(regs->dx & PT_PROT_EXEC) || (regs->r10 & PT_MAP_ANONYMOUS) || (int)regs->r8 < 0)
 		return 0;
-	e = event_reserve(PROC_TRACK_MMAP_EXEC, id >> 32);
+	pid_tgid = bpf_get_current_pid_tgid();
+	if (!followed(pid_tgid >> 32))
+		return 0;
+	e = event_reserve(PROC_TRACK_MMAP_EXEC, pid_tgid >> 32);
 	if (!e)
 		return 0;
-	e->tid = (__u32)id;
+	e->tid = (__u32)pid_tgid;
 	e->comm[0] = '\0';
 	bpf_ringbuf_submit(e, 0);
 	return 0;

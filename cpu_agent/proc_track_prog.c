@@ -139,7 +139,7 @@ static int load(struct proc_track_prog *p, const struct proc_track_opts *opts)
 	bpf_program__set_autoload(skel->progs.ptrack_fork_raw, !p->tp_btf);
 	bpf_program__set_autoload(skel->progs.ptrack_exec_raw, !p->tp_btf);
 	bpf_program__set_autoload(skel->progs.ptrack_exit_raw, !p->tp_btf);
-	bpf_program__set_autoload(skel->progs.ptrack_mmap, opts->mmap_exec);
+	bpf_program__set_autoload(skel->progs.ptrack_mmap, opts->mmap_exec && p->tp_btf);
 	bpf_program__set_autoattach(skel->progs.ptrack_mmap, false); /* optional: attach() */
 	return proc_track_bpf__load(skel);
 }
