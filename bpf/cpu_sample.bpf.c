@@ -112,8 +112,9 @@ static __always_inline int send_copy(struct bpf_perf_event_data *ctx, __u32 tgid
 	c->stack_flags = 0;
 	c->rip = c->rsp = c->rbp = 0;
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	/* no mm: an exiting task past exit_mm(), its user memory gone */
-	if ((task->flags & PF_KTHREAD) || !task->mm || !regs || !(regs->cs & 3)) {
+	/* no mm: an exiting task past exit_mm(), its user memory gone (read, not
+	 * walked: a walk to a pointer field costs the verifier a scan of the BTF) */
+	if ((task->flags & PF_KTHREAD) || !BPF_CORE_READ(task, mm) || !regs || !(regs->cs & 3)) {
 		c->stack_flags |= CPU_SAMPLE_NO_REGS;
 	} else {
 		c->rip = regs->ip;

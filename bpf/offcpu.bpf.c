@@ -320,8 +320,9 @@ static __always_inline void read_ustack(struct offcpu_ustack *u)
 
 	u->rip = u->rsp = u->rbp = 0;
 	u->flags = 0;
-	/* no mm: an exiting task past exit_mm(), its user memory gone */
-	if ((task->flags & PF_KTHREAD) || !task->mm || !regs || !(regs->cs & 3)) {
+	/* no mm: an exiting task past exit_mm(), its user memory gone (read, not
+	 * walked: a walk to a pointer field costs the verifier a scan of the BTF) */
+	if ((task->flags & PF_KTHREAD) || !BPF_CORE_READ(task, mm) || !regs || !(regs->cs & 3)) {
 		u->flags = OFFCPU_USTACK_NO_REGS;
 		u->len = 0;
 		return;
