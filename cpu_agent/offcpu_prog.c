@@ -92,6 +92,12 @@ static int load(struct offcpu_prog *p, const struct offcpu_opts *opts, bool tp_b
 		err = bpf_map__set_max_entries(skel->maps.oc_tids, (uint32_t)opts->nr_tids);
 	if (!err && skel->rodata->user_copy)
 		err = bpf_map__set_max_entries(skel->maps.oc_ucopy, OFFCPU_DEF_UCOPIES);
+	/* tp_btf keeps the switch-outs in task storage: the raw_tp map is never used (3 MiB) */
+	if (!err && tp_btf)
+		err = bpf_map__set_max_entries(skel->maps.oc_start, 1);
+	/* a thread's entry when it first blocks briefly, not 1.7 MiB made at load */
+	if (!err)
+		err = bpf_map__set_map_flags(skel->maps.oc_short, BPF_F_NO_PREALLOC);
 	if (err)
 		return err;
 	err = tgid_filter__share(skel->maps.oc_tgids, opts->tgids_fd, opts->tgids_max);
