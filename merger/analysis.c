@@ -52,7 +52,10 @@
 #include "gp_alloc.h"
 #include "gp_file.h"
 #include "gp_util.h"
-#include "report_priv.h"
+#include "report_state.h"
+#include "stack_agg.h"
+#include "symbolize.h"
+#include "timeline.h"
 
 enum an_cat {
 	CAT_PREEMPT,
@@ -267,7 +270,7 @@ struct analysis {
 	uint64_t cat_total[CAT_COUNT], cat_count[CAT_COUNT];
 	struct an_stacks top[2]; /* on-CPU, off-CPU: merged by text, heaviest first */
 	uint64_t on_total, off_total;
-	uint64_t tool_on, tool_off; /* the writer thread's, left out (report__tool_thread) */
+	uint64_t tool_on, tool_off; /* the writer thread's, left out (report_state__tool_thread) */
 	size_t cls_count[CLS_COUNT];
 };
 
@@ -380,7 +383,7 @@ static int is_gpu_frame(const char *fn)
 }
 
 /* The reason and category of an off-CPU span. */
-static void classify_span(struct report *r, const struct tl_offcpu *o, const char **fn,
+static void classify_span(struct report_state *r, const struct tl_offcpu *o, const char **fn,
 			  enum an_cat *cat)
 {
 	const uint64_t *ips = timeline__frames(r->tl, &o->stack);
@@ -427,7 +430,7 @@ static int push_key(struct analysis *a, size_t *cap, uint32_t pid, uint32_t tid)
 	return 0;
 }
 
-static int collect_threads(struct report *r, struct analysis *a)
+static int collect_threads(struct report_state *r, struct analysis *a)
 {
 	struct timeline *tl = r->tl;
 	size_t cap = 0, i, j;
@@ -450,7 +453,7 @@ static int collect_threads(struct report *r, struct analysis *a)
 	gp_sort(a->t, a->nr_t, sizeof(*a->t), cmp_key);
 	for (i = j = 0; i < a->nr_t; i++) {
 		/* the injection library's writer thread: the tool's, left out everywhere */
-		if (report__tool_thread(r, a->t[i].pid, a->t[i].tid))
+		if (report_state__tool_thread(r, a->t[i].pid, a->t[i].tid))
 			continue;
 		if (!j || cmp_key(&a->t[j - 1], &a->t[i]))
 			a->t[j++] = a->t[i];
@@ -505,7 +508,7 @@ static enum an_class classify_thread(const struct an_thread *t)
 }
 
 /* Frames of group g as one line, root first: "proc;main;...;[off-cpu];pipe_read". */
-static char *stack_text(struct report *r, const struct rec_group *g, struct frame_buf *fb)
+static char *stack_text(struct report_state *r, const struct rec_group *g, struct frame_buf *fb)
 {
 	struct timeline *tl = r->tl;
 	size_t i, len = 0;
@@ -513,28 +516,8 @@ static char *stack_text(struct report *r, const struct rec_group *g, struct fram
 	int err;
 
 	fb->n = 0;
-	if (g->kind == VIEW_CPU) {
-		const struct tl_sample *s = &tl->samples[g->rep];
-
-		err = report__push_proc(r, s->pid, fb);
-		if (!err)
-			err =
-			    report__stack_frames(r, s->pid, &s->stack, 0, GP_FRAME_KERNEL_CPU, fb);
-	} else {
-		const struct tl_offcpu *o = &tl->offcpu[g->rep];
-		struct tl_stack user = o->stack, kern = o->stack;
-
-		user.nr_kernel = 0;
-		kern.nr_user = 0;
-		kern.off += o->stack.nr_user;
-		err = report__push_proc(r, o->pid, fb);
-		if (!err)
-			err = report__stack_frames(r, o->pid, &user, 0, GP_FRAME_KIND_COUNT, fb);
-		if (!err)
-			err = frame_buf__push(fb, "[off-cpu]", GP_FRAME_OFFCPU);
-		if (!err)
-			err = report__stack_frames(r, o->pid, &kern, 0, GP_FRAME_OFFCPU, fb);
-	}
+	err = g->kind == VIEW_CPU ? frames__sample(&r->frames, &tl->samples[g->rep], fb)
+				  : frames__offcpu(&r->frames, &tl->offcpu[g->rep], fb);
 	if (err)
 		return NULL;
 	for (i = 0; i < fb->n; i++)
@@ -612,7 +595,7 @@ static void analysis_release(struct analysis *a)
 	}
 }
 
-static int analysis_build(struct report *r, struct analysis *a, int with_stacks)
+static int analysis_build(struct report_state *r, struct analysis *a, int with_stacks)
 {
 	struct timeline *tl = r->tl;
 	struct frame_buf fb = {0};
@@ -633,7 +616,7 @@ static int analysis_build(struct report *r, struct analysis *a, int with_stacks)
 	for (i = 0, seen = NULL; i < tl->nr_samples && !err; i++) {
 		const struct tl_sample *sa = &tl->samples[i];
 
-		if (report__tool_thread(r, sa->pid, sa->tid))
+		if (report_state__tool_thread(r, sa->pid, sa->tid))
 			a->tool_on += sa->weight;
 
 		if (!seen || seen->pid != sa->pid || seen->tid != sa->tid)
@@ -644,7 +627,7 @@ static int analysis_build(struct report *r, struct analysis *a, int with_stacks)
 	for (i = 0, seen = NULL; i < tl->nr_offcpu && !err; i++) {
 		const struct tl_offcpu *o = &tl->offcpu[i];
 
-		if (report__tool_thread(r, o->pid, o->tid))
+		if (report_state__tool_thread(r, o->pid, o->tid))
 			a->tool_off += o->end > o->start ? o->end - o->start : 0;
 
 		if (!seen || seen->pid != o->pid || seen->tid != o->tid)
@@ -693,7 +676,7 @@ static int analysis_build(struct report *r, struct analysis *a, int with_stacks)
 		const struct tl_offcpu_short *s = &tl->offcpu_short[i];
 		struct an_thread *t = find_thread(a, s->pid, s->tid);
 
-		if (report__tool_thread(r, s->pid, s->tid))
+		if (report_state__tool_thread(r, s->pid, s->tid))
 			a->tool_off += s->total_ns;
 		if (!t)
 			continue;
@@ -743,7 +726,7 @@ static int analysis_build(struct report *r, struct analysis *a, int with_stacks)
 	return 0;
 }
 
-static const char *thread_name(struct report *r, uint32_t pid, uint32_t tid)
+static const char *thread_name(struct report_state *r, uint32_t pid, uint32_t tid)
 {
 	const struct tl_thread *t = timeline__thread(r->tl, pid, tid);
 	const struct tl_proc *p = timeline__proc(r->tl, pid);
@@ -791,7 +774,7 @@ static int cmp_reason(const void *x, const void *y)
 }
 
 /* Processes that exited while recorded: a note each (their data until then is all there is). */
-static void write_exits(struct report *r, FILE *out)
+static void write_exits(struct report_state *r, FILE *out)
 {
 	const struct timeline *tl = r->tl;
 	size_t i, n = 0;
@@ -805,10 +788,10 @@ static void write_exits(struct report *r, FILE *out)
 			continue;
 		if (n++ == 8)
 			continue;
-		report__fmt_ns(b1, sizeof(b1), p->exit_ts - r->start_ns);
-		report__fmt_ns(b2, sizeof(b2), r->duration_ns);
+		report_state__fmt_ns(b1, sizeof(b1), p->exit_ts - r->start_ns);
+		report_state__fmt_ns(b2, sizeof(b2), r->duration_ns);
 		fprintf(out, "%s  process %u (%s) exited %s into the %s recording, ",
-			n == 1 ? "\nnotes:\n" : "", p->pid, report__proc_root(r, p->pid), b1, b2);
+			n == 1 ? "\nnotes:\n" : "", p->pid, frames__proc_root(&r->frames, p->pid), b1, b2);
 		if (WIFEXITED(st))
 			fprintf(out, "with status %d", WEXITSTATUS(st));
 		else
@@ -819,14 +802,14 @@ static void write_exits(struct report *r, FILE *out)
 		fprintf(out, "  and %zu more processes exited\n", n - 8);
 }
 
-static void write_text(struct report *r, struct analysis *a, FILE *out)
+static void write_text(struct report_state *r, struct analysis *a, FILE *out)
 {
 	struct timeline *tl = r->tl;
 	char b1[32], b2[32], b3[32], b4[32];
 	size_t i, k;
 	struct an_proc p;
 
-	report__fmt_ns(b1, sizeof(b1), r->duration_ns);
+	report_state__fmt_ns(b1, sizeof(b1), r->duration_ns);
 	fprintf(out, "gpuperf wall-clock analysis: %s recorded, %zu process%s, %zu thread%s\n\n",
 		b1, tl->nr_procs, tl->nr_procs == 1 ? "" : "es", a->nr_t, a->nr_t == 1 ? "" : "s");
 	fprintf(
@@ -847,12 +830,12 @@ static void write_text(struct report *r, struct analysis *a, FILE *out)
 	    "    for a whole period, 1e9/HZ ns), and a sample and a span can overlap at their\n"
 	    "    edges; a few %% over is normal.\n\n",
 	    r->freq_hz ? "" : ", HZ from the samples");
-	report__fmt_ns(b1, sizeof(b1), a->on_total);
-	report__fmt_ns(b2, sizeof(b2), a->off_total);
+	report_state__fmt_ns(b1, sizeof(b1), a->on_total);
+	report_state__fmt_ns(b2, sizeof(b2), a->off_total);
 	fprintf(out, "totals: on-CPU %s, off-CPU %s (as in summary.json and every view)\n", b1, b2);
 	if (a->tool_on || a->tool_off) {
-		report__fmt_ns(b1, sizeof(b1), a->tool_on);
-		report__fmt_ns(b2, sizeof(b2), a->tool_off);
+		report_state__fmt_ns(b1, sizeof(b1), a->tool_on);
+		report_state__fmt_ns(b2, sizeof(b2), a->tool_off);
 		fprintf(out, "left out: the injection library's writer thread (gpuperf-writer): the\n"
 			     "tool's, not the program's: on-CPU %s, off-CPU %s\n", b1, b2);
 	}
@@ -878,11 +861,11 @@ static void write_text(struct report *r, struct analysis *a, FILE *out)
 	for (i = 0; next_proc(a, &i, &p);) {
 		const struct tl_proc *tp = timeline__proc(tl, p.pid);
 
-		report__fmt_ns(b1, sizeof(b1), p.on);
-		report__fmt_ns(b2, sizeof(b2), p.off);
-		report__fmt_ns(b3, sizeof(b3), p.on + p.off);
+		report_state__fmt_ns(b1, sizeof(b1), p.on);
+		report_state__fmt_ns(b2, sizeof(b2), p.off);
+		report_state__fmt_ns(b3, sizeof(b3), p.on + p.off);
 		fprintf(out, "  %8u  %-16s %7zu %10s %10s %10s %8.1f%%\n", p.pid,
-			tp ? report__proc_root(r, p.pid) : "?", p.threads, b1, b2, b3,
+			tp ? frames__proc_root(&r->frames, p.pid) : "?", p.threads, b1, b2, b3,
 			100.0 * ratio(p.on + p.off, p.lifetime));
 	}
 	write_exits(r, out);
@@ -892,10 +875,10 @@ static void write_text(struct report *r, struct analysis *a, FILE *out)
 	for (i = 0; i < a->nr_t; i++) {
 		const struct an_thread *t = &a->t[i];
 
-		report__fmt_ns(b1, sizeof(b1), t->on);
-		report__fmt_ns(b2, sizeof(b2), t->off);
-		report__fmt_ns(b3, sizeof(b3), t->on + t->off);
-		report__fmt_ns(b4, sizeof(b4), t->lifetime);
+		report_state__fmt_ns(b1, sizeof(b1), t->on);
+		report_state__fmt_ns(b2, sizeof(b2), t->off);
+		report_state__fmt_ns(b3, sizeof(b3), t->on + t->off);
+		report_state__fmt_ns(b4, sizeof(b4), t->lifetime);
 		fprintf(out, "  %8u %8u  %-16s %10s %10s %10s %10s %8.1f%%  %-10s  %s%s%s%s\n",
 			t->pid, t->tid, thread_name(r, t->pid, t->tid), b1, b2, b3, b4,
 			100.0 * ratio(t->on + t->off, t->lifetime), cls_names[t->cls],
@@ -903,12 +886,12 @@ static void write_text(struct report *r, struct analysis *a, FILE *out)
 			t->top_fn ? cat_names[t->top_cat] : "", t->top_fn ? ")" : "");
 	}
 
-	report__fmt_ns(b1, sizeof(b1), a->off_total);
+	report_state__fmt_ns(b1, sizeof(b1), a->off_total);
 	fprintf(out, "\nblocking reasons by category (of %s off-CPU):\n", b1);
 	for (k = 0; k < CAT_COUNT; k++) {
 		if (!a->cat_total[k])
 			continue;
-		report__fmt_ns(b1, sizeof(b1), a->cat_total[k]);
+		report_state__fmt_ns(b1, sizeof(b1), a->cat_total[k]);
 		fprintf(out, "  %-10s %10s %5.1f%% %9llu  %s\n", cat_names[k], b1,
 			100.0 * ratio(a->cat_total[k], a->off_total),
 			(unsigned long long)a->cat_count[k], cat_help[k]);
@@ -916,10 +899,10 @@ static void write_text(struct report *r, struct analysis *a, FILE *out)
 	gp_sort(a->total.v, a->total.n, sizeof(*a->total.v), cmp_reason);
 	fprintf(out, "\nblocking reasons by kernel function:\n  %10s %6s %9s  %-10s %s\n", "total",
 		"%", "blocks", "category", "function");
-	for (i = 0; i < a->total.n && i < 2 * r->opts->top; i++) {
+	for (i = 0; i < a->total.n && i < 2 * r->top; i++) {
 		const struct an_reason *e = &a->total.v[i];
 
-		report__fmt_ns(b1, sizeof(b1), e->ns);
+		report_state__fmt_ns(b1, sizeof(b1), e->ns);
 		fprintf(out, "  %10s %5.1f%% %9llu  %-10s %s\n", b1,
 			100.0 * ratio(e->ns, a->off_total), (unsigned long long)e->count,
 			cat_names[e->cat], e->fn);
@@ -930,7 +913,7 @@ static void write_text(struct report *r, struct analysis *a, FILE *out)
 		fprintf(out, "\ntop %s stacks (root first, leaf last):\n",
 			k ? "off-CPU" : "on-CPU");
 		for (i = 0; i < a->top[k].n && i < TOP_STACKS; i++) {
-			report__fmt_ns(b1, sizeof(b1), a->top[k].v[i].ns);
+			report_state__fmt_ns(b1, sizeof(b1), a->top[k].v[i].ns);
 			fprintf(out, "  %10s %5.1f%%  %s\n", b1,
 				100.0 * ratio(a->top[k].v[i].ns, total), a->top[k].v[i].text);
 		}
@@ -939,7 +922,7 @@ static void write_text(struct report *r, struct analysis *a, FILE *out)
 	}
 }
 
-int analysis__write_text(struct report *r, const char *name)
+int analysis__write_text(struct report_state *r, const char *name)
 {
 	struct analysis a;
 	char path[4096];
@@ -949,7 +932,7 @@ int analysis__write_text(struct report *r, const char *name)
 	err = analysis_build(r, &a, 1);
 	if (err)
 		return err;
-	snprintf(path, sizeof(path), "%s/%s", r->opts->out_dir, name);
+	snprintf(path, sizeof(path), "%s/%s", r->out_dir, name);
 	out = gp_file__fopen_output(path);
 	if (!out) {
 		analysis_release(&a);
@@ -963,7 +946,7 @@ int analysis__write_text(struct report *r, const char *name)
 	return err;
 }
 
-int analysis__add_json(struct report *r, cJSON *root)
+int analysis__add_json(struct report_state *r, cJSON *root)
 {
 	struct analysis a;
 	cJSON *arr, *procs, *e;
@@ -1021,7 +1004,7 @@ int analysis__add_json(struct report *r, cJSON *root)
 	return err;
 }
 
-void analysis__write_brief(struct report *r, FILE *out)
+void analysis__write_brief(struct report_state *r, FILE *out)
 {
 	struct analysis a;
 	size_t k, n = 0;

@@ -15,19 +15,19 @@
 
 #include <stdio.h>
 
-struct report;
+struct report_state;
 struct cJSON;
 
 /* Write analysis.txt-style text to out_dir/NAME. 0, -EIO or -ENOMEM. */
-int analysis__write_text(struct report *r, const char *name);
+int analysis__write_text(struct report_state *r, const char *name);
 
 /*
  * Add to summary.json's root: "threads" (one object per thread) and a
  * "coverage" to every entry of "processes" (matched by pid). 0 or -ENOMEM.
  */
-int analysis__add_json(struct report *r, struct cJSON *root);
+int analysis__add_json(struct report_state *r, struct cJSON *root);
 
 /* One or two lines for the short text report: threads by class. */
-void analysis__write_brief(struct report *r, FILE *out);
+void analysis__write_brief(struct report_state *r, FILE *out);
 
 #endif /* GPUPERF_ANALYSIS_H */

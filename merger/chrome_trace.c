@@ -866,18 +866,6 @@ bool chrome_trace__task_state_exact(uint32_t state)
 	return state == (i ? 1u << (i - 1) : 0);
 }
 
-const char *chrome_trace__memcpy_kind(unsigned k)
-{
-	/* CUpti_ActivityMemcpyKind, as the folded files' "[memcpy HtoD]" spell it. */
-	static const char *const names[] = {
-	    "unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
-	    "AtoD",    "DtoA", "DtoD", "HtoH", "PtoP",
-	};
-
-	/* names[0] for kinds past the table: callers compare with the "unknown" this returns */
-	return k < ARRAY_SIZE(names) ? names[k] : names[0];
-}
-
 static uint64_t earliest(const struct timeline *tl)
 {
 	uint64_t t = UINT64_MAX;
@@ -1083,7 +1071,7 @@ static void write_gpu(struct ct *ct, size_t i)
 		p = ev_begin_p(ct, ev_head("X", "gpu_memcpy"), pid, stream);
 		p_lit(p, ",\"name\":\"[memcpy ");
 		{
-			const char *k = chrome_trace__memcpy_kind(g->copy_kind);
+			const char *k = timeline__copy_kind_name(g->copy_kind);
 			size_t kl = strlen(k); /* a short name of ours, nothing to escape */
 
 			memcpy(p, k, kl);

@@ -143,7 +143,6 @@ bool chrome_trace__task_state_exact(uint32_t state);
 /* A grid or block as "256x1x1" into buf (CHROME_TRACE_DIMS_LEN bytes); returns its length. */
 #define CHROME_TRACE_DIMS_LEN 36
 size_t chrome_trace__dims(char *buf, const uint32_t d[3]);
-const char *chrome_trace__memcpy_kind(unsigned k);
 
 /*
  * The call stacks of a timeline's samples, as both timelines write them:

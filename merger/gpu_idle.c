@@ -16,12 +16,16 @@
  * data loading shows that loader's stack; one that waits on a thread
  * blocked in a lock shows the lock.
  */
+#include "gpu_idle.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gp_alloc.h"
-#include "report_priv.h"
+#include "report_state.h"
+#include "stack_agg.h"
+#include "timeline.h"
 
 struct span {
 	uint64_t start, end;
@@ -122,7 +126,7 @@ static size_t run_end(const struct timeline *tl, size_t i)
 }
 
 /* Gaps of each GPU-using process, from tl->gpu (sorted by start). */
-static int find_gaps(struct report *r, struct proc_idle **out, size_t *nout)
+static int find_gaps(struct report_state *r, struct proc_idle **out, size_t *nout)
 {
 	struct timeline *tl = r->tl;
 	struct proc_idle *v = NULL, *p;
@@ -216,7 +220,7 @@ nomem:
 	return -ENOMEM;
 }
 
-int gpu_idle__build(struct report *r)
+int gpu_idle__build(struct report_state *r)
 {
 	struct timeline *tl = r->tl;
 	struct stack_agg *agg = r->view[VIEW_IDLE];
@@ -235,7 +239,7 @@ int gpu_idle__build(struct report *r)
 		g = first_gap(p, s->ts);
 		if (g == p->nr_gaps || p->gaps[g].start > s->ts)
 			continue;
-		err = report__group_add(r, &gs, VIEW_CPU, i, s->weight);
+		err = rec_groups__add(&gs, tl, VIEW_CPU, i, s->weight);
 	}
 	for (i = 0; i < n; i++)
 		v[i].cursor = 0;
@@ -254,21 +258,21 @@ int gpu_idle__build(struct report *r)
 			w += b > a ? b - a : 0;
 		}
 		if (w)
-			err = report__group_add(r, &gs, VIEW_OFFCPU, i, w);
+			err = rec_groups__add(&gs, tl, VIEW_OFFCPU, i, w);
 	}
 	/* in the order the groups began: that of the records, as without grouping */
 	for (i = 0; i < gs.n && !err; i++) {
 		const struct rec_group *e = &gs.g[i];
 
 		r->fb.n = 0;
-		err = e->kind == VIEW_OFFCPU ? report__offcpu_frames(r, &tl->offcpu[e->rep], &r->fb)
-					     : report__sample_frames(r, &tl->samples[e->rep], &r->fb);
+		err = e->kind == VIEW_OFFCPU ? frames__offcpu(&r->frames, &tl->offcpu[e->rep], &r->fb)
+					     : frames__sample(&r->frames, &tl->samples[e->rep], &r->fb);
 		if (!err)
 			err = stack_agg__add(agg, r->fb.f, r->fb.n, e->weight);
 		if (err == -EOVERFLOW) /* a stack too deep for the aggregate: the others still go in */
 			err = 0;
 	}
-	report__groups_free(&gs);
+	rec_groups__free(&gs);
 	for (i = 0; i < n; i++) {
 		free(v[i].gaps);
 		free(v[i].tids);

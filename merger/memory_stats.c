@@ -4,6 +4,8 @@
  * the text report: allocations, frees, bytes and peak bytes live per memory
  * kind, pool events, and the allocation sites by bytes (docs/summary-json.md).
  */
+#include "memory_stats.h"
+
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdio.h>
@@ -12,7 +14,9 @@
 
 #include "gp_record.h"
 #include "gp_util.h"
-#include "report_priv.h"
+#include "report_state.h"
+#include "site.h"
+#include "timeline.h"
 
 #define MAX_MEM_SITES 100
 
@@ -70,7 +74,7 @@ static int cmp_site_bytes(const void *a, const void *b)
 	return strcmp(x->stack, y->stack);
 }
 
-static int add_sites(struct report *r, struct memory_stats *ms)
+static int add_sites(struct report_state *r, struct memory_stats *ms)
 {
 	const struct timeline *tl = r->tl;
 	struct alloc_key *keys = malloc((tl->nr_mem ? tl->nr_mem : 1) * sizeof(*keys));
@@ -98,8 +102,8 @@ static int add_sites(struct report *r, struct memory_stats *ms)
 
 		for (j = i; j < n && !cmp_alloc_key(&keys[i], &keys[j]); j++)
 			bytes += keys[j].bytes;
-		s = summary__site_get(r, &ms->sites, &ms->nr_sites, &ms->cap_sites,
-				      &tl->api[keys[i].api], &tl->launch_stacks[keys[i].launch], NULL);
+		s = site__get(&r->frames, &r->fb, &ms->sites, &ms->nr_sites, &ms->cap_sites,
+			      &tl->api[keys[i].api], &tl->launch_stacks[keys[i].launch], NULL);
 		if (s < 0) {
 			err = s;
 			break;
@@ -113,7 +117,7 @@ static int add_sites(struct report *r, struct memory_stats *ms)
 	return err;
 }
 
-int memory_stats__build(struct report *r, struct memory_stats **out)
+int memory_stats__build(struct report_state *r, struct memory_stats **out)
 {
 	const struct timeline *tl = r->tl;
 	struct memory_stats *ms;

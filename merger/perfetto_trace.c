@@ -1238,7 +1238,7 @@ static void write_gpu(struct pt *pt, size_t i)
 		if (!name)
 			name = *mangled ? mangled : "[unknown kernel]";
 	} else if (g->kind == TL_GPU_MEMCPY && !seq_iid(sq, key)) {
-		snprintf(tmp, sizeof(tmp), "[memcpy %s]", chrome_trace__memcpy_kind(g->copy_kind));
+		snprintf(tmp, sizeof(tmp), "[memcpy %s]", timeline__copy_kind_name(g->copy_kind));
 		name = tmp;
 	}
 	if (kc && !kconfig_args(pt, sq, g->kconfig, kc))

@@ -10,14 +10,16 @@
 #include "gp_alloc.h"
 #include "gp_record.h"
 #include "gp_util.h"
-#include "report_priv.h"
+#include "report_state.h"
+#include "symbolize.h"
+#include "timeline.h"
 #include "u64map.h"
 
 /* A location's cache key: its first frame's symbolization (one per pid, address, kind). */
 #define KEY_KERNEL 0xffu
 
 struct pr {
-	struct report *r;
+	struct report_state *r;
 	struct pprof *pp;
 	struct frame_buf fb;
 	uint64_t *locs; /* the sample's location ids, root first */
@@ -207,7 +209,7 @@ static int locate(struct pr *pr, uint32_t pid, const struct tl_stack *st, size_t
 }
 
 /* The process's name, as its root frame has it but without " [pid]". */
-static const char *proc_name(struct report *r, uint32_t pid)
+static const char *proc_name(struct report_state *r, uint32_t pid)
 {
 	const struct tl_proc *p = timeline__proc(r->tl, pid);
 	const char *comm, *exe, *base;
@@ -352,11 +354,11 @@ static int gpu_samples(struct pr *pr, size_t col)
 
 		pr->fb.n = 0;
 		pr->gpu_system_name = g->kind == TL_GPU_KERNEL ? timeline__str(tl, g->name) : NULL;
-		err = report__gpu_frames(pr->r, gs.g[i].rep, &pr->fb);
+		err = frames__gpu(&pr->r->frames, gs.g[i].rep, &pr->fb);
 		if (!err)
 			err = frame_buf__push(&pr->fb,
-					      report__gpu_frame(pr->r, g, pr->gbuf, sizeof(pr->gbuf)),
-					      report__gpu_kind(g));
+					      frames__gpu_leaf(&pr->r->frames, g, pr->gbuf, sizeof(pr->gbuf)),
+					      frames__gpu_leaf_kind(g));
 		if (!err)
 			err = locate(pr, a ? timeline__api_pid(tl, a) : 0,
 				     a ? timeline__api_launch_stack(tl, a) : NULL, 1);
@@ -369,7 +371,7 @@ static int gpu_samples(struct pr *pr, size_t col)
 	return err;
 }
 
-int pprof_report__write(struct report *r, const char *path, const struct pprof_opts *o)
+int pprof_report__write(struct report_state *r, const char *path, const struct pprof_opts *o)
 {
 	static const struct pprof_view views[] = {
 		{ "cpu", "nanoseconds" },
@@ -391,7 +393,7 @@ int pprof_report__write(struct report *r, const char *path, const struct pprof_o
 		if (grp->kind == VIEW_CPU) {
 			const struct tl_sample *s = &tl->samples[grp->rep];
 
-			err = report__sample_frames(r, s, &pr.fb);
+			err = frames__sample(&r->frames, s, &pr.fb);
 			if (!err)
 				err = locate(&pr, s->pid, &s->stack, 0);
 			if (!err)
@@ -399,7 +401,7 @@ int pprof_report__write(struct report *r, const char *path, const struct pprof_o
 		} else if (grp->kind == VIEW_OFFCPU) {
 			const struct tl_offcpu *oc = &tl->offcpu[grp->rep];
 
-			err = report__offcpu_frames(r, oc, &pr.fb);
+			err = frames__offcpu(&r->frames, oc, &pr.fb);
 			if (!err)
 				err = locate(&pr, oc->pid, &oc->stack, 0);
 			if (!err)
@@ -410,14 +412,10 @@ int pprof_report__write(struct report *r, const char *path, const struct pprof_o
 	for (k = 0; k < tl->nr_offcpu_short && !err; k++) {
 		const struct tl_offcpu_short *a = &tl->offcpu_short[k];
 
-		if (report__tool_thread(r, a->pid, a->tid))
+		if (report_state__tool_thread(r, a->pid, a->tid))
 			continue; /* the writer thread's: left out of every view */
 		pr.fb.n = 0;
-		err = report__push_proc(r, a->pid, &pr.fb);
-		if (!err)
-			err = frame_buf__push(&pr.fb, "[off-cpu]", GP_FRAME_OFFCPU);
-		if (!err)
-			err = frame_buf__push(&pr.fb, "[short blocks]", GP_FRAME_OFFCPU);
+		err = frames__short_blocks(&r->frames, a->pid, &pr.fb);
 		if (!err)
 			err = locate(&pr, a->pid, NULL, 0);
 		if (!err)

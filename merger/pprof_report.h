@@ -21,12 +21,12 @@
 
 #include "pprof.h"
 
-struct report;
+struct report_state;
 
 /*
  * Write r's groups (build_views() made them) to path. 0, or pprof's
  * errors (pprof.h: -ENOMEM, -EOVERFLOW, -errno of writing); on error no file.
  */
-int pprof_report__write(struct report *r, const char *path, const struct pprof_opts *o);
+int pprof_report__write(struct report_state *r, const char *path, const struct pprof_opts *o);
 
 #endif /* GPUPERF_PPROF_REPORT_H */

@@ -9,6 +9,8 @@
  * duration is equal), so memory stays a few KiB per distinct kernel however
  * many launches there are.
  */
+#include "summary.h"
+
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdio.h>
@@ -21,7 +23,12 @@
 #include "gp_record.h"
 #include "gp_util.h"
 #include "json_utf8.h"
-#include "report_priv.h"
+#include "memory_stats.h"
+#include "report_state.h"
+#include "site.h"
+#include "stack_agg.h"
+#include "symbolize.h"
+#include "timeline.h"
 
 #define SUMMARY_SCHEMA "gpuperf-summary"
 #define SUMMARY_VERSION "1.9"
@@ -378,100 +385,7 @@ static int sweep_all(const struct timeline *tl, struct dev_stat *d)
 	return 0;
 }
 
-/*
- * Launch sites: a site is the exact call, so its identity is the text of
- * its user frames each with the file:line of its call (what its return
- * address resolves to) and the API: two calls on two lines of one function
- * are two sites, and every process of a run and every run of a binary
- * still agree on it (addresses move with ASLR, lines do not).
- */
-static int site_text_add(char **text, size_t *len, size_t *cap, const char *s, size_t n)
-{
-	if (*len + n + 1 > *cap) {
-		size_t ncap = (*len + n + 1) * 2;
-		char *t = realloc(*text, ncap);
-
-		if (!t)
-			return -ENOMEM;
-		*text = t;
-		*cap = ncap;
-	}
-	memcpy(*text + *len, s, n);
-	*len += n;
-	(*text)[*len] = '\0';
-	return 0;
-}
-
-int summary__site_get(struct report *r, struct site **sites, size_t *nr, size_t *cap_sites,
-		      const struct tl_api *a, const struct tl_stack *lst, const char *kernel)
-{
-	char *text = NULL;
-	size_t len = 0, i, cap = 0;
-
-	r->fb.n = 0;
-	if (report__launch_frames(r, timeline__api_pid(r->tl, a), lst, kernel, &r->fb))
-		return -ENOMEM;
-	for (i = 0; i < r->fb.n; i++) {
-		const struct sym_frame *sf = r->fb.src[i];
-		char at[300] = "";
-		int err;
-
-		if (sf && sf->file && sf->line) {
-			const char *base = strrchr(sf->file, '/');
-
-			snprintf(at, sizeof(at), " (%s:%u)", base ? base + 1 : sf->file, sf->line);
-		}
-		err = site_text_add(&text, &len, &cap, ";", len ? 1 : 0);
-		if (!err)
-			err = site_text_add(&text, &len, &cap, r->fb.f[i].name,
-					    strlen(r->fb.f[i].name));
-		if (!err)
-			err = site_text_add(&text, &len, &cap, at, strlen(at));
-		if (err) {
-			free(text);
-			return err;
-		}
-	}
-	if (!text && !(text = strdup("")))
-		return -ENOMEM;
-	for (i = 0; i < *nr; i++)
-		if (!strcmp((*sites)[i].stack, text) && !strcmp((*sites)[i].api, report__api_name(r, a)))
-			break;
-	if (i == *nr) {
-		struct site *st;
-
-		if (*nr == *cap_sites) {
-			size_t ncap = *cap_sites ? *cap_sites * 2 : 32;
-			struct site *n = realloc(*sites, ncap * sizeof(*n));
-
-			if (!n) {
-				free(text);
-				return -ENOMEM;
-			}
-			*sites = n;
-			*cap_sites = ncap;
-		}
-		st = &(*sites)[(*nr)++];
-		memset(st, 0, sizeof(*st));
-		st->stack = text;
-		text = NULL;
-		st->api = report__api_name(r, a);
-		st->function = r->fb.n ? r->fb.f[r->fb.n - 1].name : "[unknown]";
-		if (r->fb.n && r->fb.src[r->fb.n - 1] && r->fb.src[r->fb.n - 1]->file &&
-		    r->fb.src[r->fb.n - 1]->line) {
-			/* the launching function's line: where the launch is written */
-			const struct sym_frame *sf = r->fb.src[r->fb.n - 1];
-			const char *base = strrchr(sf->file, '/');
-
-			snprintf(st->location, sizeof(st->location), "%s:%u",
-				 base ? base + 1 : sf->file, sf->line);
-		}
-	}
-	free(text);
-	return (int)i;
-}
-
-static int add_site(struct report *r, struct report_stats *s, size_t gi, uint64_t ns, uint64_t count)
+static int add_site(struct report_state *r, struct report_stats *s, size_t gi, uint64_t ns, uint64_t count)
 {
 	const struct tl_stack *lst = timeline__gpu_launch_stack(r->tl, &r->tl->gpu[gi]);
 	int64_t ai = timeline__gpu_api(r->tl, &r->tl->gpu[gi]);
@@ -483,8 +397,8 @@ static int add_site(struct report *r, struct report_stats *s, size_t gi, uint64_
 		return 0;
 	kernel = g->kind == TL_GPU_KERNEL ? symbolizer__demangle(r->sym, timeline__str(r->tl, g->name))
 					  : NULL;
-	i = summary__site_get(r, &s->sites, &s->nr_sites, &s->cap_sites, &r->tl->api[ai], lst,
-			      kernel);
+	i = site__get(&r->frames, &r->fb, &s->sites, &s->nr_sites, &s->cap_sites, &r->tl->api[ai],
+		      lst, kernel);
 	if (i < 0)
 		return i;
 	s->sites[i].gpu_ns += ns;
@@ -500,7 +414,7 @@ static const struct tl_proc *proc_of(const struct timeline *tl, uint32_t pid, co
 	return *last;
 }
 
-static int collect(struct report *r, struct report_stats *s)
+static int collect(struct report_state *r, struct report_stats *s)
 {
 	const struct tl_proc *last = NULL;
 	struct timeline *tl = r->tl;
@@ -516,7 +430,7 @@ static int collect(struct report *r, struct report_stats *s)
 		const struct tl_sample *sa = &tl->samples[i];
 		const struct tl_proc *p;
 
-		if (report__tool_thread(r, sa->pid, sa->tid)) {
+		if (report_state__tool_thread(r, sa->pid, sa->tid)) {
 			s->tool_on += sa->weight;
 			continue;
 		}
@@ -530,7 +444,7 @@ static int collect(struct report *r, struct report_stats *s)
 		uint64_t d = o->end > o->start ? o->end - o->start : 0;
 		const struct tl_proc *p;
 
-		if (report__tool_thread(r, o->pid, o->tid)) {
+		if (report_state__tool_thread(r, o->pid, o->tid)) {
 			s->tool_off += d;
 			continue;
 		}
@@ -542,7 +456,7 @@ static int collect(struct report *r, struct report_stats *s)
 	for (i = 0; i < tl->nr_offcpu_short; i++) {
 		const struct tl_proc *p = timeline__proc(tl, tl->offcpu_short[i].pid);
 
-		if (report__tool_thread(r, tl->offcpu_short[i].pid, tl->offcpu_short[i].tid)) {
+		if (report_state__tool_thread(r, tl->offcpu_short[i].pid, tl->offcpu_short[i].tid)) {
 			s->tool_off += tl->offcpu_short[i].total_ns;
 			continue;
 		}
@@ -587,8 +501,8 @@ static int collect(struct report *r, struct report_stats *s)
 			kcfg_add(k, g->kconfig, d);
 		} else if (g->kind == TL_GPU_MEMCPY) {
 			/* kinds without a name of their own all count as "unknown" (0) */
-			struct mstat *m = &s->mc[chrome_trace__memcpy_kind(g->copy_kind) !=
-							 chrome_trace__memcpy_kind(0) ? g->copy_kind : 0];
+			struct mstat *m = &s->mc[timeline__copy_kind_name(g->copy_kind) !=
+							 timeline__copy_kind_name(0) ? g->copy_kind : 0];
 
 			m->count++;
 			m->bytes += timeline__gpu_bytes(tl, g);
@@ -683,7 +597,7 @@ static void summary_release(struct report_stats *s)
 	memory_stats__free(s->mem);
 }
 
-static int summary_build(struct report *r, struct report_stats *s)
+static int summary_build(struct report_state *r, struct report_stats *s)
 {
 	int err;
 
@@ -708,7 +622,7 @@ static void num(cJSON *o, const char *k, double v)
 }
 
 /* Warning i: the timeline's (what loading found), then the report's own. */
-static const char *warning_at(const struct report *r, size_t i)
+static const char *warning_at(const struct report_state *r, size_t i)
 {
 	size_t n = timeline__nr_warnings(r->tl);
 
@@ -825,7 +739,7 @@ static void proc_stack_ends_json(const struct timeline *tl, uint32_t pid, cJSON 
 	num(o, "root_fraction", (double)se->n[GP_STACK_END_ROOT] / (double)stacks);
 }
 
-static cJSON *build_json(struct report *r, struct report_stats *s)
+static cJSON *build_json(struct report_state *r, struct report_stats *s)
 {
 	struct timeline *tl = r->tl;
 	static const char *const drop_names[GP_DROP_SOURCES] = {
@@ -854,7 +768,7 @@ static cJSON *build_json(struct report *r, struct report_stats *s)
 	cJSON_AddStringToObject(root, "schema_version", SUMMARY_VERSION);
 	o = cJSON_AddObjectToObject(root, "tool");
 	cJSON_AddStringToObject(o, "name", "gpuperf");
-	cJSON_AddStringToObject(o, "version", r->opts->tool_version ? r->opts->tool_version : "unknown");
+	cJSON_AddStringToObject(o, "version", r->tool_version ? r->tool_version : "unknown");
 	a = r->command_line_json ? cJSON_Parse(r->command_line_json) : NULL;
 	cJSON_AddItemToObject(root, "command_line", a ? a : cJSON_CreateArray());
 	o = cJSON_AddObjectToObject(root, "host");
@@ -976,7 +890,7 @@ static cJSON *build_json(struct report *r, struct report_stats *s)
 		const struct mstat *m = &s->mc[kinds[i].kind];
 
 		e = cJSON_CreateObject();
-		cJSON_AddStringToObject(e, "kind", chrome_trace__memcpy_kind(kinds[i].kind));
+		cJSON_AddStringToObject(e, "kind", timeline__copy_kind_name(kinds[i].kind));
 		num(e, "count", (double)m->count);
 		num(e, "bytes", (double)m->bytes);
 		num(e, "total_ns", (double)m->total);
@@ -1031,7 +945,7 @@ static cJSON *build_json(struct report *r, struct report_stats *s)
 }
 
 /* The statistics, computed once per report for the JSON and the text. */
-static struct report_stats *summary_get(struct report *r)
+static struct report_stats *summary_get(struct report_state *r)
 {
 	if (!r->summary) {
 		struct report_stats *s = malloc(sizeof(*s));
@@ -1045,7 +959,7 @@ static struct report_stats *summary_get(struct report *r)
 	return r->summary;
 }
 
-void summary__free_stats(struct report *r)
+void summary__free_stats(struct report_state *r)
 {
 	if (r->summary) {
 		summary_release(r->summary);
@@ -1054,7 +968,7 @@ void summary__free_stats(struct report *r)
 	}
 }
 
-int summary__write_json(struct report *r, const char *path)
+int summary__write_json(struct report_state *r, const char *path)
 {
 	struct report_stats *s = summary_get(r);
 	cJSON *root;
@@ -1136,7 +1050,7 @@ static void stack_ends_text(const struct timeline *tl, FILE *out)
 	fprintf(out, " (\"stack_ends\" in summary.json)\n");
 }
 
-void summary__write_text(struct report *r, FILE *out)
+void summary__write_text(struct report_state *r, FILE *out)
 {
 	struct timeline *tl = r->tl;
 	struct report_stats *sp = summary_get(r), s;
@@ -1151,7 +1065,7 @@ void summary__write_text(struct report *r, FILE *out)
 	s = *sp;
 	for (i = 0; i < s.nr_k; i++)
 		kernel_total += s.k[i].total;
-	report__fmt_ns(b1, sizeof(b1), r->duration_ns);
+	report_state__fmt_ns(b1, sizeof(b1), r->duration_ns);
 	fprintf(out, "recording: %s wall, %zu process%s, %zu GPU record%s, %zu CPU sample%s, "
 		     "%zu off-CPU span%s\n",
 		b1, tl->nr_procs, tl->nr_procs == 1 ? "" : "es", s.gpu_records,
@@ -1161,8 +1075,8 @@ void summary__write_text(struct report *r, FILE *out)
 		const struct tl_device *td = timeline__device(tl, s.dev[i].id);
 		uint64_t span = s.dev[i].last - s.dev[i].first;
 
-		report__fmt_ns(b1, sizeof(b1), s.dev[i].busy);
-		report__fmt_ns(b2, sizeof(b2), s.dev[i].idle);
+		report_state__fmt_ns(b1, sizeof(b1), s.dev[i].busy);
+		report_state__fmt_ns(b2, sizeof(b2), s.dev[i].idle);
 		fprintf(out, "GPU %u%s%s%s: busy %s (%.1f%% of its active span), idle %s\n",
 			s.dev[i].id, td ? " (" : "", td ? timeline__str(tl, td->name) : "",
 			td ? ")" : "", b1, span ? 100.0 * (double)s.dev[i].busy / (double)span : 0.0, b2);
@@ -1173,11 +1087,11 @@ void summary__write_text(struct report *r, FILE *out)
 	if (s.nr_k) {
 		fprintf(out, "\ntop kernels by GPU time:\n  %10s %6s %10s %10s  %-22s %s\n", "total", "%",
 			"count", "mean", "launch", "kernel");
-		for (i = 0; i < s.nr_k && i < r->opts->top; i++) {
+		for (i = 0; i < s.nr_k && i < r->top; i++) {
 			char cfg[112];
 
-			report__fmt_ns(b1, sizeof(b1), s.k[i].total);
-			report__fmt_ns(b2, sizeof(b2), s.k[i].count ? s.k[i].total / s.k[i].count : 0);
+			report_state__fmt_ns(b1, sizeof(b1), s.k[i].total);
+			report_state__fmt_ns(b2, sizeof(b2), s.k[i].count ? s.k[i].total / s.k[i].count : 0);
 			kcfg_text(tl, &s.k[i], cfg, sizeof(cfg));
 			fprintf(out, "  %10s %5.1f%% %10llu %10s  %-22s %s\n", b1,
 				kernel_total ? 100.0 * (double)s.k[i].total / (double)kernel_total : 0.0,
@@ -1187,16 +1101,16 @@ void summary__write_text(struct report *r, FILE *out)
 	}
 	if (s.nr_sites) {
 		fprintf(out, "\ntop launch sites by GPU time:\n");
-		for (i = 0; i < s.nr_sites && i < r->opts->top; i++) {
+		for (i = 0; i < s.nr_sites && i < r->top; i++) {
 			char caller[512];
 
-			report__fmt_ns(b1, sizeof(b1), s.sites[i].gpu_ns);
+			report_state__fmt_ns(b1, sizeof(b1), s.sites[i].gpu_ns);
 			fprintf(out, "  %10s %10llu  %s%s%s%s%s%s -> %s\n", b1,
 				(unsigned long long)s.sites[i].launches, s.sites[i].function,
 				s.sites[i].location[0] ? " (" : "", s.sites[i].location,
 				s.sites[i].location[0] ? ")" : "",
-				site_alike(&s, i, r->opts->top) ? " <- " : "",
-				site_alike(&s, i, r->opts->top)
+				site_alike(&s, i, r->top) ? " <- " : "",
+				site_alike(&s, i, r->top)
 					? site_caller(&s.sites[i], caller, sizeof(caller))
 					: "",
 				s.sites[i].api);
@@ -1204,9 +1118,9 @@ void summary__write_text(struct report *r, FILE *out)
 	}
 	memory_stats__write_text(s.mem, out);
 	if (tl->nr_samples || tl->nr_offcpu) {
-		report__fmt_ns(b1, sizeof(b1), s.on_cpu);
-		report__fmt_ns(b2, sizeof(b2), s.off_cpu);
-		report__fmt_ns(b3, sizeof(b3), stack_agg__total(r->view[VIEW_IDLE]));
+		report_state__fmt_ns(b1, sizeof(b1), s.on_cpu);
+		report_state__fmt_ns(b2, sizeof(b2), s.off_cpu);
+		report_state__fmt_ns(b3, sizeof(b3), stack_agg__total(r->view[VIEW_IDLE]));
 		fprintf(out, "\nCPU: on-CPU %s, off-CPU %s", b1, b2);
 		/* without GPU work there is no idle GPU to speak of */
 		if (s.gpu_records)
@@ -1214,19 +1128,19 @@ void summary__write_text(struct report *r, FILE *out)
 				b3);
 		fputc('\n', out);
 		if (s.tool_on || s.tool_off) {
-			report__fmt_ns(b1, sizeof(b1), s.tool_on);
-			report__fmt_ns(b2, sizeof(b2), s.tool_off);
+			report_state__fmt_ns(b1, sizeof(b1), s.tool_on);
+			report_state__fmt_ns(b2, sizeof(b2), s.tool_off);
 			fprintf(out, "     left out of every output: the injection library's writer "
 				     "thread (gpuperf-writer), on-CPU %s, off-CPU %s\n", b1, b2);
 		}
 		stack_ends_text(tl, out);
 		analysis__write_brief(r, out);
 	}
-	if (!r->opts->warn)
+	if (!r->warnings_apart)
 		summary__write_warnings(r, out);
 }
 
-void summary__write_warnings(struct report *r, FILE *out)
+void summary__write_warnings(struct report_state *r, FILE *out)
 {
 	const struct timeline *tl = r->tl;
 	uint64_t drops = 0;

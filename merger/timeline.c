@@ -2062,3 +2062,15 @@ void timeline__finish(struct timeline *tl)
 	if (tl->first_ts == UINT64_MAX)
 		tl->first_ts = 0;
 }
+
+const char *timeline__copy_kind_name(unsigned k)
+{
+	/* CUpti_ActivityMemcpyKind, as the folded files' "[memcpy HtoD]" spell it. */
+	static const char *const names[] = {
+	    "unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
+	    "AtoD",    "DtoA", "DtoD", "HtoH", "PtoP",
+	};
+
+	/* names[0] for kinds past the table: callers compare with the "unknown" this returns */
+	return k < ARRAY_SIZE(names) ? names[k] : names[0];
+}

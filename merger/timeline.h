@@ -331,6 +331,13 @@ const struct tl_stack_ends *timeline__stack_ends(const struct timeline *tl, uint
 
 /* Timeline string by id ("" for 0 or unknown). Ids are timeline-wide. */
 const char *timeline__str(const struct timeline *tl, uint32_t id);
+
+/*
+ * The direction of a memcpy (tl_gpu.copy_kind, CUpti_ActivityMemcpyKind)
+ * as every output spells it: "HtoD", "DtoH", ... ("[memcpy HtoD]"); the
+ * name of kind 0, "unknown", for kinds past the known ones.
+ */
+const char *timeline__copy_kind_name(unsigned kind);
 uint32_t timeline__intern(struct timeline *tl, const char *s);
 
 const uint64_t *timeline__frames(const struct timeline *tl, const struct tl_stack *st);
