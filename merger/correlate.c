@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /* correlate.c - GPU record -> API record -> launch stack, by correlation id. */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -273,4 +275,92 @@ void correlate__release(struct correlation *c)
 	free(c->flows);
 	free(c->multi);
 	memset(c, 0, sizeof(*c));
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int correlate__check_one_recording(const struct timeline *tl, char *why, size_t len)
+{
+	uint64_t cpu_first = UINT64_MAX, cpu_last = 0;
+	uint64_t *first = NULL, *last = NULL;
+	uint32_t *pids = NULL, *foreign = NULL;
+	size_t i, j, n = 0, nf = 0, ngpu = 0;
+	bool any_outside = false;
+	char list[64] = "";
+	int err = -ENOMEM;
+
+	if (!tl->nr_api || !(tl->nr_samples + tl->nr_offcpu))
+		return 0;
+	/* the CPU trace's processes, and its time */
+	pids = malloc((tl->nr_samples + tl->nr_offcpu + 1) * sizeof(*pids));
+	first = calloc(tl->nr_tids, sizeof(*first));
+	last = calloc(tl->nr_tids, sizeof(*last));
+	foreign = malloc(tl->nr_tids * sizeof(*foreign));
+	if (!pids || !first || !last || !foreign)
+		goto out;
+#define CPU_SEEN(pid, t0, t1)                                  \
+	do {                                                   \
+		if (!n || pids[n - 1] != (pid))                \
+			pids[n++] = (pid);                     \
+		cpu_first = (t0) < cpu_first ? (t0) : cpu_first; \
+		cpu_last = (t1) > cpu_last ? (t1) : cpu_last;    \
+	} while (0)
+	for (i = 0; i < tl->nr_samples; i++)
+		CPU_SEEN(tl->samples[i].pid, tl->samples[i].ts, tl->samples[i].ts);
+	for (i = 0; i < tl->nr_offcpu; i++)
+		CPU_SEEN(tl->offcpu[i].pid, tl->offcpu[i].start, tl->offcpu[i].end);
+#undef CPU_SEEN
+	/* the time of each thread's API calls */
+	for (i = 0; i < tl->nr_api; i++) {
+		const struct tl_api *a = &tl->api[i];
+		uint64_t end = timeline__api_end(tl, a);
+
+		if (!first[a->thr] || a->start < first[a->thr])
+			first[a->thr] = a->start ? a->start : 1;
+		last[a->thr] = end > last[a->thr] ? end : last[a->thr];
+	}
+	qsort(pids, n, sizeof(*pids), cmp_pid);
+	/* tids are in (pid, tid) order: a process's threads are a run */
+	for (i = 0; i < tl->nr_tids; i = j) {
+		uint32_t pid = tl->tids[i].pid;
+		uint64_t f = UINT64_MAX, l = 0;
+
+		for (j = i; j < tl->nr_tids && tl->tids[j].pid == pid; j++) {
+			if (!first[j])
+				continue; /* a thread without API calls */
+			f = first[j] < f ? first[j] : f;
+			l = last[j] > l ? last[j] : l;
+		}
+		if (!l)
+			continue;
+		ngpu++;
+		if (bsearch(&pid, pids, n, sizeof(*pids), cmp_pid))
+			continue;
+		foreign[nf++] = pid;
+		any_outside |= l < cpu_first || f > cpu_last;
+	}
+	err = 0;
+	if (!nf || (nf < ngpu && !any_outside))
+		goto out;
+	for (i = 0; i < nf && i < 3; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%u", i ? ", " : "",
+			 foreign[i]);
+	snprintf(why, len,
+		 "cpu.trace and the GPU trace%s of process%s %s%s do not belong together (%s): "
+		 "traces of two recordings in one directory?",
+		 nf == 1 ? "" : "s", nf == 1 ? "" : "es", list, nf > 3 ? ", ..." : "",
+		 any_outside ? "no record of the process in cpu.trace, and their times do not overlap"
+			     : "no process in common");
+	err = 1;
+out:
+	free(pids);
+	free(first);
+	free(last);
+	free(foreign);
+	return err;
 }

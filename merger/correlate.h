@@ -67,4 +67,16 @@ static inline int correlation__multi(const struct correlation *c, size_t i)
 int correlate__run(struct timeline *tl, struct correlation *c);
 void correlate__release(struct correlation *c);
 
+/*
+ * Whether the traces of tl are one recording. Traces of two recordings put
+ * in one directory (a cpu.trace copied beside another run's GPU traces)
+ * join nothing, and the report would only say that they are one. A process
+ * of the GPU traces is foreign to the CPU trace when the CPU trace has no
+ * record of it (no sample or off-CPU span) and either no GPU process
+ * appears in the CPU trace at all or its API calls lie outside the CPU
+ * trace's time. Returns 0 when they are one, 1 with a one-line warning in
+ * why (len bytes) when they are not, or -ENOMEM.
+ */
+int correlate__check_one_recording(const struct timeline *tl, char *why, size_t len);
+
 #endif /* GPUPERF_CORRELATE_H */

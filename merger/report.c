@@ -8,7 +8,6 @@
  */
 #include "report.h"
 
-#include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +29,7 @@
 #include "gpu_idle.h"
 #include "perfetto_trace.h"
 #include "pprof_report.h"
+#include "record_json.h"
 #include "report_state.h"
 #include "stack_agg.h"
 #include "summary.h"
@@ -133,155 +133,6 @@ static int setup_symbols(struct run *r)
 	if (d)
 		closedir(d);
 	return 0;
-}
-
-static int cmp_pid(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * Traces of two recordings put in one directory (a cpu.trace copied beside
- * another run's GPU traces) join nothing, and the report would only say
- * that they are one. A process of the GPU traces is foreign to the CPU trace
- * when the CPU trace has no record of it (no sample or off-CPU span) and either no GPU process appears in the CPU trace at all or its
- * API calls lie outside the CPU trace's time: then one warning says so.
- * 0 or -ENOMEM.
- */
-static int check_one_recording(struct run *r)
-{
-	const struct timeline *tl = r->s.tl;
-	uint64_t cpu_first = UINT64_MAX, cpu_last = 0;
-	uint64_t *first = NULL, *last = NULL;
-	uint32_t *pids = NULL, *foreign = NULL;
-	size_t i, j, n = 0, nf = 0, ngpu = 0;
-	bool any_outside = false;
-	char list[64] = "";
-	int err = -ENOMEM;
-
-	if (!tl->nr_api || !(tl->nr_samples + tl->nr_offcpu))
-		return 0;
-	/* the CPU trace's processes, and its time */
-	pids = malloc((tl->nr_samples + tl->nr_offcpu + 1) * sizeof(*pids));
-	first = calloc(tl->nr_tids, sizeof(*first));
-	last = calloc(tl->nr_tids, sizeof(*last));
-	foreign = malloc(tl->nr_tids * sizeof(*foreign));
-	if (!pids || !first || !last || !foreign)
-		goto out;
-#define CPU_SEEN(pid, t0, t1)                                  \
-	do {                                                   \
-		if (!n || pids[n - 1] != (pid))                \
-			pids[n++] = (pid);                     \
-		cpu_first = (t0) < cpu_first ? (t0) : cpu_first; \
-		cpu_last = (t1) > cpu_last ? (t1) : cpu_last;    \
-	} while (0)
-	for (i = 0; i < tl->nr_samples; i++)
-		CPU_SEEN(tl->samples[i].pid, tl->samples[i].ts, tl->samples[i].ts);
-	for (i = 0; i < tl->nr_offcpu; i++)
-		CPU_SEEN(tl->offcpu[i].pid, tl->offcpu[i].start, tl->offcpu[i].end);
-#undef CPU_SEEN
-	/* the time of each thread's API calls */
-	for (i = 0; i < tl->nr_api; i++) {
-		const struct tl_api *a = &tl->api[i];
-		uint64_t end = timeline__api_end(tl, a);
-
-		if (!first[a->thr] || a->start < first[a->thr])
-			first[a->thr] = a->start ? a->start : 1;
-		last[a->thr] = end > last[a->thr] ? end : last[a->thr];
-	}
-	qsort(pids, n, sizeof(*pids), cmp_pid);
-	/* tids are in (pid, tid) order: a process's threads are a run */
-	for (i = 0; i < tl->nr_tids; i = j) {
-		uint32_t pid = tl->tids[i].pid;
-		uint64_t f = UINT64_MAX, l = 0;
-
-		for (j = i; j < tl->nr_tids && tl->tids[j].pid == pid; j++) {
-			if (!first[j])
-				continue; /* a thread without API calls */
-			f = first[j] < f ? first[j] : f;
-			l = last[j] > l ? last[j] : l;
-		}
-		if (!l)
-			continue;
-		ngpu++;
-		if (bsearch(&pid, pids, n, sizeof(*pids), cmp_pid))
-			continue;
-		foreign[nf++] = pid;
-		any_outside |= l < cpu_first || f > cpu_last;
-	}
-	err = 0;
-	if (!nf || (nf < ngpu && !any_outside))
-		goto out;
-	for (i = 0; i < nf && i < 3; i++)
-		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%u", i ? ", " : "",
-			 foreign[i]);
-	err = report_state__warn(&r->s, "cpu.trace and the GPU trace%s of process%s %s%s do not belong "
-			      "together (%s): traces of two recordings in one directory?",
-			   nf == 1 ? "" : "s", nf == 1 ? "" : "es", list, nf > 3 ? ", ..." : "",
-			   any_outside ? "no record of the process in cpu.trace, and their times "
-			   "do not overlap" : "no process in common");
-out:
-	free(pids);
-	free(first);
-	free(last);
-	free(foreign);
-	return err;
-}
-
-/* record.json (written by `gpuperf record`): the sampling frequency, the command line, -p/-t. */
-static void read_record_json(struct run *r)
-{
-	char path[4096];
-	FILE *f;
-	char *text = NULL;
-	long len;
-	cJSON *root, *opt, *cl, *start, *end;
-
-	snprintf(path, sizeof(path), "%s/record.json", r->opts->dir);
-	f = fopen(path, "rb");
-	if (!f)
-		return;
-	if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) > 0 && len < (1 << 24) &&
-	    fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)len + 1)) &&
-	    fread(text, 1, (size_t)len, f) == (size_t)len)
-		text[len] = '\0';
-	else {
-		free(text);
-		text = NULL;
-	}
-	fclose(f);
-	if (!text)
-		return;
-	root = cJSON_Parse(text);
-	free(text);
-	if (!root)
-		return;
-	opt = cJSON_GetObjectItemCaseSensitive(root, "options");
-	if (opt) {
-		cJSON *hz = cJSON_GetObjectItemCaseSensitive(opt, "freq_hz");
-
-		if (cJSON_IsNumber(hz) && hz->valuedouble > 0 && hz->valuedouble < 1e6)
-			r->s.freq_hz = (uint32_t)hz->valuedouble;
-	}
-	cl = cJSON_GetObjectItemCaseSensitive(root, "command_line");
-	if (cJSON_IsArray(cl))
-		r->s.command_line_json = cJSON_PrintUnformatted(cl);
-	r->s.attached = cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "attached"));
-	/*
-	 * The window the recorder was recording: the first record may come long
-	 * after its start (a program's first sample) or long before it (a
-	 * span that began before the recorder attached).
-	 */
-	start = cJSON_GetObjectItemCaseSensitive(root, "start_monotonic_ns");
-	end = cJSON_GetObjectItemCaseSensitive(root, "end_monotonic_ns");
-	if (cJSON_IsNumber(start) && cJSON_IsNumber(end) && start->valuedouble > 0 &&
-	    end->valuedouble > start->valuedouble && end->valuedouble < 0x1p63) {
-		r->s.start_ns = (uint64_t)start->valuedouble;
-		r->s.end_ns = (uint64_t)end->valuedouble;
-	}
-	cJSON_Delete(root);
 }
 
 static int open_out(struct run *r, const char *name, FILE **out)
@@ -631,6 +482,8 @@ int report__run(const struct report_opts *opts, struct report_result *res, char 
 	struct run r = { .opts = &o, .errbuf = errbuf, .errlen = errlen };
 	struct report_result dummy;
 	const char *why = NULL;
+	char why_buf[512];
+	struct record_json rj;
 	struct stat st;
 	size_t i;
 	int err;
@@ -687,10 +540,17 @@ int report__run(const struct report_opts *opts, struct report_result *res, char 
 	timeline__finish(r.s.tl);
 	err = correlate__run(r.s.tl, &r.s.corr);
 	if (!err)
-		err = check_one_recording(&r);
+		err = correlate__check_one_recording(r.s.tl, why_buf, sizeof(why_buf));
+	if (err == 1)
+		err = report_state__warn(&r.s, "%s", why_buf);
 	if (err)
 		goto out;
-	read_record_json(&r);
+	record_json__read(&rj, o.dir);
+	r.s.freq_hz = rj.freq_hz;
+	r.s.command_line_json = rj.command_line_json; /* now the state's */
+	r.s.attached = rj.attached;
+	r.s.start_ns = rj.start_ns;
+	r.s.end_ns = rj.end_ns;
 	if (!r.s.end_ns) {
 		/* no record.json (or none that says): the records' own extent */
 		r.s.start_ns = r.s.tl->first_ts;
