@@ -6,8 +6,8 @@ set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD=${1:-build}
 GPUPERF=$BUILD/cli/gpuperf
-FOLD_NORMALIZE=$BUILD/merger/tests/fold_normalize
-CHROME_TRACE=$BUILD/merger/tests/merger_chrome_trace
+FOLD_NORMALIZE=$BUILD/report/tests/fold_normalize
+CHROME_TRACE=$BUILD/report/tests/merger_chrome_trace
 DATA=$HERE/data
 for t in "$GPUPERF" "$FOLD_NORMALIZE" "$CHROME_TRACE"; do
 	[ -x "$t" ] || { echo "update-golden: '$t' not built; build first or pass BUILD_DIR" >&2; exit 1; }
