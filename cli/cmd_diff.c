@@ -331,7 +331,7 @@ static int load_side(const char *const *paths, size_t n, struct summary **out)
 	int err;
 
 	for (i = 0; i < n; i++) {
-		err = summary__load(paths[i], &out[i], msg, sizeof(msg));
+		err = summary_read__load(paths[i], &out[i], msg, sizeof(msg));
 		if (err) {
 			fprintf(stderr, ME ": %s\n", *msg ? msg : strerror(-err));
 			return err;
@@ -522,9 +522,9 @@ int cmd_diff(int argc, char **argv)
 cleanup:
 	diff_result__free(res);
 	for (i = 0; base && i < cli.n_base; i++)
-		summary__free(base[i]);
+		summary_read__free(base[i]);
 	for (i = 0; new_ && i < cli.n_new; i++)
-		summary__free(new_[i]);
+		summary_read__free(new_[i]);
 	free(base);
 	free(new_);
 	free(cli.base);

@@ -385,8 +385,8 @@ static int read_sites(struct rd *r, const cJSON *root, struct summary *s)
 	return 0;
 }
 
-int summary__parse(const char *text, size_t len, const char *name, struct summary **out,
-		   char *errbuf, size_t errsize)
+int summary_read__parse(const char *text, size_t len, const char *name, struct summary **out,
+			char *errbuf, size_t errsize)
 {
 	struct rd r = {.name = name ? name : "summary.json", .err = errbuf, .errsize = errsize};
 	const char *end = NULL;
@@ -433,7 +433,7 @@ int summary__parse(const char *text, size_t len, const char *name, struct summar
 cleanup:
 	cJSON_Delete(root);
 	if (err) {
-		summary__free(s);
+		summary_read__free(s);
 		return err;
 	}
 	*out = s;
@@ -469,7 +469,7 @@ static int read_all(const char *path, char **buf, size_t *len)
 	return 0;
 }
 
-int summary__load(const char *path, struct summary **out, char *errbuf, size_t errsize)
+int summary_read__load(const char *path, struct summary **out, char *errbuf, size_t errsize)
 {
 	struct rd r = {.name = path, .err = errbuf, .errsize = errsize};
 	char *file = NULL, *text = NULL, *slash;
@@ -509,14 +509,14 @@ int summary__load(const char *path, struct summary **out, char *errbuf, size_t e
 		fail(&r, err, "cannot read: %s", strerror(-err));
 		goto cleanup;
 	}
-	err = summary__parse(text, len, file, out, errbuf, errsize);
+	err = summary_read__parse(text, len, file, out, errbuf, errsize);
 	if (err)
 		goto cleanup;
 	(*out)->path = file;
 	file = NULL;
 	(*out)->dir = strdup((*out)->path);
 	if (!(*out)->dir) {
-		summary__free(*out);
+		summary_read__free(*out);
 		*out = NULL;
 		err = -ENOMEM;
 		goto cleanup;
@@ -534,7 +534,7 @@ cleanup:
 	return err;
 }
 
-void summary__free(struct summary *s)
+void summary_read__free(struct summary *s)
 {
 	size_t i;
 

@@ -64,17 +64,17 @@ struct summary {
  * of the wrong type) or -EPROTO (another major version) or -ENOMEM, and
  * writes one line saying what is wrong into errbuf (never printed here).
  */
-int summary__parse(const char *text, size_t len, const char *name, struct summary **out,
-		   char *errbuf, size_t errsize);
+int summary_read__parse(const char *text, size_t len, const char *name, struct summary **out,
+			char *errbuf, size_t errsize);
 
 /*
  * Load `path`: a summary.json file, or a report directory holding one.
- * Errors as summary__parse(), plus -ENOENT (missing file, or a directory
+ * Errors as summary_read__parse(), plus -ENOENT (missing file, or a directory
  * without summary.json) and other -errno from reading; errbuf says which.
  */
-int summary__load(const char *path, struct summary **out, char *errbuf, size_t errsize);
+int summary_read__load(const char *path, struct summary **out, char *errbuf, size_t errsize);
 
 /* Accepts NULL. */
-void summary__free(struct summary *s);
+void summary_read__free(struct summary *s);
 
 #endif /* GPUPERF_SUMMARY_READ_H */

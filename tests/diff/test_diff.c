@@ -51,7 +51,7 @@ static struct summary *mk(uint64_t k1, uint64_t k2)
 		 "{\"function\":\"update\",\"location\":\"\",\"api\":\"cudaLaunchKernel\","
 		 "\"stack\":\"" S2 "\",\"gpu_ns\":%llu,\"launches\":10}]}",
 		 (unsigned long long)k1, (unsigned long long)k2);
-	assert_int_equal(summary__parse(text, strlen(text), "t", &s, err, sizeof(err)), 0);
+	assert_int_equal(summary_read__parse(text, strlen(text), "t", &s, err, sizeof(err)), 0);
 	return s;
 }
 
@@ -89,7 +89,7 @@ static size_t count_status(const struct diff_result *r, enum diff_metric m, enum
 static void free_all(struct summary **v, size_t n)
 {
 	while (n--)
-		summary__free(v[n]);
+		summary_read__free(v[n]);
 }
 
 static void test_slower_kernel_flagged(void **state)
@@ -140,7 +140,7 @@ static struct summary *mk_cfg(uint64_t ns, unsigned block)
 		 "\"registers_per_thread\":32,\"shared_memory\":1024,\"dynamic_shared_memory\":0,"
 		 "\"count\":10,\"total_ns\":%llu}]}]}",
 		 (unsigned long long)ns, (unsigned long long)ns / 10, block, (unsigned long long)ns);
-	assert_int_equal(summary__parse(text, strlen(text), "t", &s, err, sizeof(err)), 0);
+	assert_int_equal(summary_read__parse(text, strlen(text), "t", &s, err, sizeof(err)), 0);
 	return s;
 }
 
@@ -188,7 +188,7 @@ static void test_small_change_passes(void **state)
 	assert_int_equal(r->count[DIFF_REGRESSION], 0);
 	diff_result__free(r);
 	/* ...and faster by 20% is an improvement, not a failure. */
-	summary__free(n[0]);
+	summary_read__free(n[0]);
 	n[0] = mk(800000, 500000);
 	r = run(b, 1, n, 1, &o);
 	assert_int_equal(diff_result__failed(r), 0);
@@ -227,7 +227,7 @@ static void test_noise(void **state)
 	diff_result__free(r);
 
 	/* 8% slower: over the threshold, still inside a +-10% spread. */
-	summary__free(n[0]);
+	summary_read__free(n[0]);
 	n[0] = mk(1080000, 500000);
 	r = run(b, 3, n, 1, &o);
 	assert_int_equal(find(r, DIFF_KERNEL, K1)->status, DIFF_NOISE);
@@ -240,7 +240,7 @@ static void test_noise(void **state)
 	diff_result__free(r);
 
 	/* 20% slower is beyond the noise. */
-	summary__free(n[0]);
+	summary_read__free(n[0]);
 	n[0] = mk(1200000, 500000);
 	r = run(b, 3, n, 1, &o);
 	assert_int_equal(find(r, DIFF_KERNEL, K1)->status, DIFF_REGRESSION);
@@ -392,7 +392,7 @@ static void test_min_time(void **state)
 	assert_int_equal(find(r, DIFF_KERNEL, K1)->status, DIFF_REGRESSION);
 	diff_result__free(r);
 	/* One side over the min time is enough to compare. */
-	summary__free(n[0]);
+	summary_read__free(n[0]);
 	n[0] = mk(20000, 500000);
 	o.min_time_ns = 10000;
 	r = run(b, 1, n, 1, &o);
@@ -412,7 +412,7 @@ static struct summary *two_devices(uint64_t busy1)
 		 "\"busy_ns\":%llu,\"idle_ns\":0,\"devices\":[{\"id\":0,\"name\":\"a\","
 		 "\"busy_ns\":1000000},{\"id\":1,\"name\":\"b\",\"busy_ns\":%llu}]}}",
 		 (unsigned long long)(1000000 + busy1), (unsigned long long)busy1);
-	assert_int_equal(summary__parse(text, strlen(text), "t", &s, err, sizeof(err)), 0);
+	assert_int_equal(summary_read__parse(text, strlen(text), "t", &s, err, sizeof(err)), 0);
 	return s;
 }
 
@@ -437,9 +437,9 @@ static void test_devices(void **state)
 static int parse(const char *text, char *msg, size_t size)
 {
 	struct summary *s = NULL;
-	int err = summary__parse(text, strlen(text), "x.json", &s, msg, size);
+	int err = summary_read__parse(text, strlen(text), "x.json", &s, msg, size);
 
-	summary__free(s);
+	summary_read__free(s);
 	return err;
 }
 
@@ -575,14 +575,14 @@ static void test_total_too_big(void **state)
 	char err[256];
 
 	(void)state;
-	assert_int_equal(summary__parse(text, strlen(text), "t", &s, err, sizeof(err)), -EINVAL);
+	assert_int_equal(summary_read__parse(text, strlen(text), "t", &s, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "total_ns"));
 	/* written as a double (as summary.json writes totals above 2^53): read, not clamped */
 	text = "{\"schema\":\"gpuperf-summary\",\"schema_version\":\"1.0\","
 	       "\"kernels\":[{\"name\":\"k\",\"count\":1,\"total_ns\":1e19}]}";
-	assert_int_equal(summary__parse(text, strlen(text), "t", &s, err, sizeof(err)), 0);
+	assert_int_equal(summary_read__parse(text, strlen(text), "t", &s, err, sizeof(err)), 0);
 	assert_int_equal(s->kernels[0].total_ns, 10000000000000000000ull);
-	summary__free(s);
+	summary_read__free(s);
 }
 
 int main(void)
