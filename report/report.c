@@ -31,6 +31,7 @@
 #include "pprof_report.h"
 #include "record_json.h"
 #include "report_state.h"
+#include "report_stats.h"
 #include "stack_agg.h"
 #include "summary.h"
 #include "symbolize.h"
@@ -599,7 +600,7 @@ int report__run(const struct report_opts *opts, struct report_result *res, char 
 	if (err == -ENOMEM)
 		set_err(&r, "out of memory");
 out:
-	summary__free_stats(&r.s);
+	report_stats__free(&r.s);
 	report_state__release(&r.s);
 	return err;
 }

@@ -57,7 +57,7 @@ struct report_state {
 	bool attached; /* record.json has "attached": a recording of running processes (-p/-t) */
 	struct frame_buf fb;	      /* scratch: one record's frames at a time */
 	struct rec_groups groups;     /* every sample, span and GPU record, grouped */
-	struct report_stats *summary; /* summary.c's statistics, built on first use */
+	struct report_stats *stats; /* report_stats.h: built on first use */
 	char **warnings;	      /* the report's own (after the timeline's): one line each */
 	size_t nr_warnings;
 	struct { /* report_state__tool_thread()'s last answer: records come in runs of a thread */

@@ -3,11 +3,8 @@
  * summary.c - summary.json (docs/summary-json.md, schema 1.x) and the short
  * text report printed at the end of `gpuperf report`.
  *
- * Both come from one pass of statistics (struct report_stats) so the two never
- * disagree. Kernel percentiles come from a log-linear histogram (64 buckets
- * per power of two: within 1.6% of the exact value, exact when every
- * duration is equal), so memory stays a few KiB per distinct kernel however
- * many launches there are.
+ * Both come from one pass of statistics (report_stats.h) so the two never
+ * disagree.
  */
 #include "summary.h"
 
@@ -25,6 +22,7 @@
 #include "json_utf8.h"
 #include "memory_stats.h"
 #include "report_state.h"
+#include "report_stats.h"
 #include "site.h"
 #include "stack_agg.h"
 #include "symbolize.h"
@@ -32,124 +30,9 @@
 
 #define SUMMARY_SCHEMA "gpuperf-summary"
 #define SUMMARY_VERSION "1.9"
-#define HIST_SUB 64u
-#define HIST_BUCKETS (HIST_SUB * 60u)
 #define MAX_SITES 100
-#define MAX_MEMCPY_KINDS 16
-
-/* The launch configurations of one kernel kept in summary.json: the first KCFG_MAX seen. */
-#define KCFG_MAX 8
-
-struct kcfg_stat {
-	uint16_t kconfig; /* tl_gpu.kconfig; 0: slot free */
-	uint64_t count, total;
-};
-
-struct kstat {
-	uint32_t name; /* timeline string id */
-	uint64_t count, total, min, max;
-	uint32_t *hist;
-	struct kcfg_stat cfg[KCFG_MAX];
-	uint64_t cfg_other; /* launches with a configuration past KCFG_MAX, or none known */
-};
-
-/*
- * Device time with a min-heap of the ends of running activities, fed the
- * GPU records in start order (tl->gpu's); memory = the most activities
- * running at once.
- */
-struct sweep {
-	uint64_t *heap;
-	size_t n, cap;
-	uint64_t now, busy, overlap;
-	int started;
-};
-
-struct dev_stat {
-	uint32_t id;
-	uint64_t busy, idle, overlap, kernel, memcpy, memset, first, last;
-	struct sweep sw; /* while collecting */
-};
-
-struct mstat {
-	uint64_t count, bytes, total;
-};
-
-struct pstat {
-	uint64_t on, off, gpu;
-};
-
-struct report_stats {
-	struct kstat *k;
-	size_t nr_k, cap_k;
-	uint32_t *k_slots; /* open addressing over k by name id: index + 1 */
-	size_t nslots;
-	struct site *sites;
-	size_t nr_sites, cap_sites;
-	struct dev_stat *dev;
-	size_t nr_dev;
-	struct mstat mc[MAX_MEMCPY_KINDS], ms;
-	struct pstat *proc; /* per tl->procs */
-	uint64_t busy, idle, overlap;
-	uint64_t on_cpu, off_cpu, off_cpu_short;
-	uint64_t tool_on, tool_off; /* the injection library's writer thread, left out */
-	size_t gpu_records, with_api, with_stack;
-	struct memory_stats *mem; /* NULL: no memory records */
-};
-
-static unsigned hist_bucket(uint64_t d)
-{
-	unsigned e;
-
-	if (d < HIST_SUB * 2)
-		return (unsigned)d;
-	e = 63u - (unsigned)__builtin_clzll(d) - 6u; /* d >> e is in [64, 128) */
-	return (unsigned)(HIST_SUB * (e + 1) + ((d >> e) - HIST_SUB));
-}
-
-static uint64_t hist_value(unsigned b)
-{
-	unsigned e;
-
-	if (b < HIST_SUB * 2)
-		return b;
-	e = b / HIST_SUB - 1;
-	return (uint64_t)(HIST_SUB + b % HIST_SUB) << e;
-}
-
-static uint64_t kstat_pct(const struct kstat *k, double pct)
-{
-	uint64_t want = (uint64_t)(pct * (double)k->count / 100.0 + 0.999999), seen = 0, v;
-	unsigned b;
-
-	if (!want)
-		want = 1;
-	for (b = 0; b < HIST_BUCKETS; b++) {
-		seen += k->hist[b];
-		if (seen >= want)
-			break;
-	}
-	v = hist_value(b < HIST_BUCKETS ? b : HIST_BUCKETS - 1);
-	return v < k->min ? k->min : v > k->max ? k->max : v;
-}
 
 static void num(cJSON *o, const char *k, double v);
-
-static void kcfg_add(struct kstat *k, uint16_t kconfig, uint64_t d)
-{
-	int i;
-
-	for (i = 0; kconfig && i < KCFG_MAX; i++) {
-		if (!k->cfg[i].kconfig)
-			k->cfg[i].kconfig = kconfig;
-		if (k->cfg[i].kconfig == kconfig) {
-			k->cfg[i].count++;
-			k->cfg[i].total += d;
-			return;
-		}
-	}
-	k->cfg_other++;
-}
 
 static int cmp_kcfg(const void *a, const void *b)
 {
@@ -221,398 +104,6 @@ static void kcfg_text(const struct timeline *tl, const struct kstat *k, char *bu
 		snprintf(buf, len, "<<<%s, %s>>> +%d%s", g, b, n - 1, k->cfg_other ? "+" : "");
 	else
 		snprintf(buf, len, "<<<%s, %s>>>", g, b);
-}
-
-static struct kstat *kstat_get(struct report_stats *s, uint32_t name)
-{
-	size_t i, mask;
-
-	if (s->nr_k * 2 >= s->nslots) {
-		size_t n = s->nslots ? s->nslots * 2 : 64, j;
-		uint32_t *slots = calloc(n, sizeof(*slots));
-
-		if (!slots)
-			return NULL;
-		for (j = 0; j < s->nr_k; j++) {
-			for (i = (s->k[j].name * 2654435761u) & (n - 1); slots[i]; i = (i + 1) & (n - 1))
-				;
-			slots[i] = (uint32_t)j + 1;
-		}
-		free(s->k_slots);
-		s->k_slots = slots;
-		s->nslots = n;
-	}
-	mask = s->nslots - 1;
-	for (i = (name * 2654435761u) & mask; s->k_slots[i]; i = (i + 1) & mask)
-		if (s->k[s->k_slots[i] - 1].name == name)
-			return &s->k[s->k_slots[i] - 1];
-	if (s->nr_k == s->cap_k) {
-		size_t ncap = s->cap_k ? s->cap_k * 2 : 32;
-		struct kstat *k = realloc(s->k, ncap * sizeof(*k));
-
-		if (!k)
-			return NULL;
-		s->k = k;
-		s->cap_k = ncap;
-	}
-	memset(&s->k[s->nr_k], 0, sizeof(s->k[0]));
-	s->k[s->nr_k].name = name;
-	s->k[s->nr_k].min = UINT64_MAX;
-	s->k[s->nr_k].hist = calloc(HIST_BUCKETS, sizeof(uint32_t));
-	if (!s->k[s->nr_k].hist)
-		return NULL;
-	s->k_slots[i] = (uint32_t)++s->nr_k;
-	return &s->k[s->nr_k - 1];
-}
-
-static void heap_push(struct sweep *w, uint64_t v)
-{
-	size_t i = w->n++;
-
-	while (i && w->heap[(i - 1) / 2] > v) {
-		w->heap[i] = w->heap[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	w->heap[i] = v;
-}
-
-static uint64_t heap_pop(struct sweep *w)
-{
-	uint64_t top = w->heap[0], v = w->heap[--w->n];
-	size_t i = 0;
-
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= w->n)
-			break;
-		if (c + 1 < w->n && w->heap[c + 1] < w->heap[c])
-			c++;
-		if (w->heap[c] >= v)
-			break;
-		w->heap[i] = w->heap[c];
-		i = c;
-	}
-	if (w->n)
-		w->heap[i] = v;
-	return top;
-}
-
-static void advance(struct sweep *w, uint64_t t)
-{
-	if (t > w->now) {
-		if (w->n >= 1)
-			w->busy += t - w->now;
-		if (w->n >= 2)
-			w->overlap += t - w->now;
-		w->now = t;
-	}
-}
-
-/* Add device work from start to end (a duration) to d's sweep. */
-static inline __attribute__((always_inline)) int
-sweep_add(struct dev_stat *d, uint64_t start, uint64_t end)
-{
-	struct sweep *w = &d->sw;
-
-	if (!w->started) {
-		d->first = w->now = start;
-		w->started = 1;
-	}
-	if (w->n == 1 && w->heap[0] <= start) {
-		/* the usual case: the one activity running ended before this one starts */
-		advance(w, w->heap[0]);
-		if (start > w->now)
-			w->now = start;
-		w->heap[0] = end;
-	} else {
-		while (w->n && w->heap[0] <= start) {
-			uint64_t e = w->heap[0];
-
-			advance(w, e);
-			heap_pop(w);
-		}
-		advance(w, start);
-		if (w->n == w->cap) {
-			size_t ncap = w->cap ? w->cap * 2 : 16;
-			uint64_t *h = realloc(w->heap, ncap * sizeof(*h));
-
-			if (!h)
-				return -ENOMEM;
-			w->heap = h;
-			w->cap = ncap;
-		}
-		heap_push(w, end);
-	}
-	if (end > d->last)
-		d->last = end;
-	return 0;
-}
-
-/* The end of d's sweep: its busy, overlap and idle time. */
-static void sweep_finish(struct dev_stat *d)
-{
-	struct sweep *w = &d->sw;
-
-	while (w->n) {
-		uint64_t e = w->heap[0];
-
-		advance(w, e);
-		heap_pop(w);
-	}
-	free(w->heap);
-	w->heap = NULL;
-	d->busy = w->busy;
-	d->overlap = w->overlap;
-	d->idle = d->last > d->first && d->last - d->first > w->busy ? d->last - d->first - w->busy : 0;
-}
-
-/* What sweep_add() counts, and sweep_finish(), for the GPU records of all devices together. */
-static int sweep_all(const struct timeline *tl, struct dev_stat *d)
-{
-	size_t i;
-
-	for (i = 0; i < tl->nr_gpu; i++) {
-		const struct tl_gpu *g = &tl->gpu[i];
-
-		if (g->kind != TL_GPU_SYNC && g->dur &&
-		    sweep_add(d, g->start, timeline__gpu_end(tl, g))) {
-			free(d->sw.heap);
-			return -ENOMEM;
-		}
-	}
-	sweep_finish(d);
-	return 0;
-}
-
-static int add_site(struct report_state *r, struct report_stats *s, size_t gi, uint64_t ns, uint64_t count)
-{
-	const struct tl_stack *lst = timeline__gpu_launch_stack(r->tl, &r->tl->gpu[gi]);
-	int64_t ai = timeline__gpu_api(r->tl, &r->tl->gpu[gi]);
-	const struct tl_gpu *g = &r->tl->gpu[gi];
-	const char *kernel;
-	int i;
-
-	if (!lst || ai < 0)
-		return 0;
-	kernel = g->kind == TL_GPU_KERNEL ? symbolizer__demangle(r->sym, timeline__str(r->tl, g->name))
-					  : NULL;
-	i = site__get(&r->frames, &r->fb, &s->sites, &s->nr_sites, &s->cap_sites, &r->tl->api[ai],
-		      lst, kernel);
-	if (i < 0)
-		return i;
-	s->sites[i].gpu_ns += ns;
-	s->sites[i].launches += count;
-	return 0;
-}
-
-/* timeline__proc(), remembering the last answer (*last): records come in runs of a process */
-static const struct tl_proc *proc_of(const struct timeline *tl, uint32_t pid, const struct tl_proc **last)
-{
-	if (!*last || (*last)->pid != pid)
-		*last = timeline__proc(tl, pid);
-	return *last;
-}
-
-static int collect(struct report_state *r, struct report_stats *s)
-{
-	const struct tl_proc *last = NULL;
-	struct timeline *tl = r->tl;
-	ptrdiff_t *lane_proc;
-	size_t i, j;
-	int err = 0;
-
-	s->proc = calloc(tl->nr_procs ? tl->nr_procs : 1, sizeof(*s->proc));
-	if (!s->proc)
-		return -ENOMEM;
-	/* the injection library's writer thread is the tool's: counted apart (tool_*) */
-	for (i = 0; i < tl->nr_samples; i++) {
-		const struct tl_sample *sa = &tl->samples[i];
-		const struct tl_proc *p;
-
-		if (report_state__tool_thread(r, sa->pid, sa->tid)) {
-			s->tool_on += sa->weight;
-			continue;
-		}
-		p = proc_of(tl, sa->pid, &last);
-		s->on_cpu += sa->weight;
-		if (p)
-			s->proc[p - tl->procs].on += sa->weight;
-	}
-	for (i = 0; i < tl->nr_offcpu; i++) {
-		const struct tl_offcpu *o = &tl->offcpu[i];
-		uint64_t d = o->end > o->start ? o->end - o->start : 0;
-		const struct tl_proc *p;
-
-		if (report_state__tool_thread(r, o->pid, o->tid)) {
-			s->tool_off += d;
-			continue;
-		}
-		p = proc_of(tl, o->pid, &last);
-		s->off_cpu += d;
-		if (p)
-			s->proc[p - tl->procs].off += d;
-	}
-	for (i = 0; i < tl->nr_offcpu_short; i++) {
-		const struct tl_proc *p = timeline__proc(tl, tl->offcpu_short[i].pid);
-
-		if (report_state__tool_thread(r, tl->offcpu_short[i].pid, tl->offcpu_short[i].tid)) {
-			s->tool_off += tl->offcpu_short[i].total_ns;
-			continue;
-		}
-		s->off_cpu_short += tl->offcpu_short[i].total_ns;
-		if (p)
-			s->proc[p - tl->procs].off += tl->offcpu_short[i].total_ns;
-	}
-	s->off_cpu += s->off_cpu_short;
-	/* counted by the join, which looks up each record's API call anyway */
-	s->gpu_records = r->corr.nr_work;
-	s->with_api = r->corr.work_with_api;
-	s->with_stack = r->corr.work_with_stack;
-	/* the process of each stream, looked up once, not per record */
-	lane_proc = malloc((tl->nr_lanes ? tl->nr_lanes : 1) * sizeof(*lane_proc));
-	if (!lane_proc)
-		return -ENOMEM;
-	for (i = 0; i < tl->nr_lanes; i++) {
-		const struct tl_proc *p = timeline__proc(tl, tl->lanes[i].pid);
-
-		lane_proc[i] = p ? p - tl->procs : -1;
-	}
-	for (i = 0; i < tl->nr_gpu && !err; i++) {
-		const struct tl_gpu *g = &tl->gpu[i];
-		uint64_t d = timeline__dur(tl, g->dur);
-
-		if (g->kind == TL_GPU_SYNC)
-			continue;
-		if (lane_proc[g->lane] >= 0)
-			s->proc[lane_proc[g->lane]].gpu += d;
-		if (g->kind == TL_GPU_KERNEL) {
-			struct kstat *k = kstat_get(s, g->name);
-
-			if (!k) {
-				err = -ENOMEM;
-				break;
-			}
-			k->count++;
-			k->total += d;
-			k->min = d < k->min ? d : k->min;
-			k->max = d > k->max ? d : k->max;
-			k->hist[hist_bucket(d) < HIST_BUCKETS ? hist_bucket(d) : HIST_BUCKETS - 1]++;
-			kcfg_add(k, g->kconfig, d);
-		} else if (g->kind == TL_GPU_MEMCPY) {
-			/* kinds without a name of their own all count as "unknown" (0) */
-			struct mstat *m = &s->mc[timeline__copy_kind_name(g->copy_kind) !=
-							 timeline__copy_kind_name(0) ? g->copy_kind : 0];
-
-			m->count++;
-			m->bytes += timeline__gpu_bytes(tl, g);
-			m->total += d;
-		} else {
-			s->ms.count++;
-			s->ms.bytes += timeline__gpu_bytes(tl, g);
-			s->ms.total += d;
-		}
-		for (j = 0; j < s->nr_dev && s->dev[j].id != timeline__gpu_device(tl, g); j++)
-			;
-		if (j == s->nr_dev) {
-			struct dev_stat *nd = realloc(s->dev, (s->nr_dev + 1) * sizeof(*nd));
-
-			if (!nd) {
-				err = -ENOMEM;
-				break;
-			}
-			s->dev = nd;
-			memset(&s->dev[s->nr_dev], 0, sizeof(*nd));
-			s->dev[s->nr_dev++].id = timeline__gpu_device(tl, g);
-		}
-		if (g->kind == TL_GPU_KERNEL)
-			s->dev[j].kernel += d;
-		else if (g->kind == TL_GPU_MEMCPY)
-			s->dev[j].memcpy += d;
-		else
-			s->dev[j].memset += d;
-		if (d && sweep_add(&s->dev[j], g->start, g->start + d))
-			err = -ENOMEM;
-	}
-	free(lane_proc);
-	/* launch sites: one symbolization per group of identical GPU records */
-	for (i = 0; i < r->groups.n && !err; i++)
-		if (r->groups.g[i].kind == VIEW_GPU)
-			err = add_site(r, s, r->groups.g[i].rep, r->groups.g[i].weight,
-				       r->groups.g[i].count);
-	for (j = 0; j < s->nr_dev; j++) {
-		sweep_finish(&s->dev[j]);
-		s->idle += s->dev[j].idle;
-		s->overlap += s->dev[j].overlap;
-	}
-	if (!err && s->nr_dev == 1) {
-		s->busy = s->dev[0].busy; /* one device: the union is its own busy time */
-	} else if (!err && s->nr_dev) {
-		struct dev_stat all = { 0 };
-
-		err = sweep_all(tl, &all);
-		s->busy = all.busy;
-	}
-	return err;
-}
-
-static int cmp_kstat(const void *a, const void *b)
-{
-	const struct kstat *x = a, *y = b;
-
-	if (x->total != y->total)
-		return x->total < y->total ? 1 : -1;
-	return x->name < y->name ? -1 : x->name > y->name;
-}
-
-static int cmp_site(const void *a, const void *b)
-{
-	const struct site *x = a, *y = b;
-
-	if (x->gpu_ns != y->gpu_ns)
-		return x->gpu_ns < y->gpu_ns ? 1 : -1;
-	return strcmp(x->stack, y->stack);
-}
-
-static int cmp_dev(const void *a, const void *b)
-{
-	const struct dev_stat *x = a, *y = b;
-
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-static void summary_release(struct report_stats *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->nr_k; i++)
-		free(s->k[i].hist);
-	free(s->k);
-	free(s->k_slots);
-	for (i = 0; i < s->nr_sites; i++)
-		free(s->sites[i].stack);
-	free(s->sites);
-	free(s->dev);
-	free(s->proc);
-	memory_stats__free(s->mem);
-}
-
-static int summary_build(struct report_state *r, struct report_stats *s)
-{
-	int err;
-
-	memset(s, 0, sizeof(*s));
-	err = collect(r, s);
-	if (!err)
-		err = memory_stats__build(r, &s->mem);
-	if (err) {
-		summary_release(s);
-		return err;
-	}
-	gp_sort(s->k, s->nr_k, sizeof(*s->k), cmp_kstat);
-	gp_sort(s->sites, s->nr_sites, sizeof(*s->sites), cmp_site);
-	gp_sort(s->dev, s->nr_dev, sizeof(*s->dev), cmp_dev);
-	return 0;
 }
 
 /* cJSON numbers are doubles: exact for integers below 2^53 ns (104 days). */
@@ -874,8 +365,8 @@ static cJSON *build_json(struct report_state *r, struct report_stats *s)
 		num(e, "mean_ns", (double)(k->total / k->count));
 		num(e, "min_ns", (double)k->min);
 		num(e, "max_ns", (double)k->max);
-		num(e, "p50_ns", (double)kstat_pct(k, 50));
-		num(e, "p99_ns", (double)kstat_pct(k, 99));
+		num(e, "p50_ns", (double)report_stats__kernel_pct(k, 50));
+		num(e, "p99_ns", (double)report_stats__kernel_pct(k, 99));
 		kcfg_json(tl, &s->k[i], e);
 		cJSON_AddItemToArray(a, e);
 	}
@@ -944,33 +435,9 @@ static cJSON *build_json(struct report_state *r, struct report_stats *s)
 	return root;
 }
 
-/* The statistics, computed once per report for the JSON and the text. */
-static struct report_stats *summary_get(struct report_state *r)
-{
-	if (!r->summary) {
-		struct report_stats *s = malloc(sizeof(*s));
-
-		if (!s || summary_build(r, s)) {
-			free(s);
-			return NULL;
-		}
-		r->summary = s;
-	}
-	return r->summary;
-}
-
-void summary__free_stats(struct report_state *r)
-{
-	if (r->summary) {
-		summary_release(r->summary);
-		free(r->summary);
-		r->summary = NULL;
-	}
-}
-
 int summary__write_json(struct report_state *r, const char *path)
 {
-	struct report_stats *s = summary_get(r);
+	struct report_stats *s = report_stats__get(r);
 	cJSON *root;
 	char *text;
 	FILE *f;
@@ -1053,7 +520,7 @@ static void stack_ends_text(const struct timeline *tl, FILE *out)
 void summary__write_text(struct report_state *r, FILE *out)
 {
 	struct timeline *tl = r->tl;
-	struct report_stats *sp = summary_get(r), s;
+	struct report_stats *sp = report_stats__get(r), s;
 	char b1[32], b2[32], b3[32];
 	uint64_t kernel_total = 0;
 	size_t i;

@@ -2,7 +2,7 @@
 /*
  * summary.h - summary.json (docs/summary-json.md) and the short text report
  * printed at the end of `gpuperf report`, both from one pass of statistics
- * over the report's state, built on first use and kept in r->summary.
+ * over the report's state (report_stats.h).
  */
 #ifndef GPUPERF_SUMMARY_H
 #define GPUPERF_SUMMARY_H
@@ -17,7 +17,5 @@ int summary__write_json(struct report_state *r, const char *path);
 void summary__write_text(struct report_state *r, FILE *out);
 /* What was lost and what loading found wrong, one "warning:" line each. */
 void summary__write_warnings(struct report_state *r, FILE *out);
-/* Free r->summary (accepts none built). */
-void summary__free_stats(struct report_state *r);
 
 #endif /* GPUPERF_SUMMARY_H */
