@@ -114,8 +114,10 @@ static int setup_symbols(struct run *r)
 		else if (err)
 			return err;
 	}
-	if (bad && report_state__warn(&r->s, "%zu module record%s with an empty address range skipped: "
-			       "frames in them stay unnamed", bad, bad == 1 ? "" : "s"))
+	if (bad && report_state__warn(&r->s,
+				      "%zu module record%s with an empty address range skipped: "
+				      "frames in them stay unnamed",
+				      bad, bad == 1 ? "" : "s"))
 		return -ENOMEM;
 	for (i = 0; i < tl->nr_procs; i++)
 		if (tl->procs[i].ppid && tl->procs[i].forked)

@@ -354,7 +354,8 @@ int correlate__check_one_recording(const struct timeline *tl, char *why, size_t 
 		 "cpu.trace and the GPU trace%s of process%s %s%s do not belong together (%s): "
 		 "traces of two recordings in one directory?",
 		 nf == 1 ? "" : "s", nf == 1 ? "" : "es", list, nf > 3 ? ", ..." : "",
-		 any_outside ? "no record of the process in cpu.trace, and their times do not overlap"
+		 any_outside ? "no record of the process in cpu.trace, and their times "
+			       "do not overlap"
 			     : "no process in common");
 	err = 1;
 out:

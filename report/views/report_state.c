@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* report_state.c - the state of one report run: warnings, the tool's thread, the views
- * (report_state.h). */
+/* report_state.c - one report run's state: warnings, the tool's thread, the views. */
 #include "report_state.h"
 
 #include <errno.h>
