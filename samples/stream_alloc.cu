@@ -1,19 +1,26 @@
 // SPDX-License-Identifier: Apache-2.0
 // stream_alloc: stream-ordered allocation in a loop on two streams, from the
 // device's default pool and from a pool of the program's own, so a profile
-// shows the kernels between each cudaMallocAsync and its cudaFreeAsync.
+// shows the kernels between each cudaMallocAsync and its cudaFreeAsync; then
+// the same kind of step captured into a graph (the allocation and the free
+// become the graph's memory nodes) and replayed, so each replay allocates and
+// frees under its cudaGraphLaunch.
 //
 // main -> run_streams -> stream_iteration -> alloc_scratch (cudaMallocFromPoolAsync,
 //                                                           cudaMallocAsync)
 //                                         -> launch_fill (fill_kernel)
 //                                         -> launch_square (square_kernel)
 //                                         -> free_scratch (cudaFreeAsync)
+//                     -> capture_scratch_step (cudaMallocAsync, offset_kernel, cudaFreeAsync
+//                                              captured)
+//                     -> replay_scratch_graph (cudaGraphLaunch x GRAPH_REPLAYS)
 #include "sample_util.h"
 
 #include <vector>
 
 static const char *const SAMPLE = "stream_alloc";
 static const unsigned ELEMS = 1 << 14;
+static const unsigned GRAPH_REPLAYS = 4;
 
 __global__ void fill_kernel(float *x, float v, unsigned n)
 {
@@ -27,6 +34,14 @@ __global__ void square_kernel(const float *x, float *y, unsigned n)
 	unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i < n)
 		y[i] = x[i] * x[i];
+}
+
+// x[i] = v + i
+__global__ void offset_kernel(float *x, float v, unsigned n)
+{
+	unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		x[i] = v + (float)i;
 }
 
 static SAMPLE_NOINLINE void alloc_scratch(cudaMemPool_t pool, cudaStream_t s, float **x,
@@ -65,6 +80,41 @@ static SAMPLE_NOINLINE void stream_iteration(cudaMemPool_t pool, cudaStream_t s,
 	launch_square(s, x, y);
 	CHECK(cudaMemcpyAsync(out, y, ELEMS * sizeof(float), cudaMemcpyDeviceToHost, s));
 	free_scratch(s, x, y);
+}
+
+// One step captured from s: a scratch buffer allocated, written, copied out and
+// freed, in stream order. During capture the allocation is a graph's
+// allocation node (its address fixed for every replay), the free its free node.
+static SAMPLE_NOINLINE cudaGraphExec_t capture_scratch_step(cudaStream_t s, float *out)
+{
+	cudaGraph_t graph = NULL;
+	cudaGraphExec_t exec = NULL;
+	float *t = NULL;
+
+	CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+	CHECK(cudaMallocAsync((void **)&t, ELEMS * sizeof(float), s));
+	offset_kernel<<<(ELEMS + 255) / 256, 256, 0, s>>>(t, 3.0f, ELEMS);
+	CHECK_LAUNCH();
+	CHECK(cudaMemcpyAsync(out, t, ELEMS * sizeof(float), cudaMemcpyDeviceToHost, s));
+	CHECK(cudaFreeAsync(t, s));
+	CHECK(cudaStreamEndCapture(s, &graph));
+
+	size_t nodes = 0;
+	CHECK(cudaGraphGetNodes(graph, NULL, &nodes));
+	if (nodes != 4) {
+		fprintf(stderr, "%s: captured graph has %zu nodes, expected 4\n", SAMPLE, nodes);
+		exit(1);
+	}
+	CHECK(cudaGraphInstantiate(&exec, graph, 0));
+	CHECK(cudaGraphDestroy(graph));
+	return exec;
+}
+
+static SAMPLE_NOINLINE void replay_scratch_graph(cudaStream_t s, cudaGraphExec_t exec)
+{
+	for (unsigned r = 0; r < GRAPH_REPLAYS; r++)
+		CHECK(cudaGraphLaunch(exec, s));
+	CHECK(cudaStreamSynchronize(s));
 }
 
 static SAMPLE_NOINLINE int run_streams(unsigned long iters, bool simulated)
@@ -109,6 +159,13 @@ static SAMPLE_NOINLINE int run_streams(unsigned long iters, bool simulated)
 				bad += out[k][j] != v * v;
 		}
 	}
+
+	cudaGraphExec_t exec = capture_scratch_step(s[0], out[0]);
+	replay_scratch_graph(s[0], exec);
+	CHECK(cudaGraphExecDestroy(exec));
+	if (!simulated)
+		for (unsigned j = 0; j < ELEMS; j++)
+			bad += out[0][j] != 3.0f + (float)j;
 	for (int k = 0; k < 2; k++) {
 		CHECK(cudaFreeHost(out[k]));
 		CHECK(cudaStreamDestroy(s[k]));
@@ -131,6 +188,7 @@ int main(int argc, char **argv)
 
 	if (run_streams(iters, simulated))
 		return 1;
-	printf("%s: iters=%lu streams=2 launches=%lu ok\n", SAMPLE, iters, iters * 4);
+	printf("%s: iters=%lu streams=2 launches=%lu graph_replays=%u ok\n", SAMPLE, iters,
+	       iters * 4, GRAPH_REPLAYS);
 	return 0;
 }

@@ -114,7 +114,9 @@ sample graph_nodes -- _kernel=replay_graph
 sample host_callbacks -- produce_kernel=launch_produce consume_kernel=launch_consume
 sample launch_loop 2000 -- 'tick=launch_tick('
 sample managed_memory -- increment_kernel=launch_increment scale_kernel=launch_scale
-sample stream_alloc -- fill_kernel=launch_fill square_kernel=launch_square
+# the last step captured (its allocation and free become graph memory nodes) and replayed
+sample stream_alloc -- fill_kernel=launch_fill square_kernel=launch_square \
+	offset_kernel=replay_scratch_graph
 sample driver_module -- scale_rows=launch_from_cubin add_bias=launch_from_fatbin
 # CFI exists for every module of the samples, whose libraries ld.so loads right
 # after exec: their user stacks reach the thread's root (issue: >= 99% where CFI

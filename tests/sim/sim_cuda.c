@@ -3238,6 +3238,60 @@ CUresult CUDAAPI cuGraphAddEventWaitNode(CUgraphNode *out, CUgraph g, const CUgr
 	DRV_RETURN(node_added(n, out));
 }
 
+/* A graph allocation of size bytes, its memory taken now; NULL (*err why) if none. */
+static struct galloc *galloc_new(size_t size, CUresult *err)
+{
+	struct galloc *ga = calloc(1, sizeof(*ga));
+	void *mem = NULL;
+
+	*err = CUDA_ERROR_OUT_OF_MEMORY;
+	if (!ga || posix_memalign(&mem, 256, size)) {
+		free(ga);
+		return NULL;
+	}
+	ga->base = (uintptr_t)mem;
+	ga->size = size;
+	*err = CUDA_SUCCESS;
+	return ga;
+}
+
+/* ga becomes a graph allocation the process knows (its node was made). */
+static void galloc_publish(struct galloc *ga)
+{
+	pthread_mutex_lock(&S.lock);
+	ga->next = S.gallocs;
+	S.gallocs = ga;
+	pthread_mutex_unlock(&S.lock);
+}
+
+/*
+ * The graph allocation that a free node of g may free at dptr, now claimed
+ * by g; NULL if none: "an allocation twice in the same graph; an address
+ * that was not returned by an allocation node; an invalid address", and
+ * one free node per allocation ("It is not possible to free an allocation
+ * in both the owning graph and another graph").
+ */
+static struct galloc *galloc_claim_free(CUdeviceptr dptr, const struct CUgraph_st *g)
+{
+	struct galloc *ga;
+
+	pthread_mutex_lock(&S.lock);
+	ga = galloc_find_locked(PTR(dptr));
+	if (ga && (ga->base != dptr || ga->free_graph))
+		ga = NULL;
+	if (ga)
+		ga->free_graph = g;
+	pthread_mutex_unlock(&S.lock);
+	return ga;
+}
+
+static void galloc_unclaim(struct galloc *ga)
+{
+	pthread_mutex_lock(&S.lock);
+	ga->free_graph = NULL;
+	pthread_mutex_unlock(&S.lock);
+}
+
 /*
  * "Creates a new allocation node and adds it to graph ... When
  * cuGraphAddMemAllocNode creates an allocation node, it returns the address
@@ -3249,64 +3303,109 @@ CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode *out, CUgraph g, const CUgra
 					size_t ndeps, CUDA_MEM_ALLOC_NODE_PARAMS *p)
 {
 	struct galloc *ga;
-	void *mem = NULL;
+	CUresult r;
+	struct CUgraphNode_st *n;
 	DRV_ENTER(cuGraphAddMemAllocNode, NULL, NULL);
 
-	if (!p || !p->bytesize || p->poolProps.allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
+	NEED_CTX();
+	if (!out || !p || !p->bytesize || p->poolProps.allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
 	    p->poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
 	    p->poolProps.location.id != GPSIM_DEVICE_ID ||
 	    p->poolProps.handleTypes != CU_MEM_HANDLE_TYPE_NONE)
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
-	ga = calloc(1, sizeof(*ga));
-	if (!ga || posix_memalign(&mem, 256, p->bytesize)) {
+	ga = galloc_new(p->bytesize, &r);
+	if (!ga)
+		DRV_RETURN(r);
+	n = node_add(g, CU_GRAPH_NODE_TYPE_MEM_ALLOC, deps, ndeps, &r);
+	if (!n) {
+		free((void *)ga->base);
 		free(ga);
-		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+		DRV_RETURN(r);
 	}
-	{
-		NODE_ADD(CU_GRAPH_NODE_TYPE_MEM_ALLOC);
-		ga->base = (uintptr_t)mem;
-		ga->size = p->bytesize;
-		pthread_mutex_lock(&S.lock);
-		ga->next = S.gallocs;
-		S.gallocs = ga;
-		pthread_mutex_unlock(&S.lock);
-		n->ga = ga;
-		g->has_mem = 1;
-		p->dptr = (CUdeviceptr)ga->base;
-		DRV_RETURN(node_added(n, out));
-	}
+	galloc_publish(ga);
+	n->ga = ga;
+	g->has_mem = 1;
+	p->dptr = (CUdeviceptr)ga->base;
+	DRV_RETURN(node_added(n, out));
 }
 
 /*
  * "cuGraphAddMemFreeNode will return CUDA_ERROR_INVALID_VALUE if the user
  * attempts to free: an allocation twice in the same graph; an address that
- * was not returned by an allocation node; an invalid address." And "It is
- * not possible to free an allocation in both the owning graph and another
- * graph": one free node per allocation, in whichever graph.
+ * was not returned by an allocation node; an invalid address."
  */
 CUresult CUDAAPI cuGraphAddMemFreeNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
 				       size_t ndeps, CUdeviceptr dptr)
 {
 	struct galloc *ga;
+	struct CUgraphNode_st *n;
+	CUresult r;
 	DRV_ENTER(cuGraphAddMemFreeNode, NULL, NULL);
 
 	NEED_CTX();
-	pthread_mutex_lock(&S.lock);
-	ga = galloc_find_locked(PTR(dptr));
-	if (ga && (ga->base != dptr || ga->free_graph))
-		ga = NULL;
-	pthread_mutex_unlock(&S.lock);
-	if (!ga || !g)
+	if (!out || !g || !(ga = galloc_claim_free(dptr, g)))
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
-	{
-		NODE_ADD(CU_GRAPH_NODE_TYPE_MEM_FREE);
-		pthread_mutex_lock(&S.lock);
-		ga->free_graph = g;
-		pthread_mutex_unlock(&S.lock);
-		n->ga = ga;
-		g->has_mem = 1;
-		DRV_RETURN(node_added(n, out));
+	n = node_add(g, CU_GRAPH_NODE_TYPE_MEM_FREE, deps, ndeps, &r);
+	if (!n) {
+		galloc_unclaim(ga);
+		DRV_RETURN(r);
 	}
+	n->ga = ga;
+	g->has_mem = 1;
+	DRV_RETURN(node_added(n, out));
+}
+
+/*
+ * cuMemAllocAsync on a capturing stream: "During stream capture, this
+ * function results in the creation of an allocation node. In this case,
+ * the allocation is owned by the graph instead of the memory pool." The
+ * node is the one cuGraphAddMemAllocNode makes: its memory taken now, its
+ * address returned now ("The allocation's address remains fixed across
+ * instantiations and launches"), made live by each launch reaching it.
+ */
+CUresult gpsim__capture_mem_alloc(struct CUstream_st *s, size_t size, CUdeviceptr *dptr)
+{
+	struct CUgraphNode_st *n;
+	struct galloc *ga;
+	CUresult r;
+
+	ga = galloc_new(size, &r);
+	if (!ga)
+		return r;
+	n = capture_node(s, CU_GRAPH_NODE_TYPE_MEM_ALLOC);
+	if (!n) {
+		free((void *)ga->base);
+		free(ga);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	galloc_publish(ga);
+	n->ga = ga;
+	s->capture->has_mem = 1;
+	*dptr = (CUdeviceptr)ga->base;
+	return CUDA_SUCCESS;
+}
+
+/*
+ * cuMemFreeAsync on a capturing stream: "During stream capture, this
+ * function results in the creation of a free node and must therefore be
+ * passed the address of a graph allocation" (cuGraphAddMemFreeNode's rules).
+ */
+CUresult gpsim__capture_mem_free(struct CUstream_st *s, CUdeviceptr dptr)
+{
+	struct CUgraphNode_st *n;
+	struct galloc *ga;
+
+	ga = galloc_claim_free(dptr, s->capture);
+	if (!ga)
+		return CUDA_ERROR_INVALID_VALUE;
+	n = capture_node(s, CU_GRAPH_NODE_TYPE_MEM_FREE);
+	if (!n) {
+		galloc_unclaim(ga);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	n->ga = ga;
+	s->capture->has_mem = 1;
+	return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuGraphMemAllocNodeGetParams(CUgraphNode node, CUDA_MEM_ALLOC_NODE_PARAMS *out)

@@ -80,6 +80,14 @@ GPSIM_HIDDEN int gpsim__graph_mem_free(const void *p, uint32_t stream_id);
 GPSIM_HIDDEN void gpsim__graph_mem_event(int op, const void *p, uint64_t bytes,
 					 uint32_t stream_id, uint32_t corr, uint32_t context_id,
 					 uint64_t graph_node_id);
+/*
+ * sim_cuda.c: cuMemAllocAsync/cuMemFreeAsync on a capturing stream s: an
+ * allocation (free) node captured into s's graph, as cuGraphAddMemAllocNode
+ * (cuGraphAddMemFreeNode) makes it.
+ */
+GPSIM_HIDDEN CUresult gpsim__capture_mem_alloc(struct CUstream_st *s, size_t size,
+					       CUdeviceptr *dptr);
+GPSIM_HIDDEN CUresult gpsim__capture_mem_free(struct CUstream_st *s, CUdeviceptr dptr);
 /* A stream, event or context synchronize: pools above their release threshold shrink. */
 GPSIM_HIDDEN void gpsim__pools_on_sync(void);
 

@@ -279,13 +279,22 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t size, struct CUmemPoolHand
 
 	if (!dptr || !size || !p)
 		return CUDA_ERROR_INVALID_VALUE;
-	/* Allocation nodes of captured graphs are not simulated. */
-	if (gpsim__stream_capturing(s))
-		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	pthread_mutex_lock(&M.lock);
 	if (p->dead) {
 		pthread_mutex_unlock(&M.lock);
 		return CUDA_ERROR_INVALID_VALUE;
+	}
+	/*
+	 * "During stream capture, this function results in the creation of an
+	 * allocation node. [...] The memory pool's properties are used to set
+	 * the node's creation parameters": a managed pool's would be refused
+	 * by cuGraphAddMemAllocNode (pinned device memory only), so it is here.
+	 */
+	if (gpsim__stream_capturing(s)) {
+		int managed = p->managed;
+
+		pthread_mutex_unlock(&M.lock);
+		return managed ? CUDA_ERROR_INVALID_VALUE : gpsim__capture_mem_alloc(s, size, dptr);
 	}
 	b = reusable(p, size, s);
 	if (!b) {
@@ -332,8 +341,9 @@ static CUresult free_async(CUdeviceptr dptr, CUstream h)
 
 	if (!dptr)
 		return CUDA_ERROR_INVALID_VALUE;
+	/* "During stream capture, this function results in the creation of a free node" */
 	if (gpsim__stream_capturing(s))
-		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+		return gpsim__capture_mem_free(s, dptr);
 	pthread_mutex_lock(&M.lock);
 	b = block_of((const void *)(uintptr_t)dptr, &p);
 	/* Only the start of a stream-ordered allocation can be freed this way here. */

@@ -403,6 +403,151 @@ static void test_graph_memory_nodes(void **state)
 	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
 }
 
+/* The nodes of g of type t, in creation order. */
+static size_t nodes_of_type(cudaGraph_t g, enum cudaGraphNodeType t, cudaGraphNode_t *out,
+			    size_t max)
+{
+	cudaGraphNode_t nodes[16];
+	enum cudaGraphNodeType type;
+	size_t n = 16, i, k = 0;
+
+	assert_int_equal(cudaGraphGetNodes(g, nodes, &n), cudaSuccess);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(cudaGraphNodeGetType(nodes[i], &type), cudaSuccess);
+		if (type == t && k < max)
+			out[k++] = nodes[i];
+	}
+	return k;
+}
+
+static void test_captured_allocation(void **state)
+{
+	DOC("During stream capture, this function results in the creation of an allocation node. "
+	    "In this case, the allocation is owned by the graph instead of the memory pool. "
+	    "(cudaMallocAsync) During stream capture, this function results in the creation of a "
+	    "free node and must therefore be passed the address of a graph allocation. "
+	    "(cudaFreeAsync)");
+	const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_MEMORY2,
+					     CUPTI_ACTIVITY_KIND_RUNTIME,
+					     CUPTI_ACTIVITY_KIND_MEMSET };
+	struct cudaMemPoolProps mprops = { .allocType = cudaMemAllocationTypeManaged };
+	struct cudaMemAllocNodeParams ap;
+	cudaGraphNode_t alloc[2], freen[2], memset_node;
+	cudaGraph_t g, g2, clone;
+	cudaGraphExec_t x, x2;
+	const CUpti_ActivityMemory4 *m;
+	const CUpti_ActivityMemset4 *ms = NULL;
+	const CUpti_ActivityAPI *launch;
+	cudaMemPool_t managed;
+	cudaStream_t s;
+	uint32_t sid, gid;
+	void *p, *q, *before, *r = NULL, *got = NULL;
+	size_t i, nmemset = 0;
+
+	start(kinds, 3);
+	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+	assert_int_equal(cuptiGetStreamId(NULL, (CUstream)s, &sid), CUPTI_SUCCESS);
+	assert_int_equal(cudaMallocAsync(&before, 64, s), cudaSuccess);
+	assert_int_equal(cudaMemPoolCreate(&managed, &mprops), cudaSuccess);
+
+	assert_int_equal(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+	assert_int_equal(cudaMallocAsync(&p, 4096, s), cudaSuccess);
+	assert_non_null(p);
+	assert_int_equal(cudaMemsetAsync(p, 9, 4096, s), cudaSuccess);
+	assert_int_equal(cudaMallocAsync(&q, 1000, s), cudaSuccess);
+	/* "must therefore be passed the address of a graph allocation" */
+	assert_int_equal(cudaFreeAsync(before, s), cudaErrorInvalidValue);
+	assert_int_equal(cudaFreeAsync((char *)p + 8, s), cudaErrorInvalidValue);
+	/* "The memory pool's properties are used to set the node's creation parameters." */
+	assert_int_equal(cudaMallocFromPoolAsync(&r, 64, managed, s), cudaErrorInvalidValue);
+	assert_int_equal(cudaFreeAsync(p, s), cudaSuccess);
+	assert_int_equal(cudaFreeAsync(p, s), cudaErrorInvalidValue); /* "an allocation twice" */
+	assert_int_equal(cudaStreamEndCapture(s, &g), cudaSuccess);
+	assert_non_null(g);
+
+	/* The nodes cudaGraphAddMemAllocNode/FreeNode would have made. */
+	assert_int_equal(nodes_of_type(g, cudaGraphNodeTypeMemAlloc, alloc, 2), 2);
+	assert_int_equal(nodes_of_type(g, cudaGraphNodeTypeMemFree, freen, 2), 1);
+	assert_int_equal(nodes_of_type(g, cudaGraphNodeTypeMemset, &memset_node, 1), 1);
+	memset(&ap, 0, sizeof(ap));
+	assert_int_equal(cudaGraphMemAllocNodeGetParams(alloc[0], &ap), cudaSuccess);
+	assert_ptr_equal(ap.dptr, p);
+	assert_int_equal(ap.bytesize, 4096);
+	assert_int_equal(ap.poolProps.location.type, cudaMemLocationTypeDevice);
+	assert_int_equal(cudaGraphMemAllocNodeGetParams(alloc[1], &ap), cudaSuccess);
+	assert_ptr_equal(ap.dptr, q);
+	assert_int_equal(cudaGraphMemFreeNodeGetParams(freen[0], &got), cudaSuccess);
+	assert_ptr_equal(got, p);
+	/* "The graph cannot be cloned." */
+	assert_int_equal(cudaGraphClone(&clone, g), cudaErrorNotSupported);
+
+	/* q is not freed in g: a second capture frees it ("launching a graph with a free node for that allocation"). */
+	assert_int_equal(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+	assert_int_equal(cudaFreeAsync(q, s), cudaSuccess);
+	assert_int_equal(cudaStreamEndCapture(s, &g2), cudaSuccess);
+
+	assert_int_equal(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+	assert_int_equal(cudaGraphInstantiate(&x2, g2, 0), cudaSuccess);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(cudaGraphLaunch(x, s), cudaSuccess);
+		assert_int_equal(cudaGraphLaunch(x2, s), cudaSuccess);
+	}
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	assert_int_equal(((unsigned char *)p)[4095], 9);
+	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
+
+	/* Capturing allocated nothing: the first records of p are the first launch's. */
+	launch = api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+			     0);
+	assert_non_null(launch);
+	for (i = 0; i < 2; i++) {
+		m = mem_rec(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, (uintptr_t)p, (int)i);
+		assert_non_null(m);
+		assert_int_equal(m->correlationId,
+				 api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME,
+					     CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+					     (int)(2 * i))->correlationId);
+		assert_int_equal(m->bytes, 4096);
+		assert_int_equal(m->isAsync, 1);
+		assert_int_equal(m->streamId, sid);
+		assert_int_equal(m->memoryKind, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE);
+		assert_non_null(mem_rec(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE, (uintptr_t)p,
+					(int)i));
+		/* q: allocated by x, freed by x2's free node, in x2's launch */
+		m = mem_rec(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE, (uintptr_t)q, (int)i);
+		assert_non_null(m);
+		assert_int_equal(m->correlationId,
+				 api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME,
+					     CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+					     (int)(2 * i + 1))->correlationId);
+	}
+	assert_null(mem_rec(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, (uintptr_t)p, 2));
+	/* The captured memset is a graph node's work: graphId is the captured graph's. */
+	assert_int_equal(cuptiGetGraphId((CUgraph)g, &gid), CUPTI_SUCCESS);
+	for (i = 0; i < G.nrecs; i++) {
+		const CUpti_ActivityMemset4 *r4 = (const void *)G.recs[i];
+
+		if (r4->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
+			ms = r4;
+			nmemset++;
+		}
+	}
+	assert_int_equal(nmemset, 2);
+	assert_int_equal(ms->graphId, gid);
+	assert_int_not_equal(ms->graphNodeId, 0);
+	assert_int_equal(ms->correlationId,
+			 api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME,
+				     CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, 2)->correlationId);
+
+	assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
+	assert_int_equal(cudaGraphExecDestroy(x2), cudaSuccess);
+	assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+	assert_int_equal(cudaGraphDestroy(g2), cudaSuccess);
+	assert_int_equal(cudaFreeAsync(before, s), cudaSuccess);
+	assert_int_equal(cudaMemPoolDestroy(managed), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+}
+
 static void test_managed_memory(void **state)
 {
 	DOC("Allocates memory that will be automatically managed by the Unified Memory system. "
@@ -742,6 +887,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_release_threshold_and_trim, teardown),
 		cmocka_unit_test_teardown(test_memory2_records, teardown),
 		cmocka_unit_test_teardown(test_graph_memory_nodes, teardown),
+		cmocka_unit_test_teardown(test_captured_allocation, teardown),
 		cmocka_unit_test_teardown(test_managed_memory, teardown),
 		cmocka_unit_test_teardown(test_contexts, teardown),
 		cmocka_unit_test_teardown(test_modules, teardown),
