@@ -4055,6 +4055,55 @@ static int glaunch_run(struct glaunch *gl, int on_worker)
 	return 0;
 }
 
+/*
+ * cuGraphLaunch into a capturing stream: captured, not run. cuGraphLaunch's
+ * header entry says nothing of capture; the driver records the launch as
+ * a child graph node (CU_GRAPH_NODE_TYPE_GRAPH, "Node which executes an
+ * embedded graph") whose graph is a copy of x as it stands ("The child
+ * graph is cloned in this call", cuGraphAddChildGraphNode), so later
+ * changes to x (cuGraphExecKernelNodeSetParams) do not reach it. A graph
+ * with memory nodes cannot be embedded: "The graph can only be used in a
+ * child node if the ownership is moved to the parent".
+ */
+static CUresult capture_graph_launch(struct CUstream_st *s, struct CUgraphExec_st *x)
+{
+	struct CUgraph_st *child;
+	struct CUgraphNode_st *n;
+	size_t i;
+
+	if (x->mem_graph)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	child = graph_new();
+	if (!child || !(child->nodes = calloc(x->n ? x->n : 1, sizeof(*child->nodes)))) {
+		free(child);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	child->cap = x->n ? x->n : 1;
+	pthread_mutex_lock(&S.lock);
+	while (x->busy)
+		pthread_cond_wait(&S.host_cond, &S.lock);
+	pthread_mutex_unlock(&S.lock);
+	/* x's nodes are in its graph's order, dependencies indices among them: the same here. */
+	for (i = 0; i < x->n; i++) {
+		struct CUgraphNode_st *c = node_clone(x->nodes[i], child);
+
+		if (!c) {
+			graph_free(child);
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		}
+		c->origin_id = 0;
+		c->stands_for = NULL;
+		child->nodes[child->n++] = c;
+	}
+	n = capture_node(s, CU_GRAPH_NODE_TYPE_GRAPH);
+	if (!n) {
+		graph_free(child);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	n->child = child;
+	return CUDA_SUCCESS;
+}
+
 static CUresult graph_launch(CUgraphExec x, CUstream h)
 {
 	struct CUstream_st *s;
@@ -4066,7 +4115,7 @@ static CUresult graph_launch(CUgraphExec x, CUstream h)
 		return CUDA_ERROR_INVALID_HANDLE;
 	s = stream_of(h);
 	if (s->capture)
-		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+		return capture_graph_launch(s, x);
 	gl.s = s;
 	gl.stream_id = s->id;
 	gl.context_id = gpsim__ctx_id(s->ctx ? s->ctx : gpsim__ctx_top());

@@ -606,6 +606,89 @@ static void test_child_graph(void **state)
 	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
 }
 
+static void test_graph_launch_captured(void **state)
+{
+	DOC("CU_GRAPH_NODE_TYPE_GRAPH: Node which executes an embedded graph. [...] The child "
+	    "graph is cloned in this call. (a cudaGraphLaunch into a capturing stream is captured "
+	    "as such a node)");
+	struct cudaKernelNodeParams kp = {
+	    .func = (void *)&stub_b, .gridDim = {4, 1, 1}, .blockDim = {128, 1, 1}};
+	struct cudaMemAllocNodeParams ap = {
+	    .poolProps = {.allocType = cudaMemAllocationTypePinned,
+			  .location = {cudaMemLocationTypeDevice, 0}},
+	    .bytesize = 256};
+	const CUpti_ActivityKernel10 *first, *inner, *last;
+	cudaGraphNode_t kb, nodes[4], child_nodes[2], mem;
+	enum cudaGraphNodeType type;
+	cudaGraph_t g_inner, g_outer, embedded, g_mem;
+	cudaGraphExec_t x_inner, x_outer, x_mem;
+	cudaStream_t s;
+	uint32_t gid = 0;
+	size_t n = 4;
+	CUpti_SubscriberHandle sub = start();
+
+	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+	assert_int_equal(cudaGraphCreate(&g_inner, 0), cudaSuccess);
+	assert_int_equal(cudaGraphAddKernelNode(&kb, g_inner, NULL, 0, &kp), cudaSuccess);
+	assert_int_equal(cudaGraphInstantiate(&x_inner, g_inner, 0), cudaSuccess);
+	assert_int_equal(cudaGraphCreate(&g_mem, 0), cudaSuccess);
+	assert_int_equal(cudaGraphAddMemAllocNode(&mem, g_mem, NULL, 0, &ap), cudaSuccess);
+	assert_int_equal(cudaGraphInstantiate(&x_mem, g_mem, 0), cudaSuccess);
+
+	/* A, launch of the inner graph (B), A */
+	assert_int_equal(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+	launch(&stub_a, s);
+	assert_int_equal(cudaGraphLaunch(x_inner, s), cudaSuccess);
+	/* "The graph can only be used in a child node if the ownership is moved to the parent." */
+	assert_int_equal(cudaGraphLaunch(x_mem, s), cudaErrorNotSupported);
+	launch(&stub_a, s);
+	assert_int_equal(cudaStreamEndCapture(s, &g_outer), cudaSuccess);
+	/* Captured, not run. */
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
+	assert_int_equal(count_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 0);
+
+	assert_int_equal(cudaGraphGetNodes(g_outer, nodes, &n), cudaSuccess);
+	assert_int_equal(n, 3);
+	assert_int_equal(cudaGraphNodeGetType(nodes[1], &type), cudaSuccess);
+	assert_int_equal(type, cudaGraphNodeTypeGraph);
+	assert_int_equal(cudaGraphChildGraphNodeGetGraph(nodes[1], &embedded), cudaSuccess);
+	assert_ptr_not_equal(embedded, g_inner);
+	n = 2;
+	assert_int_equal(cudaGraphGetNodes(embedded, child_nodes, &n), cudaSuccess);
+	assert_int_equal(n, 1);
+	assert_int_equal(cudaGraphNodeGetType(child_nodes[0], &type), cudaSuccess);
+	assert_int_equal(type, cudaGraphNodeTypeKernel);
+	/* A copy: changing x_inner afterwards does not change what was captured. */
+	kp.func = (void *)&stub_a;
+	assert_int_equal(cudaGraphExecKernelNodeSetParams(x_inner, kb, &kp), cudaSuccess);
+
+	assert_int_equal(cudaGraphInstantiate(&x_outer, g_outer, 0), cudaSuccess);
+	assert_int_equal(cuptiGetGraphId(g_outer, &gid), CUPTI_SUCCESS);
+	assert_int_equal(cudaGraphLaunch(x_outer, s), cudaSuccess);
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	stop(sub);
+
+	assert_int_equal(count_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 3);
+	first = kernel_by_node(clone_of(node_id(nodes[0]), x_outer), 0);
+	inner = kernel_by_node(clone_of(node_id(child_nodes[0]), x_outer), 0);
+	last = kernel_by_node(clone_of(node_id(nodes[2]), x_outer), 0);
+	assert_true(first && inner && last);
+	assert_string_equal(inner->name, KERNEL_B);
+	/* The embedded graph's work is the outer graph's, in stream order between the two. */
+	assert_int_equal(inner->graphId, gid);
+	assert_true(inner->start >= first->end);
+	assert_true(last->start >= inner->end);
+
+	assert_int_equal(cudaGraphExecDestroy(x_outer), cudaSuccess);
+	assert_int_equal(cudaGraphExecDestroy(x_inner), cudaSuccess);
+	assert_int_equal(cudaGraphExecDestroy(x_mem), cudaSuccess);
+	assert_int_equal(cudaGraphDestroy(g_outer), cudaSuccess);
+	assert_int_equal(cudaGraphDestroy(g_inner), cudaSuccess);
+	assert_int_equal(cudaGraphDestroy(g_mem), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+}
+
 static void test_kernel_node_params(void **state)
 {
 	DOC("Sets the parameters of kernel node node to pNodeParams.");
@@ -703,6 +786,7 @@ int main(void)
 	    cmocka_unit_test(test_capture_modes),
 	    cmocka_unit_test_teardown(test_capture_to_graph, teardown),
 	    cmocka_unit_test_teardown(test_child_graph, teardown),
+	    cmocka_unit_test_teardown(test_graph_launch_captured, teardown),
 	    cmocka_unit_test_teardown(test_kernel_node_params, teardown),
 	    cmocka_unit_test(test_instantiate_with_params),
 	};
