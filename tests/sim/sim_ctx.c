@@ -16,6 +16,7 @@
 #include <generated_cuda_meta.h>
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "sim_drv.h"
@@ -249,6 +250,103 @@ CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long *id)
 	if (!ctx_known(ctx) || !gpsim__ctx_usable(ctx))
 		DRV_RETURN(CUDA_ERROR_INVALID_CONTEXT);
 	*id = ctx->id;
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/* ---- limits and the L2 cache ---------------------------------------------- */
+
+/*
+ * The simulated device's defaults (compute capability 7.5): what
+ * cuCtxGetLimit gives until cuCtxSetLimit sets it. "The driver is free to
+ * modify the requested value to meet h/w requirements (this could be
+ * clamping to minimum or maximum values ...). The application can use
+ * cuCtxGetLimit() to find out exactly what the limit has been set to."
+ */
+static size_t limit_default(CUlimit l)
+{
+	switch (l) {
+	case CU_LIMIT_STACK_SIZE: return 1024;
+	case CU_LIMIT_PRINTF_FIFO_SIZE: return 1 << 20;
+	case CU_LIMIT_MALLOC_HEAP_SIZE: return 8 << 20;
+	/* "above the default sync depth, two levels of grids" */
+	case CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH: return 2;
+	/* "the default (2048 launches)" */
+	case CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT: return 2048;
+	case CU_LIMIT_MAX_L2_FETCH_GRANULARITY: return 64;
+	default: return 0;
+	}
+}
+
+/* The value a request becomes; SIZE_MAX: the limit cannot be set. */
+static size_t limit_clamp(CUlimit l, size_t v)
+{
+	switch (l) {
+	/* "This limit can be set smaller than the default or up the maximum launch depth of 24." */
+	case CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH: return v < 24 ? v : 24;
+	/* "A value between 0 and 128 that indicates the maximum fetch granularity of L2 (in Bytes). This is a hint" */
+	case CU_LIMIT_MAX_L2_FETCH_GRANULARITY: return v < 128 ? v : 128;
+	/*
+	 * "This is purely a performance hint and it can be ignored or clamped":
+	 * clamped to the device's CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE,
+	 * 0 here (no persisting L2 before compute capability 8.0).
+	 */
+	case CU_LIMIT_PERSISTING_L2_CACHE_SIZE: return 0;
+	/* "Can only be queried, cannot be set" */
+	case CU_LIMIT_SHMEM_SIZE:
+	case CU_LIMIT_CIG_ENABLED: return SIZE_MAX;
+	default: return v;
+	}
+}
+
+/* CIG contexts are not simulated (cuCtxCreate refuses CIG parameters): their limits are not this device's. */
+static int limit_supported(CUlimit l)
+{
+	return (unsigned)l < CU_LIMIT_MAX && l != CU_LIMIT_SHMEM_SIZE &&
+	       l != CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED;
+}
+
+CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value)
+{
+	CUcontext c;
+	size_t v;
+	DRV_ENTER(cuCtxSetLimit, NULL, NULL);
+
+	NEED_CTX();
+	if ((unsigned)limit < CU_LIMIT_MAX && limit_clamp(limit, value) == SIZE_MAX)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	if (!limit_supported(limit))
+		DRV_RETURN(CUDA_ERROR_UNSUPPORTED_LIMIT);
+	c = gpsim__ctx_top();
+	v = limit_clamp(limit, value);
+	pthread_mutex_lock(&X.lock);
+	c->limit[limit] = v;
+	c->limit_set[limit] = 1;
+	pthread_mutex_unlock(&X.lock);
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuCtxGetLimit(size_t *value, CUlimit limit)
+{
+	CUcontext c;
+	DRV_ENTER(cuCtxGetLimit, NULL, NULL);
+
+	NEED_CTX();
+	if (!value)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	if (!limit_supported(limit))
+		DRV_RETURN(CUDA_ERROR_UNSUPPORTED_LIMIT);
+	c = gpsim__ctx_top();
+	pthread_mutex_lock(&X.lock);
+	*value = c->limit_set[limit] ? c->limit[limit] : limit_default(limit);
+	pthread_mutex_unlock(&X.lock);
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/* "Resets all persisting lines in cache to normal status. Takes effect on function return." No L2 here: nothing to reset. */
+CUresult CUDAAPI cuCtxResetPersistingL2Cache(void)
+{
+	DRV_ENTER(cuCtxResetPersistingL2Cache, NULL, NULL);
+	NEED_CTX();
 	DRV_RETURN(CUDA_SUCCESS);
 }
 

@@ -88,6 +88,11 @@ struct CUstream_st {
 	CUgraphEdgeData *cedges;    /* zeroed, beside cdeps (cuStreamGetCaptureInfo) */
 	size_t ncdeps, cdcap;
 	int host_busy; /* host functions (or the rest of a graph) enqueued and not done */
+	/* cuStreamSetAttribute: kept and given back, no effect on the timeline */
+	CUaccessPolicyWindow apw;
+	CUsynchronizationPolicy sync_policy; /* 0: never set (CU_SYNC_POLICY_AUTO) */
+	CUlaunchMemSyncDomainMap domain_map;
+	CUlaunchMemSyncDomain domain;
 	struct CUstream_st *next;
 };
 
@@ -1899,6 +1904,117 @@ CUresult CUDAAPI cuStreamQuery(CUstream h)
 	t = s->host_busy ? UINT64_MAX : s->ready;
 	pthread_mutex_unlock(&S.lock);
 	DRV_RETURN(gpsim_now() >= t ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY);
+}
+
+/*
+ * "Sets attribute attr on hStream from corresponding attribute of value.
+ * The updated attribute will be applied to subsequent work submitted to
+ * the stream." Nothing here depends on them (no L2, no SM scheduling), so
+ * they are checked, kept and given back by cuStreamGetAttribute; the
+ * access policy window is a hint ("CUDA driver may restrict the maximum
+ * size and alignment"), kept as given.
+ */
+static CUresult stream_attr(struct CUstream_st *s, CUstreamAttrID attr, CUstreamAttrValue *v,
+			    int set)
+{
+	CUresult r = CUDA_SUCCESS;
+
+	if (!v)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&S.lock);
+	switch (attr) {
+	case CU_STREAM_ATTRIBUTE_ACCESS_POLICY_WINDOW: {
+		const CUaccessPolicyWindow *w = &v->accessPolicyWindow;
+
+		if (!set) {
+			v->accessPolicyWindow = s->apw;
+			break;
+		}
+		/* "hitRatio specifies percentage of lines assigned hitProp"; missProp "Must be either NORMAL or STREAMING" */
+		if (!(w->hitRatio >= 0.0f && w->hitRatio <= 1.0f) ||
+		    (unsigned)w->hitProp > CU_ACCESS_PROPERTY_PERSISTING ||
+		    (w->missProp != CU_ACCESS_PROPERTY_NORMAL &&
+		     w->missProp != CU_ACCESS_PROPERTY_STREAMING))
+			r = CUDA_ERROR_INVALID_VALUE;
+		else
+			s->apw = *w;
+		break;
+	}
+	case CU_STREAM_ATTRIBUTE_SYNCHRONIZATION_POLICY:
+		if (!set)
+			v->syncPolicy = s->sync_policy ? s->sync_policy : CU_SYNC_POLICY_AUTO;
+		else if (v->syncPolicy < CU_SYNC_POLICY_AUTO ||
+			 v->syncPolicy > CU_SYNC_POLICY_BLOCKING_SYNC)
+			r = CUDA_ERROR_INVALID_VALUE;
+		else
+			s->sync_policy = v->syncPolicy;
+		break;
+	case CU_STREAM_ATTRIBUTE_PRIORITY:
+		if (set)
+			s->priority = v->priority;
+		else
+			v->priority = s->priority;
+		break;
+	case CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP:
+		if (set)
+			s->domain_map = v->memSyncDomainMap;
+		else
+			v->memSyncDomainMap = s->domain_map;
+		break;
+	case CU_STREAM_ATTRIBUTE_MEM_SYNC_DOMAIN:
+		/* "By default, kernels are launched in domain 0." */
+		if (!set)
+			v->memSyncDomain = s->domain;
+		else if (v->memSyncDomain != CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT &&
+			 v->memSyncDomain != CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE)
+			r = CUDA_ERROR_INVALID_VALUE;
+		else
+			s->domain = v->memSyncDomain;
+		break;
+	default:
+		r = CUDA_ERROR_INVALID_VALUE;
+	}
+	pthread_mutex_unlock(&S.lock);
+	return r;
+}
+
+CUresult CUDAAPI cuStreamSetAttribute(CUstream h, CUstreamAttrID attr, const CUstreamAttrValue *v)
+{
+	CUstreamAttrValue copy;
+	DRV_ENTER(cuStreamSetAttribute, NULL, NULL);
+
+	NEED_CTX();
+	if (!v)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	copy = *v;
+	DRV_RETURN(stream_attr(stream_of(h), attr, &copy, 1));
+}
+
+CUresult CUDAAPI cuStreamSetAttribute_ptsz(CUstream h, CUstreamAttrID attr,
+					   const CUstreamAttrValue *v)
+{
+	CUstreamAttrValue copy;
+	DRV_ENTER(cuStreamSetAttribute_ptsz, NULL, NULL);
+
+	NEED_CTX();
+	if (!v)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	copy = *v;
+	DRV_RETURN(stream_attr(stream_of(h ? h : gpsim_stream_per_thread()), attr, &copy, 1));
+}
+
+CUresult CUDAAPI cuStreamGetAttribute(CUstream h, CUstreamAttrID attr, CUstreamAttrValue *v)
+{
+	DRV_ENTER(cuStreamGetAttribute, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(stream_attr(stream_of(h), attr, v, 0));
+}
+
+CUresult CUDAAPI cuStreamGetAttribute_ptsz(CUstream h, CUstreamAttrID attr, CUstreamAttrValue *v)
+{
+	DRV_ENTER(cuStreamGetAttribute_ptsz, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(stream_attr(stream_of(h ? h : gpsim_stream_per_thread()), attr, v, 0));
 }
 
 CUresult CUDAAPI cuEventCreate(CUevent *ph, unsigned int flags)
@@ -3739,6 +3855,27 @@ CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec *out, CUgraph g, unsign
 	DRV_RETURN(graph_instantiate(out, g, fl, NULL));
 }
 
+/* What an update copies from n to the executable graph's node e: the node, its id, lane and place in the order stay. */
+static void exec_node_take_params(struct CUgraphNode_st *e, const struct CUgraphNode_st *n)
+{
+	e->f = n->f;
+	memcpy(e->grid, n->grid, sizeof(e->grid));
+	memcpy(e->block, n->block, sizeof(e->block));
+	e->shmem = n->shmem;
+	e->dst = n->dst;
+	e->src = n->src;
+	e->width = n->width;
+	e->height = n->height;
+	e->dpitch = n->dpitch;
+	e->spitch = n->spitch;
+	e->copy_kind = n->copy_kind;
+	e->value = n->value;
+	e->elem = n->elem;
+	e->fn = n->fn;
+	e->user = n->user;
+	e->event = n->event;
+}
+
 CUresult CUDAAPI cuGraphExecUpdate_v2(CUgraphExec x, CUgraph g, CUgraphExecUpdateResultInfo *info)
 {
 	size_t i, k, live = 0;
@@ -3790,23 +3927,7 @@ CUresult CUDAAPI cuGraphExecUpdate_v2(CUgraphExec x, CUgraph g, CUgraphExecUpdat
 		if (n->dead)
 			continue;
 		e = x->nodes[k++];
-		/* The parameters change; the node, its id, lane and place in the order stay. */
-		e->f = n->f;
-		memcpy(e->grid, n->grid, sizeof(e->grid));
-		memcpy(e->block, n->block, sizeof(e->block));
-		e->shmem = n->shmem;
-		e->dst = n->dst;
-		e->src = n->src;
-		e->width = n->width;
-		e->height = n->height;
-		e->dpitch = n->dpitch;
-		e->spitch = n->spitch;
-		e->copy_kind = n->copy_kind;
-		e->value = n->value;
-		e->elem = n->elem;
-		e->fn = n->fn;
-		e->user = n->user;
-		e->event = n->event;
+		exec_node_take_params(e, n);
 	}
 	pthread_mutex_unlock(&S.lock);
 	for (i = 0; i < x->n; i++)
@@ -4169,6 +4290,42 @@ CUresult CUDAAPI cuGraphUpload(CUgraphExec x, CUstream h)
 	DRV_RETURN(CUDA_SUCCESS);
 }
 
+/*
+ * The graph queries' list contract: "[the list] may be NULL, in which case
+ * this function will return the number of nodes in numNodes. Otherwise,
+ * numNodes entries will be filled in. If numNodes is higher than the actual
+ * number of nodes, the remaining entries in nodes will be set to NULL, and
+ * the number of nodes actually obtained will be returned in numNodes."
+ * list_put offers the k-th entry, list_end settles *num once k are offered.
+ */
+static void list_put(CUgraphNode *out, size_t cap, size_t *k, struct CUgraphNode_st *n)
+{
+	if (out && *k < cap)
+		out[*k] = n;
+	(*k)++;
+}
+
+static void list_end(CUgraphNode *out, size_t *num, size_t k)
+{
+	size_t i;
+
+	if (!out) {
+		*num = k;
+		return;
+	}
+	for (i = k; i < *num; i++)
+		out[i] = NULL;
+	if (*num > k)
+		*num = k;
+}
+
+/* Edge data is never set here: every edge has the default (zeroed) data. */
+static void edges_zero(CUgraphEdgeData *e, size_t n)
+{
+	if (e && n)
+		memset(e, 0, n * sizeof(*e));
+}
+
 CUresult CUDAAPI cuGraphGetNodes(CUgraph g, CUgraphNode *nodes, size_t *num)
 {
 	size_t i, k = 0;
@@ -4177,15 +4334,10 @@ CUresult CUDAAPI cuGraphGetNodes(CUgraph g, CUgraphNode *nodes, size_t *num)
 	NEED_CTX();
 	if (!g || !num)
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
-	for (i = 0; i < g->n; i++) {
-		if (g->nodes[i]->dead)
-			continue;
-		if (nodes && k < *num)
-			nodes[k] = g->nodes[i];
-		k++;
-	}
-	if (!nodes || *num > k)
-		*num = k;
+	for (i = 0; i < g->n; i++)
+		if (!g->nodes[i]->dead)
+			list_put(nodes, *num, &k, g->nodes[i]);
+	list_end(nodes, num, k);
 	DRV_RETURN(CUDA_SUCCESS);
 }
 
@@ -4196,6 +4348,93 @@ CUresult CUDAAPI cuGraphNodeGetType(CUgraphNode n, CUgraphNodeType *type)
 	if (!n || !type)
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
 	*type = n->type;
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuGraphGetRootNodes(CUgraph g, CUgraphNode *roots, size_t *num)
+{
+	size_t i, k = 0;
+	DRV_ENTER(cuGraphGetRootNodes, NULL, NULL);
+
+	NEED_CTX();
+	if (!g || !num)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	for (i = 0; i < g->n; i++)
+		if (!g->nodes[i]->dead && !g->nodes[i]->ndeps)
+			list_put(roots, *num, &k, g->nodes[i]);
+	list_end(roots, num, k);
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/*
+ * "the node in to[i] has a dependency on the node in from[i] with data
+ * edgeData[i]. from and to may both be NULL, in which case this function
+ * only returns the number of edges in numEdges."
+ */
+CUresult CUDAAPI cuGraphGetEdges_v2(CUgraph g, CUgraphNode *from, CUgraphNode *to,
+				    CUgraphEdgeData *edges, size_t *num)
+{
+	size_t i, d, k = 0, cap;
+	DRV_ENTER(cuGraphGetEdges_v2, NULL, NULL);
+
+	NEED_CTX();
+	if (!g || !num || !from != !to || (edges && !from))
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	cap = *num;
+	for (i = 0; i < g->n; i++) {
+		struct CUgraphNode_st *t = g->nodes[i];
+
+		for (d = 0; !t->dead && d < t->ndeps; d++, k++) {
+			if (from && k < cap) {
+				from[k] = g->nodes[t->deps[d]];
+				to[k] = t;
+			}
+		}
+	}
+	if (from)
+		for (i = k; i < cap; i++)
+			from[i] = to[i] = NULL;
+	if (!from || cap > k)
+		*num = k;
+	edges_zero(edges, *num);
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/* "If edgeData is non-NULL, then dependencies must be as well." */
+CUresult CUDAAPI cuGraphNodeGetDependencies_v2(CUgraphNode node, CUgraphNode *deps,
+					       CUgraphEdgeData *edges, size_t *num)
+{
+	size_t d, k = 0;
+	DRV_ENTER(cuGraphNodeGetDependencies_v2, NULL, NULL);
+
+	NEED_CTX();
+	if (!node || !node->graph || node->dead || !num || (edges && !deps))
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	for (d = 0; d < node->ndeps; d++)
+		list_put(deps, *num, &k, node->graph->nodes[node->deps[d]]);
+	list_end(deps, num, k);
+	edges_zero(edges, *num);
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuGraphNodeGetDependentNodes_v2(CUgraphNode node, CUgraphNode *out,
+						 CUgraphEdgeData *edges, size_t *num)
+{
+	struct CUgraph_st *g;
+	size_t i, d, k = 0, idx;
+	DRV_ENTER(cuGraphNodeGetDependentNodes_v2, NULL, NULL);
+
+	NEED_CTX();
+	if (!node || !node->graph || node->dead || !num || (edges && !out))
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	g = node->graph;
+	idx = node_index(g, node);
+	for (i = 0; i < g->n; i++)
+		for (d = 0; !g->nodes[i]->dead && d < g->nodes[i]->ndeps; d++)
+			if (g->nodes[i]->deps[d] == idx)
+				list_put(out, *num, &k, g->nodes[i]);
+	list_end(out, num, k);
+	edges_zero(edges, *num);
 	DRV_RETURN(CUDA_SUCCESS);
 }
 
@@ -4450,6 +4689,77 @@ CUresult CUDAAPI cuGraphChildGraphNodeGetGraph(CUgraphNode node, CUgraph *out)
 	/* "This call does not clone the graph. Changes to the graph will be reflected in the node, and the node retains ownership of the graph." */
 	*out = node->child;
 	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/*
+ * Pairs the live nodes of have (a child graph node's own graph, as
+ * instantiated in x) with those of want in creation order, child graphs
+ * recursively ("The update is recursive"): 0 if "The topology of
+ * childGraph, as well as the node insertion order, must match that of the
+ * graph contained in node", else -EINVAL. apply: x's nodes standing for
+ * have's take want's parameters.
+ */
+static int child_params(struct CUgraphExec_st *x, const struct CUgraph_st *have,
+			const struct CUgraph_st *want, int apply, unsigned depth)
+{
+	size_t i = 0, j = 0, e;
+
+	if (depth > 64)
+		return -EINVAL;
+	for (;;) {
+		const struct CUgraphNode_st *h, *w;
+
+		while (i < have->n && have->nodes[i]->dead)
+			i++;
+		while (j < want->n && want->nodes[j]->dead)
+			j++;
+		if (i == have->n || j == want->n)
+			return i == have->n && j == want->n ? 0 : -EINVAL;
+		h = have->nodes[i++];
+		w = want->nodes[j++];
+		if (h->type != w->type || h->ndeps != w->ndeps)
+			return -EINVAL;
+		if (h->type == CU_GRAPH_NODE_TYPE_GRAPH) {
+			if (child_params(x, h->child, w->child, apply, depth + 1))
+				return -EINVAL;
+			continue;
+		}
+		for (e = 0; apply && e < x->n; e++) {
+			if (x->nodes[e]->origin_id == h->id) {
+				exec_node_take_params(x->nodes[e], w);
+				graph_event(CUPTI_CBID_RESOURCE_GRAPH_NODE_SET_PARAMS, NULL, NULL,
+					    x->nodes[e], (CUgraphNode)h, NULL, x);
+			}
+		}
+	}
+}
+
+/*
+ * "Updates the work represented by hNode in hGraphExec as though the nodes
+ * contained in hNode's graph had the parameters contained in childGraph's
+ * nodes at instantiation. hNode must remain in the graph which was used to
+ * instantiate hGraphExec." "The modifications only affect future launches
+ * of hGraphExec."
+ */
+CUresult CUDAAPI cuGraphExecChildGraphNodeSetParams(CUgraphExec x, CUgraphNode node,
+						    CUgraph child)
+{
+	CUresult r = CUDA_SUCCESS;
+	DRV_ENTER(cuGraphExecChildGraphNodeSetParams, NULL, NULL);
+
+	NEED_CTX();
+	if (!x || !node || !child || !node->graph || node->dead ||
+	    node->type != CU_GRAPH_NODE_TYPE_GRAPH || node->graph->id != x->graph_id)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	pthread_mutex_lock(&S.lock);
+	while (x->busy)
+		pthread_cond_wait(&S.host_cond, &S.lock);
+	pthread_mutex_unlock(&S.lock);
+	if (child_params(x, node->child, child, 0, 0))
+		r = CUDA_ERROR_INVALID_VALUE;
+	else
+		child_params(x, node->child, child, 1, 0);
+	DRV_RETURN(r);
 }
 
 CUresult CUDAAPI cuGraphKernelNodeGetParams_v2(CUgraphNode node, CUDA_KERNEL_NODE_PARAMS *p)

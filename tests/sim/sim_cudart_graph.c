@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Simulated libcudart.so.13: capture across streams, child graphs, node and instantiation
- * parameters. */
+ * parameters, graph queries, stream attributes and limits. */
 
 /*
  * Each call is traced in the RUNTIME domain and does its work through the
@@ -29,6 +29,13 @@ _Static_assert((int)cudaStreamCaptureStatusInvalidated == (int)CU_STREAM_CAPTURE
 	       "capture status");
 _Static_assert((int)cudaStreamSetCaptureDependencies == (int)CU_STREAM_SET_CAPTURE_DEPENDENCIES,
 	       "capture dependency flags");
+_Static_assert(sizeof(cudaStreamAttrValue) == sizeof(CUstreamAttrValue), "stream attribute value");
+_Static_assert(sizeof(struct cudaAccessPolicyWindow) == sizeof(CUaccessPolicyWindow),
+	       "access policy window");
+_Static_assert((int)cudaLaunchAttributeMemSyncDomain == (int)CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN,
+	       "stream attribute ids");
+_Static_assert((int)cudaLimitPersistingL2CacheSize == (int)CU_LIMIT_PERSISTING_L2_CACHE_SIZE,
+	       "limits");
 
 /* The per-thread-stream variants the headers only declare under CUDA_API_PER_THREAD_DEFAULT_STREAM.
  */
@@ -48,6 +55,10 @@ cudaError_t CUDARTAPI cudaStreamUpdateCaptureDependencies_ptsz(cudaStream_t s,
 							       size_t n, unsigned int flags);
 cudaError_t CUDARTAPI cudaGraphInstantiateWithParams_ptsz(cudaGraphExec_t *x, cudaGraph_t g,
 							  cudaGraphInstantiateParams *p);
+cudaError_t CUDARTAPI cudaStreamGetAttribute_ptsz(cudaStream_t s, cudaStreamAttrID attr,
+						  cudaStreamAttrValue *v);
+cudaError_t CUDARTAPI cudaStreamSetAttribute_ptsz(cudaStream_t s, cudaStreamAttrID attr,
+						  const cudaStreamAttrValue *v);
 
 static CUstream pts(cudaStream_t s)
 {
@@ -193,6 +204,87 @@ cudaError_t CUDARTAPI cudaGraphInstantiateWithParams_ptsz(cudaGraphExec_t *x, cu
 {
 	RT_ENTER(cudaGraphInstantiateWithParams_ptsz_v12000, NULL, NULL);
 	RT_CU(cuGraphInstantiateWithParams(x, g, (CUDA_GRAPH_INSTANTIATE_PARAMS *)p));
+}
+
+cudaError_t CUDARTAPI cudaGraphGetRootNodes(cudaGraph_t g, cudaGraphNode_t *roots, size_t *num)
+{
+	RT_ENTER(cudaGraphGetRootNodes_v10000, NULL, NULL);
+	RT_CU(cuGraphGetRootNodes(g, roots, num));
+}
+
+cudaError_t CUDARTAPI cudaGraphGetEdges(cudaGraph_t g, cudaGraphNode_t *from, cudaGraphNode_t *to,
+					cudaGraphEdgeData *edges, size_t *num)
+{
+	RT_ENTER(cudaGraphGetEdges_v12030, NULL, NULL);
+	RT_CU(cuGraphGetEdges_v2(g, from, to, (CUgraphEdgeData *)edges, num));
+}
+
+cudaError_t CUDARTAPI cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *deps,
+						   cudaGraphEdgeData *edges, size_t *num)
+{
+	RT_ENTER(cudaGraphNodeGetDependencies_v12030, NULL, NULL);
+	RT_CU(cuGraphNodeGetDependencies_v2(node, deps, (CUgraphEdgeData *)edges, num));
+}
+
+cudaError_t CUDARTAPI cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *out,
+						     cudaGraphEdgeData *edges, size_t *num)
+{
+	RT_ENTER(cudaGraphNodeGetDependentNodes_v12030, NULL, NULL);
+	RT_CU(cuGraphNodeGetDependentNodes_v2(node, out, (CUgraphEdgeData *)edges, num));
+}
+
+cudaError_t CUDARTAPI cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t x, cudaGraphNode_t node,
+							   cudaGraph_t child)
+{
+	RT_ENTER(cudaGraphExecChildGraphNodeSetParams_v11010, NULL, NULL);
+	RT_CU(cuGraphExecChildGraphNodeSetParams(x, node, child));
+}
+
+cudaError_t CUDARTAPI cudaStreamGetAttribute(cudaStream_t s, cudaStreamAttrID attr,
+					     cudaStreamAttrValue *v)
+{
+	RT_ENTER(cudaStreamGetAttribute_v11000, NULL, NULL);
+	RT_CU(cuStreamGetAttribute(s, (CUstreamAttrID)attr, (CUstreamAttrValue *)v));
+}
+
+cudaError_t CUDARTAPI cudaStreamGetAttribute_ptsz(cudaStream_t s, cudaStreamAttrID attr,
+						  cudaStreamAttrValue *v)
+{
+	RT_ENTER(cudaStreamGetAttribute_ptsz_v11000, NULL, NULL);
+	RT_CU(cuStreamGetAttribute(pts(s), (CUstreamAttrID)attr, (CUstreamAttrValue *)v));
+}
+
+cudaError_t CUDARTAPI cudaStreamSetAttribute(cudaStream_t s, cudaStreamAttrID attr,
+					     const cudaStreamAttrValue *v)
+{
+	RT_ENTER(cudaStreamSetAttribute_v11000, NULL, NULL);
+	RT_CU(cuStreamSetAttribute(s, (CUstreamAttrID)attr, (const CUstreamAttrValue *)v));
+}
+
+cudaError_t CUDARTAPI cudaStreamSetAttribute_ptsz(cudaStream_t s, cudaStreamAttrID attr,
+						  const cudaStreamAttrValue *v)
+{
+	RT_ENTER(cudaStreamSetAttribute_ptsz_v11000, NULL, NULL);
+	RT_CU(cuStreamSetAttribute(pts(s), (CUstreamAttrID)attr, (const CUstreamAttrValue *)v));
+}
+
+/* "the current limit maintained by the device": the current context's, here the primary one. */
+cudaError_t CUDARTAPI cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
+{
+	RT_ENTER(cudaDeviceSetLimit_v3020, NULL, NULL);
+	RT_CU(cuCtxSetLimit((CUlimit)limit, value));
+}
+
+cudaError_t CUDARTAPI cudaDeviceGetLimit(size_t *value, enum cudaLimit limit)
+{
+	RT_ENTER(cudaDeviceGetLimit_v3020, NULL, NULL);
+	RT_CU(cuCtxGetLimit(value, (CUlimit)limit));
+}
+
+cudaError_t CUDARTAPI cudaCtxResetPersistingL2Cache(void)
+{
+	RT_ENTER(cudaCtxResetPersistingL2Cache_v11000, NULL, NULL);
+	RT_CU(cuCtxResetPersistingL2Cache());
 }
 
 #pragma GCC visibility pop

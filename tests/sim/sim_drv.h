@@ -25,6 +25,9 @@ struct CUctx_st {
 	int created; /* by cuCtxCreate; the primary context is not */
 	int dead;    /* cuCtxDestroy'ed: kept, so a stale handle is still recognized */
 	struct CUctx_st *next; /* every created context, dead or alive */
+	/* cuCtxSetLimit: the values set (limit_set), else each limit's default */
+	size_t limit[CU_LIMIT_MAX];
+	unsigned char limit_set[CU_LIMIT_MAX];
 };
 
 /* sim_cuda.c */

@@ -689,6 +689,163 @@ static void test_graph_launch_captured(void **state)
 	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
 }
 
+static void test_graph_queries(void **state)
+{
+	DOC("Returns a list of graph's root nodes. [...] If pNumRootNodes is higher than the "
+	    "actual number of root nodes, the remaining entries in pRootNodes will be set to NULL, "
+	    "and the number of nodes actually obtained will be returned in pNumRootNodes. [...] "
+	    "the node in to[i] has a dependency on the node in from[i] with data edgeData[i].");
+	struct cudaKernelNodeParams kp = {
+	    .func = (void *)&stub_a, .gridDim = {4, 1, 1}, .blockDim = {128, 1, 1}};
+	cudaGraphNode_t a, b, c, d, ab[2], out[6], from[4], to[4];
+	cudaGraphEdgeData ed[4];
+	cudaGraph_t g;
+	size_t n, i;
+	int seen_a = 0, seen_b = 0, seen_c = 0;
+
+	/* a, b -> c -> d */
+	assert_int_equal(cudaGraphCreate(&g, 0), cudaSuccess);
+	assert_int_equal(cudaGraphAddKernelNode(&a, g, NULL, 0, &kp), cudaSuccess);
+	assert_int_equal(cudaGraphAddEmptyNode(&b, g, NULL, 0), cudaSuccess);
+	ab[0] = a;
+	ab[1] = b;
+	assert_int_equal(cudaGraphAddKernelNode(&c, g, ab, 2, &kp), cudaSuccess);
+	assert_int_equal(cudaGraphAddEmptyNode(&d, g, &c, 1), cudaSuccess);
+
+	n = 0;
+	assert_int_equal(cudaGraphGetRootNodes(g, NULL, &n), cudaSuccess);
+	assert_int_equal(n, 2);
+	n = 4;
+	memset(out, 0xff, sizeof(out));
+	assert_int_equal(cudaGraphGetRootNodes(g, out, &n), cudaSuccess);
+	assert_int_equal(n, 2);
+	assert_true((out[0] == a && out[1] == b) || (out[0] == b && out[1] == a));
+	assert_null(out[2]);
+	assert_null(out[3]);
+	/* "Otherwise, pNumRootNodes entries will be filled in." */
+	n = 1;
+	assert_int_equal(cudaGraphGetRootNodes(g, out, &n), cudaSuccess);
+	assert_int_equal(n, 1);
+	n = 6;
+	assert_int_equal(cudaGraphGetNodes(g, out, &n), cudaSuccess);
+	assert_int_equal(n, 4);
+	assert_null(out[4]);
+	assert_null(out[5]);
+
+	n = 0;
+	assert_int_equal(cudaGraphGetEdges(g, NULL, NULL, NULL, &n), cudaSuccess);
+	assert_int_equal(n, 3);
+	n = 4;
+	memset(ed, 0xff, sizeof(ed));
+	assert_int_equal(cudaGraphGetEdges(g, from, to, ed, &n), cudaSuccess);
+	assert_int_equal(n, 3);
+	for (i = 0; i < 3; i++) {
+		seen_a += from[i] == a && to[i] == c;
+		seen_b += from[i] == b && to[i] == c;
+		seen_c += from[i] == c && to[i] == d;
+		assert_int_equal(ed[i].type, 0);
+		assert_int_equal(ed[i].from_port, 0);
+	}
+	assert_true(seen_a == 1 && seen_b == 1 && seen_c == 1);
+	assert_null(from[3]);
+	assert_null(to[3]);
+	/* "from and to may both be NULL": not one of them. */
+	assert_int_equal(cudaGraphGetEdges(g, from, NULL, NULL, &n), cudaErrorInvalidValue);
+
+	n = 4;
+	assert_int_equal(cudaGraphNodeGetDependencies(c, out, NULL, &n), cudaSuccess);
+	assert_int_equal(n, 2);
+	assert_true((out[0] == a && out[1] == b) || (out[0] == b && out[1] == a));
+	assert_null(out[2]);
+	n = 4;
+	assert_int_equal(cudaGraphNodeGetDependencies(a, out, NULL, &n), cudaSuccess);
+	assert_int_equal(n, 0);
+	/* "If edgeData is non-NULL, then pDependencies must be as well." */
+	assert_int_equal(cudaGraphNodeGetDependencies(c, NULL, ed, &n), cudaErrorInvalidValue);
+	n = 4;
+	assert_int_equal(cudaGraphNodeGetDependentNodes(a, out, ed, &n), cudaSuccess);
+	assert_int_equal(n, 1);
+	assert_ptr_equal(out[0], c);
+	n = 0;
+	assert_int_equal(cudaGraphNodeGetDependentNodes(d, NULL, NULL, &n), cudaSuccess);
+	assert_int_equal(n, 0);
+	/* "This operation also severs any dependencies of other nodes on node and vice versa." */
+	assert_int_equal(cudaGraphDestroyNode(c), cudaSuccess);
+	n = 4;
+	assert_int_equal(cudaGraphNodeGetDependentNodes(a, out, NULL, &n), cudaSuccess);
+	assert_int_equal(n, 0);
+	n = 4;
+	assert_int_equal(cudaGraphGetRootNodes(g, out, &n), cudaSuccess);
+	assert_int_equal(n, 3);
+	assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+}
+
+static void test_exec_child_graph_params(void **state)
+{
+	DOC("Updates the work represented by hNode in hGraphExec as though the nodes contained in "
+	    "hNode's graph had the parameters contained in childGraph's nodes at instantiation. "
+	    "[...] The topology of childGraph, as well as the node insertion order, must match "
+	    "that of the graph contained in node.");
+	struct cudaKernelNodeParams kp = {
+	    .func = (void *)&stub_a, .gridDim = {4, 1, 1}, .blockDim = {128, 1, 1}};
+	const CUpti_ActivityKernel10 *k0, *k1;
+	cudaGraphNode_t ka, kb, n_child, n_after, extra;
+	cudaGraph_t child, child2, child3, parent;
+	cudaGraphExec_t x;
+	cudaStream_t s;
+	CUpti_SubscriberHandle sub = start();
+
+	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+	assert_int_equal(cudaGraphCreate(&child, 0), cudaSuccess);
+	assert_int_equal(cudaGraphAddKernelNode(&ka, child, NULL, 0, &kp), cudaSuccess);
+	assert_int_equal(cudaGraphCreate(&parent, 0), cudaSuccess);
+	assert_int_equal(cudaGraphAddChildGraphNode(&n_child, parent, NULL, 0, child), cudaSuccess);
+	assert_int_equal(cudaGraphAddKernelNode(&n_after, parent, &n_child, 1, &kp), cudaSuccess);
+	assert_int_equal(cudaGraphInstantiate(&x, parent, 0), cudaSuccess);
+
+	/* the same topology, another kernel and grid */
+	kp.func = (void *)&stub_b;
+	kp.gridDim.x = 8;
+	assert_int_equal(cudaGraphCreate(&child2, 0), cudaSuccess);
+	assert_int_equal(cudaGraphAddKernelNode(&kb, child2, NULL, 0, &kp), cudaSuccess);
+	/* another topology */
+	assert_int_equal(cudaGraphCreate(&child3, 0), cudaSuccess);
+	assert_int_equal(cudaGraphAddKernelNode(&kb, child3, NULL, 0, &kp), cudaSuccess);
+	assert_int_equal(cudaGraphAddKernelNode(&extra, child3, &kb, 1, &kp), cudaSuccess);
+	assert_int_equal(cudaGraphExecChildGraphNodeSetParams(x, n_child, child3),
+			 cudaErrorInvalidValue);
+	/* not a child graph node */
+	assert_int_equal(cudaGraphExecChildGraphNodeSetParams(x, n_after, child2),
+			 cudaErrorInvalidValue);
+	assert_int_equal(cudaGraphExecChildGraphNodeSetParams(x, n_child, child2), cudaSuccess);
+	assert_int_equal(cudaGraphLaunch(x, s), cudaSuccess);
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	stop(sub);
+
+	assert_int_equal(count_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 2);
+	k0 = (const void *)find_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 0);
+	k1 = (const void *)find_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 1);
+	if (k0->start > k1->start) {
+		const CUpti_ActivityKernel10 *t = k0;
+
+		k0 = k1;
+		k1 = t;
+	}
+	/* the child's node runs with child2's parameters; the parent's own node is unchanged */
+	assert_string_equal(k0->name, KERNEL_B);
+	assert_int_equal(k0->gridX, 8);
+	assert_int_not_equal(k0->graphNodeId, k1->graphNodeId);
+	assert_string_equal(k1->name, KERNEL_A);
+	assert_int_equal(k1->gridX, 4);
+
+	assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
+	assert_int_equal(cudaGraphDestroy(parent), cudaSuccess);
+	assert_int_equal(cudaGraphDestroy(child), cudaSuccess);
+	assert_int_equal(cudaGraphDestroy(child2), cudaSuccess);
+	assert_int_equal(cudaGraphDestroy(child3), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+}
+
 static void test_kernel_node_params(void **state)
 {
 	DOC("Sets the parameters of kernel node node to pNodeParams.");
@@ -787,6 +944,8 @@ int main(void)
 	    cmocka_unit_test_teardown(test_capture_to_graph, teardown),
 	    cmocka_unit_test_teardown(test_child_graph, teardown),
 	    cmocka_unit_test_teardown(test_graph_launch_captured, teardown),
+	    cmocka_unit_test(test_graph_queries),
+	    cmocka_unit_test_teardown(test_exec_child_graph_params, teardown),
 	    cmocka_unit_test_teardown(test_kernel_node_params, teardown),
 	    cmocka_unit_test(test_instantiate_with_params),
 	};

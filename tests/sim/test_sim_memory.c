@@ -676,6 +676,90 @@ static void test_contexts(void **state)
 	assert_int_equal(found, 1);
 }
 
+static void test_limits_and_stream_attributes(void **state)
+{
+	DOC("Setting limit to value is a request by the application to update the current limit "
+	    "maintained by the device. The driver is free to modify the requested value to meet h/w "
+	    "requirements [...]. The application can use cudaDeviceGetLimit() to find out exactly "
+	    "what the limit has been set to. (cudaDeviceSetLimit) Sets attribute attr on hStream "
+	    "from corresponding attribute of value. (cudaStreamSetAttribute)");
+	cudaStreamAttrValue v, got;
+	CUcontext c;
+	cudaStream_t s;
+	size_t lim = 0;
+	float x;
+
+	assert_int_equal(cudaDeviceGetLimit(&lim, cudaLimitStackSize), cudaSuccess);
+	assert_int_equal(lim, 1024);
+	assert_int_equal(cudaDeviceSetLimit(cudaLimitStackSize, 4096), cudaSuccess);
+	assert_int_equal(cudaDeviceGetLimit(&lim, cudaLimitStackSize), cudaSuccess);
+	assert_int_equal(lim, 4096);
+	assert_int_equal(cudaDeviceSetLimit(cudaLimitMallocHeapSize, 64 << 20), cudaSuccess);
+	assert_int_equal(cudaDeviceGetLimit(&lim, cudaLimitMallocHeapSize), cudaSuccess);
+	assert_int_equal(lim, 64 << 20);
+	/* "This limit can be set smaller than the default or up the maximum launch depth of 24." */
+	assert_int_equal(cudaDeviceSetLimit(cudaLimitDevRuntimeSyncDepth, 100), cudaSuccess);
+	assert_int_equal(cudaDeviceGetLimit(&lim, cudaLimitDevRuntimeSyncDepth), cudaSuccess);
+	assert_int_equal(lim, 24);
+	/* "Values can range from 0B to 128B. This is purely a performance hint" */
+	assert_int_equal(cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, 1000), cudaSuccess);
+	assert_int_equal(cudaDeviceGetLimit(&lim, cudaLimitMaxL2FetchGranularity), cudaSuccess);
+	assert_int_equal(lim, 128);
+	/* "purely a performance hint and it can be ignored or clamped": no persisting L2 on this device */
+	assert_int_equal(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 1 << 20), cudaSuccess);
+	assert_int_equal(cudaDeviceGetLimit(&lim, cudaLimitPersistingL2CacheSize), cudaSuccess);
+	assert_int_equal(lim, 0);
+	assert_int_equal(cudaDeviceSetLimit((enum cudaLimit)0x40, 1), cudaErrorUnsupportedLimit);
+	assert_int_equal(cudaCtxResetPersistingL2Cache(), cudaSuccess);
+	/* "the current limit maintained by the context": another context has its own. */
+	assert_int_equal(cuCtxCreate(&c, NULL, 0, 0), CUDA_SUCCESS);
+	assert_int_equal(cuCtxGetLimit(&lim, CU_LIMIT_STACK_SIZE), CUDA_SUCCESS);
+	assert_int_equal(lim, 1024);
+	assert_int_equal(cuCtxDestroy(c), CUDA_SUCCESS);
+	assert_int_equal(cudaDeviceGetLimit(&lim, cudaLimitStackSize), cudaSuccess);
+	assert_int_equal(lim, 4096);
+	assert_int_equal(cudaDeviceSetLimit(cudaLimitStackSize, 1024), cudaSuccess);
+
+	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+	memset(&got, 0xff, sizeof(got));
+	assert_int_equal(cudaStreamGetAttribute(s, cudaStreamAttributeAccessPolicyWindow, &got),
+			 cudaSuccess);
+	assert_int_equal(got.accessPolicyWindow.num_bytes, 0);
+	memset(&v, 0, sizeof(v));
+	v.accessPolicyWindow.base_ptr = &x;
+	v.accessPolicyWindow.num_bytes = sizeof(x);
+	v.accessPolicyWindow.hitRatio = 0.5f;
+	v.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+	v.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+	assert_int_equal(cudaStreamSetAttribute(s, cudaStreamAttributeAccessPolicyWindow, &v),
+			 cudaSuccess);
+	assert_int_equal(cudaStreamGetAttribute(s, cudaStreamAttributeAccessPolicyWindow, &got),
+			 cudaSuccess);
+	assert_ptr_equal(got.accessPolicyWindow.base_ptr, &x);
+	assert_int_equal(got.accessPolicyWindow.hitProp, cudaAccessPropertyPersisting);
+	/* missProp "Must be either NORMAL or STREAMING" */
+	v.accessPolicyWindow.missProp = cudaAccessPropertyPersisting;
+	assert_int_equal(cudaStreamSetAttribute(s, cudaStreamAttributeAccessPolicyWindow, &v),
+			 cudaErrorInvalidValue);
+	assert_int_equal(cudaStreamGetAttribute(s, cudaStreamAttributeSynchronizationPolicy, &got),
+			 cudaSuccess);
+	assert_int_equal(got.syncPolicy, cudaSyncPolicyAuto);
+	v.syncPolicy = cudaSyncPolicyYield;
+	assert_int_equal(cudaStreamSetAttribute(s, cudaStreamAttributeSynchronizationPolicy, &v),
+			 cudaSuccess);
+	assert_int_equal(cudaStreamGetAttribute(s, cudaStreamAttributeSynchronizationPolicy, &got),
+			 cudaSuccess);
+	assert_int_equal(got.syncPolicy, cudaSyncPolicyYield);
+	v.priority = -1;
+	assert_int_equal(cudaStreamSetAttribute(s, cudaStreamAttributePriority, &v), cudaSuccess);
+	assert_int_equal(cudaStreamGetAttribute(s, cudaStreamAttributePriority, &got), cudaSuccess);
+	assert_int_equal(got.priority, -1);
+	/* a launch attribute that is not a stream's */
+	assert_int_equal(cudaStreamSetAttribute(s, cudaLaunchAttributeCooperative, &v),
+			 cudaErrorInvalidValue);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+}
+
 static char *slurp(const char *path)
 {
 	FILE *f = fopen(path, "rb");
@@ -890,6 +974,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_captured_allocation, teardown),
 		cmocka_unit_test_teardown(test_managed_memory, teardown),
 		cmocka_unit_test_teardown(test_contexts, teardown),
+		cmocka_unit_test(test_limits_and_stream_attributes),
 		cmocka_unit_test_teardown(test_modules, teardown),
 		cmocka_unit_test_teardown(test_module_globals, teardown),
 		cmocka_unit_test_teardown(test_resource_callbacks, teardown),
