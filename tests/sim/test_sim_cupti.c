@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sim_test.h"
+
 /* nvcc-generated host code calls these; C test code registers kernels by hand. */
 void **__cudaRegisterFatBinary(void *fatCubin);
 void __cudaRegisterFatBinaryEnd(void **handle);
@@ -46,9 +48,7 @@ void __cudaRegisterFunction(void **handle, const char *hostFun, char *deviceFun,
 /* Stand-ins for host stubs: only their addresses matter. */
 static const char stub_a, stub_b, stub_slow, stub_none;
 
-/* What the test's CUPTI client saw. */
-#define MAX_RECS 4096
-#define REC_SIZE 512
+/* What the test's CUPTI client saw besides activity records (sim_test.h). */
 #define MAX_CBS 256
 
 struct cb_seen {
@@ -65,15 +65,8 @@ struct cb_seen {
 
 static struct {
 	pthread_mutex_t lock;
-	unsigned char recs[MAX_RECS][REC_SIZE];
-	size_t nrecs;
-	int decline;
-	size_t bufsize;
-	int requested, completed;
-	pid_t req_tid, comp_tid;
 	struct cb_seen cbs[MAX_CBS];
 	size_t ncbs;
-	size_t nseen; /* records delivered, all of them (recs keeps the first MAX_RECS) */
 	/* resource-domain graph callbacks: cbid, node id, original node id */
 	struct {
 		CUpti_CallbackId cbid;
@@ -81,11 +74,7 @@ static struct {
 		CUgraphExec exec;
 	} res[MAX_CBS];
 	size_t nres;
-	/* hold: the next bufferCompleted waits (held = 1) until hold is cleared */
-	pthread_cond_t hold_cond;
-	int hold, held;
-} G = { .lock = PTHREAD_MUTEX_INITIALIZER, .bufsize = 1 << 20,
-	.hold_cond = PTHREAD_COND_INITIALIZER };
+} G = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static pid_t my_tid(void)
 {
@@ -103,47 +92,6 @@ static uint64_t mono_ns(void)
 static uint64_t CUPTIAPI mono_ts(void)
 {
 	return mono_ns();
-}
-
-static void CUPTIAPI buf_requested(uint8_t **buffer, size_t *size, size_t *max)
-{
-	pthread_mutex_lock(&G.lock);
-	G.requested++;
-	G.req_tid = my_tid();
-	pthread_mutex_unlock(&G.lock);
-	*max = 0;
-	if (G.decline) {
-		*buffer = NULL;
-		*size = 0;
-		return;
-	}
-	*buffer = aligned_alloc(8, G.bufsize);
-	*size = G.bufsize;
-}
-
-static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
-				   size_t valid)
-{
-	CUpti_Activity *r = NULL;
-
-	pthread_mutex_lock(&G.lock);
-	if (G.hold) {
-		G.held = 1;
-		pthread_cond_broadcast(&G.hold_cond);
-		while (G.hold)
-			pthread_cond_wait(&G.hold_cond, &G.lock);
-	}
-	G.completed++;
-	G.comp_tid = my_tid();
-	while (cuptiActivityGetNextRecord(buffer, valid, &r) == CUPTI_SUCCESS) {
-		size_t n = valid - (size_t)((uint8_t *)r - buffer);
-
-		if (G.nrecs < MAX_RECS)
-			memcpy(G.recs[G.nrecs++], r, n < REC_SIZE ? n : REC_SIZE);
-		G.nseen++;
-	}
-	pthread_mutex_unlock(&G.lock);
-	free(buffer);
 }
 
 static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
@@ -193,26 +141,16 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CU
 static void reset_seen(void)
 {
 	pthread_mutex_lock(&G.lock);
-	G.nrecs = 0;
-	G.nseen = 0;
 	G.ncbs = 0;
 	G.nres = 0;
-	G.hold = G.held = 0;
-	G.requested = G.completed = 0;
-	G.decline = 0;
-	G.bufsize = 1 << 20;
 	pthread_mutex_unlock(&G.lock);
+	sim_recs_reset();
 }
 
 static void start_activity(const CUpti_ActivityKind *kinds, size_t n)
 {
-	size_t i;
-
 	reset_seen();
-	assert_int_equal(cuptiActivityRegisterCallbacks(buf_requested, buf_completed),
-			 CUPTI_SUCCESS);
-	for (i = 0; i < n; i++)
-		assert_int_equal(cuptiActivityEnable(kinds[i]), CUPTI_SUCCESS);
+	sim_recs_start(kinds, n);
 }
 
 static int teardown(void **state)
@@ -221,58 +159,16 @@ static int teardown(void **state)
 	return 0;
 }
 
-static const unsigned char *find_rec(CUpti_ActivityKind kind, size_t nth)
-{
-	size_t i;
-
-	for (i = 0; i < G.nrecs; i++) {
-		CUpti_Activity a;
-
-		memcpy(&a, G.recs[i], sizeof(a));
-		if (a.kind == kind && nth-- == 0)
-			return G.recs[i];
-	}
-	return NULL;
-}
-
-static size_t count_rec(CUpti_ActivityKind kind)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < G.nrecs; i++) {
-		CUpti_Activity a;
-
-		memcpy(&a, G.recs[i], sizeof(a));
-		n += a.kind == kind;
-	}
-	return n;
-}
-
 /* The API record (runtime or driver) with correlation id corr, or NULL. */
 static const CUpti_ActivityAPI *api_by_corr(CUpti_ActivityKind kind, uint32_t corr)
 {
 	const unsigned char *r;
 	size_t i;
 
-	for (i = 0; (r = find_rec(kind, i)); i++) {
+	for (i = 0; (r = sim_recs_find(kind, i)); i++) {
 		const CUpti_ActivityAPI *a = (const void *)r;
 
 		if (a->correlationId == corr)
-			return a;
-	}
-	return NULL;
-}
-
-static const CUpti_ActivityAPI *api_by_cbid(CUpti_ActivityKind kind, CUpti_CallbackId cbid,
-					    size_t nth)
-{
-	const unsigned char *r;
-	size_t i;
-
-	for (i = 0; (r = find_rec(kind, i)); i++) {
-		const CUpti_ActivityAPI *a = (const void *)r;
-
-		if (a->cbid == cbid && nth-- == 0)
 			return a;
 	}
 	return NULL;
@@ -393,8 +289,8 @@ static void test_correlation(void **state)
 	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
 
 	/* Runtime launch: kernel carries the runtime API's id, not the nested driver call's. */
-	k0 = (const void *)find_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 0);
-	k1 = (const void *)find_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 1);
+	k0 = (const void *)sim_recs_find(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 0);
+	k1 = (const void *)sim_recs_find(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 1);
 	assert_non_null(k0);
 	assert_non_null(k1);
 	if (strcmp(k0->name, KERNEL_A)) {
@@ -407,7 +303,7 @@ static void test_correlation(void **state)
 	rt = api_by_corr(CUPTI_ACTIVITY_KIND_RUNTIME, k0->correlationId);
 	assert_non_null(rt);
 	assert_int_equal(rt->cbid, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000);
-	drv = api_by_cbid(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 0);
+	drv = sim_recs_api(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 0);
 	assert_non_null(drv);
 	assert_int_not_equal(drv->correlationId, k0->correlationId);
 	/* The nested driver call lies within the runtime call. */
@@ -423,7 +319,7 @@ static void test_correlation(void **state)
 	assert_int_equal(drv->cbid, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel);
 	assert_null(api_by_corr(CUPTI_ACTIVITY_KIND_RUNTIME, k1->correlationId));
 
-	m = (const void *)find_rec(CUPTI_ACTIVITY_KIND_MEMCPY, 0);
+	m = (const void *)sim_recs_find(CUPTI_ACTIVITY_KIND_MEMCPY, 0);
 	assert_non_null(m);
 	assert_int_equal(m->copyKind, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD);
 	assert_int_equal(m->srcKind, CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE);
@@ -435,7 +331,7 @@ static void test_correlation(void **state)
 	assert_non_null(rt);
 	assert_int_equal(rt->cbid, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020);
 
-	ms = (const void *)find_rec(CUPTI_ACTIVITY_KIND_MEMSET, 0);
+	ms = (const void *)sim_recs_find(CUPTI_ACTIVITY_KIND_MEMSET, 0);
 	assert_non_null(ms);
 	assert_int_equal(ms->bytes, sizeof(host));
 	assert_non_null(api_by_corr(CUPTI_ACTIVITY_KIND_RUNTIME, ms->correlationId));
@@ -470,10 +366,10 @@ static void test_graph_correlation(void **state)
 	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
 
 	/* Capturing issues no work: exactly three kernels ran. */
-	assert_int_equal(count_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 3);
+	assert_int_equal(sim_recs_count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 3);
 	for (i = 0; i < 3; i++)
-		k[i] = (const void *)find_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, i);
-	gl = api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+		k[i] = (const void *)sim_recs_find(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, i);
+	gl = sim_recs_api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
 			 0);
 	assert_non_null(gl);
 	assert_int_equal(k[0]->graphId, 0);
@@ -508,14 +404,14 @@ static void test_default_clock_and_thread_id(void **state)
 	after = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
 
-	a = api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME,
+	a = sim_recs_api(CUPTI_ACTIVITY_KIND_RUNTIME,
 			CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020, 0);
 	assert_non_null(a);
 	assert_true(a->start >= before && a->end <= after);
 	assert_int_equal(a->threadId, (uint32_t)pthread_self());
 	assert_int_equal(a->processId, (uint32_t)getpid());
 	/* "CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM ... Linux uses syscall SYS_gettid" */
-	a = api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME,
+	a = sim_recs_api(CUPTI_ACTIVITY_KIND_RUNTIME,
 			CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceCount_v3020, 1);
 	assert_non_null(a);
 	assert_int_equal(a->threadId, (uint32_t)my_tid());
@@ -535,16 +431,16 @@ static void test_worker_thread_and_late_delivery(void **state)
 	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
 	nanosleep(&nap, NULL);
 	/* Complete records, but a buffer far from full: nothing is handed back yet. */
-	assert_int_equal(G.completed, 0);
-	assert_int_equal(G.nrecs, 0);
+	assert_int_equal(sim_recs.completed, 0);
+	assert_int_equal(sim_recs.nrecs, 0);
 	/* "This function returns the activity records associated with all contexts/streams ...
 	 * to the CUPTI client using the callback registered in cuptiActivityRegisterCallbacks." */
 	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
-	assert_int_equal(G.completed, 1);
-	assert_int_equal(count_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 1);
+	assert_int_equal(sim_recs.completed, 1);
+	assert_int_equal(sim_recs_count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 1);
 	/* Buffers are requested and completed on a thread CUPTI owns. */
-	assert_int_not_equal(G.req_tid, my_tid());
-	assert_int_not_equal(G.comp_tid, my_tid());
+	assert_int_not_equal(sim_recs.req_tid, my_tid());
+	assert_int_not_equal(sim_recs.comp_tid, my_tid());
 	assert_int_equal(cuptiActivityFlushPeriod(0), CUPTI_SUCCESS);
 }
 
@@ -557,23 +453,23 @@ static void test_full_buffers_delivered(void **state)
 
 	start_activity(kinds, 1);
 	/* Small buffers fill up: full buffers come back without any flush. */
-	G.bufsize = 4 * sizeof(CUpti_ActivityAPI);
+	sim_recs.bufsize = 4 * sizeof(CUpti_ActivityAPI);
 	for (i = 0; i < 20; i++)
 		assert_int_equal(cudaGetDeviceCount(&n), cudaSuccess);
 	nanosleep(&nap, NULL);
-	assert_true(G.completed >= 4);
-	assert_true(G.nrecs >= 16);
-	G.bufsize = 1 << 20;
+	assert_true(sim_recs.completed >= 4);
+	assert_true(sim_recs.nrecs >= 16);
+	sim_recs.bufsize = 1 << 20;
 }
 
-/* Waits up to ms for cond (evaluated under G.lock); its last value. */
+/* Waits up to ms for cond (evaluated under sim_recs.lock); its last value. */
 #define WAIT_FOR(cond, ms)                                                         \
 	({                                                                         \
 		bool ok_ = false;                                                  \
 		for (int t_ = 0; t_ <= (ms) && !ok_; t_++) {                       \
-			pthread_mutex_lock(&G.lock);                               \
+			pthread_mutex_lock(&sim_recs.lock);                        \
 			ok_ = (cond);                                              \
-			pthread_mutex_unlock(&G.lock);                             \
+			pthread_mutex_unlock(&sim_recs.lock);                      \
 			if (!ok_)                                                  \
 				nanosleep(&(struct timespec){ 0, 1000000L }, NULL); \
 		}                                                                  \
@@ -591,29 +487,29 @@ static void test_backlog_while_busy(void **state)
 	int n;
 
 	start_activity(kinds, 1);
-	G.bufsize = per_buf * sizeof(CUpti_ActivityAPI);
+	sim_recs.bufsize = per_buf * sizeof(CUpti_ActivityAPI);
 	/* A period far beyond the test: only the wake-up mark delivers anything. */
 	assert_int_equal(cuptiActivityFlushPeriod(60000), CUPTI_SUCCESS);
 	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
-	pthread_mutex_lock(&G.lock);
-	G.nseen = 0;
-	G.hold = 1;
-	pthread_mutex_unlock(&G.lock);
+	pthread_mutex_lock(&sim_recs.lock);
+	sim_recs.nseen = 0;
+	sim_recs.hold = 1;
+	pthread_mutex_unlock(&sim_recs.lock);
 	for (i = 0; i < wake; i++)
 		assert_int_equal(cudaGetDeviceCount(&n), cudaSuccess);
 	/* The worker woke for them and is now held in the first full buffer's callback... */
-	assert_true(WAIT_FOR(G.held, 5000));
+	assert_true(WAIT_FOR(sim_recs.held, 5000));
 	/* ...while twice as many more are staged: their wake-up signal finds it busy. */
 	for (i = 0; i < 2 * wake; i++)
 		assert_int_equal(cudaGetDeviceCount(&n), cudaSuccess);
-	pthread_mutex_lock(&G.lock);
-	G.hold = 0;
-	pthread_cond_broadcast(&G.hold_cond);
-	pthread_mutex_unlock(&G.lock);
+	pthread_mutex_lock(&sim_recs.lock);
+	sim_recs.hold = 0;
+	pthread_cond_broadcast(&sim_recs.hold_cond);
+	pthread_mutex_unlock(&sim_recs.lock);
 	/* All but a partly filled last buffer arrive without a flush, long before the period. */
-	assert_true(WAIT_FOR(G.nseen >= 3 * wake - per_buf, 3000));
+	assert_true(WAIT_FOR(sim_recs.nseen >= 3 * wake - per_buf, 3000));
 	assert_int_equal(cuptiActivityFlushPeriod(0), CUPTI_SUCCESS);
-	G.bufsize = 1 << 20;
+	sim_recs.bufsize = 1 << 20;
 }
 
 static void test_forced_flush_incomplete(void **state)
@@ -630,9 +526,9 @@ static void test_forced_flush_incomplete(void **state)
 			 cudaSuccess);
 	/* Default flush: the kernel is still running, so its record is not complete. */
 	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
-	assert_int_equal(count_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 0);
+	assert_int_equal(sim_recs_count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 0);
 	assert_int_equal(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), CUPTI_SUCCESS);
-	k = (const void *)find_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 0);
+	k = (const void *)sim_recs_find(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 0);
 	assert_non_null(k);
 	/* "A value of 0 for both the start and end timestamps indicates that timestamp
 	 * information could not be collected for the kernel." */
@@ -650,13 +546,13 @@ static void test_drops(void **state)
 	size_t dropped = 0, on_stream = 0;
 
 	start_activity(kinds, 2);
-	G.decline = 1;
+	sim_recs.decline = 1;
 	launch_a(NULL);
 	launch_a(NULL);
 	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
 	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
-	assert_true(G.requested > 0);
-	assert_int_equal(G.nrecs, 0);
+	assert_true(sim_recs.requested > 0);
+	assert_int_equal(sim_recs.nrecs, 0);
 	/* "Get the number of records that were dropped because of insufficient buffer space." */
 	assert_int_equal(cuptiActivityGetNumDroppedRecords(primary_ctx(), 7, &on_stream),
 			 CUPTI_SUCCESS);
@@ -666,7 +562,7 @@ static void test_drops(void **state)
 	/* "The dropped count maintained for the queue is reset to zero when this function is called." */
 	assert_int_equal(cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped), CUPTI_SUCCESS);
 	assert_int_equal(dropped, 0);
-	G.decline = 0;
+	sim_recs.decline = 0;
 }
 
 static void test_timestamp_callback(void **state)
@@ -698,7 +594,7 @@ static void test_timestamp_callback(void **state)
 	assert_true(ts >= after);
 	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
 
-	k = (const void *)find_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 0);
+	k = (const void *)sim_recs_find(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 0);
 	assert_non_null(k);
 	assert_int_equal(k->end - k->start, KERNEL_SLOW_NS);
 	/* GPU times are converted from the device clock: allow the conversion's bracket. */
@@ -706,7 +602,7 @@ static void test_timestamp_callback(void **state)
 	a = api_by_corr(CUPTI_ACTIVITY_KIND_RUNTIME, k->correlationId);
 	assert_non_null(a);
 	assert_true(a->start >= before && a->start <= k->start);
-	sy = (const void *)find_rec(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, 0);
+	sy = (const void *)sim_recs_find(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, 0);
 	assert_non_null(sy);
 	assert_int_equal(sy->type, CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE);
 	assert_int_equal(sy->streamId, k->streamId);
@@ -749,9 +645,9 @@ static void test_stream_order_across_deliveries(void **state)
 	assert_int_equal(cudaEventDestroy(ev), cudaSuccess);
 	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
 
-	assert_int_equal(count_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), N);
+	assert_int_equal(sim_recs_count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), N);
 	for (i = 0; i < N; i++) {
-		k[i] = (const void *)find_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, i);
+		k[i] = (const void *)sim_recs_find(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, i);
 		assert_int_equal(k[i]->end - k[i]->start, 2000 + 10000 * 1024 / 32);
 	}
 	/* Delivered in completion order, which on one stream is issue order. */
@@ -827,13 +723,13 @@ static void test_host_functions(void **state)
 	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
 
 	/* CUPTI has no activity kind for a host function: the API records, and the kernels. */
-	assert_int_equal(count_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 3);
-	assert_non_null(api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME,
+	assert_int_equal(sim_recs_count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 3);
+	assert_non_null(sim_recs_api(CUPTI_ACTIVITY_KIND_RUNTIME,
 				    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchHostFunc_v10000, 0));
-	assert_non_null(api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME,
+	assert_non_null(sim_recs_api(CUPTI_ACTIVITY_KIND_RUNTIME,
 				    CUPTI_RUNTIME_TRACE_CBID_cudaStreamAddCallback_v5000, 0));
 	for (i = 0; i < 3; i++)
-		k[i] = (const void *)find_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, i);
+		k[i] = (const void *)sim_recs_find(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, i);
 	/* After the work before it (times converted: allow 1 us), and the work after waits. */
 	assert_true(h1.start + 1000 >= k[0]->end);
 	assert_true(k[1]->start + 1000 >= h1.end);
@@ -902,8 +798,8 @@ static void test_host_register(void **state)
 	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
 	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
 
-	m[0] = (const void *)find_rec(CUPTI_ACTIVITY_KIND_MEMCPY, 0);
-	m[1] = (const void *)find_rec(CUPTI_ACTIVITY_KIND_MEMCPY, 1);
+	m[0] = (const void *)sim_recs_find(CUPTI_ACTIVITY_KIND_MEMCPY, 0);
+	m[1] = (const void *)sim_recs_find(CUPTI_ACTIVITY_KIND_MEMCPY, 1);
 	assert_non_null(m[0]);
 	assert_non_null(m[1]);
 	assert_int_equal(m[0]->srcKind, CUPTI_ACTIVITY_MEMORY_KIND_PINNED);
@@ -953,14 +849,14 @@ static void test_profiler_and_occupancy(void **state)
 	assert_int_equal(min_grid, 40); /* one 1024-thread block on each of 40 SMs */
 	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
 
-	assert_int_equal(count_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 2);
-	assert_non_null(api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME,
+	assert_int_equal(sim_recs_count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 2);
+	assert_non_null(sim_recs_api(CUPTI_ACTIVITY_KIND_RUNTIME,
 				    CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000, 1));
-	assert_non_null(api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME,
+	assert_non_null(sim_recs_api(CUPTI_ACTIVITY_KIND_RUNTIME,
 				    CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000, 0));
-	assert_non_null(api_by_cbid(CUPTI_ACTIVITY_KIND_DRIVER,
+	assert_non_null(sim_recs_api(CUPTI_ACTIVITY_KIND_DRIVER,
 				    CUPTI_DRIVER_TRACE_CBID_cuProfilerStart, 0));
-	assert_non_null(api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME,
+	assert_non_null(sim_recs_api(CUPTI_ACTIVITY_KIND_RUNTIME,
 				    CUPTI_RUNTIME_TRACE_CBID_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags_v7000,
 				    0));
 }
@@ -973,7 +869,7 @@ static const unsigned char *rec_by_node(CUpti_ActivityKind kind, uint64_t node, 
 	const unsigned char *r;
 	size_t i;
 
-	for (i = 0; (r = find_rec(kind, i)); i++) {
+	for (i = 0; (r = sim_recs_find(kind, i)); i++) {
 		uint64_t id;
 
 		switch (kind) {
@@ -1122,15 +1018,15 @@ static void test_graph_nodes(void **state)
 	assert_int_equal(cuptiUnsubscribe(sub), CUPTI_SUCCESS);
 
 	/* Two launches: every node once per launch, no more. */
-	assert_int_equal(count_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 4);
-	assert_int_equal(count_rec(CUPTI_ACTIVITY_KIND_MEMSET), 2);
-	assert_int_equal(count_rec(CUPTI_ACTIVITY_KIND_MEMCPY), 2);
+	assert_int_equal(sim_recs_count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 4);
+	assert_int_equal(sim_recs_count(CUPTI_ACTIVITY_KIND_MEMSET), 2);
+	assert_int_equal(sim_recs_count(CUPTI_ACTIVITY_KIND_MEMCPY), 2);
 	ka = (const void *)rec_by_node(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, x_a, 0);
 	kb = (const void *)rec_by_node(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, x_b, 0);
 	set = (const void *)rec_by_node(CUPTI_ACTIVITY_KIND_MEMSET, x_set, 0);
 	cp = (const void *)rec_by_node(CUPTI_ACTIVITY_KIND_MEMCPY, x_copy, 0);
 	assert_true(ka && kb && set && cp);
-	gl = api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+	gl = sim_recs_api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
 			 0);
 	assert_non_null(gl);
 	assert_int_equal(ka->correlationId, gl->correlationId);

@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim_test.h"
+
 /* nvcc-generated host code calls these; C test code registers kernels by hand. */
 void **__cudaRegisterFatBinary(void *fatCubin);
 void __cudaRegisterFatBinaryEnd(void **handle);
@@ -40,14 +42,10 @@ void __cudaRegisterFunction(void **handle, const char *hostFun, char *deviceFun,
 /* Stand-ins for host stubs: only their addresses matter. */
 static const char stub_a, stub_b;
 
-#define MAX_RECS 1024
-#define REC_SIZE 512
 #define MAX_RES	 512
 
 static struct {
 	pthread_mutex_t lock;
-	unsigned char recs[MAX_RECS][REC_SIZE];
-	size_t nrecs;
 	/* resource-domain graph callbacks */
 	struct {
 		CUpti_CallbackId cbid;
@@ -56,29 +54,6 @@ static struct {
 	} res[MAX_RES];
 	size_t nres;
 } G = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-static void CUPTIAPI buf_requested(uint8_t **buffer, size_t *size, size_t *max)
-{
-	*max = 0;
-	*size = 1 << 20;
-	*buffer = aligned_alloc(8, *size);
-}
-
-static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
-				   size_t valid)
-{
-	CUpti_Activity *r = NULL;
-
-	pthread_mutex_lock(&G.lock);
-	while (cuptiActivityGetNextRecord(buffer, valid, &r) == CUPTI_SUCCESS) {
-		size_t n = valid - (size_t)((uint8_t *)r - buffer);
-
-		if (G.nrecs < MAX_RECS)
-			memcpy(G.recs[G.nrecs++], r, n < REC_SIZE ? n : REC_SIZE);
-	}
-	pthread_mutex_unlock(&G.lock);
-	free(buffer);
-}
 
 static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 				 const void *data)
@@ -110,15 +85,11 @@ static CUpti_SubscriberHandle start(void)
 						   CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
 						   CUPTI_ACTIVITY_KIND_MEMSET};
 	CUpti_SubscriberHandle sub;
-	size_t i;
 
-	G.nrecs = G.nres = 0;
+	G.nres = 0;
 	assert_int_equal(cuptiSubscribe(&sub, on_callback, NULL), CUPTI_SUCCESS);
 	assert_int_equal(cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RESOURCE), CUPTI_SUCCESS);
-	assert_int_equal(cuptiActivityRegisterCallbacks(buf_requested, buf_completed),
-			 CUPTI_SUCCESS);
-	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		assert_int_equal(cuptiActivityEnable(kinds[i]), CUPTI_SUCCESS);
+	sim_recs_start(kinds, sizeof(kinds) / sizeof(kinds[0]));
 	return sub;
 }
 
@@ -134,48 +105,14 @@ static int teardown(void **state)
 	return 0;
 }
 
-static const unsigned char *find_rec(CUpti_ActivityKind kind, size_t nth)
-{
-	size_t i;
-
-	for (i = 0; i < G.nrecs; i++) {
-		CUpti_Activity a;
-
-		memcpy(&a, G.recs[i], sizeof(a));
-		if (a.kind == kind && nth-- == 0)
-			return G.recs[i];
-	}
-	return NULL;
-}
-
-static size_t count_rec(CUpti_ActivityKind kind)
-{
-	size_t n = 0;
-
-	while (find_rec(kind, n))
-		n++;
-	return n;
-}
-
 static const CUpti_ActivityKernel10 *kernel_by_node(uint64_t node, size_t nth)
 {
 	const CUpti_ActivityKernel10 *k;
 	size_t i;
 
-	for (i = 0; (k = (const void *)find_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, i)); i++)
+	for (i = 0; (k = (const void *)sim_recs_find(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, i)); i++)
 		if (k->graphNodeId == node && nth-- == 0)
 			return k;
-	return NULL;
-}
-
-static const CUpti_ActivityAPI *api_by_cbid(CUpti_CallbackId cbid, size_t nth)
-{
-	const CUpti_ActivityAPI *a;
-	size_t i;
-
-	for (i = 0; (a = (const void *)find_rec(CUPTI_ACTIVITY_KIND_RUNTIME, i)); i++)
-		if (a->cbid == cbid && nth-- == 0)
-			return a;
 	return NULL;
 }
 
@@ -309,13 +246,13 @@ static void test_capture_across_streams(void **state)
 	stop(sub);
 
 	/* Captured, nothing ran; launched, each node ran once with its node's id. */
-	assert_int_equal(count_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 4);
+	assert_int_equal(sim_recs_count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 4);
 	k_first = kernel_by_node(clone_of(n_first, x), 0);
 	k_b1 = kernel_by_node(clone_of(n_b1, x), 0);
 	k_b2 = kernel_by_node(clone_of(n_b2, x), 0);
 	k_last = kernel_by_node(clone_of(n_last, x), 0);
 	assert_true(k_first && k_b1 && k_b2 && k_last);
-	gl = api_by_cbid(CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, 0);
+	gl = sim_recs_api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, 0);
 	assert_non_null(gl);
 	assert_int_equal(k_b1->correlationId, gl->correlationId);
 	assert_int_equal(k_b2->correlationId, gl->correlationId);
@@ -582,11 +519,11 @@ static void test_child_graph(void **state)
 	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
 	stop(sub);
 
-	assert_int_equal(count_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 3);
+	assert_int_equal(sim_recs_count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 3);
 	k_ca = kernel_by_node(clone_of(node_id(inner[0]), x), 0);
 	k_cb = kernel_by_node(clone_of(node_id(inner[1]), x), 0);
 	k_after = kernel_by_node(clone_of(node_id(n_after), x), 0);
-	set = (const void *)find_rec(CUPTI_ACTIVITY_KIND_MEMSET, 0);
+	set = (const void *)sim_recs_find(CUPTI_ACTIVITY_KIND_MEMSET, 0);
 	assert_true(k_ca && k_cb && k_after && set);
 	/* "graphId: The unique ID of the graph that launched this kernel through graph launch
 	 * APIs." */
@@ -646,7 +583,7 @@ static void test_graph_launch_captured(void **state)
 	/* Captured, not run. */
 	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
 	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
-	assert_int_equal(count_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 0);
+	assert_int_equal(sim_recs_count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 0);
 
 	assert_int_equal(cudaGraphGetNodes(g_outer, nodes, &n), cudaSuccess);
 	assert_int_equal(n, 3);
@@ -669,7 +606,7 @@ static void test_graph_launch_captured(void **state)
 	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
 	stop(sub);
 
-	assert_int_equal(count_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 3);
+	assert_int_equal(sim_recs_count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 3);
 	first = kernel_by_node(clone_of(node_id(nodes[0]), x_outer), 0);
 	inner = kernel_by_node(clone_of(node_id(child_nodes[0]), x_outer), 0);
 	last = kernel_by_node(clone_of(node_id(nodes[2]), x_outer), 0);
@@ -822,9 +759,9 @@ static void test_exec_child_graph_params(void **state)
 	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
 	stop(sub);
 
-	assert_int_equal(count_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 2);
-	k0 = (const void *)find_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 0);
-	k1 = (const void *)find_rec(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 1);
+	assert_int_equal(sim_recs_count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), 2);
+	k0 = (const void *)sim_recs_find(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 0);
+	k1 = (const void *)sim_recs_find(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 1);
 	if (k0->start > k1->start) {
 		const CUpti_ActivityKernel10 *t = k0;
 

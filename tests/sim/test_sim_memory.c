@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim_test.h"
+
 void **__cudaRegisterFatBinary(void *fatCubin);
 void __cudaRegisterFatBinaryEnd(void **handle);
 void __cudaRegisterFunction(void **handle, const char *hostFun, char *deviceFun,
@@ -32,50 +34,9 @@ void __cudaRegisterFunction(void **handle, const char *hostFun, char *deviceFun,
 #define DOC(s) static const char doc_sentence[] __attribute__((unused)) = s
 #define KERNEL_SLOW "_Z10slowKernelv"
 #define KERNEL_SLOW_NS 20000000ULL
-#define MAX_RECS 1024
-#define REC_SIZE 256
 
 static const char stub_slow;
 static const char *cubin_path, *fatbin_path;
-
-static struct {
-	pthread_mutex_t lock;
-	unsigned char recs[MAX_RECS][REC_SIZE];
-	size_t nrecs;
-} G = { .lock = PTHREAD_MUTEX_INITIALIZER };
-
-static void CUPTIAPI buf_requested(uint8_t **buffer, size_t *size, size_t *max)
-{
-	*buffer = aligned_alloc(8, 1 << 20);
-	*size = 1 << 20;
-	*max = 0;
-}
-
-static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
-				   size_t valid)
-{
-	CUpti_Activity *r = NULL;
-
-	pthread_mutex_lock(&G.lock);
-	while (cuptiActivityGetNextRecord(buffer, valid, &r) == CUPTI_SUCCESS) {
-		size_t n = valid - (size_t)((uint8_t *)r - buffer);
-
-		if (G.nrecs < MAX_RECS)
-			memcpy(G.recs[G.nrecs++], r, n < REC_SIZE ? n : REC_SIZE);
-	}
-	pthread_mutex_unlock(&G.lock);
-	free(buffer);
-}
-
-static void start(const CUpti_ActivityKind *kinds, size_t n)
-{
-	size_t i;
-
-	G.nrecs = 0;
-	assert_int_equal(cuptiActivityRegisterCallbacks(buf_requested, buf_completed), CUPTI_SUCCESS);
-	for (i = 0; i < n; i++)
-		assert_int_equal(cuptiActivityEnable(kinds[i]), CUPTI_SUCCESS);
-}
 
 static int teardown(void **state)
 {
@@ -84,26 +45,13 @@ static int teardown(void **state)
 	return 0;
 }
 
-static const CUpti_ActivityAPI *api_by_cbid(CUpti_ActivityKind kind, uint32_t cbid, int nth)
-{
-	size_t i;
-
-	for (i = 0; i < G.nrecs; i++) {
-		const CUpti_ActivityAPI *a = (const void *)G.recs[i];
-
-		if (a->kind == kind && a->cbid == cbid && nth-- == 0)
-			return a;
-	}
-	return NULL;
-}
-
 static const CUpti_ActivityMemory4 *mem_rec(CUpti_ActivityMemoryOperationType op, uint64_t addr,
 					   int nth)
 {
 	size_t i;
 
-	for (i = 0; i < G.nrecs; i++) {
-		const CUpti_ActivityMemory4 *m = (const void *)G.recs[i];
+	for (i = 0; i < sim_recs.nrecs; i++) {
+		const CUpti_ActivityMemory4 *m = (const void *)sim_recs.recs[i];
 
 		if (m->kind == CUPTI_ACTIVITY_KIND_MEMORY2 && m->memoryOperationType == op &&
 		    m->address == addr && nth-- == 0)
@@ -188,7 +136,7 @@ static void test_release_threshold_and_trim(void **state)
 	void *p;
 	size_t i, ncreate = 0, ntrim = 0, ndestroy = 0;
 
-	start(kinds, 2);
+	sim_recs_start(kinds, 2);
 	assert_int_equal(cudaMemPoolCreate(&pool, &props), cudaSuccess);
 	assert_int_equal(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &big),
 			 cudaSuccess);
@@ -219,8 +167,8 @@ static void test_release_threshold_and_trim(void **state)
 	assert_int_equal(cudaMemPoolDestroy(pool), cudaSuccess);
 	assert_int_equal(cudaMallocFromPoolAsync(&p, 8, pool, 0), cudaErrorInvalidValue);
 	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
-	for (i = 0; i < G.nrecs; i++) {
-		const CUpti_ActivityMemoryPool3 *m = (const void *)G.recs[i];
+	for (i = 0; i < sim_recs.nrecs; i++) {
+		const CUpti_ActivityMemoryPool3 *m = (const void *)sim_recs.recs[i];
 
 		if (m->kind != CUPTI_ACTIVITY_KIND_MEMORY_POOL)
 			continue;
@@ -231,10 +179,10 @@ static void test_release_threshold_and_trim(void **state)
 			ntrim++;
 			assert_int_equal(m->minBytesToKeep, 0);
 			/* "identical to the correlation ID in the driver and runtime API activity record" */
-			assert_non_null(api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME,
+			assert_non_null(sim_recs_api(CUPTI_ACTIVITY_KIND_RUNTIME,
 						    CUPTI_RUNTIME_TRACE_CBID_cudaMemPoolTrimTo_v11020, 0));
 			assert_int_equal(m->correlationId,
-					 api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME,
+					 sim_recs_api(CUPTI_ACTIVITY_KIND_RUNTIME,
 						     CUPTI_RUNTIME_TRACE_CBID_cudaMemPoolTrimTo_v11020,
 						     0)->correlationId);
 		}
@@ -257,7 +205,7 @@ static void test_memory2_records(void **state)
 	uint32_t sid;
 	void *p, *q;
 
-	start(kinds, 2);
+	sim_recs_start(kinds, 2);
 	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
 	assert_int_equal(cuptiGetStreamId(NULL, (CUstream)s, &sid), CUPTI_SUCCESS);
 	assert_int_equal(cudaMallocAsync(&p, 3000, s), cudaSuccess);
@@ -269,7 +217,7 @@ static void test_memory2_records(void **state)
 
 	m = mem_rec(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, (uintptr_t)p, 0);
 	assert_non_null(m);
-	api = api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020,
+	api = sim_recs_api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020,
 			  0);
 	assert_non_null(api);
 	assert_int_equal(m->correlationId, api->correlationId);
@@ -283,7 +231,7 @@ static void test_memory2_records(void **state)
 	assert_non_null(m);
 	assert_int_equal(m->bytes, 3000);
 	assert_int_equal(m->correlationId,
-			 api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME,
+			 sim_recs_api(CUPTI_ACTIVITY_KIND_RUNTIME,
 				     CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_v11020, 0)->correlationId);
 	/* "If memory operation is not async, streamId is set to CUPTI_INVALID_STREAM_ID." */
 	m = mem_rec(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, (uintptr_t)q, 0);
@@ -313,7 +261,7 @@ static void test_graph_memory_nodes(void **state)
 	void *p, *q, *got = NULL;
 	int local;
 
-	start(kinds, 2);
+	sim_recs_start(kinds, 2);
 	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
 	assert_int_equal(cuptiGetStreamId(NULL, (CUstream)s, &sid), CUPTI_SUCCESS);
 	memset(&ap, 0, sizeof(ap));
@@ -371,7 +319,7 @@ static void test_graph_memory_nodes(void **state)
 	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
 
 	/* each launch of g allocates and frees p, in the launch's call, on its stream */
-	launch = api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+	launch = sim_recs_api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
 			     1);
 	assert_non_null(launch);
 	m = mem_rec(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, (uintptr_t)p, 1);
@@ -391,7 +339,7 @@ static void test_graph_memory_nodes(void **state)
 	m = mem_rec(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE, (uintptr_t)q, 0);
 	assert_non_null(m);
 	assert_int_equal(m->correlationId,
-			 api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME,
+			 sim_recs_api(CUPTI_ACTIVITY_KIND_RUNTIME,
 				     CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_v11020, 0)->correlationId);
 	assert_non_null(mem_rec(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE, (uintptr_t)q, 1));
 	assert_null(mem_rec(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE, (uintptr_t)q, 2));
@@ -444,7 +392,7 @@ static void test_captured_allocation(void **state)
 	void *p, *q, *before, *r = NULL, *got = NULL;
 	size_t i, nmemset = 0;
 
-	start(kinds, 3);
+	sim_recs_start(kinds, 3);
 	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
 	assert_int_equal(cuptiGetStreamId(NULL, (CUstream)s, &sid), CUPTI_SUCCESS);
 	assert_int_equal(cudaMallocAsync(&before, 64, s), cudaSuccess);
@@ -497,14 +445,14 @@ static void test_captured_allocation(void **state)
 	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
 
 	/* Capturing allocated nothing: the first records of p are the first launch's. */
-	launch = api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+	launch = sim_recs_api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
 			     0);
 	assert_non_null(launch);
 	for (i = 0; i < 2; i++) {
 		m = mem_rec(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, (uintptr_t)p, (int)i);
 		assert_non_null(m);
 		assert_int_equal(m->correlationId,
-				 api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME,
+				 sim_recs_api(CUPTI_ACTIVITY_KIND_RUNTIME,
 					     CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
 					     (int)(2 * i))->correlationId);
 		assert_int_equal(m->bytes, 4096);
@@ -517,15 +465,15 @@ static void test_captured_allocation(void **state)
 		m = mem_rec(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE, (uintptr_t)q, (int)i);
 		assert_non_null(m);
 		assert_int_equal(m->correlationId,
-				 api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME,
+				 sim_recs_api(CUPTI_ACTIVITY_KIND_RUNTIME,
 					     CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
 					     (int)(2 * i + 1))->correlationId);
 	}
 	assert_null(mem_rec(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, (uintptr_t)p, 2));
 	/* The captured memset is a graph node's work: graphId is the captured graph's. */
 	assert_int_equal(cuptiGetGraphId((CUgraph)g, &gid), CUPTI_SUCCESS);
-	for (i = 0; i < G.nrecs; i++) {
-		const CUpti_ActivityMemset4 *r4 = (const void *)G.recs[i];
+	for (i = 0; i < sim_recs.nrecs; i++) {
+		const CUpti_ActivityMemset4 *r4 = (const void *)sim_recs.recs[i];
 
 		if (r4->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
 			ms = r4;
@@ -536,7 +484,7 @@ static void test_captured_allocation(void **state)
 	assert_int_equal(ms->graphId, gid);
 	assert_int_not_equal(ms->graphNodeId, 0);
 	assert_int_equal(ms->correlationId,
-			 api_by_cbid(CUPTI_ACTIVITY_KIND_RUNTIME,
+			 sim_recs_api(CUPTI_ACTIVITY_KIND_RUNTIME,
 				     CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, 2)->correlationId);
 
 	assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
@@ -561,7 +509,7 @@ static void test_managed_memory(void **state)
 	cudaStream_t s;
 	int *x, local[4] = { 0 };
 
-	start(kinds, 1);
+	sim_recs_start(kinds, 1);
 	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
 	assert_int_equal(cudaMallocManaged((void **)&x, 64 * sizeof(int), cudaMemAttachGlobal),
 			 cudaSuccess);
@@ -624,7 +572,7 @@ static void test_contexts(void **state)
 	size_t i;
 	int found = 0;
 
-	start(kinds, 1);
+	sim_recs_start(kinds, 1);
 	assert_int_equal(cudaFree(NULL), cudaSuccess); /* the runtime binds the primary context */
 	assert_int_equal(cuCtxGetCurrent(&primary), CUDA_SUCCESS);
 	assert_non_null(primary);
@@ -665,8 +613,8 @@ static void test_contexts(void **state)
 	assert_int_equal(cuCtxGetCurrent(&cur), CUDA_SUCCESS);
 	assert_ptr_equal(cur, primary);
 	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
-	for (i = 0; i < G.nrecs; i++) {
-		const CUpti_ActivityKernel10 *k = (const void *)G.recs[i];
+	for (i = 0; i < sim_recs.nrecs; i++) {
+		const CUpti_ActivityKernel10 *k = (const void *)sim_recs.recs[i];
 
 		if (k->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && !strcmp(k->name, "vadd")) {
 			assert_int_equal(k->contextId, id1);
@@ -794,7 +742,7 @@ static void test_modules(void **state)
 	size_t i;
 	int scale = 0, vadd = 0;
 
-	start(kinds, 1);
+	sim_recs_start(kinds, 1);
 	assert_int_equal(cudaFree(NULL), cudaSuccess);
 	assert_int_equal(cuModuleLoadData(&m1, fatbin), CUDA_SUCCESS);
 	assert_int_equal(cuModuleGetFunctionCount(&count, m1), CUDA_SUCCESS);
@@ -822,8 +770,8 @@ static void test_modules(void **state)
 	assert_int_equal(cuModuleLoad(&m2, "/nonexistent/k.cubin"), CUDA_ERROR_FILE_NOT_FOUND);
 	assert_int_equal(cuCtxSynchronize(), CUDA_SUCCESS);
 	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
-	for (i = 0; i < G.nrecs; i++) {
-		const CUpti_ActivityKernel10 *r = (const void *)G.recs[i];
+	for (i = 0; i < sim_recs.nrecs; i++) {
+		const CUpti_ActivityKernel10 *r = (const void *)sim_recs.recs[i];
 
 		if (r->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
 			continue;
