@@ -814,29 +814,37 @@ struct sync_stamp {
 	uint64_t mono, own;
 };
 
+uint64_t gpsim_bracket(uint64_t (*clock)(void), unsigned tries, uint64_t width,
+		       uint64_t *other)
+{
+	uint64_t best = UINT64_MAX, mono = 0;
+
+	*other = 0;
+	for (unsigned i = 0; i < tries && best > width; i++) {
+		uint64_t m0 = gpsim_now(), c = clock(), m1 = gpsim_now();
+
+		if (m1 - m0 < best) {
+			best = m1 - m0;
+			mono = m0 + (m1 - m0) / 2;
+			*other = c;
+		}
+	}
+	return mono;
+}
+
 /*
  * The tracer's clock is read between two reads of the simulator's, and the
- * instant logged is their midpoint: from the narrowest of a few tries, so a
- * preemption between the reads does not set the log apart from the record.
+ * instant logged is their midpoint (gpsim_bracket), so that the log and the
+ * record agree.
  */
 uint64_t gpsim__stamp(uint64_t *own)
 {
 	const struct gpsim_hooks *h = hooks();
-	uint64_t width = UINT64_MAX, mono = gpsim_now();
 
 	*own = 0;
 	if (!h || !h->clock)
-		return mono;
-	for (int i = 0; i < 5 && width > 1000; i++) {
-		uint64_t m0 = gpsim_now(), c = h->clock(), m1 = gpsim_now();
-
-		if (m1 - m0 < width) {
-			width = m1 - m0;
-			mono = m0 + (m1 - m0) / 2;
-			*own = c;
-		}
-	}
-	return mono;
+		return gpsim_now();
+	return gpsim_bracket(h->clock, 5, 1000, own);
 }
 
 static struct sync_stamp sync_now(void)

@@ -173,27 +173,12 @@ static uint64_t cupti_now(void)
 	return cb ? cb() : clock_ns(CLOCK_REALTIME);
 }
 
-/*
- * Offset from CLOCK_MONOTONIC to CUPTI's clock: CUPTI's clock read between
- * two MONOTONIC reads, from the narrowest of a few tries (with one try, a
- * preemption between the reads shifted every time by its length).
- */
+/* Offset from CLOCK_MONOTONIC to CUPTI's clock, read as one instant on both (gpsim_bracket). */
 static int64_t mono_offset_sample(void)
 {
-	uint64_t width = UINT64_MAX;
-	int64_t best = 0;
+	uint64_t c, m = gpsim_bracket(cupti_now, 20, 200, &c);
 
-	for (int i = 0; i < 20 && width > 200; i++) {
-		uint64_t m0 = gpsim_now();
-		uint64_t c = cupti_now();
-		uint64_t m1 = gpsim_now();
-
-		if (m1 - m0 < width) {
-			width = m1 - m0;
-			best = (int64_t)(c - (m0 + (m1 - m0) / 2));
-		}
-	}
-	return best;
+	return (int64_t)(c - m);
 }
 
 /*

@@ -167,6 +167,15 @@ GPSIM_API void gpsim_call_enter(struct gpsim_call *call, int domain, uint32_t cb
 				const char *name, const void *params, const char *symbol);
 GPSIM_API int gpsim_call_exit(struct gpsim_call *call, int ret);
 GPSIM_API uint64_t gpsim_now(void);
+/*
+ * One instant on two clocks: clock() read between two reads of
+ * CLOCK_MONOTONIC, from the narrowest of up to tries brackets (stopping
+ * at one narrower than width ns), so that a preemption between the reads
+ * does not set them apart. Returns the MONOTONIC midpoint, *other the
+ * clock's reading.
+ */
+GPSIM_API uint64_t gpsim_bracket(uint64_t (*clock)(void), unsigned tries, uint64_t width,
+				 uint64_t *other);
 GPSIM_API uint32_t gpsim_gettid(void);
 GPSIM_API uint32_t gpsim_getpid(void);
 GPSIM_API void gpsim_log_line(const char *json);
