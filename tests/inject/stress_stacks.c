@@ -69,8 +69,12 @@ static __attribute__((noinline)) int launch(int t)
 		err = cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL) != CUDA_SUCCESS;
 	err |= cuMemsetD8Async(p, 0, 4096, s) != CUDA_SUCCESS;
 	err |= cuStreamSynchronize(s) != CUDA_SUCCESS;
+	/*
+	 * Freed while every thread still holds its ring: a thread gone past the
+	 * finish line gives its ring back, and a late free could take it.
+	 */
+	err |= cuMemFree(p) != CUDA_SUCCESS;
 	pthread_barrier_wait(&finish_line);
-	cuMemFree(p);
 	cuStreamDestroy(s);
 	return err;
 }
