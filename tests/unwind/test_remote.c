@@ -434,34 +434,41 @@ __asm__(".text\n"
 	".size fp_fn, .-fp_fn\n");
 
 /*
- * Stopped at epilogue_popped, rsp at the return address, the copy from
- * there up: no read below the copy, and the rbp saver_fn saved serves
- * fp_fn's frame; fp_fn is outermost (its saved rbp and return address 0).
+ * Stopped at `rip`, rsp at the return address into saver_fn, the copy from
+ * there up, rbp holding no frame: the walk reaches saver_fn, then fp_fn by
+ * the rbp saver_fn saved, and fp_fn is outermost (its saved rbp and return
+ * address 0).
  */
-static void test_remote_epilogue(void **state)
+static void check_from_saver(const void *rip)
 {
 	uint64_t base = 0x7ff000001000ull, pcs[GP_UNWIND_MAX_DEPTH];
 	uint64_t stack[5] = {
-		(uintptr_t)saver_ret,	/* epilogue_fn's return address */
+		(uintptr_t)saver_ret,	/* the return address into saver_fn */
 		base + 24,		/* saver_fn: fp_fn's rbp, saved */
 		(uintptr_t)fp_ret,	/* saver_fn's return address */
 		0, 0,			/* fp_fn's frame record: rbp, return address */
 	};
 	struct gp_unwind_remote r = {
-		.rip = (uintptr_t)epilogue_popped, .rsp = base, .rbp = 0x1234,
+		.rip = (uintptr_t)rip, .rsp = base, .rbp = 0x1234,
 		.stack = stack, .stack_base = base, .stack_len = sizeof(stack), .lookup = lookup,
 	};
 	int end = -1, n;
 
-	(void)state;
 	n = gp_unwind__remote(&r, pcs, GP_UNWIND_MAX_DEPTH, &end);
 	if (n != 3 || end != GP_UNWIND_END_ROOT)
 		print_stacks(pcs, n, NULL, 0);
 	assert_int_equal(n, 3);
-	assert_true(pcs[0] == (uintptr_t)epilogue_popped);
+	assert_true(pcs[0] == (uintptr_t)rip);
 	assert_true(pcs[1] == (uintptr_t)saver_ret);
 	assert_true(pcs[2] == (uintptr_t)fp_ret);
 	assert_int_equal(end, GP_UNWIND_END_ROOT);
+}
+
+/* In epilogue_fn after its pops: no read below the copy, by the CFA the pops left. */
+static void test_remote_epilogue(void **state)
+{
+	(void)state;
+	check_from_saver(epilogue_popped);
 }
 
 /* ---- the return of a syscall outside any FDE, as in glibc's clone3 ---- */
@@ -494,35 +501,11 @@ __asm__(".text\n"
 	".cfi_endproc\n"
 	".size gap_fn, .-gap_fn\n");
 
-/*
- * Stopped at gap_ret, called from saver_fn, called from fp_fn; rbp holds
- * what the caller left there, not a frame: the walk goes on by the entry
- * state, not by rbp.
- */
+/* Stopped at gap_ret: the walk goes on by the entry state, not by rbp. */
 static void test_remote_syscall_gap(void **state)
 {
-	uint64_t base = 0x7ff000001000ull, pcs[GP_UNWIND_MAX_DEPTH];
-	uint64_t stack[5] = {
-		(uintptr_t)saver_ret,	/* gap_fn's return address */
-		base + 24,		/* saver_fn: fp_fn's rbp, saved */
-		(uintptr_t)fp_ret,	/* saver_fn's return address */
-		0, 0,			/* fp_fn's frame record: rbp, return address */
-	};
-	struct gp_unwind_remote r = {
-		.rip = (uintptr_t)gap_ret, .rsp = base, .rbp = 0x1234,
-		.stack = stack, .stack_base = base, .stack_len = sizeof(stack), .lookup = lookup,
-	};
-	int end = -1, n;
-
 	(void)state;
-	n = gp_unwind__remote(&r, pcs, GP_UNWIND_MAX_DEPTH, &end);
-	if (n != 3 || end != GP_UNWIND_END_ROOT)
-		print_stacks(pcs, n, NULL, 0);
-	assert_int_equal(n, 3);
-	assert_true(pcs[0] == (uintptr_t)gap_ret);
-	assert_true(pcs[1] == (uintptr_t)saver_ret);
-	assert_true(pcs[2] == (uintptr_t)fp_ret);
-	assert_int_equal(end, GP_UNWIND_END_ROOT);
+	check_from_saver(gap_ret);
 }
 
 /* ---- a signal in a frameless leaf: the registers a sample would see ---- */
