@@ -21,7 +21,8 @@
 
 struct cfi_table;
 
-#define CFI_FILE_VERSION 2 /* 2: short gaps after an entry state continue it */
+/* 2: short gaps after an entry state continue it; 3: rbx's rules, GP_CFI_RBX rows */
+#define CFI_FILE_VERSION 3
 #define CFI_FILE_KEY_MAX 96 /* with the NUL */
 
 /*

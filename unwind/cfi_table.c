@@ -20,6 +20,7 @@ struct cfi_table {
 };
 
 /* DWARF register numbers on x86-64 */
+#define DW_RBX 3
 #define DW_RBP 6
 #define DW_RSP 7
 #define DW_RA 16
@@ -323,7 +324,7 @@ struct state {
 	uint8_t plt_arg;
 	uint64_t cfa_reg;
 	int64_t cfa_off;
-	struct rule rbp, ra;
+	struct rule rbx, rbp, ra;
 };
 
 #define STATE_STACK 16
@@ -388,10 +389,20 @@ static void state_to_row(const struct state *s, bool signal, uint64_t start, str
 		row->kind = GP_CFI_PLT;
 		row->arg = s->plt_arg;
 		row->cfa_off = 8;
-	} else if (s->cfa_how == CFA_REG && (s->cfa_reg == DW_RSP || s->cfa_reg == DW_RBP) &&
+	} else if (s->cfa_how == CFA_REG &&
+		   (s->cfa_reg == DW_RSP || s->cfa_reg == DW_RBP || s->cfa_reg == DW_RBX) &&
 		   s->cfa_off >= INT32_MIN && s->cfa_off <= INT32_MAX) {
-		row->kind = s->cfa_reg == DW_RSP ? GP_CFI_RSP : GP_CFI_RBP;
+		row->kind = s->cfa_reg == DW_RSP   ? GP_CFI_RSP
+			    : s->cfa_reg == DW_RBP ? GP_CFI_RBP
+						   : GP_CFI_RBX;
 		row->cfa_off = (int32_t)s->cfa_off;
+		if (s->rbx.how == R_SAME)
+			row->arg = GP_CFI_RBX_SAME;
+		else if (s->rbx.how == R_OFF && s->rbx.off < 0 && s->rbx.off >= -8 * 254 &&
+			 !(s->rbx.off & 7))
+			row->arg = (uint8_t)GP_CFI_RBX_AT(-s->rbx.off / 8);
+		else
+			row->arg = GP_CFI_RBX_LOST;
 	} else {
 		return;
 	}
@@ -405,6 +416,8 @@ static void state_to_row(const struct state *s, bool signal, uint64_t start, str
 
 static struct rule *rule_of(struct state *s, uint64_t reg)
 {
+	if (reg == DW_RBX)
+		return &s->rbx;
 	if (reg == DW_RBP)
 		return &s->rbp;
 	if (reg == DW_RA)
@@ -721,7 +734,8 @@ static int build(struct fdes *f, struct cfi_table **out)
 	for (i = 0; i < f->n; i++) {
 		const struct fde *e = &f->v[i];
 		struct state init = { .cfa_how = CFA_REG, .cfa_reg = DW_RSP, .cfa_off = 8,
-				      .rbp = { R_SAME, 0 }, .ra = { R_OFF, -8 } };
+				      .rbx = { R_SAME, 0 }, .rbp = { R_SAME, 0 },
+				      .ra = { R_OFF, -8 } };
 		struct state s;
 		struct gp_cfi_row row;
 		struct cur c, body;
@@ -802,6 +816,7 @@ static int build(struct fdes *f, struct cfi_table **out)
 		t->st.rows_plt += t->rows[j].kind == GP_CFI_PLT;
 		t->st.rows_signal += t->rows[j].kind == GP_CFI_SIGNAL;
 		t->st.rows_end += t->rows[j].kind == GP_CFI_END;
+		t->st.rows_rbx += t->rows[j].kind == GP_CFI_RBX;
 	}
 	t->st.rows = (uint32_t)n;
 	*out = t;
@@ -1056,7 +1071,7 @@ int cfi_table__from_rows(const struct gp_cfi_row *rows, uint32_t nrows,
 	for (i = 0; i < nrows; i++) {
 		const struct gp_cfi_row *r = &rows[i];
 
-		if (r->kind > GP_CFI_UNKNOWN || (i && r->start <= rows[i - 1].start))
+		if (r->kind > GP_CFI_KIND_MAX || (i && r->start <= rows[i - 1].start))
 			return -EINVAL;
 		if (r->kind == GP_CFI_PLT && r->arg > 15)
 			return -EINVAL;
@@ -1078,6 +1093,7 @@ int cfi_table__from_rows(const struct gp_cfi_row *rows, uint32_t nrows,
 		t->st.rows_plt += t->rows[i].kind == GP_CFI_PLT;
 		t->st.rows_signal += t->rows[i].kind == GP_CFI_SIGNAL;
 		t->st.rows_end += t->rows[i].kind == GP_CFI_END;
+		t->st.rows_rbx += t->rows[i].kind == GP_CFI_RBX;
 	}
 	t->st.rows = nrows;
 	*out = t;

@@ -16,8 +16,11 @@
  * an FDE ends and no other begins, and adjacent equal rows are merged. An
  * FDE with the 'S' augmentation (glibc's __restore_rt) is one
  * GP_CFI_SIGNAL row; the CFA expression ld writes for .plt is recognised
- * (GP_CFI_PLT); any other expression for the CFA or the return address is
- * GP_CFI_UNKNOWN, so an unwinder stops there instead of guessing.
+ * (GP_CFI_PLT); a CFA in rsp, rbp or rbx plus an offset is GP_CFI_RSP,
+ * GP_CFI_RBP or GP_CFI_RBX, and where the caller's rbp and rbx were saved
+ * is kept beside it; any other expression for the CFA or the return
+ * address, or a CFA in another register, is GP_CFI_UNKNOWN, so an
+ * unwinder stops there instead of guessing.
  * Overlapping FDEs: the one that starts later wins from its start on;
  * .eh_frame wins over .debug_frame for a range both describe.
  *
@@ -50,6 +53,7 @@ struct cfi_table_stats {
 	uint32_t rows_plt;	/* GP_CFI_PLT rows */
 	uint32_t rows_signal;	/* GP_CFI_SIGNAL rows */
 	uint32_t rows_end;	/* GP_CFI_END rows */
+	uint32_t rows_rbx;	/* GP_CFI_RBX rows */
 };
 
 /*

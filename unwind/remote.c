@@ -12,6 +12,7 @@
 #define UC_RIP offsetof(ucontext_t, uc_mcontext.gregs[REG_RIP])
 #define UC_RSP offsetof(ucontext_t, uc_mcontext.gregs[REG_RSP])
 #define UC_RBP offsetof(ucontext_t, uc_mcontext.gregs[REG_RBP])
+#define UC_RBX offsetof(ucontext_t, uc_mcontext.gregs[REG_RBX])
 
 /*
  * The word at address `a` of the copied stack: -1 with *v set, or the end
@@ -33,11 +34,11 @@ static int copy_word(const struct gp_unwind_remote *r, uint64_t a, uint64_t *v)
 
 int gp_unwind__remote(const struct gp_unwind_remote *r, uint64_t *pcs, int max, int *endp)
 {
-	uint64_t pc = r->rip, sp = r->rsp, bp = r->rbp, cfa, at, ra, nbp, lookup;
+	uint64_t pc = r->rip, sp = r->rsp, bp = r->rbp, bx = r->rbx, cfa, at, ra, nbp, nbx, lookup;
 	struct gp_unwind_remote_mod md;
 	const struct gp_cfi_row *row;
 	static const struct gp_cfi_row none = { .kind = GP_CFI_NONE };
-	bool exact = true, bp_ok = true;
+	bool exact = true, bp_ok = true, bx_ok = r->rbx_known;
 	int n = 0, end;
 
 	if (max > GP_UNWIND_MAX_DEPTH)
@@ -65,7 +66,8 @@ int gp_unwind__remote(const struct gp_unwind_remote *r, uint64_t *pcs, int max, 
 
 			if ((end = copy_word(r, sp + UC_RIP, &nrip)) >= 0 ||
 			    (end = copy_word(r, sp + UC_RSP, &nrsp)) >= 0 ||
-			    (end = copy_word(r, sp + UC_RBP, &nrbp)) >= 0)
+			    (end = copy_word(r, sp + UC_RBP, &nrbp)) >= 0 ||
+			    (end = copy_word(r, sp + UC_RBX, &nbx)) >= 0)
 				goto out;
 			/* the interrupted frame is above the handler's on the same stack, or not copied */
 			if (nrsp <= sp || nrsp - r->stack_base >= r->stack_len) {
@@ -77,10 +79,13 @@ int gp_unwind__remote(const struct gp_unwind_remote *r, uint64_t *pcs, int max, 
 			sp = nrsp;
 			bp = nrbp;
 			bp_ok = true;
+			bx = nbx;
+			bx_ok = true;
 			exact = true;
 			continue;
 		}
-		end = gp_step__cfa(row->kind, row->arg, row->cfa_off, pc, sp, bp, bp_ok, exact, &cfa);
+		end = gp_step__cfa(row->kind, row->arg, row->cfa_off, pc, sp, bp, bp_ok, bx, bx_ok,
+				   exact, &cfa);
 		if (end >= 0)
 			goto out;
 		if (cfa <= sp) {
@@ -90,14 +95,23 @@ int gp_unwind__remote(const struct gp_unwind_remote *r, uint64_t *pcs, int max, 
 		if ((end = copy_word(r, cfa - 8, &ra)) >= 0)
 			goto out;
 		switch (gp_step__rbp(row->kind, row->rbp_off, cfa, sp, bp, &at)) {
-		case GP_STEP_RBP_AT:
+		case GP_STEP_AT:
 			if ((end = copy_word(r, at, &nbp)) >= 0)
 				goto out;
 			bp = nbp;
 			bp_ok = true; /* a frame that saved it: known again, if lost below */
 			break;
-		case GP_STEP_RBP_LOST:
+		case GP_STEP_LOST:
 			bp_ok = false;
+			break;
+		}
+		/* between sp and the return address, so in the copy; only an RBX row needs it */
+		switch (gp_step__rbx(row->kind, row->arg, cfa, sp, &at)) {
+		case GP_STEP_AT:
+			bx_ok = copy_word(r, at, &bx) < 0;
+			break;
+		case GP_STEP_LOST:
+			bx_ok = false;
 			break;
 		}
 		if (!ra) {

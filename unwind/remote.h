@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * remote.h - unwind another thread's user stack from a copy: its rip, rsp
- * and rbp and the bytes of its stack from rsp up, as a BPF program copies
+ * remote.h - unwind another thread's user stack from a copy: its rip, rsp,
+ * rbp (and rbx) and the bytes of its stack from rsp up, as a BPF program copies
  * them at a sample (the way perf --call-graph dwarf does), unwound later in
  * user space with the same CFI tables (cfi_table.h) and the same frame
  * rules as the in-process unwinder (unwind.h).
  *
  *	struct gp_unwind_remote r = {
- *		.rip = ..., .rsp = ..., .rbp = ...,
+ *		.rip = ..., .rsp = ..., .rbp = ..., .rbx = ..., .rbx_known = true,
  *		.stack = buf, .stack_base = rsp_at_copy, .stack_len = len,
  *		.stack_cut = len == copy_limit,
  *		.lookup = my_lookup, .ctx = my_process,
@@ -50,6 +50,13 @@ typedef int (*gp_unwind_lookup_fn)(void *ctx, uint64_t addr, struct gp_unwind_re
 
 struct gp_unwind_remote {
 	uint64_t rip, rsp, rbp;		/* the thread's user registers at the copy */
+	/*
+	 * rbx too, where the copy has it (rbx_known): only frames whose CFA is
+	 * rbx-based need it (ld.so's lazy-binding trampoline); without it they
+	 * end the stack as GP_UNWIND_END_UNSUPPORTED.
+	 */
+	uint64_t rbx;
+	bool rbx_known;
 	const void *stack;		/* the copy of [stack_base, stack_base + stack_len) */
 	uint64_t stack_base;		/* the address the copy starts at (normally rsp) */
 	size_t stack_len;

@@ -14,10 +14,15 @@
 #include "unwind.h"
 
 /*
- * The caller's CFA of a frame at (pc, sp, bp) whose row is (kind, arg,
- * cfa_off), for the kinds that have one (RSP, RBP, PLT, NONE: rbp + 16).
+ * The caller's CFA of a frame at (pc, sp, bp, bx) whose row is (kind, arg,
+ * cfa_off), for the kinds that have one (RSP, RBP, RBX, PLT, NONE: rbp + 16).
  * Returns -1 with *cfa set, or the GP_UNWIND_END_* that ends the stack
  * here (END is the clean ROOT; SIGNAL is the caller's to handle).
+ *
+ * @bx_ok: bx is known. An RBX row without it ends as UNSUPPORTED: the
+ * walker does not track rbx (the in-process one), the copy has none, or a
+ * frame on the way kept it where this format cannot say (another register,
+ * no CFI).
  *
  * @live: bp is the register as it was sampled (the first frame, or one a
  * signal frame restored), not a value a callee saved. A frame without CFI
@@ -27,8 +32,9 @@
  * it calls. A live rbp of 0 may be any value of code that does not keep
  * a frame pointer: the walk cannot go on, and does not claim the root.
  */
-static inline int gp_step__cfa(uint8_t kind, uint8_t arg, int32_t cfa_off, uint64_t pc,
-			       uint64_t sp, uint64_t bp, bool bp_ok, bool live, uint64_t *cfa)
+static inline int gp_step__cfa(uint8_t kind, uint8_t arg, int32_t cfa_off, uint64_t pc, uint64_t sp,
+			       uint64_t bp, bool bp_ok, uint64_t bx, bool bx_ok, bool live,
+			       uint64_t *cfa)
 {
 	switch (kind) {
 	case GP_CFI_RSP:
@@ -38,6 +44,11 @@ static inline int gp_step__cfa(uint8_t kind, uint8_t arg, int32_t cfa_off, uint6
 		if (!bp_ok)
 			return GP_UNWIND_END_BAD_FRAME;
 		*cfa = bp + (int64_t)cfa_off;
+		return -1;
+	case GP_CFI_RBX:
+		if (!bx_ok)
+			return GP_UNWIND_END_UNSUPPORTED;
+		*cfa = bx + (int64_t)cfa_off;
 		return -1;
 	case GP_CFI_PLT:
 		*cfa = sp + 8 + ((pc & 15) >= arg ? 8 : 0);
@@ -56,10 +67,10 @@ static inline int gp_step__cfa(uint8_t kind, uint8_t arg, int32_t cfa_off, uint6
 	}
 }
 
-/* How the caller's rbp is found, once the CFA is known. */
-#define GP_STEP_RBP_SAME 0	/* unchanged */
-#define GP_STEP_RBP_LOST 1	/* not known: a later RBP or NONE row ends the stack */
-#define GP_STEP_RBP_AT	 2	/* the stack word at the returned address */
+/* How the caller's rbp or rbx is found, once the CFA is known. */
+#define GP_STEP_SAME 0	/* unchanged */
+#define GP_STEP_LOST 1	/* not known: a later row that needs it ends the stack */
+#define GP_STEP_AT   2	/* the stack word at the returned address */
 
 /*
  * @sp: the frame's stack pointer. A save slot below it is one the
@@ -75,14 +86,44 @@ static inline int gp_step__rbp(uint8_t kind, int16_t rbp_off, uint64_t cfa, uint
 {
 	if (kind == GP_CFI_NONE) {
 		*at = bp; /* the frame record: saved rbp at rbp, return address above it */
-		return GP_STEP_RBP_AT;
+		return GP_STEP_AT;
 	}
 	if (rbp_off == GP_CFI_RBP_LOST)
-		return GP_STEP_RBP_LOST;
+		return GP_STEP_LOST;
 	if (rbp_off == GP_CFI_RBP_SAME)
-		return GP_STEP_RBP_SAME;
+		return GP_STEP_SAME;
 	*at = cfa + (int64_t)rbp_off;
-	return *at < sp ? GP_STEP_RBP_LOST : GP_STEP_RBP_AT;
+	return *at < sp ? GP_STEP_LOST : GP_STEP_AT;
+}
+
+/*
+ * The same for rbx, whose rule is the row's arg (GP_CFI_RBX_*) where the
+ * kind has one. A PLT stub leaves rbx alone; a frame without CFI may have
+ * used it (it is callee-saved, but where it was saved is not known). A
+ * slot below @sp is an epilogue's, popped already, as for rbp; unlike rbp
+ * the caller's value is then taken to be back in the register: GCC saves
+ * rbx with a push, never in the red zone, and _dl_fixup sampled between
+ * its `pop %rbx` and its `ret` has the trampoline above it, whose CFA is
+ * that rbx.
+ */
+static inline int gp_step__rbx(uint8_t kind, uint8_t arg, uint64_t cfa, uint64_t sp, uint64_t *at)
+{
+	switch (kind) {
+	case GP_CFI_PLT:
+		return GP_STEP_SAME;
+	case GP_CFI_RSP:
+	case GP_CFI_RBP:
+	case GP_CFI_RBX:
+		break;
+	default:
+		return GP_STEP_LOST;
+	}
+	if (arg == GP_CFI_RBX_SAME)
+		return GP_STEP_SAME;
+	if (arg == GP_CFI_RBX_LOST)
+		return GP_STEP_LOST;
+	*at = cfa - 8 * (uint64_t)arg;
+	return *at < sp ? GP_STEP_SAME : GP_STEP_AT;
 }
 
 #endif /* GPUPERF_UNWIND_STEP_H */

@@ -516,7 +516,13 @@ static int walk(struct gp_unwind *u, uintptr_t pc, uintptr_t sp, uintptr_t bp, i
 			exact = true;
 			continue;
 		}
-		end = gp_step__cfa(row.kind, row.arg, row.cfa_off, pc, sp, bp, bp_ok, exact, &cfa);
+		/*
+		 * rbx is not tracked: the CFAs kept in it are ld.so's lazy-binding
+		 * trampolines', on the stack only while _dl_fixup resolves a symbol,
+		 * which launches nothing; an RBX row ends as UNSUPPORTED.
+		 */
+		end = gp_step__cfa(row.kind, row.arg, row.cfa_off, pc, sp, bp, bp_ok, 0, false,
+				   exact, &cfa);
 		if (end >= 0)
 			goto out;
 		if (cfa <= sp || cfa > hi || !stack_word(cfa - 8, sp, hi, &ra)) {
@@ -524,7 +530,7 @@ static int walk(struct gp_unwind *u, uintptr_t pc, uintptr_t sp, uintptr_t bp, i
 			goto out;
 		}
 		switch (gp_step__rbp(row.kind, row.rbp_off, cfa, sp, bp, &at)) {
-		case GP_STEP_RBP_AT:
+		case GP_STEP_AT:
 			if (!stack_word(at, sp, hi, &nbp)) {
 				end = GP_UNWIND_END_BAD_FRAME;
 				goto out;
@@ -532,7 +538,7 @@ static int walk(struct gp_unwind *u, uintptr_t pc, uintptr_t sp, uintptr_t bp, i
 			bp = nbp;
 			bp_ok = true; /* a frame that saved it: known again, if lost below */
 			break;
-		case GP_STEP_RBP_LOST:
+		case GP_STEP_LOST:
 			bp_ok = false;
 			break;
 		}

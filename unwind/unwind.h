@@ -60,7 +60,7 @@
 #define GP_UNWIND_END_UNKNOWN_MODULE	2 /* a pc in no module the last refresh saw (JIT code, a new dlopen) */
 #define GP_UNWIND_END_BAD_FRAME		3 /* a read off the stack, a CFA not above its callee's, an rbp lost */
 #define GP_UNWIND_END_NO_FP		4 /* no CFI for the pc and rbp is 0 */
-#define GP_UNWIND_END_UNSUPPORTED	5 /* CFI the table cannot express (GP_CFI_UNKNOWN) */
+#define GP_UNWIND_END_UNSUPPORTED	5 /* CFI the table cannot express (GP_CFI_UNKNOWN; RBX, no rbx) */
 #define GP_UNWIND_END_OFF_STACK		6 /* the stack pointer is on no stack of this thread we know */
 #define GP_UNWIND_END_NO_TABLES		7 /* gp_unwind__refresh() never succeeded */
 #define GP_UNWIND_END_SHORT_COPY	8 /* remote: a read above a stack copy cut at its size limit */

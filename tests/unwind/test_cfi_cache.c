@@ -196,6 +196,11 @@ static void test_from_rows_checks(void **state)
 	rows[1].start = 0x200;
 	rows[1].kind = 42; /* no such kind */
 	assert_int_equal(cfi_table__from_rows(rows, 3, NULL, &t), -EINVAL);
+	rows[1].kind = GP_CFI_RBX; /* ld.so's trampolines: kept */
+	rows[1].arg = GP_CFI_RBX_AT(4);
+	assert_int_equal(cfi_table__from_rows(rows, 3, NULL, &t), 0);
+	assert_int_equal(cfi_table__find(t, 0x250)->kind, GP_CFI_RBX);
+	cfi_table__free(t);
 	rows[1].kind = GP_CFI_RBP;
 	rows[2].kind = GP_CFI_RSP; /* not closed */
 	assert_int_equal(cfi_table__from_rows(rows, 3, NULL, &t), -EINVAL);

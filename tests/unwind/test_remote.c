@@ -508,6 +508,184 @@ static void test_remote_syscall_gap(void **state)
 	check_from_saver(gap_ret);
 }
 
+/* ---- ld.so's lazy binding: a CFA in rbx ---- */
+
+/*
+ * The shape of glibc's _dl_runtime_resolve_xsavec: entered from a PLT
+ * stub that pushed two words, it saves rbx, keeps its entry rsp there,
+ * aligns rsp down for xsave and calls _dl_fixup, which saves rbx again
+ * and uses it. Only rbx, restored from fixup_fn's frame, finds
+ * resolve_fn's CFA.
+ */
+void resolve_fn(void);
+void fixup_fn(void);
+extern const char resolve_call[], resolve_ret[], fixup_body[], fixup_popped[];
+__asm__(".text\n"
+	".globl resolve_fn\n"
+	".type resolve_fn, @function\n"
+	"resolve_fn:\n"
+	".cfi_startproc\n"
+	".cfi_adjust_cfa_offset 16\n" /* the PLT stub's two pushes */
+	"push %rbx\n"
+	".cfi_adjust_cfa_offset 8\n"
+	".cfi_rel_offset %rbx, 0\n"
+	"mov %rsp, %rbx\n"
+	".cfi_def_cfa_register %rbx\n"
+	"and $-64, %rsp\n"
+	"sub $256, %rsp\n"
+	".globl resolve_call\n"
+	"resolve_call:\n"
+	"call fixup_fn\n"
+	".globl resolve_ret\n"
+	"resolve_ret:\n"
+	"mov %rax, %r11\n"
+	"mov %rbx, %rsp\n"
+	".cfi_def_cfa_register %rsp\n"
+	"mov (%rsp), %rbx\n"
+	".cfi_restore %rbx\n"
+	"add $24, %rsp\n"
+	".cfi_adjust_cfa_offset -24\n"
+	"jmp *%r11\n"
+	".cfi_endproc\n"
+	".size resolve_fn, .-resolve_fn\n"
+	".globl fixup_fn\n"
+	".type fixup_fn, @function\n"
+	"fixup_fn:\n"
+	".cfi_startproc\n"
+	"push %rbx\n"
+	".cfi_def_cfa_offset 16\n"
+	".cfi_offset %rbx, -16\n"
+	"mov %rdi, %rbx\n"
+	".globl fixup_body\n"
+	"fixup_body:\n"
+	"nop\n"
+	"pop %rbx\n"
+	".cfi_def_cfa_offset 8\n"
+	".globl fixup_popped\n"
+	"fixup_popped:\n"
+	"ret\n"
+	".cfi_endproc\n"
+	".size fixup_fn, .-fixup_fn\n");
+
+/*
+ * The stack of saver_fn -> resolve_fn -> fixup_fn, stopped at fixup_body:
+ * word 0 at the base. resolve_fn's rsp at its call is base + 16, 64-byte
+ * aligned, 256 bytes below the aligned-down rbx (base + 312): what lies
+ * between is not a frame, and is filled with words that look like one.
+ */
+#define RESOLVE_BASE  0x7ff000000ff0ull
+#define RESOLVE_RBX   (RESOLVE_BASE + 312)
+#define RESOLVE_WORDS 47
+
+static void resolve_stack(uint64_t *w)
+{
+	for (int i = 0; i < RESOLVE_WORDS; i++)
+		w[i] = i & 1 ? (uintptr_t)saver_ret : RESOLVE_BASE + 8 * (uint64_t)(i + 2);
+	w[0] = RESOLVE_RBX;			/* fixup_fn: resolve_fn's rbx, saved */
+	w[1] = (uintptr_t)resolve_ret;		/* fixup_fn's return address */
+	w[39] = 0xb0b;				/* resolve_fn: its caller's rbx, saved */
+	w[40] = 0x7;				/* the PLT stub's pushes: relocation index, */
+	w[41] = 0x55550000;			/* link map */
+	w[42] = (uintptr_t)saver_ret;		/* resolve_fn's return address */
+	w[43] = RESOLVE_BASE + 8 * 45;		/* saver_fn: fp_fn's rbp, saved */
+	w[44] = (uintptr_t)fp_ret;		/* saver_fn's return address */
+	w[45] = w[46] = 0;			/* fp_fn's frame record */
+}
+
+/*
+ * Stopped at @rip with rsp at word @sp_word of resolve_stack() and @rbx
+ * (@known: the copy has it), the copy from rsp up: the pcs of the walk
+ * and how it ended. Expected, when it goes on past resolve_fn: @rip, (from
+ * fixup_fn) resolve_ret, then saver_ret, fp_ret, and the root.
+ */
+static int walk_resolve(const void *rip, int sp_word, uint64_t rbx, bool known, uint64_t *pcs,
+			int *end)
+{
+	uint64_t stack[RESOLVE_WORDS];
+	struct gp_unwind_remote r = {
+		.rip = (uintptr_t)rip, .rsp = RESOLVE_BASE + 8 * (uint64_t)sp_word, .rbp = 0x1234,
+		.rbx = rbx, .rbx_known = known,
+		.stack = stack + sp_word, .stack_base = RESOLVE_BASE + 8 * (uint64_t)sp_word,
+		.stack_len = sizeof(stack) - 8 * (size_t)sp_word, .lookup = lookup,
+	};
+
+	resolve_stack(stack);
+	return gp_unwind__remote(&r, pcs, GP_UNWIND_MAX_DEPTH, end);
+}
+
+static void check_resolve(const void *rip, int sp_word, uint64_t rbx, bool known)
+{
+	const uint64_t want[] = { (uintptr_t)rip, (uintptr_t)resolve_ret, (uintptr_t)saver_ret,
+				  (uintptr_t)fp_ret };
+	bool in_fixup = rip != resolve_call;
+	uint64_t pcs[GP_UNWIND_MAX_DEPTH];
+	int end = -1, n = walk_resolve(rip, sp_word, rbx, known, pcs, &end);
+
+	if (n != 3 + in_fixup || end != GP_UNWIND_END_ROOT)
+		print_stacks(pcs, n, NULL, 0);
+	assert_int_equal(n, 3 + in_fixup);
+	assert_true(pcs[0] == want[0]);
+	for (int i = 1; i < n; i++)
+		assert_true(pcs[i] == want[i + !in_fixup]);
+	assert_int_equal(end, GP_UNWIND_END_ROOT);
+}
+
+/* Sampled in fixup_fn, its own value in rbx: the walk reaches fp_fn through resolve_fn. */
+static void test_remote_rbx_cfa_callee(void **state)
+{
+	(void)state;
+	check_resolve(fixup_body, 0, 0x5678, true);
+	/* rbx not copied: fixup_fn's save of it is enough */
+	check_resolve(fixup_body, 0, 0, false);
+}
+
+/*
+ * Sampled in fixup_fn's epilogue, rbx popped (its CFI still says "saved",
+ * as GCC's does): the popped slot is not in the copy, the register is
+ * resolve_fn's again.
+ */
+static void test_remote_rbx_cfa_epilogue(void **state)
+{
+	(void)state;
+	check_resolve(fixup_popped, 1, RESOLVE_RBX, true);
+}
+
+/* Sampled in resolve_fn itself, rsp aligned down: its CFA is rbx's. */
+static void test_remote_rbx_cfa_trampoline(void **state)
+{
+	uint64_t pcs[GP_UNWIND_MAX_DEPTH];
+	int end = -1, n;
+
+	(void)state;
+	check_resolve(resolve_call, 2, RESOLVE_RBX, true);
+	/* rbx not copied: the trampoline's frame cannot be found, and says so */
+	n = walk_resolve(resolve_call, 2, 0, false, pcs, &end);
+	assert_int_equal(n, 1);
+	assert_int_equal(end, GP_UNWIND_END_UNSUPPORTED);
+}
+
+/* The rows of both: the CFA in rbx, and where each frame saved its caller's rbx. */
+static void test_table_rbx_rows(void **state)
+{
+	struct gp_unwind_remote_mod m;
+	const struct gp_cfi_row *row;
+
+	(void)state;
+	assert_int_equal(lookup(NULL, (uintptr_t)resolve_call, &m), 0);
+	assert_non_null(m.table);
+	row = cfi_table__find(m.table, (uintptr_t)resolve_call - m.bias);
+	assert_int_equal(row->kind, GP_CFI_RBX);
+	assert_int_equal(row->cfa_off, 32);
+	assert_int_equal(row->arg, GP_CFI_RBX_AT(4));
+	assert_int_equal(row->rbp_off, GP_CFI_RBP_SAME);
+	row = cfi_table__find(m.table, (uintptr_t)fixup_body - m.bias);
+	assert_int_equal(row->kind, GP_CFI_RSP);
+	assert_int_equal(row->cfa_off, 16);
+	assert_int_equal(row->arg, GP_CFI_RBX_AT(2));
+	row = cfi_table__find(m.table, (uintptr_t)fixup_fn - m.bias);
+	assert_int_equal(row->arg, GP_CFI_RBX_SAME);
+}
+
 /* ---- a signal in a frameless leaf: the registers a sample would see ---- */
 
 struct leaf_run {
@@ -620,6 +798,10 @@ int main(void)
 		cmocka_unit_test(test_remote_leaf),
 		cmocka_unit_test(test_remote_epilogue),
 		cmocka_unit_test(test_remote_syscall_gap),
+		cmocka_unit_test(test_remote_rbx_cfa_callee),
+		cmocka_unit_test(test_remote_rbx_cfa_epilogue),
+		cmocka_unit_test(test_remote_rbx_cfa_trampoline),
+		cmocka_unit_test(test_table_rbx_rows),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

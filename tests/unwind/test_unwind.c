@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/ucontext.h>
 #include <unistd.h>
 
@@ -278,11 +279,16 @@ static void test_table_file_equals_memory(void **state)
 	assert_tables_equal((void *)getpid); /* libc */
 }
 
-/* libc has glibc's signal trampoline (FDE 'S') and thread roots (undefined RA); PLTs are recognised. */
+/*
+ * libc has glibc's signal trampoline (FDE 'S') and thread roots (undefined
+ * RA); PLTs are recognised; ld.so's rbx-based CFAs are.
+ */
 static void test_table_special_rows(void **state)
 {
+	const struct gp_cfi_row *rows;
 	struct cfi_table_stats st;
 	struct cfi_table *t;
+	uint32_t n, i;
 	uintptr_t bias;
 
 	(void)state;
@@ -299,6 +305,15 @@ static void test_table_special_rows(void **state)
 	assert_true(st.rows_plt >= 1);
 	assert_int_equal(st.rows_unknown, 0);
 	assert_int_equal(st.fdes_bad, 0);
+	cfi_table__free(t);
+	/* ld.so's lazy-binding trampolines find their CFA by rbx, which they saved */
+	t = table_of((void *)getauxval(AT_BASE), &bias);
+	rows = cfi_table__rows(t, &n);
+	cfi_table__stats(t, &st);
+	assert_true(st.rows_rbx >= 1);
+	for (i = 0; i < n; i++)
+		if (rows[i].kind == GP_CFI_RBX)
+			assert_true(rows[i].arg != GP_CFI_RBX_SAME && rows[i].arg != GP_CFI_RBX_LOST);
 	cfi_table__free(t);
 }
 
