@@ -110,7 +110,7 @@ static __always_inline int send_copy(struct bpf_perf_event_data *ctx, __u32 tgid
 	c->flags = CPU_SAMPLE_COPY;
 	c->pad = 0;
 	c->stack_flags = 0;
-	c->rip = c->rsp = c->rbp = 0;
+	c->rip = c->rsp = c->rbp = c->rbx = 0;
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	/* no mm: an exiting task past exit_mm(), its user memory gone (read, not
 	 * walked: a walk to a pointer field costs the verifier a scan of the BTF) */
@@ -120,6 +120,7 @@ static __always_inline int send_copy(struct bpf_perf_event_data *ctx, __u32 tgid
 		c->rip = regs->ip;
 		c->rsp = sp = regs->sp;
 		c->rbp = regs->bp;
+		c->rbx = regs->bx;
 		for (int i = 0; i < GP_BPF_USTACK_MAX / 4096 + 1; i++) {
 			__u64 chunk = 4096 - ((sp + got) & 4095);
 

@@ -53,10 +53,15 @@ struct cpu_sample_copy_event {
 	__u32 flags;		/* CPU_SAMPLE_COPY | CPU_SAMPLE_* */
 	__u32 pad;
 	__u64 rip, rsp, rbp;	/* user registers */
+	__u64 rbx;		/* too: ld.so's lazy-binding trampoline keeps its CFA in it */
 	__u32 stack_len;	/* bytes in stack[] */
 	__u32 stack_flags;	/* CPU_SAMPLE_STACK_* */
 	__u64 kips[GP_BPF_STACK_DEPTH + 1];
 	__u8 stack[GP_BPF_USTACK_MAX];
 };
+
+_Static_assert(__builtin_offsetof(struct cpu_sample_copy_event, stack) ==
+		   72 + 8 * (GP_BPF_STACK_DEPTH + 1),
+	       "cpu_sample_copy_event layout changed");
 
 #endif /* GPUPERF_BPF_CPU_SAMPLE_H */

@@ -318,7 +318,7 @@ static __always_inline void read_ustack(struct offcpu_ustack *u)
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	__u64 sp, got = 0;
 
-	u->rip = u->rsp = u->rbp = 0;
+	u->rip = u->rsp = u->rbp = u->rbx = 0;
 	u->flags = 0;
 	/* no mm: an exiting task past exit_mm(), its user memory gone (read, not
 	 * walked: a walk to a pointer field costs the verifier a scan of the BTF) */
@@ -330,6 +330,7 @@ static __always_inline void read_ustack(struct offcpu_ustack *u)
 	u->rip = regs->ip;
 	u->rsp = sp = regs->sp;
 	u->rbp = regs->bp;
+	u->rbx = regs->bx;
 	for (int i = 0; i < GP_BPF_USTACK_MAX / 4096 + 1; i++) {
 		__u64 chunk = 4096 - ((sp + got) & 4095);
 
@@ -938,7 +939,7 @@ static __always_inline void task_ustack_copy(struct task_struct *task, struct of
 	struct pt_regs *regs;
 	__u64 sp, got = 0;
 
-	u->rip = u->rsp = u->rbp = 0;
+	u->rip = u->rsp = u->rbp = u->rbx = 0;
 	u->flags = 0;
 	u->len = 0;
 	regs = (BPF_CORE_READ(task, flags) & PF_KTHREAD) || !BPF_CORE_READ(task, mm)
@@ -951,6 +952,7 @@ static __always_inline void task_ustack_copy(struct task_struct *task, struct of
 	u->rip = BPF_CORE_READ(regs, ip);
 	u->rsp = sp = BPF_CORE_READ(regs, sp);
 	u->rbp = BPF_CORE_READ(regs, bp);
+	u->rbx = BPF_CORE_READ(regs, bx);
 	for (int i = 0; i < GP_BPF_USTACK_MAX / 4096 + 1; i++) {
 		__u64 chunk = 4096 - ((sp + got) & 4095);
 

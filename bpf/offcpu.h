@@ -54,6 +54,7 @@ _Static_assert(sizeof(struct offcpu_event) == 48 + 8 * GP_BPF_STACK_SLOTS,
  */
 struct offcpu_ustack {
 	__u64 rip, rsp, rbp;
+	__u64 rbx;		/* too: ld.so's lazy-binding trampoline keeps its CFA in it */
 	__u32 len;		/* bytes in stack[] */
 	__u32 flags;		/* OFFCPU_USTACK_* */
 	__u8 stack[GP_BPF_USTACK_MAX];
@@ -82,6 +83,9 @@ struct offcpu_copy_event {
 
 _Static_assert(__builtin_offsetof(struct offcpu_copy_event, kips) == 48,
 	       "offcpu_copy_event must start as offcpu_event");
+_Static_assert(__builtin_offsetof(struct offcpu_ustack, stack) == 40 &&
+		   sizeof(struct offcpu_ustack) == 40 + GP_BPF_USTACK_MAX,
+	       "offcpu_ustack layout changed");
 
 /* Highest CPU number the off-CPU CPU filter (rodata cpu_mask) can name, plus one. */
 #define OFFCPU_MAX_CPUS	1024

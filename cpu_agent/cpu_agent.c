@@ -1113,7 +1113,7 @@ static int on_sample_copy(void *ctx, const struct cpu_sample_copy_event *ev)
 	note_thread(a, ev->pid, ev->tid, ev->ts_ns); /* a new process's mappings first */
 	if (!(ev->stack_flags & CPU_SAMPLE_NO_REGS) && user_stack_of(a, ev->pid, ev->ts_ns))
 		nu = (uint32_t)ustack__unwind(a->us, (pid_t)ev->pid, ev->rip, ev->rsp, ev->rbp,
-					      ev->stack, ev->stack_len,
+					      ev->rbx, ev->stack, ev->stack_len,
 					      ev->stack_flags & CPU_SAMPLE_STACK_CUT, pcs,
 					      GP_BPF_STACK_DEPTH, &end);
 	r = gp_writer__reserve(a->w, GP_REC_CPU_SAMPLE, (uint32_t)(sizeof(*r) + 8 * (nu + nk)));
@@ -1184,7 +1184,7 @@ static int on_offcpu_copy(void *ctx, const struct offcpu_copy_event *ev)
 	memcpy(&e, ev, offsetof(struct offcpu_event, ips));
 	if (!(ev->u.flags & OFFCPU_USTACK_NO_REGS) && user_stack_of(a, ev->pid, ev->start_ns))
 		nu = (uint32_t)ustack__unwind(a->us, (pid_t)ev->pid, ev->u.rip, ev->u.rsp,
-					      ev->u.rbp, ev->u.stack, ev->u.len,
+					      ev->u.rbp, ev->u.rbx, ev->u.stack, ev->u.len,
 					      ev->u.flags & OFFCPU_USTACK_CUT, pcs,
 					      GP_BPF_STACK_DEPTH, &end);
 	memcpy(e.ips, pcs, 8 * nu);

@@ -377,11 +377,12 @@ static bool rescan_due(struct uproc *p)
 }
 
 int ustack__unwind(struct ustack *u, pid_t pid, uint64_t rip, uint64_t rsp, uint64_t rbp,
-		   const void *stack, uint32_t len, int cut, uint64_t *pcs, int max, int *endp)
+		   uint64_t rbx, const void *stack, uint32_t len, int cut, uint64_t *pcs, int max,
+		   int *endp)
 {
 	struct uproc *p = proc_of(u, pid, false);
 	struct gp_unwind_remote r = {
-		.rip = rip, .rsp = rsp, .rbp = rbp,
+		.rip = rip, .rsp = rsp, .rbp = rbp, .rbx = rbx, .rbx_known = true,
 		.stack = stack, .stack_base = rsp, .stack_len = len, .stack_cut = cut != 0,
 		.lookup = p ? lookup : NULL, .ctx = p,
 	};

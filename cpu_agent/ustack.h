@@ -97,11 +97,13 @@ int ustack__add_vdso(struct ustack *u, pid_t pid, uint64_t start, uint64_t end);
 void ustack__forget(struct ustack *u, pid_t pid);
 
 /*
- * Unwind a copied stack of `pid`: at most `max` pcs (innermost first) into
- * `pcs`; returns how many and sets *end (GP_UNWIND_END_*), both counted.
+ * Unwind a copied stack of `pid` (its user registers rip, rsp, rbp, rbx at
+ * the copy): at most `max` pcs (innermost first) into `pcs`; returns how
+ * many and sets *end (GP_UNWIND_END_*), both counted.
  */
 int ustack__unwind(struct ustack *u, pid_t pid, uint64_t rip, uint64_t rsp, uint64_t rbp,
-		   const void *stack, uint32_t len, int cut, uint64_t *pcs, int max, int *end);
+		   uint64_t rbx, const void *stack, uint32_t len, int cut, uint64_t *pcs, int max,
+		   int *end);
 
 void ustack__stats(const struct ustack *u, struct ustack_stats *st);
 

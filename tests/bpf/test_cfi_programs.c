@@ -13,7 +13,10 @@
  *             the samples of each thread reach its root through main or
  *             thread_main; code in an anonymous executable mapping (a JIT's,
  *             no CFI) ends its stacks there, with that one frame, counted
- *             as unknown_module, while the rest of the program's reach root
+ *             as unknown_module, while the rest of the program's reach root;
+ *             ld.so resolving every call through the PLT again (its
+ *             trampoline finds its CFA by rbx): >= 99% of the samples in
+ *             ld.so reach main
  *   dlopen    a library dlopen'ed before the agent first looks at the
  *             process: its samples reach main through it, >= 99% (one
  *             dlopen'ed later: test_cfi_late)
@@ -279,6 +282,61 @@ static void test_jit(void **state)
 	assert_true(st.unwind_ends[GP_STACK_END_UNKNOWN_MODULE - 1] >= (uint64_t)jit);
 	/* the rest of the program is unwound whole */
 	assert_true(n >= MIN_SAMPLES);
+	assert_true(whole >= 0.99 * n || n - whole <= 2);
+	harness__free(&t);
+	harness__syms_free(&y);
+	harness__rmrf(dir);
+}
+
+/* ---- ld.so's lazy binding -------------------------------------------------- */
+
+static void test_lazy_binding(void **state)
+{
+	char *argv[] = { (char *)LAZY_PROG, (char *)"0.5", NULL };
+	char *env[] = { (char *)"LD_BIND_NOT=1", NULL };
+	struct cpu_agent_opts o = { .on_cpu = true, .freq_hz = HZ, .no_kallsyms = true };
+	int status, err, n = 0, whole = 0, in_ld = 0, in_ld_whole = 0, shown = 0;
+	struct cpu_agent_stats st;
+	struct harness_trace t;
+	struct harness_syms y;
+	char dir[4096];
+
+	(void)state;
+	harness__mkdtemp(dir, sizeof(dir), "lazy");
+	o.dir = dir;
+	err = harness__run(&o, argv, env, &status, &st);
+	bpf_require__errno(TEST_NAME, err);
+	assert_int_equal(err, 0);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(harness__load(dir, &t), 0);
+	print_ends("lazy", &st);
+	assert_int_equal(harness__syms_load(&y, LAZY_PROG), 0);
+	for (size_t i = 0; i < t.n; i++) {
+		const struct harness_rec *x = &t.r[i];
+		bool ok, ld;
+
+		if (x->type != GP_REC_CPU_SAMPLE || !x->nr_user)
+			continue;
+		/*
+		 * Every sample in ld.so, whatever its outermost frame (where a cut
+		 * stack ends): a few are ld.so loading the program, before main
+		 */
+		ld = strstr(module_of(&t, x->pid, x->ips[0]), "/ld-linux") != NULL;
+		if (!ld && !program_sample(&t, x))
+			continue;
+		ok = end_of(x) == GP_STACK_END_ROOT && stack_has(&y, 1, &t, x, "resolve_loop") &&
+		     stack_has(&y, 1, &t, x, "main");
+		n++;
+		whole += ok;
+		in_ld += ld;
+		in_ld_whole += ld && ok;
+		if (!ok && shown++ < 3)
+			show(&y, 1, &t, x, "cut short");
+	}
+	fprintf(stderr, "lazy binding: %d/%d whole, in ld.so %d/%d\n", whole, n, in_ld_whole,
+		in_ld);
+	assert_true(in_ld >= MIN_SAMPLES);
+	assert_true(in_ld_whole >= 0.99 * in_ld || in_ld - in_ld_whole <= 2);
 	assert_true(whole >= 0.99 * n || n - whole <= 2);
 	harness__free(&t);
 	harness__syms_free(&y);
@@ -615,6 +673,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_stripped),
 		cmocka_unit_test(test_pie),
 		cmocka_unit_test(test_jit),
+		cmocka_unit_test(test_lazy_binding),
 	};
 	const struct CMUnitTest dlopen[] = {
 		cmocka_unit_test(test_dlopen_before_attach),

@@ -67,7 +67,7 @@ static int unwind_at(struct ustack *u, uint64_t bias, uint64_t *pcs, int *end)
 {
 	uint64_t stack[4] = { RET, 0, 0, 0 };
 
-	return ustack__unwind(u, PID, fn_vaddr + bias, 0x7ffc00000000ull, 0, stack,
+	return ustack__unwind(u, PID, fn_vaddr + bias, 0x7ffc00000000ull, 0, 0, stack,
 			      sizeof(stack), 0, pcs, 16, end);
 }
 

@@ -122,8 +122,10 @@ sample driver_module -- scale_rows=launch_from_cubin add_bias=launch_from_fatbin
 # after exec: their user stacks reach the thread's root (issue: >= 99% where CFI
 # exists), though they are unwound when read, often after the sample has exited
 # (the agent rescans its mappings soon after the exec for that). What may end
-# early: ld.so's lazy binding (_dl_runtime_resolve finds its CFA by rbx, which
-# is not copied: unsupported_cfi), about 1 in 200.
+# early, about 1 stack in 100 (so 98%, not 99%): off-CPU spans in the injection
+# library's dlopen of libcupti, whose walk stops at open_cupti's 12 KiB frame
+# (bad_frame), and a process preempted in ld.so's _start (no_fp). ld.so's lazy
+# binding no longer does (its CFA is in rbx, which is copied).
 read -r n root <<EOF_ENDS
 $(awk '{ n += $1; r += $2 } END { print n + 0, r + 0 }' "$tmp/stack_ends")
 EOF_ENDS
