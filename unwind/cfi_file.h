@@ -21,8 +21,11 @@
 
 struct cfi_table;
 
-/* 2: short gaps after an entry state continue it; 3: rbx's rules, GP_CFI_RBX rows */
-#define CFI_FILE_VERSION 3
+/*
+ * 2: short gaps after an entry state continue it; 3: rbx's rules, GP_CFI_RBX
+ * rows; 4: an END row at an ELF entry point no FDE covers
+ */
+#define CFI_FILE_VERSION 4
 #define CFI_FILE_KEY_MAX 96 /* with the NUL */
 
 /*

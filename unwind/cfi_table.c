@@ -602,6 +602,7 @@ struct fdes {
 	struct fde *v;
 	size_t n, cap;
 	struct cfi_table_stats st;
+	uint64_t entry;	/* the file's ELF entry point (from a file only); 0: none */
 };
 
 static int fdes_add(struct fdes *f, const struct fde *e)
@@ -720,6 +721,42 @@ static bool entry_state(const struct state *s)
 	       s->ra.how == R_OFF && s->ra.off == -8 && s->rbp.how == R_SAME;
 }
 
+/*
+ * The ELF entry point's first instruction is a process's outermost frame
+ * when no FDE covers it: ld.so's _start has no CFI, and a process
+ * preempted on its way back from exec, before it ran anything, is there
+ * with rbp 0 as the kernel left it, which a live rbp cannot vouch for.
+ * One END row covers that instruction alone.
+ */
+static int mark_entry(struct rows *rs, uint64_t entry)
+{
+	struct gp_cfi_row end = { .start = (uint32_t)entry, .kind = GP_CFI_END };
+	struct gp_cfi_row none = { .start = (uint32_t)entry + 1, .kind = GP_CFI_NONE };
+	size_t at = rs->n, add;
+	bool replace, close;
+
+	if (entry >= UINT32_MAX)
+		return 0;
+	while (at && rs->v[at - 1].start > entry)
+		at--;
+	if (at && rs->v[at - 1].kind != GP_CFI_NONE)
+		return 0; /* an FDE covers it */
+	replace = at && rs->v[at - 1].start == entry;	/* a gap's NONE row starts there */
+	close = !(at < rs->n && rs->v[at].start == entry + 1); /* no row starts right after */
+	add = !replace + close;
+	if (GP_ALLOC_GROW(rs->v, rs->n + add, rs->cap))
+		return -ENOMEM;
+	if (replace)
+		at--;
+	memmove(&rs->v[at + add + replace], &rs->v[at + replace],
+		(rs->n - at - replace) * sizeof(rs->v[0]));
+	rs->v[at] = end;
+	if (close)
+		rs->v[at + 1] = none;
+	rs->n += add;
+	return 0;
+}
+
 /* Turn the FDE list into rows: sort, run each program, close gaps, merge equal neighbours. */
 static int build(struct fdes *f, struct cfi_table **out)
 {
@@ -791,6 +828,8 @@ static int build(struct fdes *f, struct cfi_table **out)
 			goto out;
 		}
 	}
+	if (f->entry && (err = mark_entry(&rs, f->entry)))
+		goto out;
 	/* merge: a row equal to its predecessor adds nothing */
 	for (i = 0, n = 0; i < rs.n; i++) {
 		const struct gp_cfi_row *r = &rs.v[i];
@@ -975,6 +1014,7 @@ static int image_fdes(const uint8_t *img, size_t size, struct fdes *f, struct re
 	}
 	if (!eh_sec && !dbg_sec)
 		return -ENOEXEC;
+	f->entry = eh->e_entry;
 	if (eh_sec) {
 		*eh_r = (struct region){ img + eh_sec->sh_offset, eh_sec->sh_size, eh_sec->sh_addr };
 		if ((err = fdes_scan(f, eh_r, false)))

@@ -317,6 +317,25 @@ static void test_table_special_rows(void **state)
 	cfi_table__free(t);
 }
 
+/*
+ * ld.so's _start has no FDE: a process preempted before its first
+ * instruction is there, its outermost frame. The table read from the file
+ * says so for that instruction alone.
+ */
+static void test_table_entry_point(void **state)
+{
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)getauxval(AT_BASE);
+	struct cfi_table *t;
+
+	(void)state;
+	assert_non_null(eh);
+	assert_int_equal(cfi_table__from_file(file_of(eh), &t), 0);
+	assert_int_equal(cfi_table__find(t, eh->e_entry)->kind, GP_CFI_END);
+	assert_int_equal(cfi_table__find(t, eh->e_entry + 1)->kind, GP_CFI_NONE);
+	assert_int_not_equal(cfi_table__find(t, eh->e_entry - 1)->kind, GP_CFI_END);
+	cfi_table__free(t);
+}
+
 /* A file whose CFI is only in .debug_frame: read from the file, absent from the mapping. */
 static void test_table_debug_frame(void **state)
 {
@@ -836,6 +855,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table_file_equals_memory),
 		cmocka_unit_test(test_table_special_rows),
+		cmocka_unit_test(test_table_entry_point),
 		cmocka_unit_test(test_table_debug_frame),
 		cmocka_unit_test(test_chain_shared_lib),
 		cmocka_unit_test(test_chain_executable),
