@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <link.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct cupti_fns gp_cupti;
@@ -46,6 +47,11 @@ static void *try_open(const char *path, char *why, size_t whylen)
 	return h;
 }
 
+/*
+ * Its 12 KiB of paths are on the heap: on the stack they would be pages
+ * never touched below the dlopen calls, which end the stack copies of
+ * the CPU agent's samples taken there (a copy cannot fault pages in).
+ */
 static void *open_cupti(const char *path, char *why, size_t whylen)
 {
 	static const char *const names[] = { "libcupti.so.13", "libcupti.so" };
@@ -53,9 +59,11 @@ static void *open_cupti(const char *path, char *why, size_t whylen)
 	/* The toolkit's default install locations, last resort. */
 	static const char *const std_dirs[] = { "/usr/local/cuda/extras/CUPTI/lib64",
 						"/usr/local/cuda/lib64" };
-	struct lib_dirs d;
-	char buf[4096 + 64];
-	void *h;
+	struct {
+		struct lib_dirs d;
+		char buf[4096 + 64];
+	} *m;
+	void *h = NULL;
 	size_t i, j, k;
 
 	if (path && *path)
@@ -63,23 +71,24 @@ static void *open_cupti(const char *path, char *why, size_t whylen)
 	for (i = 0; i < 2; i++)
 		if ((h = try_open(names[i], why, whylen)))
 			return h;
-	memset(&d, 0, sizeof(d));
-	dl_iterate_phdr(find_cuda_dirs, &d);
-	for (k = 0; k < 2; k++) {
-		if (!d.dir[k][0])
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	dl_iterate_phdr(find_cuda_dirs, &m->d);
+	for (k = 0; k < 2 && !h; k++) {
+		if (!m->d.dir[k][0])
 			continue;
-		for (j = 0; j < 2; j++) {
-			snprintf(buf, sizeof(buf), "%s%s/libcupti.so.13", d.dir[k], rel[j]);
-			if ((h = dlopen(buf, RTLD_NOW | RTLD_LOCAL)))
-				return h;
+		for (j = 0; j < 2 && !h; j++) {
+			snprintf(m->buf, sizeof(m->buf), "%s%s/libcupti.so.13", m->d.dir[k], rel[j]);
+			h = dlopen(m->buf, RTLD_NOW | RTLD_LOCAL);
 		}
 	}
-	for (j = 0; j < 2; j++) {
-		snprintf(buf, sizeof(buf), "%s/libcupti.so.13", std_dirs[j]);
-		if ((h = dlopen(buf, RTLD_NOW | RTLD_LOCAL)))
-			return h;
+	for (j = 0; j < 2 && !h; j++) {
+		snprintf(m->buf, sizeof(m->buf), "%s/libcupti.so.13", std_dirs[j]);
+		h = dlopen(m->buf, RTLD_NOW | RTLD_LOCAL);
 	}
-	return NULL;
+	free(m);
+	return h;
 }
 
 int cupti_call__open(const char *path, char *why, size_t whylen)
