@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-/* perfetto_trace.c - stream the timeline out as a Perfetto protobuf trace (trace.pftrace). */
+/*
+ * perfetto_trace.c - stream the timeline out as a Perfetto protobuf trace
+ * (trace.pftrace): its packet sequences, the events on them, and the
+ * document. The rest of the writer is listed in perfetto_trace_priv.h.
+ */
 #include "perfetto_trace.h"
 
 #include <errno.h>
@@ -10,546 +14,15 @@
 #include <string.h>
 
 #include "bulk_out.h"
+#include "chrome_trace.h"
 #include "correlate.h"
 #include "gp_alloc.h"
 #include "gp_record.h"
 #include "gp_util.h"
+#include "perfetto_trace_priv.h"
 #include "stack_agg.h"
 #include "timeline.h"
 #include "u64map.h"
-
-/*
- * A hand-written encoder, for the reasons pprof.c gives: a trace is one
- * repeated field of small messages, written as they come, and the per-event
- * path is a few varints. Field numbers: Perfetto's protos/perfetto/trace/
- * (trace_packet.proto, track_event/track_event.proto, track_descriptor.proto,
- * process_descriptor.proto, thread_descriptor.proto, debug_annotation.proto,
- * interned_data/interned_data.proto).
- */
-enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
-
-#define TAG(field, wt) (((field) << 3) | (wt))
-
-/* Trace */
-#define TRACE_PACKET 1
-/* TracePacket */
-#define PKT_CLOCK_SNAPSHOT    6
-#define PKT_TIMESTAMP	      8
-#define PKT_SEQUENCE_ID	      10 /* trusted_packet_sequence_id */
-#define PKT_TRACK_EVENT	      11
-#define PKT_INTERNED_DATA     12
-#define PKT_SEQUENCE_FLAGS    13
-#define PKT_TIMESTAMP_CLOCK_ID 58
-#define PKT_DEFAULTS	      59 /* trace_packet_defaults */
-#define PKT_TRACK_DESCRIPTOR  60
-#define PKT_PERF_SAMPLE	      66
-#define SEQ_INCREMENTAL_STATE_CLEARED 1
-/* TracePacketDefaults */
-#define DEF_TIMESTAMP_CLOCK_ID 58
-#define DEF_TRACK_EVENT	       11 /* track_event_defaults */
-/* TrackEventDefaults */
-#define TED_TRACK_UUID 11
-/* ClockSnapshot, ClockSnapshot.Clock */
-#define CS_CLOCKS	       1
-#define CS_PRIMARY_TRACE_CLOCK 2
-#define CLK_ID		       1
-#define CLK_TIMESTAMP	       2
-#define CLK_IS_INCREMENTAL     3
-#define CLOCK_MONOTONIC_ID     3  /* BuiltinClock BUILTIN_CLOCK_MONOTONIC */
-#define CLOCK_BOOTTIME_ID      6  /* BUILTIN_CLOCK_BOOTTIME */
-#define CLOCK_INCREMENTAL_ID   64 /* the first sequence-scoped clock id */
-/* TrackEvent */
-#define TE_DEBUG_ANNOTATIONS 4
-#define TE_TYPE		     9
-#define TE_NAME_IID	     10
-#define TE_FLOW_IDS	     36 /* flow_ids_old: varint; the reader takes it as flow_ids (47, fixed64) */
-#define TE_TERMINATING_FLOW_IDS 42 /* terminating_flow_ids_old, likewise (48) */
-#define TYPE_SLICE_BEGIN 1
-#define TYPE_SLICE_END	 2
-#define TYPE_INSTANT	 3
-#define TYPE_COUNTER	 4
-#define TE_COUNTER_VALUE 30
-/* TrackDescriptor */
-#define TD_UUID	       1
-#define TD_NAME	       2
-#define TD_PROCESS     3
-#define TD_THREAD      4
-#define TD_PARENT_UUID 5
-#define TD_COUNTER     8 /* CounterDescriptor */
-#define CD_UNIT	       3
-#define UNIT_SIZE_BYTES 3
-/* PerfSample (profiling/profile_packet.proto) */
-#define PS_CPU		 1
-#define PS_PID		 2
-#define PS_TID		 3
-#define PS_CALLSTACK_IID 4
-#define PS_CPU_MODE	 5
-#define CPU_MODE_KERNEL	 1 /* Profiling.CpuMode */
-#define CPU_MODE_USER	 2
-/* Mapping, Frame, Callstack (profiling/profile_common.proto) */
-#define MAP_IID		     1
-#define MAP_PATH_STRING_IDS  7
-#define FR_IID		     1
-#define FR_FUNCTION_NAME_ID  2
-#define FR_MAPPING_ID	     3
-#define FR_REL_PC	     4
-#define FR_KIND		     7
-#define FR_KIND_STR	     8
-#define FRAME_KIND_NATIVE    1 /* Frame.Kind */
-#define FRAME_KIND_KERNEL    2
-#define FRAME_KIND_JIT	     4
-#define CS_IID		     1
-#define CS_FRAME_IDS	     2
-/* ProcessDescriptor */
-#define PD_PID		1
-#define PD_PROCESS_NAME 6
-/* ThreadDescriptor */
-#define THD_PID		1
-#define THD_TID		2
-#define THD_THREAD_NAME 5
-/* InternedData */
-#define ID_EVENT_NAMES		   2
-#define ID_DEBUG_ANNOTATION_NAMES 3
-#define ID_DEBUG_ANNOTATION_STRING_VALUES 29
-#define ID_FUNCTION_NAMES	   5
-#define ID_FRAMES		   6
-#define ID_CALLSTACKS		   7
-#define ID_MAPPING_PATHS	   17
-#define ID_MAPPINGS		   19
-/* EventName, DebugAnnotationName; InternedString (its text: field 2, "str") */
-#define IN_IID	1
-#define IN_NAME 2
-/* DebugAnnotation */
-#define DA_NAME_IID	1
-#define DA_UINT_VALUE	3
-#define DA_INT_VALUE	4
-#define DA_DOUBLE_VALUE 5
-#define DA_STRING_VALUE 6
-#define DA_STRING_VALUE_IID 17
-
-/* Entries of a sequence's cache of interned names, and of the cache of sequences: powers of two. */
-#define SEQ_CACHE 64
-#define SEQ_FIND_CACHE 16
-
-/* Bytes of a kernel's launch configuration arguments: five of at most 14. */
-#define KC_ARGS_MAX 80
-
-/* The sequence of the track descriptors; each event sequence has an id above it. */
-#define SEQ_ID 1
-
-/* Debug annotation names, interned in each event sequence's first packet as iid = index + 1. */
-enum arg {
-	ARG_CORRELATION_ID,
-	ARG_RETURN,
-	ARG_BYTES,
-	ARG_BANDWIDTH,
-	ARG_GRAPH_ID,
-	ARG_STATE,
-	ARG_TASK_STATE,
-	ARG_CPU,
-	ARG_GRID,
-	ARG_BLOCK,
-	ARG_REGS,
-	ARG_SMEM,
-	ARG_DYN_SMEM,
-	NR_ARGS,
-};
-static const char *const arg_names[NR_ARGS] = {
-	"correlation_id", "return", "bytes", "bandwidth_GBps", "graph_id", "state", "task_state",
-	"cpu", "grid", "block", "registers_per_thread", "shared_memory", "dynamic_shared_memory",
-};
-
-/* Names are cut to this many bytes, so that any packet fits in the buffer. */
-#define MAX_NAME (16u << 10)
-
-enum key_kind {
-	K_API_NAME = 1, /* a: timeline string id */
-	K_KERNEL_NAME,	/* a: timeline string id */
-	K_OFFCPU_LEAF,	/* a: stack pool offset, b: pid */
-	K_COPY_NAME,	/* a: memcpy kind */
-	K_MEMSET_NAME,
-	K_PROC_TRACK, /* a: pid */
-	K_THREAD_TRACK, /* a: pid, b: tid */
-	K_OFFCPU_TRACK, /* a: pid, b: tid */
-	K_GPU_TRACK,	/* a: device */
-	K_STREAM_TRACK, /* a: device, b: stream */
-	K_DIMS,		/* a: tl_gpu.kconfig, b: 0 grid, 1 block (an interned string value) */
-	K_SAMPLE_SEQ,	/* the sequence of every sample */
-	K_MEM_TRACK,	/* a: device: its "GPU memory" counter */
-};
-
-/* kind in the top 4 bits, a (28 bits), b (32 bits) */
-static inline uint64_t key_of(enum key_kind kind, uint32_t a, uint32_t b)
-{
-	return (uint64_t)kind << 60 | (uint64_t)(a & 0x0fffffffu) << 32 | b;
-}
-
-struct pt {
-	const struct timeline *tl;
-	const struct chrome_trace_names *nm;
-	struct bulk_out *bo;
-	int err;
-	uint8_t *out; /* BULK_OUT_CAP bytes, the output buffer */
-	size_t out_len;
-	uint8_t *pk_len_at; /* the length byte of the packet being built */
-	struct u64map tracks; /* track uuids by what they show */
-	uint32_t next_uuid;
-	struct seq **seqs; /* event sequences, id SEQ_ID + 1 + index */
-	size_t nr_seqs, seqs_alloc;
-	struct u64map seq_of; /* by the key of what they hold: index + 1 in seqs */
-	struct {
-		uint64_t key;
-		struct seq *sq;
-	} seq_cache[SEQ_FIND_CACHE]; /* seq_of looked up, direct-mapped: samples and spans of a few threads alternate */
-	struct seq **api_seq; /* by tl_api.thr */
-	struct seq **lane_seq; /* by tl_gpu.lane: a lane's stream, looked up once */
-	const struct correlation *c; /* which API calls start flows (correlation__flow()) */
-	/* The samples: one sequence, its stacks interned on it (write_sample()). */
-	struct chrome_trace_stacks *stacks;
-	struct seq *sample_seq;
-	uint64_t sample_thread; /* the thread of the previous sample, its track announced */
-	uint64_t *cs_done;	/* a bit per stack node: its callstack is interned */
-	size_t cs_done_words;
-	uint32_t syms_done;	/* symbols up to this one are interned as frames */
-	uint32_t *path;		/* scratch: a callstack's nodes */
-	size_t path_cap;
-	/*
-	 * The device work of launches that issued several records (a graph),
-	 * sorted by launch then record: each such record has a flow of its
-	 * own, id nr_api + its index + 1, which its launch's slice starts.
-	 */
-	struct fan {
-		uint32_t api;
-		uint32_t pad;
-		uint64_t gpu;
-	} *fan;
-	size_t nr_fan, fan_at; /* fan_at: the first entry of the next launch write_api() meets */
-};
-
-/*
- * A packet sequence of events, all on one track: the API calls of a thread,
- * its samples, its off-CPU spans, the work of a GPU stream. Its first
- * packet clears its incremental state, makes its track and the clock
- * below the defaults, interns the argument names and starts the clock. The
- * clock is incremental: an event's timestamp is the time since the
- * sequence's previous event (a varint of 1-3 bytes instead of 6-7). An
- * event earlier than that (a nested API call, which starts before its
- * parent's end was written) gives its time on CLOCK_MONOTONIC instead and
- * leaves the clock where it was.
- */
-struct seq {
-	uint32_t id;
-	uint64_t last;	     /* the incremental clock: the time of its last event */
-	struct u64map names; /* interned on this sequence: key -> iid */
-	uint32_t next_iid, next_sval_iid;
-	struct {
-		uint64_t key;
-		uint32_t iid;
-	} cache[SEQ_CACHE]; /* names looked up, direct-mapped: a few alternate on a track */
-	/* After its timestamp, a SLICE_END packet: the sequence id and the event, */
-	uint8_t end_tail[16];
-	uint8_t end_tail_len;
-	/* and any other event's start: the sequence id and the event's tag. */
-	uint8_t ev_head[8];
-	uint8_t ev_head_len;
-	uint16_t kc_kcfg;	/* the launch configuration whose arguments were last written */
-	uint8_t kc_len;		/* and those arguments, encoded (kconfig_args()) */
-	uint8_t kc_args[KC_ARGS_MAX];
-};
-
-/* ---- encoding: a cursor into the packet buffer, which has room for what is written ---- */
-
-static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
-{
-	while (v >= 0x80) {
-		*p++ = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (uint8_t)v;
-	return p;
-}
-
-static inline uint8_t *put_uint(uint8_t *p, unsigned field, uint64_t v)
-{
-	return put_varint(put_varint(p, TAG(field, WT_VARINT)), v);
-}
-
-static inline uint8_t *put_fixed64(uint8_t *p, unsigned field, uint64_t v)
-{
-	p = put_varint(p, TAG(field, WT_I64));
-	for (int i = 0; i < 8; i++)
-		*p++ = (uint8_t)(v >> (8 * i));
-	return p;
-}
-
-static inline uint8_t *put_bytes(uint8_t *p, unsigned field, const char *s, size_t n)
-{
-	p = put_varint(put_varint(p, TAG(field, WT_LEN)), n);
-	memcpy(p, s, n);
-	return p + n;
-}
-
-/*
- * A nested message: open() writes the tag and one byte for the length,
- * close() fills it in, moving the body along when the length needs more
- * bytes (long names only). Returns the cursor after the message.
- */
-static inline uint8_t *msg_open(uint8_t *p, unsigned field, uint8_t **len_at)
-{
-	p = put_varint(p, TAG(field, WT_LEN));
-	*len_at = p;
-	return p + 1;
-}
-
-static inline uint8_t *msg_close(uint8_t *len_at, uint8_t *end)
-{
-	size_t n = (size_t)(end - len_at - 1);
-	uint8_t tmp[10], *q;
-	size_t k;
-
-	if (n < 0x80) {
-		*len_at = (uint8_t)n;
-		return end;
-	}
-	q = put_varint(tmp, n);
-	k = (size_t)(q - tmp);
-	memmove(len_at + k, len_at + 1, n);
-	memcpy(len_at, tmp, k);
-	return end + k - 1;
-}
-
-static void out_flush(struct pt *pt)
-{
-	uint8_t *next;
-
-	if (pt->err)
-		return;
-	next = bulk_out__flush(pt->bo, pt->out_len, &pt->out_len);
-	if (next)
-		pt->out = next;
-	else
-		pt->err = -errno;
-}
-
-/*
- * Start a packet of up to n bytes (names cut to MAX_NAME keep n far below
- * BULK_OUT_CAP) in the output buffer: the cursor for its body. Packets are
- * built in place; pk_emit() fills in the length.
- */
-static inline uint8_t *pk_room(struct pt *pt, size_t n)
-{
-	uint8_t *p;
-
-	if (BULK_OUT_CAP - pt->out_len < n + 16)
-		out_flush(pt);
-	if (pt->err)
-		return NULL;
-	p = put_varint(pt->out + pt->out_len, TAG(TRACE_PACKET, WT_LEN));
-	pt->pk_len_at = p;
-	return p + 1;
-}
-
-/* The packet started by pk_room() ends at end. */
-static void pk_emit(struct pt *pt, uint8_t *end)
-{
-	pt->out_len = (size_t)(msg_close(pt->pk_len_at, end) - pt->out);
-}
-
-/* Bytes of name to write: all of it, or up to MAX_NAME cut at a UTF-8 character's start. */
-static size_t name_len(const char *name)
-{
-	size_t n = strnlen(name, MAX_NAME);
-
-	if (n == MAX_NAME)
-		while (n && ((unsigned char)name[n] & 0xc0) == 0x80)
-			n--;
-	return n;
-}
-
-/* ---- tracks ---- */
-
-static uint32_t new_uuid(struct pt *pt, uint64_t key)
-{
-	uint32_t uuid = ++pt->next_uuid;
-
-	if (u64map_put(&pt->tracks, key, uuid)) {
-		pt->err = -ENOMEM;
-		return 0;
-	}
-	return uuid;
-}
-
-/*
- * Start a TrackDescriptor packet for track uuid, with room for n bytes of
- * names: the cursor for its other fields (NULL on error), *td for
- * track_close().
- */
-static uint8_t *track_open(struct pt *pt, uint32_t uuid, size_t n, uint8_t **td)
-{
-	uint8_t *p = pk_room(pt, 64 + n);
-
-	if (!p)
-		return NULL;
-	p = put_uint(p, PKT_SEQUENCE_ID, SEQ_ID);
-	p = msg_open(p, PKT_TRACK_DESCRIPTOR, td);
-	return put_uint(p, TD_UUID, uuid);
-}
-
-static void track_close(struct pt *pt, uint8_t *td, uint8_t *p)
-{
-	pk_emit(pt, msg_close(td, p));
-}
-
-/* A process track (ProcessDescriptor) named name. */
-static void process_track(struct pt *pt, uint32_t uuid, uint32_t pid, const char *name)
-{
-	size_t n = name_len(name);
-	uint8_t *td, *pd, *p = track_open(pt, uuid, n, &td);
-
-	if (!p)
-		return;
-	p = msg_open(p, TD_PROCESS, &pd);
-	p = put_uint(p, PD_PID, pid);
-	p = put_bytes(p, PD_PROCESS_NAME, name, n);
-	track_close(pt, td, msg_close(pd, p));
-}
-
-/* A track named name (a short name of ours) under track parent. */
-static void child_track(struct pt *pt, uint32_t uuid, uint32_t parent, const char *name)
-{
-	size_t n = strlen(name);
-	uint8_t *td, *p = track_open(pt, uuid, n, &td);
-
-	if (!p)
-		return;
-	p = put_uint(p, TD_PARENT_UUID, parent);
-	track_close(pt, td, put_bytes(p, TD_NAME, name, n));
-}
-
-/* The uuid of a host thread's track, announcing it (and its process) the first time. */
-static uint32_t host_track(struct pt *pt, uint32_t pid, uint32_t tid)
-{
-	const struct chrome_trace_names *nm = pt->nm;
-	uint64_t key = key_of(K_THREAD_TRACK, pid, tid);
-	uint32_t uuid;
-	const char *name;
-	char tmp[64];
-	uint8_t *p, *td, *th;
-	size_t n;
-
-	uuid = u64map_get(&pt->tracks, key);
-	if (!uuid) {
-		uint64_t pkey = key_of(K_PROC_TRACK, pid, 0);
-
-		if (!u64map_get(&pt->tracks, pkey)) {
-			uint32_t puuid = new_uuid(pt, pkey);
-
-			name = nm && nm->process_name ? nm->process_name(nm->ctx, pid) : NULL;
-			if (!name) {
-				snprintf(tmp, sizeof(tmp), "pid %" PRIu32, pid);
-				name = tmp;
-			}
-			process_track(pt, puuid, pid, name);
-		}
-		uuid = new_uuid(pt, key);
-		name = nm && nm->thread_name ? nm->thread_name(nm->ctx, pid, tid) : NULL;
-		if (!name) {
-			snprintf(tmp, sizeof(tmp), "thread %" PRIu32, tid);
-			name = tmp;
-		}
-		n = name_len(name);
-		p = track_open(pt, uuid, n, &td);
-		if (!p)
-			return 0;
-		p = msg_open(p, TD_THREAD, &th);
-		p = put_uint(p, THD_PID, pid);
-		p = put_uint(p, THD_TID, tid);
-		p = put_bytes(p, THD_THREAD_NAME, name, n);
-		track_close(pt, td, msg_close(th, p));
-	}
-	return uuid;
-}
-
-/*
- * The uuid of a host thread's off-CPU track: a child of its thread track.
- * Off-CPU spans and CUDA API calls come from different clocks' sources
- * (the scheduler, CUPTI) and can overlap without nesting by a few
- * microseconds; on one track a SLICE_END closes the innermost open slice,
- * so such a pair would cut each other short.
- */
-static uint32_t offcpu_track(struct pt *pt, uint32_t pid, uint32_t tid)
-{
-	uint64_t key = key_of(K_OFFCPU_TRACK, pid, tid);
-	uint32_t uuid = u64map_get(&pt->tracks, key), parent;
-
-	if (uuid)
-		return uuid;
-	parent = host_track(pt, pid, tid);
-	uuid = new_uuid(pt, key);
-	child_track(pt, uuid, parent, "off-CPU");
-	return uuid;
-}
-
-/* The uuid of a GPU's process track, announcing it the first time. */
-static uint32_t gpu_track(struct pt *pt, uint32_t device)
-{
-	const struct chrome_trace_names *nm = pt->nm;
-	uint64_t dkey = key_of(K_GPU_TRACK, device, 0);
-	uint32_t duuid = u64map_get(&pt->tracks, dkey);
-	char tmp[320];
-
-	if (!duuid) {
-		const char *dev = nm && nm->device_name ? nm->device_name(nm->ctx, device) : NULL;
-
-		duuid = new_uuid(pt, dkey);
-		if (dev && *dev)
-			snprintf(tmp, sizeof(tmp), "GPU %" PRIu32 " (%.256s)", device, dev);
-		else
-			snprintf(tmp, sizeof(tmp), "GPU %" PRIu32, device);
-		process_track(pt, duuid, CHROME_TRACE_GPU_PID_BASE + device, tmp);
-	}
-	return duuid;
-}
-
-/* The uuid of a GPU stream's track: a child of the device's process track. */
-static uint32_t stream_track(struct pt *pt, uint32_t device, uint32_t stream)
-{
-	uint64_t key = key_of(K_STREAM_TRACK, device, stream);
-	uint32_t uuid, duuid;
-	char tmp[32];
-
-	uuid = u64map_get(&pt->tracks, key);
-	if (!uuid) {
-		duuid = gpu_track(pt, device);
-		uuid = new_uuid(pt, key);
-		snprintf(tmp, sizeof(tmp), "stream %" PRIu32, stream);
-		child_track(pt, uuid, duuid, tmp);
-	}
-	return uuid;
-}
-
-/* The uuid of a GPU's "GPU memory" counter track (bytes), under its process track. */
-static uint32_t mem_track(struct pt *pt, uint32_t device)
-{
-	static const char name[] = "GPU memory";
-	uint64_t key = key_of(K_MEM_TRACK, device, 0);
-	uint32_t uuid = u64map_get(&pt->tracks, key), parent;
-	uint8_t *td, *cd, *p;
-
-	if (uuid)
-		return uuid;
-	parent = gpu_track(pt, device);
-	uuid = new_uuid(pt, key);
-	p = track_open(pt, uuid, sizeof(name), &td);
-	if (!p)
-		return 0;
-	p = put_uint(p, TD_PARENT_UUID, parent);
-	p = put_bytes(p, TD_NAME, name, sizeof(name) - 1);
-	p = msg_open(p, TD_COUNTER, &cd);
-	p = put_uint(p, CD_UNIT, UNIT_SIZE_BYTES);
-	track_close(pt, td, msg_close(cd, p));
-	return uuid;
-}
 
 /* ---- sequences ---- */
 
@@ -955,7 +428,7 @@ write_api(struct pt *pt, size_t i)
 	if (!sq) {
 		uint32_t pid = timeline__api_pid(tl, a), tid = timeline__api_tid(tl, a);
 
-		sq = seq_new(pt, key_of(K_THREAD_TRACK, pid, tid), host_track(pt, pid, tid), a->start);
+		sq = seq_new(pt, key_of(K_THREAD_TRACK, pid, tid), pt_host_track(pt, pid, tid), a->start);
 		if (!sq)
 			return;
 		pt->api_seq[a->thr] = sq;
@@ -974,136 +447,6 @@ write_api(struct pt *pt, size_t i)
 	slice_end(pt, sq, timeline__api_end(tl, a));
 }
 
-/* The mapping a frame of kind k is in: by kind, as the folded files mark frames (sample_header()). */
-static const char *const map_names[] = { "cpu", "kernel", "inline", "jit" };
-
-static inline unsigned mapping_of(unsigned kind)
-{
-	switch (kind) {
-	case GP_FRAME_KERNEL_CPU:
-		return 2;
-	case GP_FRAME_INLINE:
-		return 3;
-	case GP_FRAME_JIT:
-		return 4;
-	default:
-		return 1;
-	}
-}
-
-/*
- * The samples' sequence's mappings, one per kind of frame, named as their
- * kinds ("/kernel" is the kernel's, as Perfetto's own profiler names it):
- * frames are symbolized already, so a mapping only says what the code is.
- */
-static void sample_header(struct pt *pt, struct seq *sq)
-{
-	uint8_t *p = pk_room(pt, 256), *idata, *m;
-	unsigned i;
-
-	if (!p)
-		return;
-	p = put_uint(p, PKT_SEQUENCE_ID, sq->id);
-	p = msg_open(p, PKT_INTERNED_DATA, &idata);
-	for (i = 0; i < 4; i++) {
-		p = msg_open(p, ID_MAPPING_PATHS, &m);
-		p = put_uint(p, IN_IID, i + 1);
-		p = msg_close(m, put_bytes(p, IN_NAME, map_names[i], strlen(map_names[i])));
-	}
-	for (i = 0; i < 4; i++) {
-		p = msg_open(p, ID_MAPPINGS, &m);
-		p = put_uint(p, MAP_IID, i + 1);
-		p = msg_close(m, put_uint(p, MAP_PATH_STRING_IDS, i + 1));
-	}
-	pk_emit(pt, msg_close(idata, p));
-}
-
-/* Intern frame f (symbol f->sym) on sq: its function name and the frame, a packet of their own. */
-static void intern_frame(struct pt *pt, struct seq *sq, const struct chrome_trace_frame *f)
-{
-	size_t n = f->len < MAX_NAME ? f->len : name_len(f->name);
-	uint8_t *p = pk_room(pt, 64 + n), *idata, *m;
-
-	if (!p)
-		return;
-	p = put_uint(p, PKT_SEQUENCE_ID, sq->id);
-	p = msg_open(p, PKT_INTERNED_DATA, &idata);
-	p = msg_open(p, ID_FUNCTION_NAMES, &m);
-	p = put_uint(p, IN_IID, f->sym);
-	p = msg_close(m, put_bytes(p, IN_NAME, f->name, n));
-	p = msg_open(p, ID_FRAMES, &m);
-	p = put_uint(p, FR_IID, f->sym);
-	p = put_uint(p, FR_FUNCTION_NAME_ID, f->sym);
-	p = put_uint(p, FR_MAPPING_ID, mapping_of(f->kind));
-	p = put_uint(p, FR_REL_PC, 0); /* symbolized: no address (a mapping wants one) */
-	switch (f->kind) {
-	case GP_FRAME_KERNEL_CPU:
-		p = put_uint(p, FR_KIND, FRAME_KIND_KERNEL);
-		break;
-	case GP_FRAME_JIT:
-		p = put_uint(p, FR_KIND, FRAME_KIND_JIT);
-		break;
-	case GP_FRAME_INLINE:
-		p = put_bytes(p, FR_KIND_STR, "inlined", 7);
-		break;
-	default:
-		p = put_uint(p, FR_KIND, FRAME_KIND_NATIVE);
-		break;
-	}
-	p = msg_close(m, p);
-	pk_emit(pt, msg_close(idata, p));
-}
-
-/*
- * Intern the callstack whose innermost node is leaf on sq (iid: leaf),
- * and before it the frames that are new: those of symbols past
- * pt->syms_done, which only the nodes of the newest stack can have,
- * numbered root first.
- */
-static void intern_callstack(struct pt *pt, struct seq *sq, uint32_t leaf)
-{
-	struct chrome_trace_frame f;
-	uint32_t id, hi = pt->syms_done;
-	size_t n = 0, i;
-	uint8_t *p, *idata, *m;
-
-	for (id = leaf; id; id = f.parent) {
-		if (GP_ALLOC_GROW(pt->path, n + 1, pt->path_cap)) {
-			pt->err = -ENOMEM;
-			return;
-		}
-		pt->path[n++] = id;
-		chrome_trace__stack_node(pt->stacks, id, &f);
-	}
-	for (i = n; i-- > 0 && !pt->err;) {
-		chrome_trace__stack_node(pt->stacks, pt->path[i], &f);
-		if (f.sym > hi) { /* a recursion's second frame of a new symbol: not again */
-			intern_frame(pt, sq, &f);
-			hi = f.sym;
-		}
-	}
-	pt->syms_done = (uint32_t)chrome_trace__nr_syms(pt->stacks);
-	p = pk_room(pt, 64 + 12 * n);
-	if (!p)
-		return;
-	p = put_uint(p, PKT_SEQUENCE_ID, sq->id);
-	p = msg_open(p, PKT_INTERNED_DATA, &idata);
-	p = msg_open(p, ID_CALLSTACKS, &m);
-	p = put_uint(p, CS_IID, leaf);
-	for (i = n; i-- > 0;) { /* root first */
-		chrome_trace__stack_node(pt->stacks, pt->path[i], &f);
-		p = put_uint(p, CS_FRAME_IDS, f.sym);
-	}
-	p = msg_close(m, p);
-	pk_emit(pt, msg_close(idata, p));
-}
-
-/*
- * An on-CPU sample: a PerfSample (what ui.perfetto.dev draws under its
- * thread as "Perf callstacks", a flame graph for a selected range) with
- * its cpu, pid, tid and callstack. All samples are on one sequence, so
- * that each distinct stack and frame is interned once for the whole trace.
- */
 static void write_sample(struct pt *pt, const struct tl_sample *s)
 {
 	int64_t cs = chrome_trace__sample_stack(pt->stacks, pt->tl, pt->nm, s);
@@ -1118,14 +461,14 @@ static void write_sample(struct pt *pt, const struct tl_sample *s)
 	}
 	if (!sq || thread != pt->sample_thread) {
 		/* the thread's track names it, and the sample lands there by pid and tid */
-		uuid = host_track(pt, s->pid, s->tid);
+		uuid = pt_host_track(pt, s->pid, s->tid);
 		pt->sample_thread = thread;
 		if (!sq) {
 			sq = seq_new(pt, key_of(K_SAMPLE_SEQ, 0, 0), uuid, s->ts);
 			if (!sq)
 				return;
 			pt->sample_seq = sq;
-			sample_header(pt, sq);
+			pt_sample_header(pt, sq);
 		}
 	}
 	if (cs) {
@@ -1136,7 +479,7 @@ static void write_sample(struct pt *pt, const struct tl_sample *s)
 			return;
 		}
 		if (!(pt->cs_done[w] >> (cs % 64) & 1)) {
-			intern_callstack(pt, sq, (uint32_t)cs);
+			pt_intern_callstack(pt, sq, (uint32_t)cs);
 			pt->cs_done[w] |= 1ull << (cs % 64);
 		}
 	}
@@ -1166,7 +509,7 @@ static void write_offcpu(struct pt *pt, const struct tl_offcpu *o)
 	bool ok;
 
 	if (!sq)
-		sq = seq_new(pt, okey, offcpu_track(pt, o->pid, o->tid), o->start);
+		sq = seq_new(pt, okey, pt_offcpu_track(pt, o->pid, o->tid), o->start);
 	if (!sq)
 		return;
 	if (!seq_iid(sq, key)) {
@@ -1225,7 +568,7 @@ static void write_gpu(struct pt *pt, size_t i)
 
 		sq = seq_find(pt, skey);
 		if (!sq)
-			sq = seq_new(pt, skey, stream_track(pt, device, stream), g->start);
+			sq = seq_new(pt, skey, pt_stream_track(pt, device, stream), g->start);
 		if (!sq)
 			return;
 		pt->lane_seq[g->lane] = sq;
@@ -1300,7 +643,7 @@ static void write_memory(struct pt *pt)
 			dev[n].device = m->device;
 			dev[n].live = 0;
 			dev[n++].sq = seq_new(pt, key_of(K_MEM_TRACK, m->device, 0),
-					      mem_track(pt, m->device), m->ts);
+					      pt_mem_track(pt, m->device), m->ts);
 		}
 		if (!dev[j].sq)
 			return;
