@@ -63,7 +63,13 @@ static void print_stack_end(const struct gp_rec_hdr *h)
 
 static void print_record(const struct gp_reader *r, const struct gp_rec_hdr *h)
 {
+	struct gp_rec_gpu g;
+
 	printf("%-11s", gp_rec_type_name(h->type));
+	/* the four GPU records open with what they share */
+	if (gp_rec_gpu__get(h, &g))
+		printf(" start=%" PRIu64 " dur=%" PRId64 " corr=%u", g.start, (int64_t)(g.end - g.start),
+		       g.correlation_id);
 	switch (h->type) {
 	case GP_REC_STRING: {
 		const struct gp_rec_string *s = (const void *)h;
@@ -121,34 +127,30 @@ static void print_record(const struct gp_reader *r, const struct gp_rec_hdr *h)
 	case GP_REC_KERNEL: {
 		const struct gp_rec_kernel *k = (const void *)h;
 
-		printf(" start=%" PRIu64 " dur=%" PRId64 " corr=%u dev=%u ctx=%u stream=%u grid=%ux%ux%u "
-		       "block=%ux%ux%u regs=%u graph=%u %s",
-		       k->start, (int64_t)(k->end - k->start), k->correlation_id, k->device_id,
-		       k->context_id, k->stream_id, k->grid[0], k->grid[1], k->grid[2], k->block[0],
-		       k->block[1], k->block[2], k->registers_per_thread, k->graph_id, str(r, k->name_str));
+		printf(" dev=%u ctx=%u stream=%u grid=%ux%ux%u block=%ux%ux%u regs=%u graph=%u %s",
+		       g.device_id, g.context_id, g.stream_id, k->grid[0], k->grid[1], k->grid[2],
+		       k->block[0], k->block[1], k->block[2], k->registers_per_thread, g.graph_id,
+		       str(r, k->name_str));
 		break;
 	}
 	case GP_REC_MEMCPY: {
 		const struct gp_rec_memcpy *m = (const void *)h;
 
-		printf(" start=%" PRIu64 " dur=%" PRId64 " corr=%u dev=%u stream=%u kind=%u bytes=%" PRIu64
-		       " async=%u", m->start, (int64_t)(m->end - m->start), m->correlation_id,
-		       m->device_id, m->stream_id, m->copy_kind, m->bytes, m->is_async);
+		printf(" dev=%u stream=%u kind=%u bytes=%" PRIu64 " async=%u", g.device_id, g.stream_id,
+		       m->copy_kind, m->bytes, m->is_async);
 		break;
 	}
 	case GP_REC_MEMSET: {
 		const struct gp_rec_memset *m = (const void *)h;
 
-		printf(" start=%" PRIu64 " dur=%" PRId64 " corr=%u dev=%u stream=%u bytes=%" PRIu64
-		       " value=%u", m->start, (int64_t)(m->end - m->start), m->correlation_id,
-		       m->device_id, m->stream_id, m->bytes, m->value);
+		printf(" dev=%u stream=%u bytes=%" PRIu64 " value=%u", g.device_id, g.stream_id, m->bytes,
+		       m->value);
 		break;
 	}
 	case GP_REC_SYNC: {
 		const struct gp_rec_sync *s = (const void *)h;
 
-		printf(" start=%" PRIu64 " dur=%" PRId64 " corr=%u type=%u stream=%d", s->start,
-		       (int64_t)(s->end - s->start), s->correlation_id, s->sync_type, (int32_t)s->stream_id);
+		printf(" type=%u stream=%d", s->sync_type, (int32_t)g.stream_id);
 		break;
 	}
 	case GP_REC_CPU_SAMPLE: {

@@ -339,6 +339,112 @@ struct gp_rec_sync {
 _Static_assert(sizeof(struct gp_rec_sync) == 48, "gp_rec_sync");
 
 /*
+ * The fields the four GPU activity records (kernel, memcpy, memset, sync)
+ * share, read and written through one accessor rather than copied field by
+ * field for each type. An accessor, not a layout: the records keep theirs.
+ * A sync has no device, graph or graph node: they read 0 and are not
+ * written.
+ */
+struct gp_rec_gpu {
+	uint64_t start;
+	uint64_t end;
+	uint64_t graph_node_id;
+	uint32_t correlation_id;
+	uint32_t pid;
+	uint32_t device_id;
+	uint32_t context_id;
+	uint32_t stream_id;
+	uint32_t graph_id;
+};
+
+/* Whether a record type is one of the four GPU activity records. */
+static inline int gp_rec_is_gpu(uint16_t type)
+{
+	return type == GP_REC_KERNEL || type == GP_REC_MEMCPY || type == GP_REC_MEMSET ||
+	       type == GP_REC_SYNC;
+}
+
+/*
+ * Kernel, memcpy and memset name the shared fields alike. graph_node_id
+ * ends memcpy and memset records from 2.4 on: an older, shorter one has
+ * none (gp_rec_read()'s rule: 0).
+ */
+#define GP_REC_GPU_GET_(g, r)                                                                      \
+	((g)->start = (r)->start, (g)->end = (r)->end,                                             \
+	 (g)->graph_node_id = (r)->hdr.size >= sizeof(*(r)) ? (r)->graph_node_id : 0,              \
+	 (g)->correlation_id = (r)->correlation_id, (g)->pid = (r)->pid,                           \
+	 (g)->device_id = (r)->device_id, (g)->context_id = (r)->context_id,                       \
+	 (g)->stream_id = (r)->stream_id, (g)->graph_id = (r)->graph_id)
+#define GP_REC_GPU_SET_(r, g)                                                                      \
+	((r)->start = (g)->start, (r)->end = (g)->end, (r)->graph_node_id = (g)->graph_node_id,    \
+	 (r)->correlation_id = (g)->correlation_id, (r)->pid = (g)->pid,                           \
+	 (r)->device_id = (g)->device_id, (r)->context_id = (g)->context_id,                       \
+	 (r)->stream_id = (g)->stream_id, (r)->graph_id = (g)->graph_id)
+
+/*
+ * The shared fields of GPU record h (at least gp_rec_min_size() bytes) into
+ * *g: 1, or 0 (*g zeroed) when h is no GPU record.
+ */
+static inline int gp_rec_gpu__get(const struct gp_rec_hdr *h, struct gp_rec_gpu *g)
+{
+	switch (h->type) {
+	case GP_REC_KERNEL:
+		GP_REC_GPU_GET_(g, (const struct gp_rec_kernel *)(const void *)h);
+		return 1;
+	case GP_REC_MEMCPY:
+		GP_REC_GPU_GET_(g, (const struct gp_rec_memcpy *)(const void *)h);
+		return 1;
+	case GP_REC_MEMSET:
+		GP_REC_GPU_GET_(g, (const struct gp_rec_memset *)(const void *)h);
+		return 1;
+	case GP_REC_SYNC: {
+		const struct gp_rec_sync *s = (const void *)h;
+
+		*g = (struct gp_rec_gpu){ .start = s->start, .end = s->end,
+					  .correlation_id = s->correlation_id, .pid = s->pid,
+					  .context_id = s->context_id, .stream_id = s->stream_id };
+		return 1;
+	}
+	default:
+		*g = (struct gp_rec_gpu){ 0 };
+		return 0;
+	}
+}
+
+/*
+ * Write *g's fields into GPU record h, its hdr.type set and its size its
+ * type's whole struct (gp_writer__reserve() makes it so): 1, or 0 when h is
+ * no GPU record.
+ */
+static inline int gp_rec_gpu__set(struct gp_rec_hdr *h, const struct gp_rec_gpu *g)
+{
+	switch (h->type) {
+	case GP_REC_KERNEL:
+		GP_REC_GPU_SET_((struct gp_rec_kernel *)(void *)h, g);
+		return 1;
+	case GP_REC_MEMCPY:
+		GP_REC_GPU_SET_((struct gp_rec_memcpy *)(void *)h, g);
+		return 1;
+	case GP_REC_MEMSET:
+		GP_REC_GPU_SET_((struct gp_rec_memset *)(void *)h, g);
+		return 1;
+	case GP_REC_SYNC: {
+		struct gp_rec_sync *s = (void *)h;
+
+		s->start = g->start;
+		s->end = g->end;
+		s->correlation_id = g->correlation_id;
+		s->pid = g->pid;
+		s->context_id = g->context_id;
+		s->stream_id = g->stream_id;
+		return 1;
+	}
+	default:
+		return 0;
+	}
+}
+
+/*
  * Stacked records (CPU sample, off-CPU span, launch site) end in
  * nr_user user-space return addresses (innermost first) followed by
  * nr_kernel kernel addresses (innermost first). size is exactly

@@ -14,6 +14,18 @@
 /* CUPTI's records are 8-byte aligned inside its buffers; reading through the struct is safe. */
 #define AS(type, a) ((const type *)(const void *)(a))
 
+/* What a GPU record shares with the others (gp_rec_gpu), from a CUPTI kernel, memcpy or memset record. */
+#define GPU_FIELDS(r, pid_)                                                                         \
+	((struct gp_rec_gpu){ .start = (r)->start,                                                 \
+			      .end = (r)->end,                                                     \
+			      .graph_node_id = (r)->graphNodeId,                                   \
+			      .correlation_id = (r)->correlationId,                                \
+			      .pid = (pid_),                                                       \
+			      .device_id = (r)->deviceId,                                          \
+			      .context_id = (r)->contextId,                                        \
+			      .stream_id = (r)->streamId,                                          \
+			      .graph_id = (r)->graphId })
+
 static int api(struct gp_writer *w, const CUpti_ActivityAPI *r, uint32_t domain,
 	       struct act_parse_stats *st)
 {
@@ -54,15 +66,7 @@ static int kernel(struct gp_writer *w, const CUpti_ActivityKernel10 *r, uint32_t
 	if (r->launchType == CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_SINGLE_DEVICE ||
 	    r->launchType == CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_MULTI_DEVICE)
 		o->hdr.flags |= GP_KERNEL_COOPERATIVE;
-	o->start = r->start;
-	o->end = r->end;
-	o->graph_node_id = r->graphNodeId;
-	o->correlation_id = r->correlationId;
-	o->pid = pid;
-	o->device_id = r->deviceId;
-	o->context_id = r->contextId;
-	o->stream_id = r->streamId;
-	o->graph_id = r->graphId;
+	gp_rec_gpu__set(&o->hdr, &GPU_FIELDS(r, pid));
 	o->grid[0] = (uint32_t)r->gridX;
 	o->grid[1] = (uint32_t)r->gridY;
 	o->grid[2] = (uint32_t)r->gridZ;
@@ -84,20 +88,12 @@ static int memcpy_rec(struct gp_writer *w, const CUpti_ActivityMemcpy6 *r, uint3
 
 	if (!o)
 		return -errno;
-	o->start = r->start;
-	o->end = r->end;
+	gp_rec_gpu__set(&o->hdr, &GPU_FIELDS(r, pid));
 	o->bytes = r->bytes;
-	o->correlation_id = r->correlationId;
-	o->pid = pid;
-	o->device_id = r->deviceId;
-	o->context_id = r->contextId;
-	o->stream_id = r->streamId;
-	o->graph_id = r->graphId;
 	o->copy_kind = r->copyKind;
 	o->src_kind = r->srcKind;
 	o->dst_kind = r->dstKind;
 	o->is_async = (r->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) ? 1 : 0;
-	o->graph_node_id = r->graphNodeId;
 	gp_writer__commit(w);
 	st->memcpy++;
 	return 1;
@@ -110,19 +106,11 @@ static int memset_rec(struct gp_writer *w, const CUpti_ActivityMemset4 *r, uint3
 
 	if (!o)
 		return -errno;
-	o->start = r->start;
-	o->end = r->end;
+	gp_rec_gpu__set(&o->hdr, &GPU_FIELDS(r, pid));
 	o->bytes = r->bytes;
-	o->correlation_id = r->correlationId;
-	o->pid = pid;
-	o->device_id = r->deviceId;
-	o->context_id = r->contextId;
-	o->stream_id = r->streamId;
-	o->graph_id = r->graphId;
 	o->value = r->value;
 	o->memory_kind = r->memoryKind;
 	o->is_async = (r->flags & CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC) ? 1 : 0;
-	o->graph_node_id = r->graphNodeId;
 	gp_writer__commit(w);
 	st->memset++;
 	return 1;
@@ -135,13 +123,13 @@ static int sync_rec(struct gp_writer *w, const CUpti_ActivitySynchronization2 *r
 
 	if (!o)
 		return -errno;
-	o->start = r->start;
-	o->end = r->end;
-	o->correlation_id = r->correlationId;
-	o->pid = pid;
+	gp_rec_gpu__set(&o->hdr, &(struct gp_rec_gpu){ .start = r->start,
+							.end = r->end,
+							.correlation_id = r->correlationId,
+							.pid = pid,
+							.context_id = r->contextId,
+							.stream_id = r->streamId });
 	o->sync_type = (uint32_t)r->type;
-	o->context_id = r->contextId;
-	o->stream_id = r->streamId;
 	o->event_id = r->cudaEventId;
 	gp_writer__commit(w);
 	st->sync++;

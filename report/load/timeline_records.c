@@ -184,23 +184,21 @@ static inline int add_gpu(struct timeline *tl, struct idmap *ids, const struct g
 			  struct tl_file *f)
 {
 	struct tl_gpu *g = PUSH(tl, gpu, nr_gpu, cap_gpu);
-	uint32_t pid = 0, device = 0, stream = 0, graph = 0;
-	uint64_t bytes = 0, start, end;
+	struct gp_rec_gpu c;
+	uint64_t bytes = 0, end;
 
 	if (!g)
 		return -ENOMEM;
 	memset(g, 0, sizeof(*g));
+	gp_rec_gpu__get(rec, &c);
+	g->corr = c.correlation_id;
 	if (rec->type == GP_REC_KERNEL) {
 		const struct gp_rec_kernel *k = (const void *)rec;
 
 		g->kind = TL_GPU_KERNEL;
-		start = k->start;
-		end = k->end;
-		pid = k->pid;
-		g->corr = k->correlation_id;
 		g->name = S(k->name_str);
 		if (k->grid[0] && k->block[0]) {
-			struct tl_kconfig c = {
+			struct tl_kconfig kc = {
 				.grid = { k->grid[0], k->grid[1], k->grid[2] },
 				.block = { k->block[0], k->block[1], k->block[2] },
 				.static_smem = k->static_shared_mem,
@@ -208,57 +206,31 @@ static inline int add_gpu(struct timeline *tl, struct idmap *ids, const struct g
 				.regs = k->registers_per_thread,
 			};
 
-			g->kconfig = kconfig_index(tl, &c);
+			g->kconfig = kconfig_index(tl, &kc);
 		}
-		device = k->device_id;
-		stream = k->stream_id;
-		graph = k->graph_id;
 	} else if (rec->type == GP_REC_MEMCPY) {
 		const struct gp_rec_memcpy *m = (const void *)rec;
 
 		g->kind = TL_GPU_MEMCPY;
-		start = m->start;
-		end = m->end;
-		pid = m->pid;
-		g->corr = m->correlation_id;
-		device = m->device_id;
-		stream = m->stream_id;
-		graph = m->graph_id;
 		bytes = m->bytes;
 		g->copy_kind = m->copy_kind;
 	} else if (rec->type == GP_REC_MEMSET) {
-		const struct gp_rec_memset *m = (const void *)rec;
-
 		g->kind = TL_GPU_MEMSET;
-		start = m->start;
-		end = m->end;
-		pid = m->pid;
-		g->corr = m->correlation_id;
-		device = m->device_id;
-		stream = m->stream_id;
-		graph = m->graph_id;
-		bytes = m->bytes;
+		bytes = ((const struct gp_rec_memset *)(const void *)rec)->bytes;
 	} else {
-		const struct gp_rec_sync *s = (const void *)rec;
-
 		g->kind = TL_GPU_SYNC;
-		start = s->start;
-		end = s->end;
-		pid = s->pid;
-		g->corr = s->correlation_id;
-		stream = s->stream_id;
 	}
 	if (g->corr > f->corr_max)
 		f->corr_max = g->corr;
 	g->corr += f->corr_base;
-	g->start = T(start);
-	end = T(end);
+	g->start = T(c.start);
+	end = T(c.end);
 	g->dur = timeline__dur_code(tl, g->start, end);
 	if (g->dur == UINT32_MAX)
 		return -ENOMEM;
 	note_order(tl->priv, &tl->priv->ord_gpu, ORD_GPU,
 		   tl->nr_gpu > 1 && gpu_cmp(tl, g - 1, g) > 0);
-	g->lane = lane_index(tl, pid ? pid : f->pid, device, stream, graph);
+	g->lane = lane_index(tl, c.pid ? c.pid : f->pid, c.device_id, c.stream_id, c.graph_id);
 	if (g->lane == UINT32_MAX)
 		return -ENOMEM;
 	if (g->kind == TL_GPU_MEMCPY || g->kind == TL_GPU_MEMSET) {

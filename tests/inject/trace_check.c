@@ -109,6 +109,23 @@ static struct item *push(struct vec *a)
 	return &a->v[a->n++];
 }
 
+/* A GPU record's item, with what the four GPU record types share (gp_rec_gpu__get()). */
+static struct item *push_gpu(struct vec *a, const struct gp_rec_hdr *rec, int kind)
+{
+	struct item *it = push(a);
+	struct gp_rec_gpu g;
+
+	gp_rec_gpu__get(rec, &g);
+	it->kind = kind;
+	it->corr = g.correlation_id;
+	it->stream = g.stream_id;
+	it->node = g.graph_node_id;
+	it->in_graph = g.graph_id != 0;
+	it->start = g.start;
+	it->end = g.end;
+	return it;
+}
+
 static int nproblems;
 static const char *skip_api;
 
@@ -348,14 +365,7 @@ static int load_trace(const char *path, struct vec *out, struct trace_info *ti, 
 			const struct gp_rec_kernel *k = (const void *)rec;
 			const char *name = gp_reader__string(r, k->name_str);
 
-			it = push(out);
-			it->kind = K_KERNEL;
-			it->corr = k->correlation_id;
-			it->stream = k->stream_id;
-			it->node = k->graph_node_id;
-			it->in_graph = k->graph_id != 0;
-			it->start = k->start;
-			it->end = k->end;
+			it = push_gpu(out, rec, K_KERNEL);
 			memcpy(it->grid, k->grid, sizeof(it->grid));
 			memcpy(it->block, k->block, sizeof(it->block));
 			snprintf(it->name, sizeof(it->name), "%s", name ? name : "");
@@ -369,16 +379,9 @@ static int load_trace(const char *path, struct vec *out, struct trace_info *ti, 
 			const struct gp_rec_memcpy *m = &mr;
 
 			gp_rec_read(&mr, sizeof(mr), rec);
-			it = push(out);
-			it->node = m->graph_node_id;
-			it->kind = K_MEMCPY;
-			it->corr = m->correlation_id;
-			it->stream = m->stream_id;
-			it->start = m->start;
-			it->end = m->end;
+			it = push_gpu(out, rec, K_MEMCPY);
 			it->bytes = m->bytes;
 			it->sub = m->copy_kind;
-			it->in_graph = m->graph_id != 0;
 			break;
 		}
 		case GP_REC_MEMSET: {
@@ -386,26 +389,14 @@ static int load_trace(const char *path, struct vec *out, struct trace_info *ti, 
 			const struct gp_rec_memset *m = &mr;
 
 			gp_rec_read(&mr, sizeof(mr), rec);
-			it = push(out);
-			it->node = m->graph_node_id;
-			it->kind = K_MEMSET;
-			it->corr = m->correlation_id;
-			it->stream = m->stream_id;
-			it->start = m->start;
-			it->end = m->end;
+			it = push_gpu(out, rec, K_MEMSET);
 			it->bytes = m->bytes;
-			it->in_graph = m->graph_id != 0;
 			break;
 		}
 		case GP_REC_SYNC: {
 			const struct gp_rec_sync *y = (const void *)rec;
 
-			it = push(out);
-			it->kind = K_SYNC;
-			it->corr = y->correlation_id;
-			it->stream = y->stream_id;
-			it->start = y->start;
-			it->end = y->end;
+			it = push_gpu(out, rec, K_SYNC);
 			it->sub = y->sync_type;
 			break;
 		}
