@@ -15,71 +15,27 @@
 #include "timeline.h"
 #include "timeline_priv.h"
 
-static uint32_t hash_str(const char *s)
-{
-	return gp_fnv1a(s, strlen(s));
-}
-
-static int strtab_grow_slots(struct strtab *st)
-{
-	uint32_t ncap = st->nslots ? st->nslots * 2 : 1024, i;
-	uint32_t *ns = calloc(ncap, sizeof(*ns));
-
-	if (!ns)
-		return -ENOMEM;
-	for (i = 1; i < st->nr; i++) {
-		uint32_t j = hash_str(st->strs[i]) & (ncap - 1);
-
-		while (ns[j])
-			j = (j + 1) & (ncap - 1);
-		ns[j] = i;
-	}
-	free(st->slots);
-	st->slots = ns;
-	st->nslots = ncap;
-	return 0;
-}
-
 uint32_t timeline__intern(struct timeline *tl, const char *s)
 {
-	struct strtab *st = &tl->priv->st;
-	uint32_t j;
+	int64_t id;
 
 	if (!s || !*s)
 		return 0;
-	if ((st->nr + 1) * 2 > st->nslots && strtab_grow_slots(st))
-		return 0;
-	for (j = hash_str(s) & (st->nslots - 1); st->slots[j]; j = (j + 1) & (st->nslots - 1))
-		if (strcmp(st->strs[st->slots[j]], s) == 0)
-			return st->slots[j];
-	if (st->nr == st->cap) {
-		uint32_t ncap = st->cap * 2;
-		char **n = realloc(st->strs, ncap * sizeof(*n));
-
-		if (!n)
-			return 0;
-		st->strs = n;
-		st->cap = ncap;
-	}
-	st->strs[st->nr] = strdup(s);
-	if (!st->strs[st->nr])
-		return 0;
-	st->slots[j] = st->nr;
-	return st->nr++;
+	id = gp_strtab__intern(&tl->priv->strs, s, strlen(s), NULL);
+	return id > 0 && id <= UINT32_MAX ? (uint32_t)id : 0;
 }
 
 const char *timeline__str(const struct timeline *tl, uint32_t id)
 {
-	const struct strtab *st = &tl->priv->st;
+	const struct gp_strtab *st = &tl->priv->strs;
 
-	return id < st->nr ? st->strs[id] : "";
+	return id < st->nr ? gp_strtab__str(st, id) : "";
 }
 
 void tl_warn(struct timeline *tl, const char *fmt, ...)
 {
 	struct tl_priv *p = tl->priv;
 	char buf[600];
-	char **nw;
 	va_list ap;
 
 	if (p->nr_warnings >= MAX_WARNINGS)
@@ -87,12 +43,10 @@ void tl_warn(struct timeline *tl, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	nw = realloc(p->warnings, (p->nr_warnings + 1) * sizeof(*nw));
-	if (!nw)
+	if (GP_ALLOC_GROW(p->warnings, p->nr_warnings + 1, p->warnings_alloc))
 		return;
-	p->warnings = nw;
-	nw[p->nr_warnings] = strdup(buf);
-	if (nw[p->nr_warnings])
+	p->warnings[p->nr_warnings] = strdup(buf);
+	if (p->warnings[p->nr_warnings])
 		p->nr_warnings++;
 }
 
@@ -115,15 +69,7 @@ struct timeline *timeline__new(void)
 	tl->priv = calloc(1, sizeof(*tl->priv));
 	if (!tl->priv)
 		goto fail;
-	tl->priv->st.cap = 1024;
-	tl->priv->st.strs = calloc(tl->priv->st.cap, sizeof(char *));
-	if (!tl->priv->st.strs)
-		goto fail;
-	tl->priv->st.strs[0] = strdup("");
-	if (!tl->priv->st.strs[0])
-		goto fail;
-	tl->priv->st.nr = 1;
-	if (strtab_grow_slots(&tl->priv->st))
+	if (gp_strtab__intern(&tl->priv->strs, "", 0, NULL) != 0)
 		goto fail;
 	tl->first_ts = UINT64_MAX;
 	tl->priv->last_tid_key = UINT64_MAX;
@@ -141,10 +87,7 @@ void timeline__free(struct timeline *tl)
 	if (!tl)
 		return;
 	if (tl->priv) {
-		for (i = 0; i < tl->priv->st.nr; i++)
-			free(tl->priv->st.strs[i]);
-		free(tl->priv->st.strs);
-		free(tl->priv->st.slots);
+		gp_strtab__release(&tl->priv->strs);
 		for (i = 0; i < tl->priv->nr_warnings; i++)
 			free(tl->priv->warnings[i]);
 		free(tl->priv->warnings);

@@ -378,7 +378,7 @@ void timeline__finish(struct timeline *tl)
 	tl->priv->stk_cap = tl->priv->stk_nr = 0;
 	free(p->api_stacks);
 	p->api_stacks = NULL;
-	p->nr_api_stacks = p->cap_api_stacks = 0;
+	p->nr_api_stacks = p->api_stacks_alloc = 0;
 	old_launch_sites_warning(tl);
 	/* the loader's order of threads was not (pid, tid): API calls are sorted again */
 	if (renumber_tids(tl))

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gp_alloc.h"
 #include "gp_reader.h"
 #include "gp_record.h"
 #include "timeline.h"
@@ -26,7 +27,7 @@ static void fit_clock(struct timeline *tl, const char *path, struct gp_reader *r
 {
 	const struct gp_file_header *h = gp_reader__header(r);
 	uint64_t *prod = NULL, *mono = NULL;
-	size_t n = 0, cap = 0;
+	size_t n = 0, prod_alloc = 0, mono_alloc = 0;
 	const struct gp_rec_hdr *rec;
 	int rc;
 
@@ -35,19 +36,8 @@ static void fit_clock(struct timeline *tl, const char *path, struct gp_reader *r
 
 		if (rc != GP_READ_RECORD || rec->type != GP_REC_CLOCK_PAIR || !cp->producer_ts)
 			continue;
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			uint64_t *np = realloc(prod, ncap * sizeof(*np));
-			uint64_t *nm = np ? realloc(mono, ncap * sizeof(*nm)) : NULL;
-
-			if (!np || !nm) {
-				prod = np ? np : prod;
-				break;
-			}
-			prod = np;
-			mono = nm;
-			cap = ncap;
-		}
+		if (GP_ALLOC_GROW(prod, n + 1, prod_alloc) || GP_ALLOC_GROW(mono, n + 1, mono_alloc))
+			break; /* the pairs so far */
 		prod[n] = cp->producer_ts;
 		mono[n] = cp->monotonic_ns;
 		n++;
@@ -82,7 +72,7 @@ int timeline__load_file(struct timeline *tl, const char *path, const char **why)
 			*why = p->errbuf;
 		return err ? err : -EINVAL;
 	}
-	f = push((void **)&tl->files, &tl->nr_files, &p->cap_files, sizeof(*tl->files));
+	f = PUSH(tl, files, nr_files, files);
 	if (!f) {
 		gp_reader__free(r);
 		return -ENOMEM;

@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gp_alloc.h"
+#include "gp_strtab.h"
 #include "gp_util.h"
 #include "timeline.h"
 #include "u64map.h"
@@ -31,13 +33,6 @@
 struct gp_reader;
 
 #define MAX_WARNINGS 256
-
-struct strtab {
-	char **strs; /* id -> string; strs[0] = "" */
-	uint32_t nr, cap;
-	uint32_t *slots; /* open addressing: id or 0 */
-	uint32_t nslots;
-};
 
 #define STK_RECENT 64 /* entries of tl_priv.stk_recent: a power of two */
 
@@ -50,11 +45,13 @@ struct stk_ent {
 
 
 struct tl_priv {
-	struct strtab st;
-	size_t cap_gpu, cap_api, cap_samples, cap_offcpu, cap_frames, cap_files;
-	size_t cap_procs, cap_threads, cap_modules, cap_devices, cap_offcpu_short;
-	size_t cap_lanes, cap_gpu_bytes, cap_long_durs, cap_tids, cap_api_names, cap_launch_stacks;
-	size_t cap_kconfigs, cap_stack_ends, cap_mem;
+	struct gp_strtab strs; /* the timeline's strings: "" is id 0 */
+	/* The capacity of each of the timeline's arrays (GP_ALLOC_GROW). */
+	struct {
+		size_t gpu, api, samples, offcpu, frames, files, procs, threads, modules, devices;
+		size_t offcpu_short, lanes, gpu_bytes, long_durs, tids, api_names, launch_stacks;
+		size_t kconfigs, stack_ends, mem;
+	} alloc;
 	/* What the small tables hold, while loading (freed by timeline__finish()). */
 	struct u64map tid_map, bytes_map, lstack_map, api_name_map, kcfg_map, stack_end_map;
 	uint32_t last_end_pid, last_end; /* the last stack_ends entry counted in: pid, index + 1 */
@@ -67,7 +64,7 @@ struct tl_priv {
 	uint32_t bytes_val[16];
 	/* API names are few and string ids dense: api_name_of[string id] = index + 1 */
 	uint16_t *api_name_of;
-	size_t api_name_of_cap;
+	size_t api_name_of_alloc;
 	/* launch stacks: a direct-mapped cache in front of the map (key + 1, index) */
 	uint64_t lst_key[64];
 	uint32_t lst_val[64];
@@ -100,7 +97,7 @@ struct tl_priv {
 	uint32_t outer_thr;
 	uint64_t outer_end;
 	char **warnings;
-	size_t nr_warnings;
+	size_t nr_warnings, warnings_alloc;
 	int old_sites_warned; /* old_launch_sites_warning() said it */
 	/* load_dir(): the trace of the same pid's next image (after exec), or NULL */
 	const char *next_image;
@@ -108,7 +105,7 @@ struct tl_priv {
 	struct api_stack_ent {
 		uint32_t corr, stack;
 	} *api_stacks;
-	size_t nr_api_stacks, cap_api_stacks;
+	size_t nr_api_stacks, api_stacks_alloc;
 	uint64_t api_stacks_seen, api_stacks_truncated; /* the file's api_stack records, cut short ones */
 	char errbuf[512];
 };
@@ -132,46 +129,11 @@ void tl_free_maps(struct tl_priv *p);
  */
 int tl_records__load(struct timeline *tl, struct gp_reader *r, struct tl_file *f);
 
-/* Append room for one element to a growable array; NULL on ENOMEM. */
-static inline void *push(void **arr, size_t *nr, size_t *cap, size_t elem)
-{
-	if (*nr == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 256;
-		void *n = realloc(*arr, ncap * elem);
-
-		if (!n)
-			return NULL;
-		*arr = n;
-		*cap = ncap;
-	}
-	return (char *)*arr + (*nr)++ * elem;
-}
-
-#define PUSH(tl, field, nrf, capf) \
-	((__typeof__((tl)->field))push((void **)&(tl)->field, &(tl)->nrf, &(tl)->priv->capf, sizeof(*(tl)->field)))
-
-
-/*
- * Grow the zero-filled array *arr of *cap elements of @elem bytes so that
- * index @idx fits (doubling from 256); new elements are zero.
- */
-static inline int grow_zeroed(void **arr, size_t *cap, size_t idx, size_t elem)
-{
-	size_t n = *cap ? *cap : 256;
-	char *a;
-
-	if (idx < *cap)
-		return 0;
-	while (n <= idx)
-		n *= 2;
-	a = realloc(*arr, n * elem);
-	if (!a)
-		return -ENOMEM;
-	memset(a + *cap * elem, 0, (n - *cap) * elem);
-	*arr = a;
-	*cap = n;
-	return 0;
-}
+/* Room for one more element of a timeline array: the element, counted in; NULL on ENOMEM. */
+#define PUSH(tl, field, nrf, allocf)                                                       \
+	(GP_ALLOC_GROW((tl)->field, (tl)->nrf + 1, (tl)->priv->alloc.allocf)               \
+		 ? NULL                                                                    \
+		 : &(tl)->field[(tl)->nrf++])
 
 static inline int cmp_u64(uint64_t a, uint64_t b)
 {
@@ -282,7 +244,7 @@ static inline uint16_t api_name_index(struct timeline *tl, uint32_t str)
 {
 	struct tl_priv *p = tl->priv;
 
-	if (str < p->api_name_of_cap && p->api_name_of[str])
+	if (str < p->api_name_of_alloc && p->api_name_of[str])
 		return (uint16_t)(p->api_name_of[str] - 1);
 	return tl_api_name_index_slow(tl, str);
 }

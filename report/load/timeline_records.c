@@ -25,67 +25,43 @@
 #define IDMAP_DIRECT 65536u
 
 struct idmap {
-	uint32_t *keys, *vals;
-	uint32_t cap, nr;
 	uint32_t *direct; /* by id: timeline id, 0 unknown */
 	size_t ndirect;
+	struct u64map sparse; /* ids from IDMAP_DIRECT on */
 };
-
 
 static uint32_t idmap_get(const struct idmap *m, uint32_t key)
 {
-	uint32_t j;
-
 	if (key < IDMAP_DIRECT)
 		return key < m->ndirect ? m->direct[key] : 0;
-	if (!m->cap)
-		return 0;
-	for (j = (key * 2654435761u) & (m->cap - 1); m->keys[j]; j = (j + 1) & (m->cap - 1))
-		if (m->keys[j] == key)
-			return m->vals[j];
-	return 0;
+	return u64map_get(&m->sparse, key);
 }
 
+/* Map key to val (nonzero), replacing what it mapped to: 0 or -ENOMEM. */
 static int idmap_put(struct idmap *m, uint32_t key, uint32_t val)
 {
-	uint32_t j;
+	size_t j;
 
 	if (key < IDMAP_DIRECT) {
-		if (grow_zeroed((void **)&m->direct, &m->ndirect, key, sizeof(*m->direct)))
+		if (GP_ALLOC_GROW_ZERO(m->direct, (size_t)key + 1, m->ndirect))
 			return -ENOMEM;
 		m->direct[key] = val;
 		return 0;
 	}
-	if ((m->nr + 1) * 2 > m->cap) {
-		struct idmap n = { 0 };
-		uint32_t i;
-
-		n.cap = m->cap ? m->cap * 2 : 256;
-		n.keys = calloc(n.cap, sizeof(uint32_t));
-		n.vals = calloc(n.cap, sizeof(uint32_t));
-		if (!n.keys || !n.vals) {
-			free(n.keys);
-			free(n.vals);
-			return -ENOMEM;
-		}
-		for (i = 0; i < m->cap; i++)
-			if (m->keys[i])
-				idmap_put(&n, m->keys[i], m->vals[i]);
-		free(m->keys);
-		free(m->vals);
-		n.direct = m->direct;
-		n.ndirect = m->ndirect;
-		*m = n;
+	if (u64map_reserve(&m->sparse))
+		return -ENOMEM;
+	if (!u64map_find(&m->sparse, key, &j)) {
+		m->sparse.keys[j] = key;
+		m->sparse.nr++;
 	}
-	for (j = (key * 2654435761u) & (m->cap - 1); m->keys[j]; j = (j + 1) & (m->cap - 1))
-		if (m->keys[j] == key) {
-			m->vals[j] = val;
-			return 0;
-		}
-	m->keys[j] = key;
-	m->vals[j] = val;
-	m->nr++;
+	m->sparse.vals[j] = val;
 	return 0;
+}
+
+static void idmap_release(struct idmap *m)
+{
+	free(m->direct);
+	u64map_free(&m->sparse);
 }
 
 static void seen_ts(struct timeline *tl, uint64_t a, uint64_t b)
@@ -147,7 +123,7 @@ static inline int add_api(struct timeline *tl, struct idmap *ids, const struct g
 			  struct tl_file *f)
 {
 	const struct gp_rec_api *a = (const void *)rec;
-	struct tl_api *o = PUSH(tl, api, nr_api, cap_api);
+	struct tl_api *o = PUSH(tl, api, nr_api, api);
 	uint64_t start = T(a->start), end = T(a->end);
 	uint32_t thr = tid_index(tl, a->pid ? a->pid : f->pid, a->tid);
 	struct tl_api bits = { .thr = thr & 0x1fffffff, .domain = a->domain & 3 };
@@ -183,7 +159,7 @@ static inline int add_api(struct timeline *tl, struct idmap *ids, const struct g
 static inline int add_gpu(struct timeline *tl, struct idmap *ids, const struct gp_rec_hdr *rec,
 			  struct tl_file *f)
 {
-	struct tl_gpu *g = PUSH(tl, gpu, nr_gpu, cap_gpu);
+	struct tl_gpu *g = PUSH(tl, gpu, nr_gpu, gpu);
 	struct gp_rec_gpu c;
 	uint64_t bytes = 0, end;
 
@@ -246,7 +222,7 @@ static inline int add_gpu(struct timeline *tl, struct idmap *ids, const struct g
 static inline int add_memory(struct timeline *tl, const struct gp_rec_hdr *rec, struct tl_file *f)
 {
 	const struct gp_rec_memory *m = (const void *)rec;
-	struct tl_mem *o = PUSH(tl, mem, nr_mem, cap_mem);
+	struct tl_mem *o = PUSH(tl, mem, nr_mem, mem);
 
 	if (!o)
 		return -ENOMEM;
@@ -308,9 +284,9 @@ static inline int add_api_stack(struct timeline *tl, struct idmap *stacks,
 	p->api_stacks_truncated += !!(rec->flags & GP_API_STACK_TRUNCATED);
 	if (!li)
 		return 0; /* not known, or its chunk did not define it: the call keeps none */
-	e = push((void **)&p->api_stacks, &p->nr_api_stacks, &p->cap_api_stacks, sizeof(*e));
-	if (!e)
+	if (GP_ALLOC_GROW(p->api_stacks, p->nr_api_stacks + 1, p->api_stacks_alloc))
 		return -ENOMEM;
+	e = &p->api_stacks[p->nr_api_stacks++];
 	e->corr = a->correlation_id + f->corr_base;
 	e->stack = li - 1;
 	return 0;
@@ -320,7 +296,7 @@ static inline int add_api_stack(struct timeline *tl, struct idmap *stacks,
 static inline int add_sample(struct timeline *tl, const struct gp_rec_hdr *rec, struct tl_file *f)
 {
 	const struct gp_rec_cpu_sample *s = (const void *)rec;
-	struct tl_sample *o = PUSH(tl, samples, nr_samples, cap_samples);
+	struct tl_sample *o = PUSH(tl, samples, nr_samples, samples);
 
 	if (!o)
 		return -ENOMEM;
@@ -344,8 +320,7 @@ static inline int add_offcpu(struct timeline *tl, const struct gp_rec_hdr *rec, 
 	struct tl_offcpu *o;
 
 	if (rec->flags & GP_OFFCPU_AGGREGATE) {
-		struct tl_offcpu_short *a = PUSH(tl, offcpu_short, nr_offcpu_short,
-						 cap_offcpu_short);
+		struct tl_offcpu_short *a = PUSH(tl, offcpu_short, nr_offcpu_short, offcpu_short);
 
 		if (!a)
 			return -ENOMEM;
@@ -356,7 +331,7 @@ static inline int add_offcpu(struct timeline *tl, const struct gp_rec_hdr *rec, 
 		a->pad = 0;
 		return 0;
 	}
-	o = PUSH(tl, offcpu, nr_offcpu, cap_offcpu);
+	o = PUSH(tl, offcpu, nr_offcpu, offcpu);
 
 	if (!o)
 		return -ENOMEM;
@@ -395,7 +370,7 @@ static inline int add_process(struct timeline *tl, struct idmap *ids, const stru
 			      struct tl_file *f)
 {
 	const struct gp_rec_process *pr = (const void *)rec;
-	struct tl_proc *o = PUSH(tl, procs, nr_procs, cap_procs);
+	struct tl_proc *o = PUSH(tl, procs, nr_procs, procs);
 
 	if (!o)
 		return -ENOMEM;
@@ -425,7 +400,7 @@ static inline int add_thread(struct timeline *tl, struct idmap *ids, const struc
 			     struct tl_file *f)
 {
 	const struct gp_rec_thread *th = (const void *)rec;
-	struct tl_thread *o = PUSH(tl, threads, nr_threads, cap_threads);
+	struct tl_thread *o = PUSH(tl, threads, nr_threads, threads);
 
 	if (!o)
 		return -ENOMEM;
@@ -446,7 +421,7 @@ static inline int add_module(struct timeline *tl, struct idmap *ids, const struc
 			     struct tl_file *f)
 {
 	const struct gp_rec_module *m = (const void *)rec;
-	struct tl_module *o = PUSH(tl, modules, nr_modules, cap_modules);
+	struct tl_module *o = PUSH(tl, modules, nr_modules, modules);
 
 	if (!o)
 		return -ENOMEM;
@@ -466,7 +441,7 @@ static inline int add_device(struct timeline *tl, struct idmap *ids, const struc
 			     struct tl_file *f)
 {
 	const struct gp_rec_device *d = (const void *)rec;
-	struct tl_device *o = PUSH(tl, devices, nr_devices, cap_devices);
+	struct tl_device *o = PUSH(tl, devices, nr_devices, devices);
 
 	if (!o)
 		return -ENOMEM;
@@ -591,11 +566,7 @@ int tl_records__load(struct timeline *tl, struct gp_reader *r, struct tl_file *f
 	}
 	if (!err)
 		bind_api_stacks(tl, api0);
-	free(ids.keys);
-	free(ids.vals);
-	free(ids.direct);
-	free(stacks.keys);
-	free(stacks.vals);
-	free(stacks.direct);
+	idmap_release(&ids);
+	idmap_release(&stacks);
 	return err;
 }

@@ -69,18 +69,8 @@ __attribute__((noinline)) int tl_add_stack_slow(struct timeline *tl, struct tl_s
 	}
 	if (tl->nr_frames + n > UINT32_MAX)
 		return -ENOMEM; /* tl_stack.off is 32-bit */
-	if (tl->nr_frames + n > p->cap_frames) {
-		size_t ncap = p->cap_frames ? p->cap_frames : 4096;
-		uint64_t *f;
-
-		while (ncap < tl->nr_frames + n)
-			ncap *= 2;
-		f = realloc(tl->frames, ncap * sizeof(*f));
-		if (!f)
-			return -ENOMEM;
-		tl->frames = f;
-		p->cap_frames = ncap;
-	}
+	if (GP_ALLOC_GROW(tl->frames, tl->nr_frames + n, p->alloc.frames))
+		return -ENOMEM;
 	memcpy(tl->frames + tl->nr_frames, ips, n * sizeof(*ips));
 	p->stk[j].off = (uint32_t)tl->nr_frames;
 	p->stk[j].n = (uint32_t)n;

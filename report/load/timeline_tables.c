@@ -34,7 +34,7 @@ void tl_free_maps(struct tl_priv *p)
 	memset(p->bytes_key, 0, sizeof(p->bytes_key));
 	free(p->api_name_of);
 	p->api_name_of = NULL;
-	p->api_name_of_cap = 0;
+	p->api_name_of_alloc = 0;
 	memset(p->lst_key, 0, sizeof(p->lst_key));
 }
 
@@ -56,9 +56,9 @@ static uint32_t table_index(struct u64map *m, uint64_t key, void **arr, size_t *
 		return v - 1;
 	if (*nr >= UINT32_MAX - 1)
 		return UINT32_MAX;
-	e = push(arr, nr, cap, elem);
-	if (!e)
+	if (*nr >= *cap && gp_alloc_grow(arr, cap, *nr + 1, elem, 0))
 		return UINT32_MAX;
+	e = (char *)*arr + (*nr)++ * elem;
 	memcpy(e, val, elem);
 	m->keys[j] = key;
 	m->vals[j] = (uint32_t)*nr;
@@ -84,7 +84,7 @@ int tl_note_stack_end(struct timeline *tl, uint32_t pid, uint16_t flags)
 		struct tl_stack_ends e = { .pid = pid };
 
 		i = table_index(&p->stack_end_map, pid, (void **)&tl->stack_ends,
-				&tl->nr_stack_ends, &p->cap_stack_ends, &e, sizeof(e));
+				&tl->nr_stack_ends, &p->alloc.stack_ends, &e, sizeof(e));
 		if (i == UINT32_MAX)
 			return -ENOMEM;
 		p->last_end_pid = pid;
@@ -100,7 +100,7 @@ __attribute__((noinline)) uint32_t tl_tid_index_slow(struct timeline *tl, uint64
 	struct tl_tid t = { (uint32_t)(key >> 32), (uint32_t)key };
 	uint32_t i;
 
-	i = table_index(&p->tid_map, key, (void **)&tl->tids, &tl->nr_tids, &p->cap_tids, &t,
+	i = table_index(&p->tid_map, key, (void **)&tl->tids, &tl->nr_tids, &p->alloc.tids, &t,
 			sizeof(t));
 	if (i != UINT32_MAX && i >= (1u << 29))
 		i = UINT32_MAX; /* tl_api.thr is 29 bits */
@@ -120,15 +120,10 @@ uint32_t timeline__long_dur_code(struct timeline *tl, uint64_t d)
 {
 	struct tl_priv *p = tl->priv;
 
-	if (tl->nr_long_durs == p->cap_long_durs) {
-		size_t ncap = p->cap_long_durs ? 2 * p->cap_long_durs : 64;
-		uint64_t *v = ncap < TL_DUR_LONG ? realloc(tl->long_durs, ncap * sizeof(*v)) : NULL;
-
-		if (!v)
-			return UINT32_MAX;
-		tl->long_durs = v;
-		p->cap_long_durs = ncap;
-	}
+	/* codes TL_DUR_LONG + index stay below 2^32 */
+	if (tl->nr_long_durs >= TL_DUR_LONG - 1 ||
+	    GP_ALLOC_GROW(tl->long_durs, tl->nr_long_durs + 1, p->alloc.long_durs))
+		return UINT32_MAX;
 	tl->long_durs[tl->nr_long_durs] = d;
 	return TL_DUR_LONG + (uint32_t)tl->nr_long_durs++;
 }
@@ -141,7 +136,7 @@ __attribute__((noinline)) uint32_t tl_bytes_index_slow(struct timeline *tl, uint
 	uint32_t i;
 
 	i = table_index(&p->bytes_map, bytes, (void **)&tl->gpu_bytes, &tl->nr_gpu_bytes,
-			&p->cap_gpu_bytes, &bytes, sizeof(bytes));
+			&p->alloc.gpu_bytes, &bytes, sizeof(bytes));
 	if (i != UINT32_MAX) {
 		p->bytes_key[c] = bytes + 1;
 		p->bytes_val[c] = i;
@@ -169,7 +164,7 @@ __attribute__((noinline)) uint16_t tl_kconfig_index_slow(struct timeline *tl,
 	if (tl->nr_kconfigs >= UINT16_MAX && !u64map_find(&p->kcfg_map, key, &(size_t){ 0 }))
 		return 0;
 	i = table_index(&p->kcfg_map, key, (void **)&tl->kconfigs, &tl->nr_kconfigs,
-			&p->cap_kconfigs, k, sizeof(*k));
+			&p->alloc.kconfigs, k, sizeof(*k));
 	if (i == UINT32_MAX || i >= UINT16_MAX)
 		return 0;
 	p->kcfg_recent[p->kcfg_next] = *k;
@@ -192,7 +187,7 @@ __attribute__((noinline)) uint32_t tl_launch_stack_index_slow(struct timeline *t
 	uint32_t i;
 
 	i = table_index(&p->lstack_map, key, (void **)&tl->launch_stacks, &tl->nr_launch_stacks,
-			&p->cap_launch_stacks, st, sizeof(*st));
+			&p->alloc.launch_stacks, st, sizeof(*st));
 	if (i != UINT32_MAX) {
 		p->lst_key[c] = key + 1;
 		p->lst_val[c] = i;
@@ -215,19 +210,18 @@ __attribute__((noinline)) uint16_t tl_api_name_index_slow(struct timeline *tl, u
 
 		/* [0]: the unknown name, string 0 */
 		if (table_index(&p->api_name_map, 0, (void **)&tl->api_names, &tl->nr_api_names,
-				&p->cap_api_names, &zero, sizeof(zero)) == UINT32_MAX)
+				&p->alloc.api_names, &zero, sizeof(zero)) == UINT32_MAX)
 			return 0;
 	}
 	i = table_index(&p->api_name_map, str, (void **)&tl->api_names, &tl->nr_api_names,
-			&p->cap_api_names, &str, sizeof(str));
+			&p->alloc.api_names, &str, sizeof(str));
 	if (i >= UINT16_MAX) {
 		if (i != UINT32_MAX)
 			tl->nr_api_names--; /* never referenced: the table stays within 16-bit indices */
 		/* the map keeps the key, so later records of the name stay "unknown" too */
 		return 0;
 	}
-	if (grow_zeroed((void **)&p->api_name_of, &p->api_name_of_cap, str,
-			sizeof(*p->api_name_of)))
+	if (GP_ALLOC_GROW_ZERO(p->api_name_of, (size_t)str + 1, p->api_name_of_alloc))
 		return (uint16_t)i; /* only the shortcut is missing */
 	p->api_name_of[str] = (uint16_t)(i + 1);
 	return (uint16_t)i;
@@ -272,7 +266,7 @@ __attribute__((noinline)) uint32_t tl_lane_index_slow(struct timeline *tl, struc
 			return p->last_lane = p->lane_slots[j] - 1;
 	if (tl->nr_lanes >= UINT32_MAX - 1)
 		return UINT32_MAX;
-	e = push((void **)&tl->lanes, &tl->nr_lanes, &p->cap_lanes, sizeof(*e));
+	e = PUSH(tl, lanes, nr_lanes, lanes);
 	if (!e)
 		return UINT32_MAX;
 	*e = l;
