@@ -94,6 +94,20 @@ static void fmt_settings(const struct diff_result *r, char *buf, size_t size)
 		snprintf(buf + n, size - n, ", min time %s", t);
 }
 
+/* A row's numbers and note as the text and Markdown tables show them. */
+struct row_text {
+	char base[32], new_[32], delta[32], pct[32], note[1024];
+};
+
+static void fmt_row(const struct diff_row *w, struct row_text *x)
+{
+	fmt_ns(w->base, x->base, sizeof(x->base));
+	fmt_ns(w->new_, x->new_, sizeof(x->new_));
+	fmt_delta(w->delta, x->delta, sizeof(x->delta));
+	fmt_pct(w, x->pct, sizeof(x->pct));
+	fmt_note(w, x->note, sizeof(x->note));
+}
+
 static const char *plural(size_t n, const char *one, const char *many)
 {
 	return n == 1 ? one : many;
@@ -138,7 +152,8 @@ static const char *status_color(enum diff_status s)
 
 int diff__write_text(const struct diff_result *r, FILE *out, bool color)
 {
-	char settings[256], b[32], n[32], d[32], p[32], note[1024];
+	char settings[256];
+	struct row_text x;
 	size_t i, shown = 0;
 
 	fmt_settings(r, settings, sizeof(settings));
@@ -159,15 +174,11 @@ int diff__write_text(const struct diff_result *r, FILE *out, bool color)
 
 		if (w->status == DIFF_BELOW_MIN)
 			continue;
-		fmt_ns(w->base, b, sizeof(b));
-		fmt_ns(w->new_, n, sizeof(n));
-		fmt_delta(w->delta, d, sizeof(d));
-		fmt_pct(w, p, sizeof(p));
-		fmt_note(w, note, sizeof(note));
+		fmt_row(w, &x);
 		fprintf(out, "%s%-12s%s %-9s %12s %12s %13s %8s  %s%s%s%s\n", sc,
 			diff_status__name(w->status), *sc ? "\033[0m" : "",
-			diff_metric__name(w->metric), b, n, d, p, w->item, *note ? "  [" : "", note,
-			*note ? "]" : "");
+			diff_metric__name(w->metric), x.base, x.new_, x.delta, x.pct, w->item,
+			*x.note ? "  [" : "", x.note, *x.note ? "]" : "");
 	}
 	fputc('\n', out);
 	return write_verdict(r, out, false) || ferror(out) ? -EIO : 0;
@@ -202,7 +213,7 @@ static void md_rows(const struct diff_result *r, FILE *out, bool notable)
 	    [DIFF_NEW] = ":new: ",
 	    [DIFF_GONE] = ":wastebasket: ",
 	};
-	char b[32], n[32], d[32], p[32], note[1024];
+	struct row_text x;
 	size_t i;
 
 	fprintf(out, "| status | metric | item | base | new | delta | delta %% | note |\n"
@@ -212,16 +223,12 @@ static void md_rows(const struct diff_result *r, FILE *out, bool notable)
 
 		if (w->status == DIFF_BELOW_MIN || (w->status == DIFF_OK) == notable)
 			continue;
-		fmt_ns(w->base, b, sizeof(b));
-		fmt_ns(w->new_, n, sizeof(n));
-		fmt_delta(w->delta, d, sizeof(d));
-		fmt_pct(w, p, sizeof(p));
-		fmt_note(w, note, sizeof(note));
+		fmt_row(w, &x);
 		fprintf(out, "| %s%s | %s | ", icon[w->status], diff_status__name(w->status),
 			diff_metric__name(w->metric));
 		md_cell(out, w->item, true);
-		fprintf(out, " | %s | %s | %s | %s | ", b, n, d, p);
-		md_cell(out, note, false);
+		fprintf(out, " | %s | %s | %s | %s | ", x.base, x.new_, x.delta, x.pct);
+		md_cell(out, x.note, false);
 		fputs(" |\n", out);
 	}
 }
