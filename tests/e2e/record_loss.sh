@@ -117,7 +117,12 @@ mkdir ksym_full
 cp ksym/cpu.trace ksym_full/
 mv whole ksym_full/kallsyms
 "$GP" report -f folded -o ksym_full_out ksym_full >/dev/null 2>&1
-if [ -s ksym_small/cpu.folded ] && cmp -s ksym_small/cpu.folded ksym_full_out/cpu.folded &&
+# Frames in BPF programs aside: a recorder running beside this one (a parallel test)
+# has programs on the same tracepoints, which the program's syscalls pass through,
+# and one unloaded between the two reads of the table is named in neither for sure.
+nobpf() { sed 's/;bpf_prog_[^;]*\[bpf\]_\[k\].*//' "$1"; }
+if [ -s ksym_small/cpu.folded ] &&
+	[ "$(nobpf ksym_small/cpu.folded)" = "$(nobpf ksym_full_out/cpu.folded)" ] &&
 	grep -Eq 'do_syscall_64|entry_SYSCALL|el0_svc' ksym_small/cpu.folded; then
 	ok "kallsyms: kernel frames named as with the whole table"
 else
