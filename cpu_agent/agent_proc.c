@@ -1,0 +1,576 @@
+// SPDX-License-Identifier: Apache-2.0
+/* agent_proc: the CPU agent's table of followed processes, and what it reads of them in /proc. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "agent_priv.h"
+#include "gp_file.h"
+#include "gp_util.h"
+#include "gp_writer.h"
+#include "ustack.h"
+
+/*
+ * Rescans of a process after its exec, or after it maps a file executable
+ * (ld.so, dlopen), in ms from the event seen: its libraries load.
+ */
+static const unsigned int AGENT_EARLY_SCANS[] = { 2, 10, 30, 60 };
+#define AGENT_MAX_TIDS		65536	/* threads remembered per process */
+#define AGENT_MAX_PERF_MAP	(256ull << 20)	/* bytes of a /tmp/perf-PID.map copied */
+
+/* ---- small /proc readers ------------------------------------------------- */
+
+int agent_proc__read_small(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	if (n > 0 && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	return 0;
+}
+
+void agent_proc__read_comm(pid_t pid, pid_t tid, char *buf, size_t len)
+{
+	char path[64];
+
+	if (tid)
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	if (agent_proc__read_small(path, buf, len))
+		buf[0] = '\0';
+}
+
+/* No live task has this id any more: /proc has no entry for it, or a zombie's. */
+bool agent_proc__task_gone(pid_t id)
+{
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", id);
+	if (agent_proc__read_small(path, buf, sizeof(buf)))
+		return true;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
+void agent_proc__read_exe(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	n = readlink(path, buf, len - 1);
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+/* Whether `pid` runs this process's own executable: a fork held before its exec. */
+bool agent_proc__runs_own_image(pid_t pid)
+{
+	char path[64];
+	struct stat self, st;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	return !stat("/proc/self/exe", &self) && !stat(path, &st) && self.st_dev == st.st_dev &&
+	       self.st_ino == st.st_ino;
+}
+
+/* Tgid of thread @tid (any thread, also a process's first), from /proc; -errno. */
+int agent_proc__tgid_of(pid_t tid)
+{
+	char path[64], buf[2048], *t;
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	err = agent_proc__read_small(path, buf, sizeof(buf));
+	if (err)
+		return err == -ENOENT ? -ESRCH : err;
+	t = strstr(buf, "\nTgid:");
+	return t ? atoi(t + 6) : -ESRCH;
+}
+
+/* ---- process table ------------------------------------------------------- */
+
+struct proc *agent_proc__find(struct cpu_agent *a, pid_t pid)
+{
+	for (size_t i = 0; i < a->nprocs; i++)
+		if (a->procs[i].pid == pid)
+			return &a->procs[i];
+	return NULL;
+}
+
+struct proc *agent_proc__get(struct cpu_agent *a, pid_t pid)
+{
+	struct proc *p = agent_proc__find(a, pid);
+
+	if (p && !p->alive) {
+		/* the pid was reused: a new process */
+		p->alive = true;
+		p->nmods = 0;
+		p->ntids = 0;
+		p->pre_exec = false;
+		a->alive++;
+	}
+	if (p)
+		return p;
+	if (a->nprocs == a->pcap) {
+		size_t cap = a->pcap ? 2 * a->pcap : 16;
+		struct proc *n;
+
+		if (cap > a->opts.max_procs)
+			cap = a->opts.max_procs;
+		if (a->nprocs >= cap)
+			return NULL;
+		n = realloc(a->procs, cap * sizeof(*n));
+		if (!n)
+			return NULL;
+		a->procs = n;
+		a->pcap = cap;
+	}
+	p = &a->procs[a->nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	p->alive = true;
+	a->alive++;
+	return p;
+}
+
+/* Its real and effective uid, from /proc/PID/status (kept as they were should it be gone). */
+static void read_uids(struct proc *p)
+{
+	char path[64], buf[2048], *u;
+	unsigned int ruid, euid;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", p->pid);
+	if (agent_proc__read_small(path, buf, sizeof(buf)))
+		return;
+	u = strstr(buf, "\nUid:");
+	if (!u || sscanf(u + 5, "%u %u", &ruid, &euid) != 2)
+		return;
+	p->uid = (uid_t)ruid;
+	p->euid = (uid_t)euid;
+	p->uid_known = true;
+}
+
+/* The process has exited (or vanished): no longer counted alive; kept a while for late events. */
+void agent_proc__gone(struct cpu_agent *a, struct proc *p, uint64_t now)
+{
+	if (!p->alive)
+		return;
+	p->alive = false;
+	p->exit_ts = now;
+	a->alive--;
+}
+
+void agent_proc__drop(struct cpu_agent *a, struct proc *p)
+{
+	if (p->alive)
+		a->alive--;
+	if (a->us)
+		ustack__forget(a->us, p->pid);
+	free(p->mods);
+	free(p->tids);
+	*p = a->procs[--a->nprocs];
+}
+
+/* Insert @tid into the sorted set; 1 when new, 0 when known or the set is full. */
+int agent_proc__add_tid(struct proc *p, uint32_t tid)
+{
+	size_t lo = 0, hi = p->ntids;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (p->tids[mid] == tid)
+			return 0;
+		if (p->tids[mid] < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (p->ntids == p->tcap) {
+		size_t cap = p->tcap ? 2 * p->tcap : 16;
+		uint32_t *n;
+
+		if (cap > AGENT_MAX_TIDS)
+			return 0;
+		n = realloc(p->tids, cap * sizeof(*n));
+		if (!n)
+			return 0;
+		p->tids = n;
+		p->tcap = cap;
+	}
+	memmove(&p->tids[lo + 1], &p->tids[lo], (p->ntids - lo) * sizeof(*p->tids));
+	p->tids[lo] = tid;
+	p->ntids++;
+	return 1;
+}
+
+int agent_proc__cmp_tid(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Is @tid one of opts.tids (always true without tids)? */
+bool agent_proc__tid_followed(const struct cpu_agent *a, uint32_t tid)
+{
+	return !a->tids || bsearch(&tid, a->tids, a->ntids, sizeof(tid), agent_proc__cmp_tid);
+}
+
+/* Forget @tid of @p (it exited: a reused number is a new thread). */
+void agent_proc__del_tid(struct proc *p, uint32_t tid)
+{
+	uint32_t *t = p->ntids ? bsearch(&tid, p->tids, p->ntids, sizeof(tid), agent_proc__cmp_tid)
+			       : NULL;
+
+	if (!t)
+		return;
+	memmove(t, t + 1, (size_t)(p->tids + p->ntids - (t + 1)) * sizeof(*t));
+	p->ntids--;
+}
+
+/*
+ * Schedule the rescans of a process that has just exec'ed or mapped a file
+ * executable; one already due sooner stays (mappings made in a stream do not
+ * put the first rescan off).
+ */
+void agent_proc__early_scan_from(struct cpu_agent *a, struct proc *p, uint64_t now)
+{
+	uint64_t first = now + AGENT_EARLY_SCANS[0] * 1000000ull;
+
+	p->early_base = now;
+	if (!p->early_ns || first < p->early_ns)
+		p->early_ns = first;
+	if (p->early_ns < a->next_early)
+		a->next_early = p->early_ns;
+}
+
+/* The next rescan after `now` of a sequence started at `base`; 0: none left. */
+static uint64_t early_after(uint64_t base, uint64_t now)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(AGENT_EARLY_SCANS); i++)
+		if (base + AGENT_EARLY_SCANS[i] * 1000000ull > now)
+			return base + AGENT_EARLY_SCANS[i] * 1000000ull;
+	return 0;
+}
+
+/* The early rescans that are due; the next one's time. */
+void agent_proc__early_scans(struct cpu_agent *a, uint64_t now)
+{
+	uint64_t next = UINT64_MAX;
+
+	for (size_t i = 0; i < a->nprocs; i++) {
+		struct proc *p = &a->procs[i];
+
+		if (!p->early_ns)
+			continue;
+		if (!p->alive) {
+			p->early_ns = 0;
+			continue;
+		}
+		if (now >= p->early_ns) {
+			agent_proc__scan_maps(a, p, now);
+			p->early_ns = early_after(p->early_base, now);
+		}
+		if (p->early_ns && p->early_ns < next)
+			next = p->early_ns;
+	}
+	a->next_early = next;
+}
+
+/* The process record of a process seen now (ppid, comm and exe from /proc). */
+void agent_proc__write_info(struct cpu_agent *a, struct proc *p, uint64_t ts)
+{
+	char comm[32], exe[PATH_MAX], path[64], buf[512];
+	uint32_t ppid = 0;
+	char *s;
+
+	agent_proc__read_comm(p->pid, 0, comm, sizeof(comm));
+	agent_proc__read_exe(p->pid, exe, sizeof(exe));
+	snprintf(path, sizeof(path), "/proc/%d/stat", p->pid);
+	if (!agent_proc__read_small(path, buf, sizeof(buf)) && (s = strrchr(buf, ')')))
+		sscanf(s + 2, "%*c %u", &ppid);
+	agent_write__process(a, ts, (uint32_t)p->pid, ppid, GP_PROC_INFO, 0, comm, exe);
+}
+
+/*
+ * The entry of the process an event names. system_wide: created (process
+ * record, mappings) the first time; one already gone is entered as exited
+ * so that it is not looked for again until it lingered out.
+ */
+static struct proc *proc_seen(struct cpu_agent *a, uint32_t pid, uint64_t ts)
+{
+	struct proc *p = agent_proc__find(a, (pid_t)pid);
+	char path[64];
+
+	if (p || !a->opts.system_wide) {
+		if (p)
+			p->active = true;
+		return p;
+	}
+	p = agent_proc__get(a, (pid_t)pid);
+	if (!p) {
+		a->st.procs_dropped++;
+		return NULL;
+	}
+	agent_proc__write_info(a, p, ts);
+	snprintf(path, sizeof(path), "/proc/%d/maps", p->pid);
+	if (access(path, R_OK)) {
+		agent_proc__gone(a, p, agent_now_ns(CLOCK_MONOTONIC));
+		return p;
+	}
+	agent_proc__scan_maps(a, p, ts);
+	return p;
+}
+
+/* A thread seen for the first time in an event: name it while it (probably) lives. */
+void agent_proc__note_thread(struct cpu_agent *a, uint32_t pid, uint32_t tid, uint64_t ts)
+{
+	struct proc *p = proc_seen(a, pid, ts);
+	char comm[32];
+
+	/* no entry, or exited: the thread can no longer be named */
+	if (!p || !p->alive || !agent_proc__tid_followed(a, tid) || !agent_proc__add_tid(p, tid))
+		return;
+	agent_proc__read_comm((pid_t)pid, (pid_t)tid, comm, sizeof(comm));
+	agent_write__thread(a, ts, pid, tid, GP_PROC_INFO, comm);
+}
+
+/* ---- mappings -------------------------------------------------------------- */
+
+static const struct bid_entry *build_id_of(struct cpu_agent *a, const char *path, uint64_t dev,
+					   uint64_t inode)
+{
+	struct bid_entry *e;
+
+	for (size_t i = 0; i < a->nbids; i++)
+		if (a->bids[i].dev == dev && a->bids[i].inode == inode)
+			return &a->bids[i];
+	/* a full cache recycles slots round-robin: bounded, and misses only cost a reread */
+	e = &a->bids[a->nbids < AGENT_BUILD_ID_CACHE ? a->nbids++ : inode % AGENT_BUILD_ID_CACHE];
+	memset(e, 0, sizeof(*e));
+	e->dev = dev;
+	e->inode = inode;
+	e->err = build_id__read(path, e->id, &e->len);
+	return e;
+}
+
+static int sig_cmp(const struct mod_sig *x, const struct mod_sig *y)
+{
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	if (x->pgoff != y->pgoff)
+		return x->pgoff < y->pgoff ? -1 : 1;
+	return x->inode < y->inode ? -1 : x->inode > y->inode;
+}
+
+/* Where @sig is, or goes, in p->mods (*known: it is there): a binary search, also among thousands. */
+static size_t mod_find(const struct proc *p, const struct mod_sig *sig, bool *known)
+{
+	size_t lo = 0, hi = p->nmods;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = sig_cmp(&p->mods[mid], sig);
+
+		if (!c) {
+			*known = true;
+			return mid;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*known = false;
+	return lo;
+}
+
+/*
+ * Read /proc/PID/maps and write a module record for every executable
+ * mapping not written before: as many as it has (a mapping that cannot be
+ * remembered, out of memory, is counted in modules_dropped).
+ */
+void agent_proc__scan_maps(struct cpu_agent *a, struct proc *p, uint64_t ts)
+{
+	char path[64], line[PATH_MAX + 256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", p->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return; /* gone already: its exit event is on the way */
+	read_uids(p);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, pgoff, inode;
+		unsigned int maj, min;
+		char perms[8], file[PATH_MAX], mf[96];
+		struct mod_sig sig;
+		struct gp_rec_module *r;
+		const struct bid_entry *bid = NULL;
+		bool known;
+		size_t at;
+		int n;
+
+		file[0] = '\0';
+		n = sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095[^\n]", &start, &end, perms,
+			   &pgoff, &maj, &min, &inode, file);
+		if (n < 7 || perms[2] != 'x')
+			continue;
+		if (a->us && !inode && !strcmp(file, "[vdso]"))
+			ustack__add_vdso(a->us, p->pid, start, end);
+		sig = (struct mod_sig){ start, end, pgoff, inode };
+		at = mod_find(p, &sig, &known);
+		if (known)
+			continue;
+		if (p->nmods == p->mcap) {
+			size_t cap = p->mcap ? 2 * p->mcap : 32;
+			struct mod_sig *nm = realloc(p->mods, cap * sizeof(*nm));
+
+			if (!nm) {
+				/* left out, counted: a later scan tries again */
+				a->st.modules_dropped++;
+				continue;
+			}
+			p->mods = nm;
+			p->mcap = cap;
+		}
+		memmove(&p->mods[at + 1], &p->mods[at], (p->nmods - at) * sizeof(*p->mods));
+		p->mods[at] = sig;
+		p->nmods++;
+
+		/* map_files reaches the very file mapped, whatever mount namespace it is in */
+		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", p->pid, start, end);
+		if (inode && file[0] == '/')
+			bid = build_id_of(a, mf, makedev(maj, min), inode);
+		if (a->us && inode && file[0] == '/' && !p->pre_exec)
+			ustack__add_mapping(a->us, p->pid, start, end, pgoff, makedev(maj, min), inode,
+					    mf);
+
+		r = gp_writer__reserve(a->w, GP_REC_MODULE, sizeof(*r));
+		if (r) {
+			r->ts = ts;
+			r->start = start;
+			r->end = end;
+			r->pgoff = pgoff;
+			r->inode = inode;
+			r->pid = (uint32_t)p->pid;
+			r->path_str = gp_writer__intern(a->w, file[0] ? file : "[anon]");
+			r->dev = (uint32_t)makedev(maj, min);
+			r->prot = PROT_EXEC | (perms[0] == 'r' ? PROT_READ : 0) |
+				  (perms[1] == 'w' ? PROT_WRITE : 0);
+			if (bid && !bid->err) {
+				r->build_id_size = bid->len;
+				memcpy(r->build_id, bid->id, bid->len);
+			}
+			gp_writer__commit(a->w);
+			a->st.modules++;
+		}
+	}
+	fclose(f);
+}
+
+void agent_proc__scan_threads(struct cpu_agent *a, struct proc *p, uint64_t ts)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", p->pid);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char *end;
+		long tid = strtol(de->d_name, &end, 10);
+
+		if (*end || tid <= 0)
+			continue;
+		agent_proc__note_thread(a, (uint32_t)p->pid, (uint32_t)tid, ts);
+	}
+	closedir(d);
+}
+
+_Static_assert(GP_PERF_MAP_LINK == ELOOP && GP_PERF_MAP_NOT_FILE == EINVAL &&
+		       GP_PERF_MAP_OWNER == EPERM && GP_PERF_MAP_SIZE == EFBIG,
+	       "perf map causes are errno numbers");
+
+/*
+ * A JIT's symbol map (/tmp/perf-PID.map) outlives nothing: keep a copy in
+ * DIR. /tmp is anyone's and the pid predictable, so the agent (root) reads
+ * only what the process itself could have written there: never through a
+ * link, never blocking (a FIFO), only a regular file owned by the
+ * process's uid, at most AGENT_MAX_PERF_MAP bytes. Anything else is
+ * skipped and counted (stats.perf_maps_skipped, a GP_DROP_PERF_MAP record
+ * whose cause says why).
+ */
+void agent_proc__copy_jit_map(struct cpu_agent *a, struct proc *p, uint32_t pid)
+{
+	char src[64], dst[64];
+	struct stat sb;
+	int fd, err;
+
+	snprintf(src, sizeof(src), "/tmp/perf-%u.map", pid);
+	/* a regular file only: a link (ELOOP), a FIFO or a device (EINVAL) is not opened */
+	fd = gp_file__input(AT_FDCWD, src);
+	if (fd < 0) {
+		if (fd == -ENOENT)
+			return; /* no JIT: the usual case */
+		err = -fd;
+		goto skip;
+	}
+	if (fstat(fd, &sb)) {
+		err = errno;
+	} else if (!p || !p->uid_known || (sb.st_uid != p->uid && sb.st_uid != p->euid)) {
+		err = GP_PERF_MAP_OWNER;
+	} else if ((uint64_t)sb.st_size > AGENT_MAX_PERF_MAP) {
+		err = GP_PERF_MAP_SIZE;
+	} else {
+		snprintf(dst, sizeof(dst), "perf-%u.map", pid);
+		err = -agent_write__copy_fd(a, fd, AGENT_MAX_PERF_MAP, dst);
+		if (!err) {
+			close(fd);
+			a->st.perf_maps++;
+			return;
+		}
+	}
+	close(fd);
+skip:
+	a->st.perf_maps_skipped++;
+	if (!a->perf_map_cause)
+		a->perf_map_cause = (uint32_t)err;
+}
+
+/* ustack found a pc in none of the process's known mappings: read them again (dlopen). */
+void agent_proc__late_rescan(void *ctx, pid_t pid)
+{
+	struct cpu_agent *a = ctx;
+	struct proc *p = agent_proc__find(a, pid);
+
+	if (!p || !p->alive)
+		return;
+	if (p->pre_exec) { /* its tables after all: every mapping again */
+		p->pre_exec = false;
+		p->nmods = 0;
+	}
+	agent_proc__scan_maps(a, p, agent_now_ns(CLOCK_MONOTONIC));
+}
