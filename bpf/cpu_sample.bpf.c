@@ -6,43 +6,26 @@
 #include <bpf/bpf_tracing.h>
 #include "cpu_sample.h"
 
+#define TASK_FILTER_TGIDS	cs_tgids	/* proc_track's, shared by the loader */
+#define TASK_FILTER_TIDS	cs_tids
+#include "task_filter.bpf.h"
+
 /*
  * How it works: the loader opens one perf event per online CPU (cycles in
  * frequency mode, or the software CPU clock) and attaches cs_sample to each.
- * On every sample the current thread's tgid is looked up in cs_tgids, which
- * is proc_track's followed-process map shared via bpf_map__reuse_fd(); a
- * followed thread's stacks are read into a per-CPU scratch record and copied
- * to the ring buffer cut after the last frame, so a shallow stack costs
- * little ring space. With filter_tids the thread's tid is looked up in
- * cs_tids instead; kthreads keeps only user or only kernel threads
- * (PF_KTHREAD). The CPUs sampled are the loader's choice of perf events.
+ * On every sample the current thread passes the task filter
+ * (task_filter.bpf.h: its tgid in cs_tgids, proc_track's followed-process
+ * map shared via bpf_map__reuse_fd(), or its tid in cs_tids; the kind of
+ * thread); a followed thread's stacks are read into a per-CPU scratch
+ * record and copied to the ring buffer cut after the last frame, so a
+ * shallow stack costs little ring space. The CPUs sampled are the loader's
+ * choice of perf events.
  */
 
-const volatile __u8 filter_tgids = 1;
 const volatile __u8 want_user = 1;
 const volatile __u8 want_kernel = 1;
-const volatile __u8 filter_tids = 0;	/* cs_tids instead of cs_tgids */
-const volatile __u8 kthreads = CPU_SAMPLE_ALL_THREADS;
 /* user threads: registers + a stack copy (cpu_sample_copy_event) instead of a frame-pointer walk */
 const volatile __u8 user_copy = 0;
-/* without a tgid filter: processes not sampled (the recorder itself); 0: none */
-const volatile __u32 exclude_tgid[2] = {};
-
-#define PF_KTHREAD	0x00200000	/* include/linux/sched.h */
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);	/* replaced by proc_track's map */
-	__type(key, __u32);
-	__type(value, __u32);
-} cs_tgids SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);		/* loader: the number of tids */
-	__type(key, __u32);		/* tid */
-	__type(value, __u32);
-} cs_tids SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -162,22 +145,8 @@ int cs_sample(struct bpf_perf_event_data *ctx)
 
 	if (tgid == 0)
 		return 0;	/* idle */
-	if (filter_tids) {
-		if (!bpf_map_lookup_elem(&cs_tids, &tid))
-			return 0;
-	} else if (filter_tgids) {
-		if (!bpf_map_lookup_elem(&cs_tgids, &tgid))
-			return 0;
-	} else if (tgid == exclude_tgid[0] || tgid == exclude_tgid[1]) {
+	if (!task_filter__current(tgid, tid))
 		return 0;
-	}
-	if (kthreads != CPU_SAMPLE_ALL_THREADS) {
-		struct task_struct *task = (void *)bpf_get_current_task();
-		bool kt = BPF_CORE_READ(task, flags) & PF_KTHREAD;
-
-		if (kt != (kthreads == CPU_SAMPLE_KERNEL_THREADS))
-			return 0;
-	}
 	if (user_copy && want_user)
 		return send_copy(ctx, tgid, (__u32)id);
 	e = bpf_map_lookup_elem(&cs_scratch, &zero);

@@ -9,11 +9,6 @@
 #define CPU_SAMPLE_USER_ERR	0x1	/* the user stack could not be read */
 #define CPU_SAMPLE_KERN_ERR	0x2	/* the kernel stack could not be read */
 
-/* cpu_sample filter on the thread kind (rodata kthreads) */
-#define CPU_SAMPLE_ALL_THREADS		0
-#define CPU_SAMPLE_USER_THREADS		1	/* not PF_KTHREAD */
-#define CPU_SAMPLE_KERNEL_THREADS	2	/* PF_KTHREAD only */
-
 /* One perf-event sample of a followed thread; sent cut after ips[nr_user + nr_kernel - 1]. */
 struct cpu_sample_event {
 	__u64 ts_ns;		/* bpf_ktime_get_ns(): CLOCK_MONOTONIC */

@@ -6,6 +6,10 @@
 #include <bpf/bpf_tracing.h>
 #include "offcpu.h"
 
+#define TASK_FILTER_TGIDS	oc_tgids	/* proc_track's, shared by the loader */
+#define TASK_FILTER_TIDS	oc_tids
+#include "task_filter.bpf.h"
+
 /*
  * How it works, and why it is cheap per switch. Walking stacks is what makes
  * off-CPU tracing expensive (offcputime walks two per switch), and most
@@ -50,10 +54,11 @@
  *    threads switched out then a switch-out time of "now"; oc_open (run
  *    once at stop, after detaching) writes the blocks still in progress as
  *    spans cut at stop, so a thread blocked throughout is covered too.
- *  - which threads: followed tgids (oc_tgids) or, with filter_tids, the
+ *  - which threads: the task filter (task_filter.bpf.h) on the task
+ *    switching out: followed tgids (oc_tgids) or, with filter_tids, the
  *    tids in oc_tids; optionally only user or only kernel threads
- *    (PF_KTHREAD of the task switching out) and only switch-outs on the
- *    CPUs in cpu_mask. Blocks longer than max_block_ns are dropped.
+ *    (PF_KTHREAD) and only switch-outs on the CPUs in cpu_mask. Blocks
+ *    longer than max_block_ns are dropped.
  *
  * Per-thread state lives in task-local storage under tp_btf (freed with
  * the task); the raw_tp fallback, whose task pointers are untrusted, uses
@@ -61,25 +66,16 @@
  * threads that exit never leak entries.
  */
 
-const volatile __u8 filter_tgids = 1;
 const volatile __u8 want_user = 1;
 const volatile __u8 want_kernel = 1;
 const volatile __u8 use_btf = 1;
 const volatile __u64 min_block_ns = 1000000;
 const volatile __u64 max_block_ns = 0;		/* 0: no limit */
-const volatile __u8 filter_tids = 0;		/* oc_tids instead of oc_tgids */
-const volatile __u8 kthreads = OFFCPU_ALL_THREADS;
-const volatile __u8 filter_cpus = 0;		/* only switch-outs on CPUs in cpu_mask */
-const volatile __u64 cpu_mask[OFFCPU_MAX_CPUS / 64] = {};
 const volatile __u8 sum_short = 1;		/* sum blocks below min_block_ns in oc_short */
 const volatile __u8 fault = OFFCPU_FAULT_NONE;	/* tests only: see offcpu.h */
 const volatile __u32 fault_every = 0;
-/* without a tgid filter: processes not traced (the recorder itself); 0: none */
-const volatile __u32 exclude_tgid[2] = {};
 /* user stacks as registers + a stack copy (offcpu_copy_event) instead of a frame-pointer walk */
 const volatile __u8 user_copy = 0;
-
-#define PF_KTHREAD	0x00200000	/* include/linux/sched.h */
 
 struct start {
 	__u64 ts;
@@ -89,20 +85,6 @@ struct start {
 	__u32 waker_tid;
 	__u64 wake_ts;		/* sched_waking of this block; 0: none seen */
 };
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);	/* replaced by proc_track's map */
-	__type(key, __u32);
-	__type(value, __u32);
-} oc_tgids SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);		/* loader: the number of tids */
-	__type(key, __u32);		/* tid */
-	__type(value, __u32);
-} oc_tids SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -208,34 +190,6 @@ static __always_inline bool fault_hit(__u8 kind)
 	if (fault != kind || !fault_every)
 		return false;
 	return bpf_get_prandom_u32() % fault_every == 0;
-}
-
-/* Is a switch-out of this thread, on @cpu (< 0: this CPU), one we trace? */
-static __always_inline bool followed(struct task_struct *task, __u32 tgid, __u32 tid, int cpu)
-{
-	if (filter_tids) {
-		if (!bpf_map_lookup_elem(&oc_tids, &tid))
-			return false;
-	} else if (filter_tgids) {
-		if (!bpf_map_lookup_elem(&oc_tgids, &tgid))
-			return false;
-	} else if (tgid == exclude_tgid[0] || tgid == exclude_tgid[1]) {
-		return false;
-	}
-	if (kthreads != OFFCPU_ALL_THREADS) {
-		bool kt = BPF_CORE_READ(task, flags) & PF_KTHREAD;
-
-		if (kt != (kthreads == OFFCPU_KERNEL_THREADS))
-			return false;
-	}
-	if (filter_cpus) {
-		/* only here: the switch path does not pay for the helper call */
-		__u32 c = cpu < 0 ? bpf_get_smp_processor_id() : (__u32)cpu;
-
-		if (c >= OFFCPU_MAX_CPUS || !((cpu_mask[c / 64] >> (c % 64)) & 1))
-			return false;
-	}
-	return true;
 }
 
 /* Add @n blocks of @ns in total, the first switched out at @first, to @tid's sum. */
@@ -583,7 +537,8 @@ static __always_inline int handle_switch(void *ctx, struct task_struct *prev,
 	if (ptid) {
 		__u32 ptgid = BPF_CORE_READ(prev, tgid);
 
-		if (followed(prev, ptgid, ptid, -1) && !fault_hit(OFFCPU_FAULT_SWITCH_OUT)) {
+		if (task_filter__task(prev, ptgid, ptid, -1) &&
+		    !fault_hit(OFFCPU_FAULT_SWITCH_OUT)) {
 			if (want_user)
 				flush_pending(ctx, ptid);
 			s = bpf_map_lookup_elem(&oc_start, &ptid);
@@ -680,7 +635,7 @@ static __always_inline int handle_switch_btf(void *ctx, struct task_struct *prev
 	struct tstate *t;
 	__u64 delta;
 
-	if (prev->pid && followed(prev, ptgid, prev->pid, -1) &&
+	if (prev->pid && task_filter__task(prev, ptgid, prev->pid, -1) &&
 	    !fault_hit(OFFCPU_FAULT_SWITCH_OUT)) {
 		t = bpf_task_storage_get(&oc_tstate, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (t) {
@@ -747,7 +702,8 @@ static __always_inline int handle_waking_btf(struct task_struct *p)
 		 * seen. Switch-outs on CPUs left out by cpu_mask are not traced
 		 * by design.
 		 */
-		if (!filter_cpus && !*(volatile int *)&p->on_cpu && !*(volatile __u32 *)&t->valid)
+		if (!task_filter.filter_cpus && !*(volatile int *)&p->on_cpu &&
+		    !*(volatile __u32 *)&t->valid)
 			__sync_fetch_and_add(&missed_switch_outs, 1);
 		return 0;
 	}
@@ -876,7 +832,7 @@ int oc_seed(struct bpf_iter__task *ctx)
 	if (!task || !task->pid || task->on_cpu)
 		return 0;
 	tid = task->pid;
-	if (!followed(task, task->tgid, tid, (int)task_cpu(task)))
+	if (!task_filter__task(task, task->tgid, tid, (int)task_cpu(task)))
 		return 0;
 	st.ts = bpf_ktime_get_ns();
 	st.state = task->__state;

@@ -87,14 +87,6 @@ _Static_assert(__builtin_offsetof(struct offcpu_ustack, stack) == 40 &&
 		   sizeof(struct offcpu_ustack) == 40 + GP_BPF_USTACK_MAX,
 	       "offcpu_ustack layout changed");
 
-/* Highest CPU number the off-CPU CPU filter (rodata cpu_mask) can name, plus one. */
-#define OFFCPU_MAX_CPUS	1024
-
-/* offcpu filter on the thread kind (rodata kthreads) */
-#define OFFCPU_ALL_THREADS	0
-#define OFFCPU_USER_THREADS	1	/* not PF_KTHREAD */
-#define OFFCPU_KERNEL_THREADS	2	/* PF_KTHREAD only */
-
 /*
  * Fault injection for tests (rodata fault): act as if the sched_switch
  * tracepoint had not shown one in fault_every switch-ins, or switch-outs,

@@ -6,6 +6,9 @@
 #include <bpf/bpf_tracing.h>
 #include "proc_track.h"
 
+#define TASK_FILTER_TGIDS	ptrack_tgids	/* this program's own: the others share it */
+#include "task_filter.bpf.h"
+
 /*
  * How it works: ptrack_tgids holds the followed processes. The loader seeds
  * it with the targets; a fork by a followed process adds the child before
@@ -19,20 +22,12 @@
  * arguments are untrusted pointers.
  */
 
-const volatile __u8 filter_tgids = 0;
 const volatile __u8 thread_exits = 0;	/* report non-last threads' exits too */
 
 /* mmap(2)'s number and flags, which vmlinux.h does not carry (x86-64 uapi) */
 #define PT_NR_MMAP	9
 #define PT_PROT_EXEC	0x4
 #define PT_MAP_ANONYMOUS 0x20
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);	/* loader: bpf_map__set_max_entries */
-	__type(key, __u32);		/* tgid */
-	__type(value, __u32);		/* tgid that made it followed (itself for a seed) */
-} ptrack_tgids SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -42,13 +37,6 @@ struct {
 /* Read by the loader; losses are counted, never silent. */
 __u64 lost_events = 0;	/* ring buffer full */
 __u64 lost_follows = 0;	/* ptrack_tgids full: a child of a followed process is not followed */
-
-static __always_inline bool followed(__u32 tgid)
-{
-	if (!filter_tgids)
-		return true;
-	return bpf_map_lookup_elem(&ptrack_tgids, &tgid) != NULL;
-}
 
 static __always_inline struct proc_track_event *event_reserve(__u32 type, __u32 pid)
 {
@@ -78,9 +66,9 @@ static __always_inline int handle_fork(struct task_struct *parent, struct task_s
 
 	if (ptgid == ctgid)	/* a new thread, not a new process */
 		return 0;
-	if (!followed(ptgid))
+	if (!task_filter__tgid(ptgid))
 		return 0;
-	if (filter_tgids && bpf_map_update_elem(&ptrack_tgids, &ctgid, &ptgid, BPF_ANY))
+	if (task_filter.filter_tgids && bpf_map_update_elem(&ptrack_tgids, &ctgid, &ptgid, BPF_ANY))
 		__sync_fetch_and_add(&lost_follows, 1);
 
 	e = event_reserve(PROC_TRACK_FORK, ctgid);
@@ -99,7 +87,7 @@ static __always_inline int handle_exec(struct task_struct *task, pid_t old_pid,
 	struct proc_track_event *e;
 	__u32 tgid = BPF_CORE_READ(task, tgid);
 
-	if (!followed(tgid))
+	if (!task_filter__tgid(tgid))
 		return 0;
 	e = event_reserve(PROC_TRACK_EXEC, tgid);
 	if (!e)
@@ -123,7 +111,7 @@ static __always_inline int handle_exit(struct task_struct *task)
 	 * group_dead argument only exists since 6.16.)
 	 */
 	if (BPF_CORE_READ(task, signal, live.counter) != 0) {
-		if (!thread_exits || !followed(tgid))
+		if (!thread_exits || !task_filter__tgid(tgid))
 			return 0;
 		e = event_reserve(PROC_TRACK_THREAD_EXIT, tgid);
 		if (!e)
@@ -133,9 +121,9 @@ static __always_inline int handle_exit(struct task_struct *task)
 		bpf_ringbuf_submit(e, 0);
 		return 0;
 	}
-	if (!followed(tgid))
+	if (!task_filter__tgid(tgid))
 		return 0;
-	if (filter_tgids)
+	if (task_filter.filter_tgids)
 		bpf_map_delete_elem(&ptrack_tgids, &tgid);
 
 	e = event_reserve(PROC_TRACK_EXIT, tgid);
@@ -206,7 +194,7 @@ int BPF_PROG(ptrack_mmap, struct pt_regs *regs, long id)
 	if (!(regs->dx & PT_PROT_EXEC) || (regs->r10 & PT_MAP_ANONYMOUS) || (int)regs->r8 < 0)
 		return 0;
 	pid_tgid = bpf_get_current_pid_tgid();
-	if (!followed(pid_tgid >> 32))
+	if (!task_filter__tgid(pid_tgid >> 32))
 		return 0;
 	e = event_reserve(PROC_TRACK_MMAP_EXEC, pid_tgid >> 32);
 	if (!e)

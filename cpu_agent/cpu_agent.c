@@ -16,9 +16,9 @@
 #include "cpu_sample_prog.h"
 #include "gp_writer.h"
 #include "heap_reuse.h"
-#include "offcpu.h"
 #include "offcpu_prog.h"
 #include "proc_track_prog.h"
+#include "task_filter.h"
 #include "ustack.h"
 
 /*
@@ -90,7 +90,7 @@ static int check_opts(const struct cpu_agent_opts *o, char *why, size_t len)
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < o->nr_cpus; i++) {
-		if (o->cpus[i] < 0 || o->cpus[i] >= ncpu || o->cpus[i] >= OFFCPU_MAX_CPUS) {
+		if (o->cpus[i] < 0 || o->cpus[i] >= ncpu || o->cpus[i] >= TASK_FILTER_MAX_CPUS) {
 			snprintf(why, len, "bad CPU %d: this machine has CPUs 0-%ld", o->cpus[i],
 				 ncpu - 1);
 			return -EINVAL;
@@ -170,7 +170,8 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 	struct cpu_agent *a = NULL;
 	const char *what = "invalid agent options";
 	char why[256] = "";
-	pid_t *tgids = NULL, ex[2];
+	struct task_filter_opts tf;
+	pid_t *tgids = NULL;
 	size_t ntgids = 0;
 	int err, tfd;
 
@@ -296,10 +297,20 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 		goto fail;
 	}
 	a->st.tp_btf = proc_track_prog__uses_tp_btf(a->pt);
-	tfd = opts->system_wide ? -1 : proc_track_prog__tgids_fd(a->pt);
-	/* system-wide, the recorder would otherwise profile its own draining */
-	ex[0] = opts->system_wide && !opts->include_self ? getpid() : 0;
-	ex[1] = opts->system_wide ? opts->exclude_pid : 0;
+	/* the threads the sampler and the off-CPU tracer follow: one filter for both */
+	tf = (struct task_filter_opts){
+		.tgids_fd = opts->system_wide ? -1 : proc_track_prog__tgids_fd(a->pt),
+		.tgids_max = proc_track_prog__max_procs(a->pt),
+		/* system-wide, the recorder would otherwise profile its own draining */
+		.exclude_tgid = { opts->system_wide && !opts->include_self ? getpid() : 0,
+				  opts->system_wide ? opts->exclude_pid : 0 },
+		.tids = opts->tids,
+		.nr_tids = opts->nr_tids,
+		.cpus = opts->cpus,
+		.nr_cpus = opts->nr_cpus,
+		.user_threads_only = opts->user_threads_only,
+		.kernel_threads_only = opts->kernel_threads_only,
+	};
 
 	/* CFI unwinding of copied user stacks; frame pointers with GPUPERF_UNWIND=fp */
 	if (!(getenv("GPUPERF_UNWIND") && !strcmp(getenv("GPUPERF_UNWIND"), "fp")) &&
@@ -328,15 +339,7 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 			.freq_hz = a->opts.freq_hz,
 			.no_user = opts->no_user_stack,
 			.no_kernel = opts->no_kernel_stack,
-			.tgids_fd = tfd,
-			.tgids_max = proc_track_prog__max_procs(a->pt),
-			.exclude_tgid = { ex[0], ex[1] },
-			.tids = opts->tids,
-			.nr_tids = opts->nr_tids,
-			.cpus = opts->cpus,
-			.nr_cpus = opts->nr_cpus,
-			.user_threads_only = opts->user_threads_only,
-			.kernel_threads_only = opts->kernel_threads_only,
+			.filter = tf,
 			.force_sw_clock = opts->force_sw_clock,
 			.on_event = agent_event__on_sample,
 			.ctx = a,
@@ -358,15 +361,7 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 			.max_block_us = opts->max_block_us,
 			.no_user = opts->no_user_stack,
 			.no_kernel = opts->no_kernel_stack,
-			.tgids_fd = tfd,
-			.tgids_max = proc_track_prog__max_procs(a->pt),
-			.exclude_tgid = { ex[0], ex[1] },
-			.tids = opts->tids,
-			.nr_tids = opts->nr_tids,
-			.cpus = opts->cpus,
-			.nr_cpus = opts->nr_cpus,
-			.user_threads_only = opts->user_threads_only,
-			.kernel_threads_only = opts->kernel_threads_only,
+			.filter = tf,
 			.force_raw_tp = opts->force_raw_tp,
 			.force_no_iters = opts->force_no_iters,
 			.fault = opts->offcpu_fault,

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* cpu_sample_prog: load bpf/cpu_sample.bpf.c, attach it to per-CPU perf events, drain its samples. */
 #include "cpu_sample_prog.h"
-#include "tgid_filter.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -12,6 +11,7 @@
 #include <bpf/libbpf.h>
 
 #include "cpu_sample.h"
+#include "task_filter.h" /* before the skeleton: its rodata holds task_filter_knobs */
 #include "cpu_sample.skel.h"
 #include "perf_event.h"
 
@@ -62,8 +62,7 @@ struct cpu_sample_prog *cpu_sample_prog__new(const struct cpu_sample_opts *opts)
 	int err;
 
 	if (!opts || !opts->on_event || (opts->no_user && opts->no_kernel) ||
-	    (opts->user_threads_only && opts->kernel_threads_only) ||
-	    (opts->nr_tids && !opts->tids) || (opts->nr_cpus && !opts->cpus)) {
+	    task_filter_prog__check(&opts->filter)) {
 		err = -EINVAL;
 		goto fail;
 	}
@@ -82,14 +81,14 @@ struct cpu_sample_prog *cpu_sample_prog__new(const struct cpu_sample_opts *opts)
 	p->on_event = opts->on_event;
 	p->on_copy = opts->on_copy;
 	p->ctx = opts->ctx;
-	if (opts->nr_cpus) {
-		p->cpus = calloc(opts->nr_cpus, sizeof(*p->cpus));
+	if (opts->filter.nr_cpus) {
+		p->cpus = calloc(opts->filter.nr_cpus, sizeof(*p->cpus));
 		if (!p->cpus) {
 			err = -ENOMEM;
 			goto fail;
 		}
-		memcpy(p->cpus, opts->cpus, opts->nr_cpus * sizeof(*p->cpus));
-		p->nr_cpus = opts->nr_cpus;
+		memcpy(p->cpus, opts->filter.cpus, opts->filter.nr_cpus * sizeof(*p->cpus));
+		p->nr_cpus = opts->filter.nr_cpus;
 	}
 
 	p->skel = skel = cpu_sample_bpf__open();
@@ -97,35 +96,21 @@ struct cpu_sample_prog *cpu_sample_prog__new(const struct cpu_sample_opts *opts)
 		err = -errno;
 		goto fail;
 	}
-	skel->rodata->filter_tgids = opts->tgids_fd >= 0;
-	skel->rodata->exclude_tgid[0] = (uint32_t)opts->exclude_tgid[0];
-	skel->rodata->exclude_tgid[1] = (uint32_t)opts->exclude_tgid[1];
 	skel->rodata->want_user = !opts->no_user;
 	skel->rodata->want_kernel = !opts->no_kernel;
 	skel->rodata->user_copy = opts->on_copy != NULL;
-	skel->rodata->filter_tids = opts->nr_tids > 0;
-	skel->rodata->kthreads = opts->user_threads_only     ? CPU_SAMPLE_USER_THREADS
-				 : opts->kernel_threads_only ? CPU_SAMPLE_KERNEL_THREADS
-							     : CPU_SAMPLE_ALL_THREADS;
-	err = bpf_map__set_max_entries(skel->maps.cs_events, rb);
-	if (!err && opts->nr_tids)
-		err = bpf_map__set_max_entries(skel->maps.cs_tids, (uint32_t)opts->nr_tids);
-	if (err)
-		goto fail;
-	err = tgid_filter__share(skel->maps.cs_tgids, opts->tgids_fd, opts->tgids_max);
+	/* the CPUs are the perf events': the program does not check them */
+	err = task_filter_prog__setup(&skel->rodata->task_filter, skel->maps.cs_tgids,
+				      skel->maps.cs_tids, &opts->filter);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.cs_events, rb);
 	if (err)
 		goto fail;
 	err = cpu_sample_bpf__load(skel);
+	if (!err)
+		err = task_filter_prog__fill(skel->maps.cs_tids, &opts->filter);
 	if (err)
 		goto fail;
-	for (size_t i = 0; i < opts->nr_tids; i++) {
-		uint32_t tid = (uint32_t)opts->tids[i];
-
-		err = bpf_map__update_elem(skel->maps.cs_tids, &tid, sizeof(tid), &tid, sizeof(tid),
-					   BPF_ANY);
-		if (err)
-			goto fail;
-	}
 	p->rb = ring_buffer__new(bpf_map__fd(skel->maps.cs_events), cpu_sample_rb_event, p, NULL);
 	if (!p->rb) {
 		err = -errno;

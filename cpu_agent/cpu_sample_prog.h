@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "task_filter_prog.h"
+
 struct cpu_sample_prog;
 struct cpu_sample_event; /* bpf/cpu_sample.h */
 
@@ -25,21 +27,8 @@ struct cpu_sample_opts {
 	uint32_t freq_hz;	/* per CPU; 0: 99 */
 	bool no_user;		/* drop user stacks */
 	bool no_kernel;		/* drop kernel stacks */
-	/*
-	 * The followed-tgid map to share (proc_track_prog__tgids_fd()), and its
-	 * max entries; tgids_fd < 0 samples every process on the machine.
-	 */
-	int tgids_fd;
-	uint32_t tgids_max;
-	/* With tgids_fd < 0: processes not sampled (the recorder itself); 0: none. */
-	pid_t exclude_tgid[2];
-	/* Only these threads (the tgid map is then not used); NULL/0: by tgid. */
-	const pid_t *tids;
-	size_t nr_tids;
-	const int *cpus;	/* perf events only on these CPUs; NULL/0: every online CPU */
-	size_t nr_cpus;
-	bool user_threads_only;	/* skip kernel threads (PF_KTHREAD) */
-	bool kernel_threads_only; /* skip user threads */
+	/* which threads; filter.cpus: perf events only on these CPUs (NULL/0: every online CPU) */
+	struct task_filter_opts filter;
 	uint32_t ringbuf_bytes;	/* power of 2; 0: 4 MiB */
 	bool force_sw_clock;	/* see perf_event_set_opts */
 	cpu_sample_event_fn on_event; /* required */

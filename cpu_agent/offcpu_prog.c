@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* offcpu_prog: load and attach bpf/offcpu.bpf.c (sched_switch spans), drain its events. */
 #include "offcpu_prog.h"
-#include "tgid_filter.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -13,6 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include "offcpu.h"
+#include "task_filter.h" /* before the skeleton: its rodata holds task_filter_knobs */
 #include "offcpu.skel.h"
 
 #define OFFCPU_DEF_MIN_BLOCK_US		1000
@@ -64,9 +64,6 @@ static int load(struct offcpu_prog *p, const struct offcpu_opts *opts, bool tp_b
 	p->skel = skel = offcpu_bpf__open();
 	if (!skel)
 		return -errno;
-	skel->rodata->filter_tgids = opts->tgids_fd >= 0;
-	skel->rodata->exclude_tgid[0] = (uint32_t)opts->exclude_tgid[0];
-	skel->rodata->exclude_tgid[1] = (uint32_t)opts->exclude_tgid[1];
 	skel->rodata->want_user = !opts->no_user;
 	skel->rodata->want_kernel = !opts->no_kernel;
 	skel->rodata->user_copy = opts->on_copy && !opts->no_user;
@@ -74,22 +71,18 @@ static int load(struct offcpu_prog *p, const struct offcpu_opts *opts, bool tp_b
 	skel->rodata->min_block_ns = (uint64_t)min_us * 1000;
 	skel->rodata->max_block_ns = (uint64_t)opts->max_block_us * 1000;
 	skel->rodata->sum_short = !opts->no_short_sum;
-	skel->rodata->filter_tids = opts->nr_tids > 0;
-	skel->rodata->kthreads = opts->user_threads_only     ? OFFCPU_USER_THREADS
-				 : opts->kernel_threads_only ? OFFCPU_KERNEL_THREADS
-							     : OFFCPU_ALL_THREADS;
-	skel->rodata->filter_cpus = opts->nr_cpus > 0;
 	skel->rodata->fault = opts->fault;
 	skel->rodata->fault_every = opts->fault_every;
-	for (size_t i = 0; i < opts->nr_cpus; i++)
-		skel->rodata->cpu_mask[opts->cpus[i] / 64] |= 1ull << (opts->cpus[i] % 64);
-	err = bpf_map__set_max_entries(skel->maps.oc_events, opts->ringbuf_bytes ?
-					       opts->ringbuf_bytes : OFFCPU_DEF_RINGBUF_BYTES);
+	task_filter_prog__set_cpus(&skel->rodata->task_filter, &opts->filter);
+	err = task_filter_prog__setup(&skel->rodata->task_filter, skel->maps.oc_tgids,
+				      skel->maps.oc_tids, &opts->filter);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.oc_events,
+					       opts->ringbuf_bytes ? opts->ringbuf_bytes
+								   : OFFCPU_DEF_RINGBUF_BYTES);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.oc_short, opts->max_short ?
 						       opts->max_short : OFFCPU_DEF_MAX_SHORT);
-	if (!err && opts->nr_tids)
-		err = bpf_map__set_max_entries(skel->maps.oc_tids, (uint32_t)opts->nr_tids);
 	if (!err && skel->rodata->user_copy)
 		err = bpf_map__set_max_entries(skel->maps.oc_ucopy, OFFCPU_DEF_UCOPIES);
 	/* tp_btf keeps the switch-outs in task storage: the raw_tp map is never used (3 MiB) */
@@ -98,9 +91,6 @@ static int load(struct offcpu_prog *p, const struct offcpu_opts *opts, bool tp_b
 	/* a thread's entry when it first blocks briefly, not 1.7 MiB made at load */
 	if (!err)
 		err = bpf_map__set_map_flags(skel->maps.oc_short, BPF_F_NO_PREALLOC);
-	if (err)
-		return err;
-	err = tgid_filter__share(skel->maps.oc_tgids, opts->tgids_fd, opts->tgids_max);
 	if (err)
 		return err;
 	bpf_program__set_autoload(skel->progs.oc_switch, tp_btf);
@@ -120,13 +110,7 @@ static int load(struct offcpu_prog *p, const struct offcpu_opts *opts, bool tp_b
 		bpf_program__set_autoload(skel->progs.oc_sys_exit_raw, false);
 	}
 	err = offcpu_bpf__load(skel);
-	for (size_t i = 0; !err && i < opts->nr_tids; i++) {
-		uint32_t tid = (uint32_t)opts->tids[i];
-
-		err = bpf_map__update_elem(skel->maps.oc_tids, &tid, sizeof(tid), &tid, sizeof(tid),
-					   BPF_ANY);
-	}
-	return err;
+	return err ? err : task_filter_prog__fill(skel->maps.oc_tids, &opts->filter);
 }
 
 struct offcpu_prog *offcpu_prog__new(const struct offcpu_opts *opts)
@@ -136,13 +120,13 @@ struct offcpu_prog *offcpu_prog__new(const struct offcpu_opts *opts)
 	int err;
 
 	if (!opts || !opts->on_event || (opts->no_user && opts->no_kernel) ||
-	    (opts->user_threads_only && opts->kernel_threads_only) ||
-	    (opts->nr_tids && !opts->tids) || (opts->nr_cpus && !opts->cpus)) {
+	    task_filter_prog__check(&opts->filter)) {
 		err = -EINVAL;
 		goto fail;
 	}
-	for (size_t i = 0; i < opts->nr_cpus; i++) {
-		if (opts->cpus[i] < 0 || opts->cpus[i] >= OFFCPU_MAX_CPUS) {
+	/* the program checks the CPU in BPF, on a mask of TASK_FILTER_MAX_CPUS bits */
+	for (size_t i = 0; i < opts->filter.nr_cpus; i++) {
+		if (opts->filter.cpus[i] < 0 || opts->filter.cpus[i] >= TASK_FILTER_MAX_CPUS) {
 			err = -EINVAL;
 			goto fail;
 		}

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "task_filter_prog.h"
+
 struct offcpu_prog;
 struct offcpu_event; /* bpf/offcpu.h */
 struct offcpu_short; /* bpf/offcpu.h */
@@ -24,17 +26,8 @@ struct offcpu_opts {
 	bool no_short_sum;	/* do not sum the short spans (oc_short) */
 	bool no_user;
 	bool no_kernel;
-	int tgids_fd;		/* proc_track_prog__tgids_fd(); < 0: every thread of the machine */
-	uint32_t tgids_max;
-	pid_t exclude_tgid[2];	/* with tgids_fd < 0: processes not traced (the recorder); 0: none */
-	/* Only these threads (the tgid map is then not used); NULL/0: by tgid. */
-	const pid_t *tids;
-	size_t nr_tids;
-	/* Only switch-outs on these CPUs (each < OFFCPU_MAX_CPUS); NULL/0: all. */
-	const int *cpus;
-	size_t nr_cpus;
-	bool user_threads_only;	/* skip kernel threads (PF_KTHREAD) */
-	bool kernel_threads_only; /* skip user threads */
+	/* which threads; filter.cpus: only switch-outs on these CPUs (NULL/0: all) */
+	struct task_filter_opts filter;
 	uint32_t max_short;	/* threads whose short spans are summed; 0: 16384 */
 	uint32_t ringbuf_bytes;	/* power of 2; 0: 4 MiB */
 	bool force_raw_tp;

@@ -13,6 +13,7 @@
 #include <linux/bpf.h>
 
 #include "proc_track.h"
+#include "task_filter.h" /* before the skeleton: its rodata holds task_filter_knobs */
 #include "proc_track.skel.h"
 
 #define PROC_TRACK_DEF_MAX_PROCS	8192
@@ -123,7 +124,7 @@ static int load(struct proc_track_prog *p, const struct proc_track_opts *opts)
 	p->skel = skel = proc_track_bpf__open();
 	if (!skel)
 		return -errno;
-	skel->rodata->filter_tgids = !opts->all;
+	skel->rodata->task_filter.filter_tgids = !opts->all;
 	skel->rodata->thread_exits = opts->thread_exits;
 	err = bpf_map__set_max_entries(skel->maps.ptrack_tgids,
 				       opts->max_procs ? opts->max_procs : PROC_TRACK_DEF_MAX_PROCS);
