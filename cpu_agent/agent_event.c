@@ -200,6 +200,28 @@ static bool user_stack_of(struct cpu_agent *a, uint32_t pid, uint64_t ts)
 	return !p || (!p->pre_exec && ts >= p->exec_ts);
 }
 
+/* while unwinding a backlog, how often process events and due rescans come first */
+#define CATCH_UP_NS (2ull * 1000 * 1000)
+
+/*
+ * Unwinding a backlog of copies can take long (a module's first tables,
+ * a sanitizer build), and the processes whose mappings matter are still
+ * running meanwhile: every CATCH_UP_NS, read the process events (an exec,
+ * a library mapped) and do the rescans that are due, before the next
+ * stack, rather than after the whole backlog, when the process may be gone.
+ */
+static void catch_up(struct cpu_agent *a)
+{
+	uint64_t now = agent_now_ns(CLOCK_MONOTONIC);
+
+	if (now < a->next_catch_up)
+		return;
+	a->next_catch_up = now + CATCH_UP_NS;
+	proc_track_prog__consume(a->pt);
+	if (now >= a->next_early)
+		agent_proc__early_scans(a, now);
+}
+
 /*
  * A sample carrying the user registers and stack: unwound here with CFI,
  * written as agent_event__on_sample.
@@ -212,6 +234,7 @@ int agent_event__on_sample_copy(void *ctx, const struct cpu_sample_copy_event *e
 	struct gp_rec_cpu_sample *r;
 	int end = -1;
 
+	catch_up(a);
 	/* a new process's mappings first */
 	agent_proc__note_thread(a, ev->pid, ev->tid, ev->ts_ns);
 	if (!(ev->stack_flags & CPU_SAMPLE_NO_REGS) && user_stack_of(a, ev->pid, ev->ts_ns))
@@ -286,6 +309,7 @@ int agent_event__on_offcpu_copy(void *ctx, const struct offcpu_copy_event *ev)
 	uint32_t nu = 0, nk = ev->nr_kernel;
 	int end = -1;
 
+	catch_up(a);
 	/* a new process's mappings first */
 	agent_proc__note_thread(a, ev->pid, ev->tid, ev->end_ns);
 	memcpy(&e, ev, offsetof(struct offcpu_event, ips));

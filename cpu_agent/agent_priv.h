@@ -106,6 +106,7 @@ struct cpu_agent {
 	size_t nbids;
 	uint64_t next_rescan, next_clock, next_flush;
 	uint64_t next_early;	/* the earliest proc.early_ns, UINT64_MAX: none */
+	uint64_t next_catch_up;	/* while unwinding a backlog: process events and rescans then */
 	uint64_t flush_ns;
 	struct cpu_agent_stats st;
 	uint32_t *tids;	/* opts.tids, sorted; NULL: every thread of the followed processes */
