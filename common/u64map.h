@@ -45,15 +45,18 @@ static inline uint32_t u64map_find(const struct u64map *m, uint64_t key, size_t 
 	return m->vals[j];
 }
 
-/* Room for one more key: 0 or -ENOMEM. */
-static inline int u64map_reserve(struct u64map *m)
+/* Room for nr keys in all (a table filled to a known size grows once): 0 or -ENOMEM. */
+static inline int u64map_reserve_nr(struct u64map *m, size_t nr)
 {
 	struct u64map n = { 0 };
 	size_t i, j;
 
-	if (2 * (m->nr + 1) <= m->cap)
+	if (2 * nr <= m->cap)
 		return 0;
-	n.cap = m->cap ? 2 * m->cap : 256;
+	if (nr > SIZE_MAX / sizeof(*n.keys) / 4)
+		return -ENOMEM;
+	for (n.cap = m->cap ? 2 * m->cap : 256; n.cap < 2 * nr; n.cap *= 2)
+		;
 	n.keys = malloc(n.cap * sizeof(*n.keys));
 	n.vals = calloc(n.cap, sizeof(*n.vals));
 	if (!n.keys || !n.vals) {
@@ -71,6 +74,12 @@ static inline int u64map_reserve(struct u64map *m)
 	u64map_free(m);
 	*m = n;
 	return 0;
+}
+
+/* Room for one more key: 0 or -ENOMEM. */
+static inline int u64map_reserve(struct u64map *m)
+{
+	return u64map_reserve_nr(m, m->nr + 1);
 }
 
 /* The value of key, or 0 when absent (an empty map included). */

@@ -420,6 +420,7 @@ int diff__compare(const struct summary *const *base, size_t n_base,
 	res->opts = *o;
 	res->opts.rules = NULL;
 	res->opts.n_rules = 0;
+	res->opts.rules_alloc = 0;
 	err = 0;
 	for (i = 0; i < s.n && !err; i = j) {
 		for (j = i + 1; j < s.n && !cmp_sample_key(&s.v[i], &s.v[j]); j++)

@@ -61,7 +61,7 @@ struct diff_opts {
 	bool by_site;				    /* compare launch sites */
 	bool fail_on_new;			    /* a new item above min_time is a regression */
 	struct diff_rule *rules;		    /* owned */
-	size_t n_rules;
+	size_t n_rules, rules_alloc;
 };
 
 void diff_opts__init(struct diff_opts *o);

@@ -56,7 +56,7 @@ void diff_opts__release(struct diff_opts *o)
 	}
 	free(o->rules);
 	o->rules = NULL;
-	o->n_rules = 0;
+	o->n_rules = o->rules_alloc = 0;
 }
 
 static int parse_pct(const char *s, size_t len, double *out)
@@ -127,7 +127,7 @@ int diff_opts__parse_thresholds(struct diff_opts *o, const char *text, char *err
 int diff_opts__add_rule(struct diff_opts *o, const char *pattern, double threshold, bool ignore,
 			char *errbuf, size_t errsize)
 {
-	struct diff_rule *nr, *r;
+	struct diff_rule *r;
 	regex_t *re;
 	int rc;
 
@@ -142,10 +142,8 @@ int diff_opts__add_rule(struct diff_opts *o, const char *pattern, double thresho
 		free(re);
 		return errf(errbuf, errsize, -EINVAL, "invalid regex '%s': %s", pattern, msg);
 	}
-	nr = realloc(o->rules, (o->n_rules + 1) * sizeof(*nr));
-	if (!nr)
+	if (GP_ALLOC_GROW(o->rules, o->n_rules + 1, o->rules_alloc))
 		goto nomem;
-	o->rules = nr;
 	r = &o->rules[o->n_rules];
 	r->pattern = strdup(pattern);
 	if (!r->pattern)

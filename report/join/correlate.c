@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include "correlate.h"
+#include "gp_alloc.h"
 #include "gp_record.h"
 #include "timeline.h"
+#include "u64map.h"
 
 /*
  * (pid, correlation id) -> api index. CUPTI hands out correlation ids
@@ -29,19 +31,12 @@ struct corr_map {
 	struct pid_ids *pids; /* by pid, as tl->api is sorted */
 	size_t nr_pids;
 	size_t last; /* the pid looked up last: GPU records come in runs of one pid */
-	uint64_t *keys; /* pid << 32 | corr, + 1 so that 0 means empty */
-	int32_t *vals;
-	size_t cap;
+	struct u64map sparse; /* pid << 32 | corr -> api index + 1, for the sparse pids */
 };
 
 static uint64_t key_of(uint32_t pid, uint32_t corr)
 {
-	return (((uint64_t)pid << 32) | corr) + 1;
-}
-
-static size_t slot_of(uint64_t key, size_t cap)
-{
-	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
+	return ((uint64_t)pid << 32) | corr;
 }
 
 static void corr_map_free(struct corr_map *m)
@@ -51,21 +46,19 @@ static void corr_map_free(struct corr_map *m)
 	for (i = 0; i < m->nr_pids; i++)
 		free(m->pids[i].dense);
 	free(m->pids);
-	free(m->keys);
-	free(m->vals);
+	u64map_free(&m->sparse);
 }
 
-/* The hash table side: one api record of a sparse pid. */
+/* The hash table side: one api record of a sparse pid (corr_map_build() made the room). */
 static void corr_map_hash(struct corr_map *m, uint32_t pid, uint32_t corr, size_t i)
 {
 	uint64_t key = key_of(pid, corr);
 	size_t j;
 
-	for (j = slot_of(key, m->cap); m->keys[j] && m->keys[j] != key; j = (j + 1) & (m->cap - 1))
-		;
-	if (!m->keys[j]) { /* the first record wins if a buggy producer repeats an id */
-		m->keys[j] = key;
-		m->vals[j] = (int32_t)i;
+	if (!u64map_find(&m->sparse, key, &j)) { /* the first record wins if an id repeats */
+		m->sparse.keys[j] = key;
+		m->sparse.vals[j] = (uint32_t)i + 1;
+		m->sparse.nr++;
 	}
 }
 
@@ -77,7 +70,7 @@ static void corr_map_hash(struct corr_map *m, uint32_t pid, uint32_t corr, size_
  */
 static int corr_map_build(struct corr_map *m, const struct timeline *tl)
 {
-	size_t i, lo, cap = 0, nr_hashed = 0;
+	size_t i, lo, nr_pids_alloc = 0, nr_hashed = 0;
 
 	for (lo = 0; lo < tl->nr_api; lo = i) {
 		uint32_t pid = timeline__api_pid(tl, &tl->api[lo]), min = tl->api[lo].corr, max = min;
@@ -89,15 +82,8 @@ static int corr_map_build(struct corr_map *m, const struct timeline *tl)
 			min = c < min ? c : min;
 			max = c > max ? c : max;
 		}
-		if (m->nr_pids == cap) {
-			size_t ncap = cap ? 2 * cap : 16;
-			struct pid_ids *n = realloc(m->pids, ncap * sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			m->pids = n;
-			cap = ncap;
-		}
+		if (GP_ALLOC_GROW(m->pids, m->nr_pids + 1, nr_pids_alloc))
+			return -ENOMEM;
 		p = &m->pids[m->nr_pids++];
 		memset(p, 0, sizeof(*p));
 		p->pid = pid;
@@ -112,15 +98,7 @@ static int corr_map_build(struct corr_map *m, const struct timeline *tl)
 		if (!p->dense)
 			return -ENOMEM;
 	}
-	if (!nr_hashed)
-		return 0;
-	for (m->cap = 64; m->cap < nr_hashed * 2; m->cap *= 2)
-		;
-	m->keys = calloc(m->cap, sizeof(*m->keys));
-	m->vals = malloc(m->cap * sizeof(*m->vals));
-	if (!m->keys || !m->vals)
-		return -ENOMEM;
-	return 0;
+	return nr_hashed ? u64map_reserve_nr(&m->sparse, nr_hashed) : 0;
 }
 
 /* Enter tl->api[i], in order of i: `p` is its pid's entry. */
@@ -148,8 +126,6 @@ static inline void corr_map_put(struct corr_map *m, struct pid_ids *p, uint32_t 
 static int32_t corr_map_get(struct corr_map *m, uint32_t pid, uint32_t corr)
 {
 	const struct pid_ids *p;
-	uint64_t k;
-	size_t j;
 
 	if (!m->nr_pids)
 		return -1;
@@ -171,11 +147,7 @@ static int32_t corr_map_get(struct corr_map *m, uint32_t pid, uint32_t corr)
 	p = &m->pids[m->last];
 	if (p->dense)
 		return corr - p->min < p->span ? (int32_t)p->dense[corr - p->min] - 1 : -1;
-	k = key_of(pid, corr);
-	for (j = slot_of(k, m->cap); m->keys[j]; j = (j + 1) & (m->cap - 1))
-		if (m->keys[j] == k)
-			return m->vals[j];
-	return -1;
+	return (int32_t)u64map_get(&m->sparse, key_of(pid, corr)) - 1;
 }
 
 /*

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gp_alloc.h"
 #include "gp_record.h"
 #include "gp_util.h"
 #include "symbolize.h"
@@ -15,20 +16,10 @@
 static int frame_buf__push_src(struct frame_buf *fb, const char *name, enum gp_frame_kind kind,
 			       const struct sym_frame *src)
 {
-	if (fb->n == fb->cap) {
-		size_t ncap = fb->cap ? fb->cap * 2 : 64;
-		struct stack_frame *f = realloc(fb->f, ncap * sizeof(*f));
-		const struct sym_frame **sf;
-
-		if (!f)
-			return -ENOMEM;
-		fb->f = f;
-		sf = realloc(fb->src, ncap * sizeof(*sf));
-		if (!sf)
-			return -ENOMEM;
-		fb->src = sf;
-		fb->cap = ncap;
-	}
+	/* one capacity each, so that a failed second grow leaves both right */
+	if (GP_ALLOC_GROW(fb->f, fb->n + 1, fb->cap) ||
+	    GP_ALLOC_GROW(fb->src, fb->n + 1, fb->cap_src))
+		return -ENOMEM;
 	fb->f[fb->n].name = name;
 	fb->f[fb->n].kind = kind;
 	fb->src[fb->n] = src;

@@ -36,7 +36,7 @@ struct tl_stack;
 struct frame_buf {
 	struct stack_frame *f;
 	const struct sym_frame **src; /* per frame: what symbolized it, NULL for markers */
-	size_t n, cap;
+	size_t n, cap, cap_src;       /* cap: of f, cap_src: of src */
 };
 
 /* Append a frame; name is borrowed. 0 or -ENOMEM. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gp_alloc.h"
 #include "gp_util.h"
 #include "timeline.h"
 
@@ -87,15 +88,8 @@ static int groups_grow(struct rec_groups *gs)
 /* Open a new group for `rec` in the empty slot `j` the caller's probe stopped at. */
 static int group_new(struct rec_groups *gs, size_t j, const struct rec_group *g)
 {
-	if (gs->n == gs->cap) {
-		size_t ncap = gs->cap ? gs->cap * 2 : 1024;
-		struct rec_group *ng = realloc(gs->g, ncap * sizeof(*ng));
-
-		if (!ng)
-			return -ENOMEM;
-		gs->g = ng;
-		gs->cap = ncap;
-	}
+	if (GP_ALLOC_GROW(gs->g, gs->n + 1, gs->cap))
+		return -ENOMEM;
 	gs->g[gs->n] = *g;
 	gs->slots[j] = (uint32_t)++gs->n;
 	return 0;

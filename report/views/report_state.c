@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gp_alloc.h"
 #include "gp_record.h"
 #include "stack_agg.h"
 #include "symbolize.h"
@@ -15,15 +16,13 @@
 
 int report_state__warn(struct report_state *r, const char *fmt, ...)
 {
-	char **w = realloc(r->warnings, (r->nr_warnings + 1) * sizeof(*w));
 	va_list ap;
 	int n;
 
-	if (!w)
+	if (GP_ALLOC_GROW(r->warnings, r->nr_warnings + 1, r->warnings_alloc))
 		return -ENOMEM;
-	r->warnings = w;
 	va_start(ap, fmt);
-	n = vasprintf(&w[r->nr_warnings], fmt, ap);
+	n = vasprintf(&r->warnings[r->nr_warnings], fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		return -ENOMEM;
@@ -66,15 +65,8 @@ static struct stack_agg *thread_agg(struct thread_views *tv, uint32_t pid, uint3
 	for (i = tv->n; i-- > 0;)
 		if (tv->v[i].pid == pid && tv->v[i].tid == tid)
 			return tv->v[i].agg;
-	if (tv->n == tv->cap) {
-		size_t ncap = tv->cap ? tv->cap * 2 : 16;
-		struct thread_view *v = realloc(tv->v, ncap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		tv->v = v;
-		tv->cap = ncap;
-	}
+	if (GP_ALLOC_GROW(tv->v, tv->n + 1, tv->cap))
+		return NULL;
 	tv->v[tv->n].pid = pid;
 	tv->v[tv->n].tid = tid;
 	tv->v[tv->n].agg = stack_agg__new();

@@ -59,7 +59,7 @@ struct report_state {
 	struct rec_groups groups;     /* every sample, span and GPU record, grouped */
 	struct report_stats *stats; /* report_stats.h: built on first use */
 	char **warnings;	      /* the report's own (after the timeline's): one line each */
-	size_t nr_warnings;
+	size_t nr_warnings, warnings_alloc;
 	struct { /* report_state__tool_thread()'s last answer: records come in runs of a thread */
 		uint32_t pid, tid;
 		bool valid, tool;

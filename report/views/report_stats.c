@@ -13,6 +13,7 @@
 #include "site.h"
 #include "symbolize.h"
 #include "timeline.h"
+#include "u64map.h"
 
 static unsigned hist_bucket(uint64_t d)
 {
@@ -68,44 +69,20 @@ static void kcfg_add(struct kstat *k, uint16_t kconfig, uint64_t d)
 
 static struct kstat *kstat_get(struct report_stats *s, uint32_t name)
 {
-	size_t i, mask;
+	uint32_t at = u64map_get(&s->k_index, name);
 
-	if (s->nr_k * 2 >= s->nslots) {
-		size_t n = s->nslots ? s->nslots * 2 : 64, j;
-		uint32_t *slots = calloc(n, sizeof(*slots));
-
-		if (!slots)
-			return NULL;
-		for (j = 0; j < s->nr_k; j++) {
-			for (i = (s->k[j].name * 2654435761u) & (n - 1); slots[i]; i = (i + 1) & (n - 1))
-				;
-			slots[i] = (uint32_t)j + 1;
-		}
-		free(s->k_slots);
-		s->k_slots = slots;
-		s->nslots = n;
-	}
-	mask = s->nslots - 1;
-	for (i = (name * 2654435761u) & mask; s->k_slots[i]; i = (i + 1) & mask)
-		if (s->k[s->k_slots[i] - 1].name == name)
-			return &s->k[s->k_slots[i] - 1];
-	if (s->nr_k == s->cap_k) {
-		size_t ncap = s->cap_k ? s->cap_k * 2 : 32;
-		struct kstat *k = realloc(s->k, ncap * sizeof(*k));
-
-		if (!k)
-			return NULL;
-		s->k = k;
-		s->cap_k = ncap;
-	}
+	if (at)
+		return &s->k[at - 1];
+	if (GP_ALLOC_GROW(s->k, s->nr_k + 1, s->cap_k) || u64map_reserve(&s->k_index))
+		return NULL;
 	memset(&s->k[s->nr_k], 0, sizeof(s->k[0]));
 	s->k[s->nr_k].name = name;
 	s->k[s->nr_k].min = UINT64_MAX;
 	s->k[s->nr_k].hist = calloc(HIST_BUCKETS, sizeof(uint32_t));
 	if (!s->k[s->nr_k].hist)
 		return NULL;
-	s->k_slots[i] = (uint32_t)++s->nr_k;
-	return &s->k[s->nr_k - 1];
+	u64map_put(&s->k_index, name, (uint32_t)s->nr_k + 1); /* reserved: cannot fail */
+	return &s->k[s->nr_k++];
 }
 
 static void heap_push(struct sweep *w, uint64_t v)
@@ -176,15 +153,8 @@ sweep_add(struct dev_stat *d, uint64_t start, uint64_t end)
 			heap_pop(w);
 		}
 		advance(w, start);
-		if (w->n == w->cap) {
-			size_t ncap = w->cap ? w->cap * 2 : 16;
-			uint64_t *h = realloc(w->heap, ncap * sizeof(*h));
-
-			if (!h)
-				return -ENOMEM;
-			w->heap = h;
-			w->cap = ncap;
-		}
+		if (GP_ALLOC_GROW(w->heap, w->n + 1, w->cap))
+			return -ENOMEM;
 		heap_push(w, end);
 	}
 	if (end > d->last)
@@ -358,14 +328,11 @@ static int collect(struct report_state *r, struct report_stats *s)
 		for (j = 0; j < s->nr_dev && s->dev[j].id != timeline__gpu_device(tl, g); j++)
 			;
 		if (j == s->nr_dev) {
-			struct dev_stat *nd = realloc(s->dev, (s->nr_dev + 1) * sizeof(*nd));
-
-			if (!nd) {
+			if (GP_ALLOC_GROW(s->dev, s->nr_dev + 1, s->dev_alloc)) {
 				err = -ENOMEM;
 				break;
 			}
-			s->dev = nd;
-			memset(&s->dev[s->nr_dev], 0, sizeof(*nd));
+			memset(&s->dev[s->nr_dev], 0, sizeof(s->dev[0]));
 			s->dev[s->nr_dev++].id = timeline__gpu_device(tl, g);
 		}
 		if (g->kind == TL_GPU_KERNEL)
@@ -431,7 +398,7 @@ static void stats_release(struct report_stats *s)
 	for (i = 0; i < s->nr_k; i++)
 		free(s->k[i].hist);
 	free(s->k);
-	free(s->k_slots);
+	u64map_free(&s->k_index);
 	for (i = 0; i < s->nr_sites; i++)
 		free(s->sites[i].stack);
 	free(s->sites);

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "u64map.h"
+
 struct memory_stats;
 struct report_state;
 struct site;
@@ -70,12 +72,11 @@ struct pstat {
 struct report_stats {
 	struct kstat *k;
 	size_t nr_k, cap_k;
-	uint32_t *k_slots; /* open addressing over k by name id: index + 1 */
-	size_t nslots;
+	struct u64map k_index; /* name id -> index in k + 1 */
 	struct site *sites;
 	size_t nr_sites, cap_sites;
 	struct dev_stat *dev;
-	size_t nr_dev;
+	size_t nr_dev, dev_alloc;
 	struct mstat mc[MAX_MEMCPY_KINDS], ms;
 	struct pstat *proc; /* per tl->procs */
 	uint64_t busy, idle, overlap;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "frames.h"
+#include "gp_alloc.h"
 #include "symbolize.h"
 #include "timeline.h"
 
@@ -20,15 +21,8 @@
  */
 static int site_text_add(char **text, size_t *len, size_t *cap, const char *s, size_t n)
 {
-	if (*len + n + 1 > *cap) {
-		size_t ncap = (*len + n + 1) * 2;
-		char *t = realloc(*text, ncap);
-
-		if (!t)
-			return -ENOMEM;
-		*text = t;
-		*cap = ncap;
-	}
+	if (GP_ALLOC_GROW(*text, *len + n + 1, *cap))
+		return -ENOMEM;
 	memcpy(*text + *len, s, n);
 	*len += n;
 	(*text)[*len] = '\0';
@@ -75,16 +69,9 @@ int site__get(const struct frames *fr, struct frame_buf *fb, struct site **sites
 	if (i == *nr) {
 		struct site *st;
 
-		if (*nr == *cap_sites) {
-			size_t ncap = *cap_sites ? *cap_sites * 2 : 32;
-			struct site *n = realloc(*sites, ncap * sizeof(*n));
-
-			if (!n) {
-				free(text);
-				return -ENOMEM;
-			}
-			*sites = n;
-			*cap_sites = ncap;
+		if (GP_ALLOC_GROW(*sites, *nr + 1, *cap_sites)) {
+			free(text);
+			return -ENOMEM;
 		}
 		st = &(*sites)[(*nr)++];
 		memset(st, 0, sizeof(*st));

@@ -207,8 +207,8 @@ static enum gp_frame_kind marker_kind(const char *name)
 
 int folded__parse_line(struct stack_agg *agg, char *line, size_t len, unsigned flags)
 {
-	struct stack_frame local[FRAMES_ON_STACK], *frames = local;
-	size_t cap = FRAMES_ON_STACK, n = 0, end, sep, i, start;
+	struct stack_frame local[FRAMES_ON_STACK], *frames = local, *heap = NULL;
+	size_t heap_alloc = 0, n = 0, end, sep, i, start;
 	bool offcpu = false;
 	uint64_t count;
 	int err;
@@ -247,19 +247,14 @@ int folded__parse_line(struct stack_agg *agg, char *line, size_t len, unsigned f
 			else if (offcpu && kind <= GP_FRAME_JIT)
 				kind = GP_FRAME_OFFCPU;
 		}
-		if (n == cap) {
-			struct stack_frame *p;
-
-			cap *= 2;
-			p = frames == local ? malloc(cap * sizeof(*p))
-					    : realloc(frames, cap * sizeof(*p));
-			if (!p) {
+		if (n >= FRAMES_ON_STACK) { /* past the stack's array: on to the heap */
+			if (GP_ALLOC_GROW(heap, n + 1, heap_alloc)) {
 				err = -ENOMEM;
 				goto cleanup;
 			}
 			if (frames == local)
-				memcpy(p, local, sizeof(local));
-			frames = p;
+				memcpy(heap, local, sizeof(local));
+			frames = heap;
 		}
 		frames[n].name = line + start;
 		frames[n].kind = kind;
@@ -272,8 +267,7 @@ int folded__parse_line(struct stack_agg *agg, char *line, size_t len, unsigned f
 	else if (!err)
 		err = 1;
 cleanup:
-	if (frames != local)
-		free(frames);
+	free(heap);
 	return err;
 }
 
