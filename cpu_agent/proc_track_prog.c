@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
 
+#include "gp_util.h"
 #include "proc_track.h"
 #include "task_filter.h" /* before the skeleton: its rodata holds task_filter_knobs */
 #include "proc_track.skel.h"
@@ -58,7 +59,7 @@ static int probe_tp_btf(const struct btf *vmlinux, const char *tp)
 	LIBBPF_OPTS(bpf_prog_load_opts, lopts, .expected_attach_type = BPF_TRACE_RAW_TP,
 		    .attach_btf_id = (__u32)id);
 	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", insns,
-			   sizeof(insns) / sizeof(insns[0]), &lopts);
+			   ARRAY_SIZE(insns), &lopts);
 	if (fd >= 0) {
 		close(fd);
 		return 1;
@@ -80,7 +81,7 @@ static int choose_tp_btf(const struct proc_track_opts *opts)
 		ret = 0;
 		goto out;
 	}
-	for (i = 0; i < sizeof(proc_track_tps) / sizeof(proc_track_tps[0]) && ret == 1; i++)
+	for (i = 0; i < ARRAY_SIZE(proc_track_tps) && ret == 1; i++)
 		ret = probe_tp_btf(vmlinux, proc_track_tps[i]);
 out:
 	btf__free(vmlinux);

@@ -73,10 +73,10 @@ int report__parse_formats(const char *list, unsigned *formats)
 	while (*p) {
 		size_t len = strcspn(p, ","), i;
 
-		for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		for (i = 0; i < ARRAY_SIZE(words); i++)
 			if (strlen(words[i].name) == len && !strncmp(words[i].name, p, len))
 				break;
-		if (i == sizeof(words) / sizeof(words[0]))
+		if (i == ARRAY_SIZE(words))
 			return -EINVAL;
 		out |= words[i].bit;
 		p += len;
@@ -424,7 +424,7 @@ static int write_outputs(struct run *r, struct report_result *res)
 
 	snprintf(subtitle, sizeof(subtitle),
 		 "on-CPU, off-CPU and GPU time in ns; GPU work sits on the stack that launched it");
-	for (i = 0; i < sizeof(files) / sizeof(files[0]) && !err; i++) {
+	for (i = 0; i < ARRAY_SIZE(files) && !err; i++) {
 		struct stack_agg *agg = r->s.view[files[i].view];
 
 		/*

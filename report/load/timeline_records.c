@@ -354,10 +354,10 @@ static inline int add_dropped(struct timeline *tl, const struct gp_rec_hdr *rec)
 {
 	const struct gp_rec_dropped *d = (const void *)rec;
 
-	_Static_assert(GP_DROP_SOURCES <= sizeof(tl->dropped) / sizeof(tl->dropped[0]),
+	_Static_assert(GP_DROP_SOURCES <= ARRAY_SIZE(tl->dropped),
 		       "timeline.dropped holds every source");
 
-	if (d->source < sizeof(tl->dropped) / sizeof(tl->dropped[0])) {
+	if (d->source < ARRAY_SIZE(tl->dropped)) {
 		tl->dropped[d->source] += d->count;
 		if (d->count && d->cause && !tl->drop_cause[d->source])
 			tl->drop_cause[d->source] = d->cause;

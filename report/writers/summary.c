@@ -154,7 +154,7 @@ static void drop_cause_text(size_t source, uint32_t cause, char *buf, size_t len
 	};
 	const char *name = NULL, *what = NULL;
 
-	for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(errs); i++)
 		if ((uint32_t)errs[i].err == cause) {
 			name = errs[i].name;
 			what = errs[i].what;
@@ -301,12 +301,12 @@ static cJSON *build_json(struct report_state *r, struct report_stats *s)
 	num(o, "old_launch_sites", (double)tl->old_launch_sites);
 
 	o = cJSON_AddObjectToObject(root, "drops");
-	for (i = 0; i < sizeof(drop_names) / sizeof(drop_names[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(drop_names); i++)
 		if (drop_names[i])
 			num(o, drop_names[i], (double)tl->dropped[i]);
 	/* 1.4: why, for the sources whose recorder said */
 	o = cJSON_AddObjectToObject(root, "drop_causes");
-	for (i = 0; i < sizeof(drop_names) / sizeof(drop_names[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(drop_names); i++) {
 		char why[160];
 
 		if (drop_names[i] && tl->dropped[i] && tl->drop_cause[i]) {
@@ -613,12 +613,12 @@ void summary__write_warnings(struct report_state *r, FILE *out)
 	uint64_t drops = 0;
 	size_t i;
 
-	for (i = 0; i < sizeof(tl->dropped) / sizeof(tl->dropped[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(tl->dropped); i++)
 		drops += tl->dropped[i];
 	if (drops)
 		fprintf(out, "\nwarning: %llu records were lost while recording (see \"drops\" in "
 			     "summary.json)\n", (unsigned long long)drops);
-	for (i = 0; i < sizeof(tl->dropped) / sizeof(tl->dropped[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(tl->dropped); i++) {
 		static const char *const what[GP_DROP_SOURCES] = {
 			[GP_DROP_WRITER] = "records could not be written to the trace files",
 			[GP_DROP_PERF_MAP] = "JIT symbol maps (/tmp/perf-PID.map) were not copied",
