@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_escape.h"
+
 size_t json_utf8__seq_len(const unsigned char *s)
 {
 	unsigned char c = s[0];
@@ -46,35 +48,35 @@ int json_utf8__valid(const char *s)
 	return 1;
 }
 
+/* Where json_utf8__dup()'s two passes put the bytes: counted (p NULL), then copied. */
+struct dup_sink {
+	char *p;
+	size_t n;
+};
+
+static void dup_put(void *ctx, const char *s, size_t n)
+{
+	struct dup_sink *k = ctx;
+
+	if (k->p)
+		memcpy(k->p + k->n, s, n);
+	k->n += n;
+}
+
 char *json_utf8__dup(const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t bad = 0, n, len = 0;
-	char *out, *q;
+	struct dup_sink k = { 0 };
+	char *out;
 
-	for (; *p; p += n, len += n)
-		if (!(n = json_utf8__seq_len(p))) {
-			bad++;
-			n = 1;
-		}
-	/* U+FFFD is 3 bytes where the byte was 1 */
-	out = malloc(len + 2 * bad + 1);
+	json_escape(s, JSON_ESC_FFFD, dup_put, &k);
+	out = malloc(k.n + 1);
 	if (!out) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	for (p = (const unsigned char *)s, q = out; *p; p += n) {
-		n = json_utf8__seq_len(p);
-		if (n) {
-			memcpy(q, p, n);
-			q += n;
-		} else {
-			memcpy(q, "\xef\xbf\xbd", 3);
-			q += 3;
-			n = 1;
-		}
-	}
-	*q = '\0';
+	k = (struct dup_sink){ .p = out };
+	json_escape(s, JSON_ESC_FFFD, dup_put, &k);
+	out[k.n] = '\0';
 	return out;
 }
 

@@ -9,7 +9,8 @@
  * unreadable to strict JSON parsers. Each byte that does not belong to a
  * valid UTF-8 sequence (RFC 3629: no overlong forms, no UTF-16 surrogates,
  * nothing above U+10FFFF, no sequence cut short) becomes U+FFFD, the
- * replacement character; valid text is left as it is.
+ * replacement character; valid text is left as it is. The replacing is
+ * json_escape()'s loop (json_escape.h) under its JSON_ESC_FFFD policy.
  */
 #ifndef GPUPERF_JSON_UTF8_H
 #define GPUPERF_JSON_UTF8_H

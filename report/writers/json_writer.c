@@ -3,11 +3,10 @@
 #include "json_writer.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "bulk_out.h"
-#include "json_utf8.h"
+#include "json_escape.h"
 
 void jw_flush(struct jw *w)
 {
@@ -41,59 +40,16 @@ void jw_put_long(struct jw *w, const char *s, size_t n)
 	}
 }
 
-/* 1 for the bytes a JSON string can hold as they are (printable ASCII but '"' and '\\'). */
-static const unsigned char plain[256] = {
-	[0x20] = 1, [0x21] = 1, [0x23 ... 0x5b] = 1, [0x5d ... 0x7e] = 1, [0x7f] = 1,
-};
+static void jw_put_cb(void *w, const char *s, size_t n)
+{
+	jw_put(w, s, n);
+}
 
 void jw_str_prefixed(struct jw *w, const char *prefix, const char *str)
 {
-	const unsigned char *s = (const unsigned char *)(str ? str : "");
-	const unsigned char *run = s;
-
 	jw_lit(w, "\"");
 	if (*prefix)
 		jw_puts(w, prefix);
-	for (;;) {
-		const char *esc = NULL;
-		char tmp[8];
-		size_t n;
-
-		while (plain[*s])
-			s++;
-		if (!*s)
-			break;
-		if (*s >= 0x80) {
-			/* The continuation-byte checks stop at the NUL, so no overread. */
-			n = json_utf8__seq_len(s); /* RFC 3629: no overlongs, no surrogates */
-			if (n) {
-				s += n;
-				continue;
-			}
-			esc = "?";
-		} else if (*s == '"') {
-			esc = "\\\"";
-		} else if (*s == '\\') {
-			esc = "\\\\";
-		} else if (*s == '\n') {
-			esc = "\\n";
-		} else if (*s == '\t') {
-			esc = "\\t";
-		} else if (*s == '\r') {
-			esc = "\\r";
-		} else if (*s == '\b') {
-			esc = "\\b";
-		} else if (*s == '\f') {
-			esc = "\\f";
-		} else {
-			snprintf(tmp, sizeof(tmp), "\\u%04x", *s);
-			esc = tmp;
-		}
-		jw_put(w, (const char *)run, (size_t)(s - run));
-		jw_puts(w, esc);
-		s++;
-		run = s;
-	}
-	jw_put(w, (const char *)run, (size_t)(s - run));
+	json_escape(str, JSON_ESC_QUOTE, jw_put_cb, w);
 	jw_lit(w, "\"");
 }
