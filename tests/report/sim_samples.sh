@@ -126,13 +126,15 @@ sample driver_module -- scale_rows=launch_from_cubin add_bias=launch_from_fatbin
 # mapped while the agent was busy (unknown_module: the agent is late, more so
 # under sanitizers, 2-3x slower, where the bar is lower), and a copy that stops at
 # a stack page never touched (bad_frame).
+# A run with few stacks (the first of a fresh machine, its caches cold) may miss a
+# couple: up to 3 short is allowed whatever the count.
 min=98
 [ "${GPUPERF_TEST_SANITIZED:-}" = 1 ] && min=93
 read -r n root <<EOF_ENDS
 $(awk '{ n += $1; r += $2 } END { print n + 0, r + 0 }' "$tmp/stack_ends")
 EOF_ENDS
-if [ "$n" -gt 0 ] && [ $((root * 100)) -lt $((n * min)) ]; then
-	echo "FAIL: $root of $n user stacks reach their thread's root (under $min%):"
+if [ "$n" -gt 0 ] && [ $((n - root)) -gt 3 ] && [ $((root * 100)) -lt $((n * min)) ]; then
+	echo "FAIL: $root of $n user stacks reach their thread's root (under $min%, and more than 3 short):"
 	awk '$1 != $2 { print "  " $3 ": " $2 " of " $1 ", " $4 " " $5 " " $6 }' "$tmp/stack_ends"
 	fail=1
 else
