@@ -334,6 +334,19 @@ static void deliver_callback(void *arg)
 	a->cb(a->userdata, (CUpti_CallbackDomain)a->domain, a->cbid, a->d);
 }
 
+/* The subscriber's callback when it has enabled (domain, cbid); NULL otherwise. */
+static CUpti_CallbackFunc subscriber_of(int domain, uint32_t cbid, void **userdata)
+{
+	uint8_t *on = cb_table(domain, cbid);
+	CUpti_CallbackFunc cb;
+
+	pthread_mutex_lock(&C.lock);
+	cb = C.subscribed && on && *on ? C.sub.cb : NULL;
+	*userdata = C.sub.userdata;
+	pthread_mutex_unlock(&C.lock);
+	return cb;
+}
+
 /*
  * On the thread that made the call, as the call enters and as it returns:
  * "The callback is at the entry of the API call." (CUPTI_API_ENTER) and
@@ -350,13 +363,9 @@ static void issue_callback(struct gpsim_call *call, CUpti_ApiCallbackSite site)
 	CUpti_CallbackFunc cb;
 	struct deliver_args a;
 	void *userdata;
-	uint8_t *on = cb_table(call->domain, call->cbid);
 	CUcontext ctx;
 
-	pthread_mutex_lock(&C.lock);
-	cb = C.subscribed && on && *on ? C.sub.cb : NULL;
-	userdata = C.sub.userdata;
-	pthread_mutex_unlock(&C.lock);
+	cb = subscriber_of(call->domain, call->cbid, &userdata);
 	if (!cb)
 		return;
 	ctx = gpsim_ctx_current();
@@ -386,12 +395,8 @@ static void hook_graph(uint32_t cbid, const struct gpsim_graph_ev *ev)
 	CUpti_GraphData gd;
 	struct deliver_args a;
 	void *userdata;
-	uint8_t *on = cb_table(CUPTI_CB_DOMAIN_RESOURCE, cbid);
 
-	pthread_mutex_lock(&C.lock);
-	cb = C.subscribed && on && *on ? C.sub.cb : NULL;
-	userdata = C.sub.userdata;
-	pthread_mutex_unlock(&C.lock);
+	cb = subscriber_of(CUPTI_CB_DOMAIN_RESOURCE, cbid, &userdata);
 	if (!cb)
 		return;
 	memset(&gd, 0, sizeof(gd));
@@ -423,12 +428,8 @@ static void hook_resource(uint32_t cbid, const struct gpsim_res_ev *ev)
 	CUpti_ModuleResourceData md;
 	struct deliver_args a;
 	void *userdata;
-	uint8_t *on = cb_table(CUPTI_CB_DOMAIN_RESOURCE, cbid);
 
-	pthread_mutex_lock(&C.lock);
-	cb = C.subscribed && on && *on ? C.sub.cb : NULL;
-	userdata = C.sub.userdata;
-	pthread_mutex_unlock(&C.lock);
+	cb = subscriber_of(CUPTI_CB_DOMAIN_RESOURCE, cbid, &userdata);
 	if (!cb)
 		return;
 	memset(&rd, 0, sizeof(rd));
