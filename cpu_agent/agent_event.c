@@ -146,27 +146,43 @@ static void note_kernel_ips(struct cpu_agent *a, const uint64_t *ips, uint32_t n
 	}
 }
 
+/*
+ * One cpu_sample record: @nu user frames at @user, @nk kernel frames at
+ * @kernel (8-byte addresses, the BPF side's __u64 or the unwinder's
+ * uint64_t), hdr.flags @flags (GP_STACK_END_* of the user stack, or 0).
+ */
+static void write_sample(struct cpu_agent *a, uint64_t ts, uint32_t pid, uint32_t tid,
+			 uint32_t cpu, const void *user, uint32_t nu, const void *kernel,
+			 uint32_t nk, uint16_t flags)
+{
+	struct gp_rec_cpu_sample *r;
+
+	r = gp_writer__reserve(a->w, GP_REC_CPU_SAMPLE, (uint32_t)(sizeof(*r) + 8 * (nu + nk)));
+	if (!r)
+		return;
+	r->hdr.flags = flags;
+	r->ts = ts;
+	r->weight_ns = a->weight_ns;
+	r->pid = pid;
+	r->tid = tid;
+	r->cpu = cpu;
+	r->nr_user = (uint16_t)nu;
+	r->nr_kernel = (uint16_t)nk;
+	memcpy(r->ips, user, 8 * nu);
+	memcpy(r->ips + nu, kernel, 8 * nk);
+	_Static_assert(sizeof(r->ips[0]) == 8, "8-byte addresses");
+	note_kernel_ips(a, r->ips + nu, nk);
+	gp_writer__commit(a->w);
+	a->st.samples++;
+}
+
 int agent_event__on_sample(void *ctx, const struct cpu_sample_event *ev)
 {
 	struct cpu_agent *a = ctx;
-	uint32_t n = (uint32_t)ev->nr_user + ev->nr_kernel;
-	struct gp_rec_cpu_sample *r;
 
 	agent_proc__note_thread(a, ev->pid, ev->tid, ev->ts_ns);
-	r = gp_writer__reserve(a->w, GP_REC_CPU_SAMPLE, (uint32_t)(sizeof(*r) + 8 * n));
-	if (!r)
-		return 0;
-	r->ts = ev->ts_ns;
-	r->weight_ns = a->weight_ns;
-	r->pid = ev->pid;
-	r->tid = ev->tid;
-	r->cpu = ev->cpu;
-	r->nr_user = ev->nr_user;
-	r->nr_kernel = ev->nr_kernel;
-	memcpy(r->ips, ev->ips, 8 * n);
-	note_kernel_ips(a, r->ips + ev->nr_user, ev->nr_kernel);
-	gp_writer__commit(a->w);
-	a->st.samples++;
+	write_sample(a, ev->ts_ns, ev->pid, ev->tid, ev->cpu, ev->ips, ev->nr_user,
+		     ev->ips + ev->nr_user, ev->nr_kernel, 0);
 	return 0;
 }
 
@@ -231,7 +247,6 @@ int agent_event__on_sample_copy(void *ctx, const struct cpu_sample_copy_event *e
 	struct cpu_agent *a = ctx;
 	uint64_t pcs[GP_BPF_STACK_DEPTH];
 	uint32_t nu = 0, nk = ev->nr_kernel;
-	struct gp_rec_cpu_sample *r;
 	int end = -1;
 
 	catch_up(a);
@@ -242,23 +257,8 @@ int agent_event__on_sample_copy(void *ctx, const struct cpu_sample_copy_event *e
 					      ev->rbx, ev->stack, ev->stack_len,
 					      ev->stack_flags & CPU_SAMPLE_STACK_CUT, pcs,
 					      GP_BPF_STACK_DEPTH, &end);
-	r = gp_writer__reserve(a->w, GP_REC_CPU_SAMPLE, (uint32_t)(sizeof(*r) + 8 * (nu + nk)));
-	if (!r)
-		return 0;
-	if (end >= 0)
-		r->hdr.flags = stack_end_flags(end);
-	r->ts = ev->ts_ns;
-	r->weight_ns = a->weight_ns;
-	r->pid = ev->pid;
-	r->tid = ev->tid;
-	r->cpu = ev->cpu;
-	r->nr_user = (uint16_t)nu;
-	r->nr_kernel = (uint16_t)nk;
-	memcpy(r->ips, pcs, 8 * nu);
-	memcpy(r->ips + nu, ev->kips, 8 * nk);
-	note_kernel_ips(a, r->ips + nu, nk);
-	gp_writer__commit(a->w);
-	a->st.samples++;
+	write_sample(a, ev->ts_ns, ev->pid, ev->tid, ev->cpu, pcs, nu, ev->kips, nk,
+		     end >= 0 ? stack_end_flags(end) : 0);
 	return 0;
 }
 
