@@ -112,6 +112,21 @@ for route in injection preload; do
 		run launch_loop$v $route "$samples/launch_loop$v" 20000 -- --kernels 20000
 	done
 done
+# The samples of the simulator's newer areas (graphs built node by node, host
+# functions, managed memory, stream-ordered allocation, a driver-API program
+# loading a cubin and a fatbin): each prints "ok" only when its results are
+# right; the trace's joins, times and end are checked, counts left to CUDA.
+for v in "" _shared; do
+	for s in graph_nodes host_callbacks managed_memory stream_alloc driver_module; do
+		[ -x "$samples/$s$v" ] || continue
+		opts=""
+		case $s in graph_nodes | stream_alloc) opts="--graph" ;; esac
+		# shellcheck disable=SC2086
+		run $s$v injection "$samples/$s$v" -- $opts
+		grep -q ' ok$' "$work/$s$v-injection/stdout.txt" 2>/dev/null ||
+			fail "$s$v" "no ok line: $(tail -2 "$work/$s$v-injection/stdout.txt" 2>/dev/null)"
+	done
+done
 
 if [ -x "$exitp" ]; then
 	# work() = 1 HtoD + 1 DtoH copy, 1 memset, N kernels.

@@ -76,6 +76,9 @@ sample() { # sample NAME [ARGS] -- [check options]
 	[ -s "$dir/stderr.txt" ] && fail "$name under the library wrote to stderr"
 	# main (or a thread's function) to _start or clone3: whole launch stacks
 	check --min-frames 4 "$@"
+	# the same trace as tests/e2e/gpu.sh reads it on a GPU, with no ground truth
+	"$GPINJ_CHECK" --no-truth --min-frames 4 "$@" "$t" /dev/null >"$dir/check-no-truth.txt" 2>&1 ||
+		fail "trace_check --no-truth: $(cat "$dir/check-no-truth.txt")"
 }
 
 wait_ready() { # wait_ready PID

@@ -694,11 +694,47 @@ static const struct apistack *find_apistack(uint32_t corr)
 	return bsearch(&key, apistacks, nr_apistacks, sizeof(key), cmp_apistack);
 }
 
+static int cmp_tid_start(const void *pa, const void *pb)
+{
+	const struct item *a = *(const struct item *const *)pa, *b = *(const struct item *const *)pb;
+
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+/*
+ * Without ground truth (a real GPU), the call a driver call was made inside
+ * is read off the trace: the runtime call of the same thread that started
+ * last before it and ended after it. rt: the trace's runtime calls sorted by
+ * (tid, start).
+ */
+static const struct item *enclosing_in_trace(const struct item *const *rt, size_t n,
+					     const struct item *it)
+{
+	size_t lo = 0, hi = n;
+
+	if (it->domain != GP_API_DRIVER)
+		return NULL;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (rt[mid]->tid < it->tid || (rt[mid]->tid == it->tid && rt[mid]->start <= it->start))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || rt[lo - 1]->tid != it->tid || rt[lo - 1]->end < it->end)
+		return NULL;
+	return rt[lo - 1];
+}
+
 /* Launch stacks: see the header comment. Returns how many calls had one. */
 static size_t check_stacks(const struct vec *tr, const struct vec *truth, int off, int lossy,
 			   unsigned min_frames)
 {
-	size_t k, n = 0;
+	const struct item **rt = NULL;
+	size_t k, n = 0, nrt = 0;
 
 	if (off) {
 		if (nr_apistacks)
@@ -718,6 +754,17 @@ static size_t check_stacks(const struct vec *tr, const struct vec *truth, int of
 			problem("api_stack corr %u: no API call that issues GPU work has that id (%s)",
 				apistacks[k].corr, api ? api->name : "none");
 	}
+	if (!truth->n) {
+		rt = calloc(tr->n + 1, sizeof(*rt));
+		if (!rt) {
+			problem("out of memory");
+			return 0;
+		}
+		for (k = 0; k < tr->n; k++)
+			if (tr->v[k].kind == K_API && tr->v[k].domain == GP_API_RUNTIME)
+				rt[nrt++] = &tr->v[k];
+		gp_sort(rt, nrt, sizeof(*rt), cmp_tid_start);
+	}
 	for (k = 0; k < tr->n; k++) {
 		const struct item *it = &tr->v[k], *t, *parent;
 		const struct apistack *s, *ps;
@@ -734,8 +781,14 @@ static size_t check_stacks(const struct vec *tr, const struct vec *truth, int of
 		if (s->nframes < min_frames)
 			problem("api %s corr %u: launch stack of %u frames, expected at least %u",
 				it->name, it->corr, s->nframes, min_frames);
-		t = truth->n ? find_api(truth, it->corr) : NULL;
-		parent = t && t->parent ? find_api(truth, t->parent) : NULL;
+		if (truth->n) {
+			t = find_api(truth, it->corr);
+			parent = t && t->parent ? find_api(truth, t->parent) : NULL;
+		} else {
+			parent = enclosing_in_trace(rt, nrt, it);
+			if (!parent && lossy)
+				continue; /* the enclosing call's record may be the one dropped */
+		}
 		if (!!(s->flags & GP_API_STACK_NESTED) != !!(parent && issues_work(parent->name)))
 			problem("api %s corr %u: nested flag %u, enclosing call %s", it->name, it->corr,
 				s->flags & GP_API_STACK_NESTED, parent ? parent->name : "none");
@@ -744,6 +797,7 @@ static size_t check_stacks(const struct vec *tr, const struct vec *truth, int of
 			problem("api %s corr %u: stack %u, its enclosing %s has stack %u", it->name,
 				it->corr, s->stack_id, parent->name, ps->stack_id);
 	}
+	free(rt);
 	return n;
 }
 
