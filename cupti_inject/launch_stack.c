@@ -68,6 +68,7 @@ struct ls_tls {
 	int gone;		  /* its ring was given back: the thread is exiting */
 	int depth;		  /* runtime calls entered and not left */
 	uint64_t outer_hash;	  /* the outermost runtime call's stack (0: lost) */
+	uint32_t rt_corr[8];	  /* the correlation ids of those calls, outermost first */
 };
 static __thread struct ls_tls T;
 
@@ -254,8 +255,20 @@ void launch_stack__enter(struct launch_stack *ls, int runtime, uint32_t corr)
 	unsigned k, n, flags = 0;
 	int nw, end, nested = !runtime && T.depth > 0;
 
-	if (runtime && T.depth++)
-		nested = 1; /* a runtime call inside another: its outer stack too */
+	/*
+	 * Real CUPTI (CUDA 13.0, driver 580) gives a driver call made inside a
+	 * runtime call the runtime call's correlation id, though the header
+	 * says each invocation has its own: that call's record is the runtime
+	 * call's, already written.
+	 */
+	if (nested && T.depth <= (int)ARRAY_SIZE(T.rt_corr) && T.rt_corr[T.depth - 1] == corr)
+		return;
+	if (runtime) {
+		if (T.depth < (int)ARRAY_SIZE(T.rt_corr))
+			T.rt_corr[T.depth] = corr;
+		if (T.depth++)
+			nested = 1; /* a runtime call inside another: its outer stack too */
+	}
 	if (!r) {
 		r = claim_ring(ls);
 		if (!r) {

@@ -23,10 +23,12 @@
  * refreshes the tables and records the new module while it is mapped.
  *
  * A driver call made inside a runtime call (cuLaunchKernel in
- * cudaLaunchKernel) is not walked again: it gets the runtime call's stack,
- * under its own correlation id, flagged GP_API_STACK_NESTED. CUPTI gives
- * GPU records the runtime call's id, but the header says a memcpy's is the
- * driver call's: mapping both joins either exactly.
+ * cudaLaunchKernel) is not walked again. Real CUPTI gives it the runtime
+ * call's correlation id (seen with CUDA 13.0, driver 580): its record is
+ * the runtime call's, and nothing more is written. Where it has an id of
+ * its own (the header's "each function invocation is assigned a unique
+ * correlation ID"), it gets the runtime call's stack under that id,
+ * flagged GP_API_STACK_NESTED: GPU records join exactly either way.
  *
  * Writer side (launch_stack__drain, __modules, __counters, on the writer
  * thread only): read each ring, keep every distinct stack by hash, write a

@@ -116,6 +116,16 @@ launch_loop) sample launch_loop 20000 ;;
 managed_memory) sample managed_memory ;;
 stream_alloc) sample stream_alloc ;;
 driver_module) sample driver_module -- --min-threads 2 ;;
+outer_corr_*)
+	# Real CUPTI gives a driver call inside a runtime call the runtime call's id:
+	# one launch stack record per id, every GPU record joined to the runtime call.
+	export GPUPERF_SIM_NESTED_CORR=outer
+	case ${case#outer_corr_} in
+	multi_stream) sample multi_stream 8 -- --min-threads 8 ;;
+	stream_alloc) sample stream_alloc ;;
+	*) sample "${case#outer_corr_}" ;;
+	esac
+	;;
 fp_walk_fails)
 	# CUDA's libraries (and the simulator's) keep no frame pointers: a frame-pointer
 	# walk from the callback ends inside them, and the launching function is lost.

@@ -636,31 +636,34 @@ static void match(struct vec *truth, struct vec *tr, uint64_t tol, int allow_mis
 	}
 }
 
-static const struct item *find_api(const struct vec *tr, uint32_t corr)
+/* The API call with that id in domain dom (GP_API_RUNTIME, GP_API_DRIVER). */
+static const struct item *find_api_in(const struct vec *tr, uint32_t dom, uint32_t corr)
 {
 	size_t lo = 0, hi = tr->n;
 
-	/* API items sort first, by (domain, corr): search both domains. */
-	for (uint32_t dom = GP_API_RUNTIME; dom <= GP_API_DRIVER; dom++) {
-		lo = 0;
-		hi = tr->n;
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-			const struct item *m = &tr->v[mid];
-			int less = m->kind != K_API ? 0 :
-				   m->domain != dom ? m->domain < dom :
-						      m->corr < corr;
+	/* API items sort first, by (domain, corr). */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct item *m = &tr->v[mid];
+		int less = m->kind != K_API ? 0 : m->domain != dom ? m->domain < dom : m->corr < corr;
 
-			if (less)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < tr->n && tr->v[lo].kind == K_API && tr->v[lo].domain == dom &&
-		    tr->v[lo].corr == corr)
-			return &tr->v[lo];
+		if (less)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	if (lo < tr->n && tr->v[lo].kind == K_API && tr->v[lo].domain == dom &&
+	    tr->v[lo].corr == corr)
+		return &tr->v[lo];
 	return NULL;
+}
+
+/* The API call with that id: a runtime call before a driver call sharing its id. */
+static const struct item *find_api(const struct vec *tr, uint32_t corr)
+{
+	const struct item *a = find_api_in(tr, GP_API_RUNTIME, corr);
+
+	return a ? a : find_api_in(tr, GP_API_DRIVER, corr);
 }
 
 /* The calls whose stack the library takes: they issue GPU work or allocate memory. */
@@ -771,6 +774,20 @@ static size_t check_stacks(const struct vec *tr, const struct vec *truth, int of
 
 		if (it->kind != K_API || !issues_work(it->name))
 			continue;
+		if (truth->n) {
+			t = find_api_in(truth, it->domain, it->corr);
+			parent = t && t->parent ? find_api(truth, t->parent) : NULL;
+		} else {
+			parent = enclosing_in_trace(rt, nrt, it);
+			if (!parent && lossy)
+				continue; /* the enclosing call's record may be the one dropped */
+		}
+		/*
+		 * A driver call with its enclosing runtime call's id (real CUPTI,
+		 * GPUPERF_SIM_NESTED_CORR=outer) has that call's record.
+		 */
+		if (parent && parent->corr == it->corr && it->domain == GP_API_DRIVER)
+			continue;
 		s = find_apistack(it->corr);
 		if (!s) {
 			if (!lossy)
@@ -781,14 +798,6 @@ static size_t check_stacks(const struct vec *tr, const struct vec *truth, int of
 		if (s->nframes < min_frames)
 			problem("api %s corr %u: launch stack of %u frames, expected at least %u",
 				it->name, it->corr, s->nframes, min_frames);
-		if (truth->n) {
-			t = find_api(truth, it->corr);
-			parent = t && t->parent ? find_api(truth, t->parent) : NULL;
-		} else {
-			parent = enclosing_in_trace(rt, nrt, it);
-			if (!parent && lossy)
-				continue; /* the enclosing call's record may be the one dropped */
-		}
 		if (!!(s->flags & GP_API_STACK_NESTED) != !!(parent && issues_work(parent->name)))
 			problem("api %s corr %u: nested flag %u, enclosing call %s", it->name, it->corr,
 				s->flags & GP_API_STACK_NESTED, parent ? parent->name : "none");

@@ -222,6 +222,7 @@ static struct gpsim_state {
 	size_t nrules;
 	int log_fd;
 	unsigned queue_depth; /* 0: unbounded */
+	int nested_corr_outer; /* GPUPERF_SIM_NESTED_CORR=outer */
 	uint64_t next_node_id;
 	struct galloc *gallocs;
 	uint32_t mem_exec_graphs[MEM_EXEC_MAX]; /* graphs with memory nodes that have an executable graph */
@@ -435,8 +436,11 @@ static void env_init(void)
 	const char *log = getenv("GPUPERF_SIM_LOG");
 	const char *rules = getenv("GPUPERF_SIM_KERNEL_NS");
 	const char *depth = getenv("GPUPERF_SIM_QUEUE_DEPTH");
+	const char *nested = getenv("GPUPERF_SIM_NESTED_CORR");
 	char line[256];
 	size_t pos = 0;
+
+	S.nested_corr_outer = nested && !strcmp(nested, "outer");
 
 	if (depth && *depth) {
 		unsigned long d = strtoul(depth, NULL, 10);
@@ -592,7 +596,17 @@ void gpsim_call_enter(struct gpsim_call *c, int domain, uint32_t cbid, const cha
 	c->name = name;
 	c->params = params;
 	c->symbol = symbol;
-	c->corr = atomic_fetch_add(&S.corr, 1) + 1;
+	/*
+	 * "Each function invocation is assigned a unique correlation ID"
+	 * (CUpti_ActivityAPI::correlationId). Real CUPTI (CUDA 13.0, driver
+	 * 580, H200) gives a driver call made inside a runtime call the
+	 * runtime call's id: GPUPERF_SIM_NESTED_CORR=outer does the same.
+	 */
+	if (S.nested_corr_outer && domain == CUPTI_CB_DOMAIN_DRIVER_API && tls_top &&
+	    tls_top->domain == CUPTI_CB_DOMAIN_RUNTIME_API)
+		c->corr = tls_top->corr;
+	else
+		c->corr = atomic_fetch_add(&S.corr, 1) + 1;
 	c->tid = gpsim_gettid();
 	c->pthread = (uint64_t)pthread_self();
 	c->parent = tls_top;
