@@ -6,9 +6,9 @@
 # The patterns are documented in README.md ("Which API calls are recorded").
 
 set(GPINJ_RUNTIME_API_REGEX
-	"^(__cudaLaunch|cudaLaunch|cudaMemcpy|cudaMemset|cudaGraphLaunch|cudaDeviceSynchronize|cudaThreadSynchronize|cudaStreamSynchronize|cudaEventSynchronize|cudaStreamWaitEvent|cudaEventRecord|cudaDeviceReset|cudaThreadExit|cudaMalloc|cudaFree|cudaHostAlloc|cudaMemPoolCreate|cudaMemPoolDestroy|cudaMemPoolTrimTo|cudaStreamAddCallback|cudaHostRegister|cudaHostUnregister|cudaGraphUpload|cudaProfilerStart|cudaProfilerStop)")
+	"^(__cudaLaunch|cudaLaunch|cudaMemcpy|cudaMemset|cudaGraphLaunch|cudaDeviceSynchronize|cudaThreadSynchronize|cudaStreamSynchronize|cudaEventSynchronize|cudaStreamWaitEvent|cudaEventRecord|cudaDeviceReset|cudaThreadExit|cudaMalloc|cudaFree|cudaHostAlloc|cudaMemPoolCreate|cudaMemPoolDestroy|cudaMemPoolTrimTo|cudaDeviceGetDefaultMemPool|cudaDeviceGetMemPool|cudaGraphAddMemAllocNode|cudaStreamAddCallback|cudaHostRegister|cudaHostUnregister|cudaGraphUpload|cudaProfilerStart|cudaProfilerStop)")
 set(GPINJ_DRIVER_API_REGEX
-	"^(cuLaunch|cuMemcpy|cuMemset|cuGraphLaunch|cuCtxSynchronize|cuStreamSynchronize|cuEventSynchronize|cuStreamWaitEvent|cuEventRecord|cuMemAlloc|cuMemFree|cuMemHostAlloc|cuMemPoolCreate|cuMemPoolDestroy|cuMemPoolTrimTo|cuDevicePrimaryCtxReset|cuCtxDestroy|cuStreamAddCallback|cuMemHostRegister|cuMemHostUnregister|cuGraphUpload|cuProfilerStart|cuProfilerStop)")
+	"^(cuLaunch|cuMemcpy|cuMemset|cuGraphLaunch|cuCtxSynchronize|cuStreamSynchronize|cuEventSynchronize|cuStreamWaitEvent|cuEventRecord|cuMemAlloc|cuMemFree|cuMemHostAlloc|cuMemPoolCreate|cuMemPoolDestroy|cuMemPoolTrimTo|cuDeviceGetDefaultMemPool|cuDeviceGetMemPool|cuGraphAddMemAllocNode|cuDevicePrimaryCtxReset|cuCtxDestroy|cuStreamAddCallback|cuMemHostRegister|cuMemHostUnregister|cuGraphUpload|cuProfilerStart|cuProfilerStop)")
 
 # gpinj_api_list(<header> <enum prefix> <regex> <strip version suffix> <output>)
 function(gpinj_api_list header prefix regex strip out)

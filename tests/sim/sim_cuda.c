@@ -3382,6 +3382,7 @@ static struct galloc *galloc_new(size_t size, CUresult *err)
 	struct galloc *ga = calloc(1, sizeof(*ga));
 	void *mem = NULL;
 
+	gpsim__graph_pool_used();
 	*err = CUDA_ERROR_OUT_OF_MEMORY;
 	if (!ga || posix_memalign(&mem, 256, size)) {
 		free(ga);

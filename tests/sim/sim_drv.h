@@ -91,6 +91,8 @@ GPSIM_HIDDEN void gpsim__graph_mem_event(int op, const void *p, uint64_t bytes,
 GPSIM_HIDDEN CUresult gpsim__capture_mem_alloc(struct CUstream_st *s, size_t size,
 					       CUdeviceptr *dptr);
 GPSIM_HIDDEN CUresult gpsim__capture_mem_free(struct CUstream_st *s, CUdeviceptr dptr);
+/* sim_mem.c: an allocation node was made; the graphs' pool is reported created once. */
+GPSIM_HIDDEN void gpsim__graph_pool_used(void);
 /* A stream, event or context synchronize: pools above their release threshold shrink. */
 GPSIM_HIDDEN void gpsim__pools_on_sync(void);
 

@@ -77,15 +77,34 @@ static struct {
 	struct CUmemPoolHandle_st *current; /* cuDeviceSetMemPool */
 	struct CUmemPoolHandle_st *pools;	/* the created ones */
 	struct managed *managed;
+	int def_created;			/* the default pool's creation reported */
+	struct CUmemPoolHandle_st graph;	/* graphs' allocations (cuGraphAddMemAllocNode) */
+	int graph_created;
 	_Atomic(const struct gpsim_mem_hooks *) hooks;
 } M = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.def = { .is_default = 1, .follow_events = 1, .opportunistic = 1, .internal_deps = 1 },
 };
 
+static void pool_event(int op, struct CUmemPoolHandle_st *p, uint64_t keep);
+
+/*
+ * Real CUPTI (H200, CUDA 13.0, driver 580) reports the default pool
+ * created at its first use, a query (cudaDeviceGetDefaultMemPool) or an
+ * allocation, and not before: so does this. Under M.lock.
+ */
+static struct CUmemPoolHandle_st *default_pool(void)
+{
+	if (!M.def_created) {
+		M.def_created = 1;
+		pool_event(GPSIM_POOL_CREATE, &M.def, 0);
+	}
+	return &M.def;
+}
+
 static struct CUmemPoolHandle_st *current_pool(void)
 {
-	return M.current ? M.current : &M.def;
+	return M.current ? M.current : default_pool();
 }
 
 static uint64_t pool_reserved(const struct CUmemPoolHandle_st *p)
@@ -410,6 +429,21 @@ static void pool_event(int op, struct CUmemPoolHandle_st *p, uint64_t keep)
 	report(&ev, p);
 }
 
+/*
+ * Graphs' allocations come from a pool of their own, which real CUPTI
+ * (H200, CUDA 13.0, driver 580) reports created at the first allocation
+ * node (cudaGraphAddMemAllocNode, or cudaMallocAsync in a capture).
+ */
+void gpsim__graph_pool_used(void)
+{
+	pthread_mutex_lock(&M.lock);
+	if (!M.graph_created) {
+		M.graph_created = 1;
+		pool_event(GPSIM_POOL_CREATE, &M.graph, 0);
+	}
+	pthread_mutex_unlock(&M.lock);
+}
+
 #pragma GCC visibility push(default)
 
 CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t size, CUstream h)
@@ -695,7 +729,9 @@ CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice dev)
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
 	if (dev != 0)
 		DRV_RETURN(CUDA_ERROR_INVALID_DEVICE);
-	*pool = &M.def;
+	pthread_mutex_lock(&M.lock);
+	*pool = default_pool();
+	pthread_mutex_unlock(&M.lock);
 	DRV_RETURN(CUDA_SUCCESS);
 }
 
