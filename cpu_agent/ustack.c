@@ -21,12 +21,15 @@
 
 /* a process's mappings rescanned for a pc in none of them at most this often */
 #define USTACK_RESCAN_NS (20ull * 1000 * 1000)
+/* a file that could not be read is tried again through this many later mappings */
+#define FILE_TRIES 8
 
 /* A file's table and the segments that turn a file offset into an ELF address. */
 struct file_ent {
 	struct file_ent *next;
 	uint64_t dev, inode;
 	struct cfi_table *table;	/* NULL: no CFI, or the file could not be read */
+	uint32_t failed;		/* tries that could not read it: tried again, up to a limit */
 	uint32_t nloads;
 	struct {
 		uint64_t offset, vaddr, filesz;
@@ -149,40 +152,72 @@ static int table_of(struct ustack *u, int fd, struct cfi_table **out)
 	return err;
 }
 
+/* Read @f's segments and table from @path. 0, -ENOEXEC (no CFI, for good) or -errno. */
+static int file_load(struct ustack *u, struct file_ent *f, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return -errno;
+	err = read_loads(fd, f);
+	if (!err)
+		err = table_of(u, fd, &f->table);
+	close(fd);
+	if (err && f->table) {
+		cfi_table__free(f->table);
+		f->table = NULL;
+	}
+	if (err && err != -ENOEXEC) {
+		free(f->loads);
+		f->loads = NULL;
+		f->nloads = 0;
+	}
+	return err;
+}
+
+/*
+ * The file (dev, inode), read through @path the first time. A file that
+ * could not be read (its /proc/PID/map_files entry gone: a process that
+ * exec'd between the scan and the open, as the recorder's own child does)
+ * is read again through the next mapping's path, up to FILE_TRIES times:
+ * else one lost race left every process mapping it without a table.
+ */
 static struct file_ent *file_get(struct ustack *u, uint64_t dev, uint64_t inode, const char *path)
 {
 	struct file_ent *f;
 	struct cfi_table_stats ts;
-	int fd, err;
+	int err;
 
 	for (f = u->files; f; f = f->next)
 		if (f->dev == dev && f->inode == inode)
-			return f;
-	f = calloc(1, sizeof(*f));
-	if (!f)
-		return NULL;
-	f->dev = dev;
-	f->inode = inode;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		u->st.files_failed++;
-	} else {
-		err = read_loads(fd, f);
-		if (!err)
-			err = table_of(u, fd, &f->table);
-		close(fd);
-		if (f->table) {
-			cfi_table__stats(f->table, &ts);
-			u->st.tables++;
-			u->st.table_bytes += (uint64_t)ts.rows * sizeof(struct gp_cfi_row);
-		} else if (err == -ENOEXEC) {
-			u->st.files_no_cfi++;
-		} else {
-			u->st.files_failed++;
-		}
+			break;
+	if (f && (!f->failed || f->failed >= FILE_TRIES))
+		return f;
+	if (!f) {
+		f = calloc(1, sizeof(*f));
+		if (!f)
+			return NULL;
+		f->dev = dev;
+		f->inode = inode;
+		f->next = u->files;
+		u->files = f;
 	}
-	f->next = u->files;
-	u->files = f;
+	err = file_load(u, f, path);
+	if (err && err != -ENOEXEC) {
+		if (!f->failed++)
+			u->st.files_failed++; /* counted once, however many tries */
+		return f;
+	}
+	if (f->failed)
+		u->st.files_failed--; /* read at last */
+	f->failed = 0;
+	if (f->table) {
+		cfi_table__stats(f->table, &ts);
+		u->st.tables++;
+		u->st.table_bytes += (uint64_t)ts.rows * sizeof(struct gp_cfi_row);
+	} else {
+		u->st.files_no_cfi++;
+	}
 	return f;
 }
 

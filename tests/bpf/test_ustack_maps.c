@@ -123,6 +123,37 @@ static void test_offset_in_no_segment(void **state)
 	ustack__free(u);
 }
 
+/*
+ * A file first met through a path that is gone (the map_files entry of a
+ * process that exec'd before the agent opened it): the next mapping of
+ * the same file, through a path that works, gets its table.
+ */
+static void test_file_read_again(void **state)
+{
+	struct ustack *u = ustack__new();
+	struct ustack_stats st;
+	struct stat sb;
+	uint64_t start = 0x500000000000ull, pgoff = text_off & ~4095ull, pcs[16], bias;
+	int end, n;
+
+	assert_non_null(u);
+	assert_int_equal(stat(copy, &sb), 0);
+	assert_int_equal(ustack__add_mapping(u, PID + 1, start, start + text_size + 8192, pgoff,
+					     sb.st_dev, sb.st_ino, "/proc/self/map_files/gone"),
+			 0);
+	ustack__stats(u, &st);
+	assert_int_equal(st.files_failed, 1);
+	add(u, copy, start, start + text_size + 8192, pgoff);
+	bias = start - pgoff + text_off - text_vaddr;
+	n = unwind_at(u, bias, pcs, &end);
+	assert_int_equal(n, 2);
+	assert_true(pcs[1] == RET);
+	ustack__stats(u, &st);
+	assert_int_equal(st.tables, 1);
+	assert_int_equal(st.files_failed, 0);
+	ustack__free(u);
+}
+
 /* Thousands of mappings (beyond the old 4096): all kept, the last one's pcs unwound. */
 static void test_many_mappings(void **state)
 {
@@ -215,6 +246,7 @@ int main(void)
 		cmocka_unit_test(test_many_segments),
 		cmocka_unit_test(test_offset_in_no_segment),
 		cmocka_unit_test(test_many_mappings),
+		cmocka_unit_test(test_file_read_again),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
