@@ -222,6 +222,16 @@ static void die_call_site(struct symbolizer *s, Dwarf_Die *die, const char **fil
 	*line = ln <= UINT32_MAX ? (uint32_t)ln : 0;
 }
 
+/* Whether one of a unit's scopes at an address is a function: the unit has code there. */
+static bool unit_has_function(Dwarf_Die *scopes, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram ||
+		    dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine)
+			return true;
+	return false;
+}
+
 /*
  * Name vaddr of img into frames[] (innermost first); returns the count, 0
  * when neither the symbol table nor DWARF knows the address.
@@ -233,6 +243,7 @@ size_t sym_image_resolve(struct symbolizer *s, struct image *img, uint64_t vaddr
 	uint32_t line = 0;
 	size_t n = 0;
 	GElf_Off off = 0;
+	Dwarf_Addr sym_start;
 	GElf_Sym sym;
 	GElf_Word shndx;
 	Elf *elf;
@@ -244,6 +255,7 @@ size_t sym_image_resolve(struct symbolizer *s, struct image *img, uint64_t vaddr
 	/* Local symbols are searched too: the static cudart's launch
 	 * functions are local, hidden symbols. */
 	symname = dwfl_module_addrinfo(img->mod, vaddr, &off, &sym, &shndx, &elf, &bias);
+	sym_start = symname && sym.st_size && off < sym.st_size ? vaddr - off : 0;
 	/* A zero-size symbol is only the nearest preceding label: trust it
 	 * for the name when DWARF has nothing better, below. */
 	if (symname && sym.st_size && off >= sym.st_size)
@@ -258,17 +270,29 @@ size_t sym_image_resolve(struct symbolizer *s, struct image *img, uint64_t vaddr
 
 	if (!s->opts.no_dwarf) {
 		Dwfl_Line *l = dwfl_module_getsrc(img->mod, vaddr);
+		Dwarf_Addr laddr = 0;
 		int ln = 0;
 
+		cudie = dwfl_module_addrdie(img->mod, vaddr, &bias);
+		if (cudie)
+			nscopes = dwarf_getscopes(cudie, vaddr - bias, &scopes);
+		/*
+		 * libdw answers with the nearest row at or below the address,
+		 * even past its sequence's end: crt1.o's _start, which has no
+		 * lines, got the last line of the code before it. A row that
+		 * starts no later than the function, in a unit with no function
+		 * there, is another function's.
+		 */
+		if (l && !unit_has_function(scopes, nscopes) &&
+		    (!dwfl_lineinfo(l, &laddr, NULL, NULL, NULL, NULL) || !sym_start ||
+		     laddr <= sym_start))
+			l = NULL;
 		if (l) {
 			const char *f = dwfl_lineinfo(l, NULL, &ln, NULL, NULL, NULL);
 
 			file = f ? sym_intern(s, f) : NULL;
 			line = ln > 0 ? (uint32_t)ln : 0;
 		}
-		cudie = dwfl_module_addrdie(img->mod, vaddr, &bias);
-		if (cudie)
-			nscopes = dwarf_getscopes(cudie, vaddr - bias, &scopes);
 	}
 
 	for (int i = 0; i < nscopes && n < MAX_FRAMES - 1; i++) {
