@@ -630,13 +630,20 @@ int cpu_agent__stop(struct cpu_agent *a)
 		/* nothing new can arrive now: drain to empty */
 		while (consume_all(a) > 0)
 			;
-		if (a->oc) {
-			/* blocks in progress end here, so a wall-clock profile covers the window */
+		/*
+		 * Blocks in progress end here, so a wall-clock profile covers
+		 * the window. A recording whose followed processes have all
+		 * exited has none: their iterator is not even loaded.
+		 */
+		if (a->oc && (a->opts.system_wide || a->alive)) {
 			offcpu_prog__for_each_open(a->oc, end, agent_event__on_offcpu,
 						   a->us ? agent_event__on_offcpu_copy : NULL,
 						   agent_write__short, a);
-			offcpu_prog__for_each_short(a->oc, agent_write__short, a);
+			if (!offcpu_prog__open_loaded(a->oc))
+				a->st.offcpu_iters = false; /* not read: no spans in progress */
 		}
+		if (a->oc)
+			offcpu_prog__for_each_short(a->oc, agent_write__short, a);
 	}
 	/* before the trace is closed: a failure is a drop it records */
 	if (!a->opts.no_kallsyms)

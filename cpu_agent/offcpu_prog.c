@@ -28,7 +28,14 @@ struct offcpu_prog {
 	struct offcpu_bpf *skel;
 	struct ring_buffer *rb;
 	bool tp_btf;
-	bool iters;	/* the task iterators loaded (oc_seed, oc_open) */
+	bool iters;	/* the task iterators usable (oc_seed loaded; oc_open at stop) */
+	/*
+	 * oc_open, in an instance of its own sharing skel's maps, loaded at
+	 * the first __for_each_open: it is the costliest program to verify
+	 * (15k instructions processed), and a recording whose processes have
+	 * all exited has no block in progress to read.
+	 */
+	struct offcpu_bpf *open_skel;
 	offcpu_event_fn on_event;
 	offcpu_copy_fn on_copy;
 	void *ctx;
@@ -101,7 +108,7 @@ static int load(struct offcpu_prog *p, const struct offcpu_opts *opts, bool tp_b
 	bpf_program__set_autoload(skel->progs.oc_sys_exit_raw, !tp_btf);
 	/* run on demand (bpf_iter_create), never attached by the skeleton */
 	bpf_program__set_autoload(skel->progs.oc_seed, iters);
-	bpf_program__set_autoload(skel->progs.oc_open, iters);
+	bpf_program__set_autoload(skel->progs.oc_open, false); /* load_open() */
 	bpf_program__set_autoattach(skel->progs.oc_seed, false);
 	bpf_program__set_autoattach(skel->progs.oc_open, false);
 	/* the sys_exit program only completes pending spans' user stacks */
@@ -200,6 +207,11 @@ int offcpu_prog__epoll_fd(const struct offcpu_prog *p)
 bool offcpu_prog__uses_tp_btf(const struct offcpu_prog *p)
 {
 	return p->tp_btf;
+}
+
+bool offcpu_prog__open_loaded(const struct offcpu_prog *p)
+{
+	return p->open_skel != NULL;
 }
 
 bool offcpu_prog__has_iters(const struct offcpu_prog *p)
@@ -312,6 +324,41 @@ out:
 	return 0;
 }
 
+/* oc_open in an instance of its own, on the maps of p->skel: 0 or -errno. */
+static int load_open(struct offcpu_prog *p)
+{
+	struct offcpu_bpf *o = offcpu_bpf__open();
+	const struct bpf_map *mine = NULL;
+	struct bpf_program *prog;
+	struct bpf_map *m;
+	int err = 0;
+
+	if (!o)
+		return -errno;
+	/*
+	 * The same object file: its maps come in the same order. (Not by
+	 * name: a map given another's fd takes that map's name, as oc_tgids
+	 * takes proc_track's.)
+	 */
+	bpf_object__for_each_map(m, o->obj) {
+		mine = bpf_object__next_map(p->skel->obj, mine);
+		err = mine && bpf_map__fd(mine) >= 0 ? bpf_map__reuse_fd(m, bpf_map__fd(mine)) :
+						       -ENOENT;
+		if (err)
+			break;
+	}
+	bpf_object__for_each_program(prog, o->obj)
+		bpf_program__set_autoload(prog, prog == o->progs.oc_open);
+	if (!err)
+		err = offcpu_bpf__load(o);
+	if (err) {
+		offcpu_bpf__destroy(o);
+		return err;
+	}
+	p->open_skel = o;
+	return 0;
+}
+
 int offcpu_prog__seed(struct offcpu_prog *p)
 {
 	char *buf = NULL;
@@ -337,8 +384,10 @@ int offcpu_prog__for_each_open(struct offcpu_prog *p, uint64_t end_ns, offcpu_ev
 
 	if (!p->iters)
 		return -EOPNOTSUPP;
+	if (!p->open_skel && (err = load_open(p)))
+		return err;
 	p->skel->bss->open_end_ns = end_ns;
-	err = run_iter(p->skel->progs.oc_open, &buf, &len);
+	err = run_iter(p->open_skel->progs.oc_open, &buf, &len);
 	while (!err && len - off >= head) {
 		struct offcpu_event ev;
 		size_t size;
@@ -395,6 +444,7 @@ void offcpu_prog__free(struct offcpu_prog *p)
 	if (!p)
 		return;
 	ring_buffer__free(p->rb);
+	offcpu_bpf__destroy(p->open_skel);
 	offcpu_bpf__destroy(p->skel);
 	free(p);
 }

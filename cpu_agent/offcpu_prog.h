@@ -67,6 +67,8 @@ int offcpu_prog__epoll_fd(const struct offcpu_prog *p);
 bool offcpu_prog__uses_tp_btf(const struct offcpu_prog *p);
 /* Were the task iterators (blocks in progress at start and stop) loaded? */
 bool offcpu_prog__has_iters(const struct offcpu_prog *p);
+/* Whether __for_each_open loaded its iterator (and so could read blocks in progress). */
+bool offcpu_prog__open_loaded(const struct offcpu_prog *p);
 void offcpu_prog__stats(const struct offcpu_prog *p, struct offcpu_stats *st);
 /*
  * Call @fn for every thread's sum of spans shorter than min_block_us (read
@@ -88,8 +90,10 @@ int offcpu_prog__seed(struct offcpu_prog *p);
  * opts.on_copy, to @on_copy, its user registers and stack copied instead
  * of walked); spans still waiting for their user stack, without it, to
  * @on_span; and each thread's blocks below min_block_us that were not yet
- * in the per-thread map, to @on_short (optional). 0, the first callback
- * error, or -EOPNOTSUPP without task iterators.
+ * in the per-thread map, to @on_short (optional). The iterator that reads
+ * them is loaded by the first call (not at __new: it is the costliest
+ * program to verify). 0, the first callback error, -EOPNOTSUPP without
+ * task iterators, or the iterator's load error.
  */
 int offcpu_prog__for_each_open(struct offcpu_prog *p, uint64_t end_ns, offcpu_event_fn on_span,
 			       offcpu_copy_fn on_copy, offcpu_short_fn on_short, void *ctx);
