@@ -84,7 +84,15 @@ static __always_inline bool task_filter__cpu(int cpu)
 		return true;
 	/* only here: without a CPU filter no helper call is paid for */
 	c = cpu < 0 ? bpf_get_smp_processor_id() : (__u32)cpu;
-	return c < TASK_FILTER_MAX_CPUS && ((task_filter.cpu_mask[c / 64] >> (c % 64)) & 1);
+	if (c >= TASK_FILTER_MAX_CPUS)
+		return false;
+	/*
+	 * The bound again, where the verifier sees it: clang checked one copy
+	 * of c and indexed with another, and the task iterators (which read a
+	 * task's CPU from memory) were refused with a CPU filter.
+	 */
+	asm volatile("%[c] &= %[m]" : [c] "+r"(c) : [m] "i"(TASK_FILTER_MAX_CPUS - 1));
+	return (task_filter.cpu_mask[c / 64] >> (c % 64)) & 1;
 }
 
 /*

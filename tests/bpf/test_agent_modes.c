@@ -303,6 +303,7 @@ static void check_cpu(int cpu)
 {
 	struct cpu_agent_opts o = { .on_cpu = true, .off_cpu = true, .freq_hz = 499,
 				    .no_kallsyms = true };
+	struct cpu_agent_stats st;
 	struct harness_trace t;
 	char dir[4096], key[16];
 	size_t samples = 0, mine = 0, spans = 0;
@@ -313,9 +314,11 @@ static void check_cpu(int cpu)
 	o.dir = dir;
 	o.cpus = &cpu;
 	o.nr_cpus = 1;
-	err = run_prog(&o, "pinned", FOLLOW_PID, NULL, NULL);
+	err = run_prog(&o, "pinned", FOLLOW_PID, NULL, &st);
 	bpf_require__errno(TEST_NAME, err);
 	assert_int_equal(err, 0);
+	/* the task iterators load with a CPU filter too: blocks in progress are read */
+	assert_true(st.offcpu_iters);
 	snprintf(key, sizeof(key), "cpu%d_tid", cpu);
 	tid = out_value(dir, key);
 	assert_int_equal(harness__load(dir, &t), 0);
