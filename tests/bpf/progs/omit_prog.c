@@ -77,10 +77,23 @@ int main(int argc, char **argv)
 
 	if (pthread_create(&t, NULL, thread_main, NULL))
 		return 1;
+	/*
+	 * Each round's paths in an order drawn for it: rounds (~1 ms) in one
+	 * fixed order beat against a 999 Hz sampler, and a run's shares came
+	 * out 77:15 where the work is 3:2.
+	 */
 	while (rounds-- > 0) {
-		path_a();
-		path_b();
-		path_c(&seed);
+		static const char orders[6][4] = { "abc", "acb", "bac", "bca", "cab", "cba" };
+		const char *o = orders[rand_r(&seed) % 6];
+
+		for (int i = 0; i < 3; i++) {
+			if (o[i] == 'a')
+				path_a();
+			else if (o[i] == 'b')
+				path_b();
+			else
+				path_c(&seed);
+		}
 	}
 	done = 1;
 	pthread_join(t, NULL);
