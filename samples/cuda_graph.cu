@@ -161,6 +161,10 @@ int main(int argc, char **argv)
 	CHECK(cudaMalloc(&b.acc, n * sizeof(float)));
 	CHECK(cudaMemcpy(b.x, x0.data(), n * sizeof(float), cudaMemcpyHostToDevice));
 	CHECK(cudaMemset(b.acc, 0, n * sizeof(float)));
+	// The copy from pageable memory may still be in flight when it returns
+	// and the memset is asynchronous, both on the legacy stream; the graph
+	// runs on non-blocking streams, which do not wait for it.
+	CHECK(cudaDeviceSynchronize());
 
 	cudaGraphExec_t exec = build_graph(s, &b, &side);
 	replay_graph(s, exec, replays);

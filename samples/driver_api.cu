@@ -68,6 +68,9 @@ static SAMPLE_NOINLINE int run_saxpy(unsigned n, unsigned long launches, bool si
 	CHECK(cudaMalloc(&d_y, n * sizeof(float)));
 	CHECK(cudaMemcpy(d_x, x.data(), n * sizeof(float), cudaMemcpyHostToDevice));
 	CHECK(cudaMemcpy(d_y, y.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+	// A copy from pageable memory may still be in flight when it returns, and
+	// the launches go to a non-blocking stream, which does not wait for it.
+	CHECK(cudaDeviceSynchronize());
 
 	// Alternate the two paths: each adds 2x, so y ends at y0 + 2 * 2 * launches * x.
 	for (unsigned long i = 0; i < launches; i++) {

@@ -133,6 +133,11 @@ static SAMPLE_NOINLINE void worker_main(worker *w)
 	std::vector<float> host(ELEMS, 1.0f);
 	CU_CHECK(cuMemAlloc(&x, ELEMS * sizeof(float)));
 	CU_CHECK(cuMemcpyHtoD(x, host.data(), ELEMS * sizeof(float)));
+	// "For transfers from pageable host memory to device memory [...] the DMA
+	// to final destination may not have completed" when it returns, and the
+	// launches go to a non-blocking stream: wait for the copy (a real GPU ran
+	// the first kernels on the old contents, once in four runs).
+	CU_CHECK(cuCtxSynchronize());
 	CUcontext popped;
 	CU_CHECK(cuCtxPopCurrent(&popped)); // from here on, current only around each launch
 
