@@ -71,6 +71,17 @@ static int unwind_at(struct ustack *u, uint64_t bias, uint64_t *pcs, int *end)
 			      sizeof(stack), 0, pcs, 16, end);
 }
 
+/* target_fn's text mapped at @start (from page offset @pgoff): unwound by CFI to its caller. */
+static void assert_unwound(struct ustack *u, uint64_t start, uint64_t pgoff)
+{
+	uint64_t bias = start - pgoff + text_off - text_vaddr, pcs[16];
+	int end, n = unwind_at(u, bias, pcs, &end);
+
+	assert_int_equal(n, 2);
+	assert_true(pcs[0] == fn_vaddr + bias);
+	assert_true(pcs[1] == RET);
+}
+
 static void add(struct ustack *u, const char *path, uint64_t start, uint64_t end, uint64_t pgoff)
 {
 	struct stat sb;
@@ -85,16 +96,11 @@ static void test_many_segments(void **state)
 {
 	struct ustack *u = ustack__new();
 	struct ustack_stats st;
-	uint64_t start = 0x500000000000ull, pgoff = text_off & ~4095ull, pcs[16], bias;
-	int end, n;
+	uint64_t start = 0x500000000000ull, pgoff = text_off & ~4095ull;
 
 	assert_non_null(u);
 	add(u, copy, start, start + text_size + 8192, pgoff);
-	bias = start - pgoff + text_off - text_vaddr;
-	n = unwind_at(u, bias, pcs, &end);
-	assert_int_equal(n, 2);
-	assert_true(pcs[0] == fn_vaddr + bias);
-	assert_true(pcs[1] == RET);
+	assert_unwound(u, start, pgoff);
 	ustack__stats(u, &st);
 	assert_int_equal(st.mappings_no_segment, 0);
 	assert_int_equal(st.tables, 1);
@@ -133,8 +139,7 @@ static void test_file_read_again(void **state)
 	struct ustack *u = ustack__new();
 	struct ustack_stats st;
 	struct stat sb;
-	uint64_t start = 0x500000000000ull, pgoff = text_off & ~4095ull, pcs[16], bias;
-	int end, n;
+	uint64_t start = 0x500000000000ull, pgoff = text_off & ~4095ull;
 
 	assert_non_null(u);
 	assert_int_equal(stat(copy, &sb), 0);
@@ -144,10 +149,7 @@ static void test_file_read_again(void **state)
 	ustack__stats(u, &st);
 	assert_int_equal(st.files_failed, 1);
 	add(u, copy, start, start + text_size + 8192, pgoff);
-	bias = start - pgoff + text_off - text_vaddr;
-	n = unwind_at(u, bias, pcs, &end);
-	assert_int_equal(n, 2);
-	assert_true(pcs[1] == RET);
+	assert_unwound(u, start, pgoff);
 	ustack__stats(u, &st);
 	assert_int_equal(st.tables, 1);
 	assert_int_equal(st.files_failed, 0);
@@ -159,9 +161,9 @@ static void test_many_mappings(void **state)
 {
 	struct ustack *u = ustack__new();
 	struct ustack_stats st;
-	uint64_t pgoff = text_off & ~4095ull, step = 0x100000, base = 0x100000000000ull, pcs[16];
-	uint64_t start = 0, bias;
-	int end, n, i, count = 6000;
+	uint64_t pgoff = text_off & ~4095ull, step = 0x100000, base = 0x100000000000ull;
+	uint64_t start = 0;
+	int i, count = 6000;
 
 	assert_non_null(u);
 	assert_true(text_size + 8192 < step);
@@ -169,10 +171,7 @@ static void test_many_mappings(void **state)
 		start = base + (uint64_t)i * step;
 		add(u, "/proc/self/exe", start, start + text_size + 8192, pgoff);
 	}
-	bias = start - pgoff + text_off - text_vaddr;
-	n = unwind_at(u, bias, pcs, &end);
-	assert_int_equal(n, 2);
-	assert_true(pcs[1] == RET);
+	assert_unwound(u, start, pgoff);
 	ustack__stats(u, &st);
 	assert_int_equal(st.mappings_dropped, 0);
 	ustack__free(u);
