@@ -61,6 +61,13 @@ static void print_stack_end(const struct gp_rec_hdr *h)
 		printf(" end=%u", end);
 }
 
+/* A graph's work: the graph, and the node of the executable graph that ran (2.4) */
+static void print_graph(const struct gp_rec_gpu *g)
+{
+	if (g->graph_id || g->graph_node_id)
+		printf(" graph=%u node=%" PRIu64, g->graph_id, g->graph_node_id);
+}
+
 static void print_record(const struct gp_reader *r, const struct gp_rec_hdr *h)
 {
 	struct gp_rec_gpu g;
@@ -127,10 +134,11 @@ static void print_record(const struct gp_reader *r, const struct gp_rec_hdr *h)
 	case GP_REC_KERNEL: {
 		const struct gp_rec_kernel *k = (const void *)h;
 
-		printf(" dev=%u ctx=%u stream=%u grid=%ux%ux%u block=%ux%ux%u regs=%u graph=%u %s",
+		printf(" dev=%u ctx=%u stream=%u grid=%ux%ux%u block=%ux%ux%u regs=%u",
 		       g.device_id, g.context_id, g.stream_id, k->grid[0], k->grid[1], k->grid[2],
-		       k->block[0], k->block[1], k->block[2], k->registers_per_thread, g.graph_id,
-		       str(r, k->name_str));
+		       k->block[0], k->block[1], k->block[2], k->registers_per_thread);
+		print_graph(&g);
+		printf(" %s", str(r, k->name_str));
 		break;
 	}
 	case GP_REC_MEMCPY: {
@@ -138,6 +146,7 @@ static void print_record(const struct gp_reader *r, const struct gp_rec_hdr *h)
 
 		printf(" dev=%u stream=%u kind=%u bytes=%" PRIu64 " async=%u", g.device_id, g.stream_id,
 		       m->copy_kind, m->bytes, m->is_async);
+		print_graph(&g);
 		break;
 	}
 	case GP_REC_MEMSET: {
@@ -145,6 +154,7 @@ static void print_record(const struct gp_reader *r, const struct gp_rec_hdr *h)
 
 		printf(" dev=%u stream=%u bytes=%" PRIu64 " value=%u", g.device_id, g.stream_id, m->bytes,
 		       m->value);
+		print_graph(&g);
 		break;
 	}
 	case GP_REC_SYNC: {

@@ -110,7 +110,14 @@ memcpy_bench) sample memcpy_bench ;;
 driver_api) sample driver_api ;;
 multi_stream) sample multi_stream 8 -- --min-threads 8 ;;
 cuda_graph) sample cuda_graph -- --graph ;;
-graph_nodes) sample graph_nodes -- --graph ;;
+graph_nodes)
+	sample graph_nodes -- --graph
+	# `gpuperf dump` names each graph kernel's, copy's and memset's graph and node
+	for k in kernel memcpy memset; do
+		"$GPINJ_GPUPERF" dump "$t" | grep -Eq "^$k .* graph=[1-9][0-9]* node=[1-9]" ||
+			fail "gpuperf dump: no $k with its graph and node: $("$GPINJ_GPUPERF" dump "$t" | grep "^$k" | head -2)"
+	done
+	;;
 host_callbacks) sample host_callbacks ;;
 launch_loop) sample launch_loop 20000 ;;
 managed_memory) sample managed_memory ;;
