@@ -6,6 +6,7 @@
 #include <bpf/bpf_tracing.h>
 #include "cpu_sample.h"
 
+#define TASK_FILTER_KNOBS	cs_filter
 #define TASK_FILTER_TGIDS	cs_tgids	/* proc_track's, shared by the loader */
 #define TASK_FILTER_TIDS	cs_tids
 #include "task_filter.bpf.h"
@@ -22,10 +23,10 @@
  * choice of perf events.
  */
 
-const volatile __u8 want_user = 1;
-const volatile __u8 want_kernel = 1;
+const volatile __u8 cs_want_user = 1;
+const volatile __u8 cs_want_kernel = 1;
 /* user threads: registers + a stack copy (cpu_sample_copy_event) instead of a frame-pointer walk */
-const volatile __u8 user_copy = 0;
+const volatile __u8 cs_user_copy = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -52,8 +53,8 @@ struct {
 	__type(value, struct copy_scratch);
 } cs_copy SEC(".maps");
 
-__u64 lost_events = 0;	/* ring buffer full */
-__u64 stack_errors = 0;	/* a wanted stack could not be read */
+__u64 cs_lost_events = 0;	/* ring buffer full */
+__u64 cs_stack_errors = 0;	/* a wanted stack could not be read */
 
 /*
  * Wake the agent only when the ring is a quarter full: it polls on a short
@@ -119,7 +120,7 @@ static __always_inline int send_copy(struct bpf_perf_event_data *ctx, __u32 tgid
 		}
 	}
 	c->stack_len = (__u32)got;
-	if (want_kernel) {
+	if (cs_want_kernel) {
 		nk = bpf_get_stack(ctx, c->kips, GP_BPF_STACK_DEPTH * 8, 0);
 		if (nk < 0)
 			nk = 0;
@@ -130,7 +131,7 @@ static __always_inline int send_copy(struct bpf_perf_event_data *ctx, __u32 tgid
 	if (size > sizeof(*c))
 		size = sizeof(*c);
 	if (bpf_ringbuf_output(&cs_events, c, size, rb_wakeup_flags(&cs_events)))
-		__sync_fetch_and_add(&lost_events, 1);
+		__sync_fetch_and_add(&cs_lost_events, 1);
 	return 0;
 }
 
@@ -147,7 +148,7 @@ int cs_sample(struct bpf_perf_event_data *ctx)
 		return 0;	/* idle */
 	if (!task_filter__current(tgid, tid))
 		return 0;
-	if (user_copy && want_user)
+	if (cs_user_copy && cs_want_user)
 		return send_copy(ctx, tgid, (__u32)id);
 	e = bpf_map_lookup_elem(&cs_scratch, &zero);
 	if (!e)
@@ -158,7 +159,7 @@ int cs_sample(struct bpf_perf_event_data *ctx)
 	e->cpu = bpf_get_smp_processor_id();
 	e->flags = 0;
 	e->pad = 0;
-	if (want_user) {
+	if (cs_want_user) {
 		nu = bpf_get_stack(ctx, e->ips, GP_BPF_STACK_DEPTH * 8, BPF_F_USER_STACK);
 		if (nu < 0) {
 			e->flags |= CPU_SAMPLE_USER_ERR;
@@ -169,7 +170,7 @@ int cs_sample(struct bpf_perf_event_data *ctx)
 	nu &= 0xff;
 	if (nu > GP_BPF_STACK_DEPTH)
 		nu = GP_BPF_STACK_DEPTH;
-	if (want_kernel) {
+	if (cs_want_kernel) {
 		nk = bpf_get_stack(ctx, &e->ips[nu], GP_BPF_STACK_DEPTH * 8, 0);
 		if (nk < 0) {
 			/* a sample taken in user mode has no kernel stack: not an error */
@@ -181,15 +182,15 @@ int cs_sample(struct bpf_perf_event_data *ctx)
 	if (nk > GP_BPF_STACK_DEPTH)
 		nk = GP_BPF_STACK_DEPTH;
 	if (e->flags)
-		__sync_fetch_and_add(&stack_errors, 1);
+		__sync_fetch_and_add(&cs_stack_errors, 1);
 	e->nr_user = nu;
 	e->nr_kernel = nk;
 	size = 32 + 8 * (nu + nk);
 	if (size > sizeof(*e))
 		size = sizeof(*e);
 	if (bpf_ringbuf_output(&cs_events, e, size, rb_wakeup_flags(&cs_events)))
-		__sync_fetch_and_add(&lost_events, 1);
+		__sync_fetch_and_add(&cs_lost_events, 1);
 	return 0;
 }
 
-char LICENSE[] SEC("license") = "GPL";
+char cs_license[] SEC("license") = "GPL";

@@ -6,6 +6,7 @@
 #include <bpf/bpf_tracing.h>
 #include "offcpu.h"
 
+#define TASK_FILTER_KNOBS	oc_filter
 #define TASK_FILTER_TGIDS	oc_tgids	/* proc_track's, shared by the loader */
 #define TASK_FILTER_TIDS	oc_tids
 #include "task_filter.bpf.h"
@@ -702,7 +703,7 @@ static __always_inline int handle_waking_btf(struct task_struct *p)
 		 * seen. Switch-outs on CPUs left out by cpu_mask are not traced
 		 * by design.
 		 */
-		if (!task_filter.filter_cpus && !*(volatile int *)&p->on_cpu &&
+		if (!oc_filter.filter_cpus && !*(volatile int *)&p->on_cpu &&
 		    !*(volatile __u32 *)&t->valid)
 			__sync_fetch_and_add(&missed_switch_outs, 1);
 		return 0;
@@ -806,4 +807,4 @@ int BPF_PROG(oc_sys_exit_raw, struct pt_regs *regs, long ret)
 /* ---- task iterators: blocks in progress when the recording starts and stops ---- */
 #include "offcpu_iter.bpf.h"
 
-char LICENSE[] SEC("license") = "GPL";
+char oc_license[] SEC("license") = "GPL";

@@ -6,6 +6,7 @@
 #include <bpf/bpf_tracing.h>
 #include "proc_track.h"
 
+#define TASK_FILTER_KNOBS	ptrack_filter
 #define TASK_FILTER_TGIDS	ptrack_tgids	/* this program's own: the others share it */
 #include "task_filter.bpf.h"
 
@@ -35,7 +36,7 @@ struct {
 } ptrack_events SEC(".maps");
 
 /* Read by the loader; losses are counted, never silent. */
-__u64 lost_events = 0;	/* ring buffer full */
+__u64 ptrack_lost_events = 0;	/* ring buffer full */
 __u64 lost_follows = 0;	/* ptrack_tgids full: a child of a followed process is not followed */
 
 static __always_inline struct proc_track_event *event_reserve(__u32 type, __u32 pid)
@@ -44,7 +45,7 @@ static __always_inline struct proc_track_event *event_reserve(__u32 type, __u32 
 
 	e = bpf_ringbuf_reserve(&ptrack_events, sizeof(*e), 0);
 	if (!e) {
-		__sync_fetch_and_add(&lost_events, 1);
+		__sync_fetch_and_add(&ptrack_lost_events, 1);
 		return NULL;
 	}
 	e->ts_ns = bpf_ktime_get_ns();
@@ -68,7 +69,7 @@ static __always_inline int handle_fork(struct task_struct *parent, struct task_s
 		return 0;
 	if (!task_filter__tgid(ptgid))
 		return 0;
-	if (task_filter.filter_tgids && bpf_map_update_elem(&ptrack_tgids, &ctgid, &ptgid, BPF_ANY))
+	if (ptrack_filter.filter_tgids && bpf_map_update_elem(&ptrack_tgids, &ctgid, &ptgid, BPF_ANY))
 		__sync_fetch_and_add(&lost_follows, 1);
 
 	e = event_reserve(PROC_TRACK_FORK, ctgid);
@@ -123,7 +124,7 @@ static __always_inline int handle_exit(struct task_struct *task)
 	}
 	if (!task_filter__tgid(tgid))
 		return 0;
-	if (task_filter.filter_tgids)
+	if (ptrack_filter.filter_tgids)
 		bpf_map_delete_elem(&ptrack_tgids, &tgid);
 
 	e = event_reserve(PROC_TRACK_EXIT, tgid);
@@ -206,4 +207,4 @@ int BPF_PROG(ptrack_mmap, struct pt_regs *regs, long id)
 }
 
 /* GPL-compatible so the kernel allows bpf_probe_read_kernel_str(); see SPDX line. */
-char LICENSE[] SEC("license") = "GPL";
+char ptrack_license[] SEC("license") = "GPL";

@@ -9,6 +9,7 @@
  *
  *	#define TASK_FILTER_TGIDS	oc_tgids	(required)
  *	#define TASK_FILTER_TIDS	oc_tids		(only to filter by thread)
+ *	#define TASK_FILTER_KNOBS	oc_filter	(required: its knobs' rodata)
  *
  * TASK_FILTER_TGIDS is the followed-tgid hash: proc_track's own, which the
  * other programs' loaders make theirs (bpf_map__reuse_fd), so a child
@@ -16,7 +17,8 @@
  * TASK_FILTER_TIDS is filled by the loader with the tids to follow. The
  * knobs are one rodata struct (task_filter.h), set by the loader
  * (cpu_agent/task_filter_prog.h); the verifier drops the branches of
- * filters left off.
+ * filters left off. The programs are linked into one object (agent.bpf.o):
+ * each names its own.
  */
 
 #include "task_filter.h"
@@ -24,12 +26,15 @@
 #ifndef TASK_FILTER_TGIDS
 #error "define TASK_FILTER_TGIDS (the program's followed-tgid map) before task_filter.bpf.h"
 #endif
+#ifndef TASK_FILTER_KNOBS
+#error "define TASK_FILTER_KNOBS (the program's filter knobs) before task_filter.bpf.h"
+#endif
 
 #ifndef PF_KTHREAD
 #define PF_KTHREAD	0x00200000	/* include/linux/sched.h */
 #endif
 
-const volatile struct task_filter_knobs task_filter = { .filter_tgids = 1 };
+const volatile struct task_filter_knobs TASK_FILTER_KNOBS = { .filter_tgids = 1 };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -41,7 +46,7 @@ struct {
 /* Is @tgid followed: in the tgids map, or every one without filter_tgids? */
 static __always_inline bool task_filter__tgid(__u32 tgid)
 {
-	if (!task_filter.filter_tgids)
+	if (!TASK_FILTER_KNOBS.filter_tgids)
 		return true;
 	return bpf_map_lookup_elem(&TASK_FILTER_TGIDS, &tgid) != NULL;
 }
@@ -57,11 +62,11 @@ struct {
 /* By id: a named tid, else a followed tgid, else any tgid not excluded. */
 static __always_inline bool task_filter__ids(__u32 tgid, __u32 tid)
 {
-	if (task_filter.filter_tids)
+	if (TASK_FILTER_KNOBS.filter_tids)
 		return bpf_map_lookup_elem(&TASK_FILTER_TIDS, &tid) != NULL;
-	if (task_filter.filter_tgids)
+	if (TASK_FILTER_KNOBS.filter_tgids)
 		return bpf_map_lookup_elem(&TASK_FILTER_TGIDS, &tgid) != NULL;
-	return tgid != task_filter.exclude_tgid[0] && tgid != task_filter.exclude_tgid[1];
+	return tgid != TASK_FILTER_KNOBS.exclude_tgid[0] && tgid != TASK_FILTER_KNOBS.exclude_tgid[1];
 }
 
 /* By kind: is @task a thread of the kind traced (read only when one kind is chosen)? */
@@ -69,10 +74,10 @@ static __always_inline bool task_filter__kind(struct task_struct *task)
 {
 	bool kt;
 
-	if (task_filter.kthreads == TASK_FILTER_ALL_THREADS)
+	if (TASK_FILTER_KNOBS.kthreads == TASK_FILTER_ALL_THREADS)
 		return true;
 	kt = BPF_CORE_READ(task, flags) & PF_KTHREAD;
-	return kt == (task_filter.kthreads == TASK_FILTER_KERNEL_THREADS);
+	return kt == (TASK_FILTER_KNOBS.kthreads == TASK_FILTER_KERNEL_THREADS);
 }
 
 /* By CPU: is @cpu (< 0: this CPU) one traced? */
@@ -80,7 +85,7 @@ static __always_inline bool task_filter__cpu(int cpu)
 {
 	__u32 c;
 
-	if (!task_filter.filter_cpus)
+	if (!TASK_FILTER_KNOBS.filter_cpus)
 		return true;
 	/* only here: without a CPU filter no helper call is paid for */
 	c = cpu < 0 ? bpf_get_smp_processor_id() : (__u32)cpu;
@@ -92,7 +97,7 @@ static __always_inline bool task_filter__cpu(int cpu)
 	 * task's CPU from memory) were refused with a CPU filter.
 	 */
 	asm volatile("%[c] &= %[m]" : [c] "+r"(c) : [m] "i"(TASK_FILTER_MAX_CPUS - 1));
-	return (task_filter.cpu_mask[c / 64] >> (c % 64)) & 1;
+	return (TASK_FILTER_KNOBS.cpu_mask[c / 64] >> (c % 64)) & 1;
 }
 
 /*
@@ -103,7 +108,7 @@ static __always_inline bool task_filter__current(__u32 tgid, __u32 tid)
 {
 	if (!task_filter__ids(tgid, tid))
 		return false;
-	return task_filter.kthreads == TASK_FILTER_ALL_THREADS ||
+	return TASK_FILTER_KNOBS.kthreads == TASK_FILTER_ALL_THREADS ||
 	       task_filter__kind((struct task_struct *)bpf_get_current_task());
 }
 

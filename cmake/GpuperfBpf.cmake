@@ -1,11 +1,16 @@
 # SPDX-License-Identifier: Apache-2.0
-# gpuperf_bpf_object(): compile a .bpf.c with clang and generate its libbpf skeleton.
+# gpuperf_bpf_object(): compile a .bpf.c with clang; gpuperf_bpf_link(): link
+# such objects into one and generate its libbpf skeleton.
 #
 # gpuperf_bpf_object(<stem> SRC <file.bpf.c> [HEADERS <h>...])
 #   -> ${CMAKE_CURRENT_BINARY_DIR}/<stem>.bpf.o  (clang -g -O2 -target bpf, CO-RE)
-#   -> ${CMAKE_CURRENT_BINARY_DIR}/<stem>.skel.h (bpftool gen skeleton, name <stem>_bpf)
-#   -> INTERFACE target <stem>_skel: include dir of the skeleton and of bpf/
-#      (for the shared <stem>.h), a build dependency on the skeleton, libbpf.
+# gpuperf_bpf_link(<name> OBJECTS <stem>...)
+#   -> ${CMAKE_CURRENT_BINARY_DIR}/<name>.bpf.o  (bpftool gen object)
+#   -> ${CMAKE_CURRENT_BINARY_DIR}/<name>.skel.h (bpftool gen skeleton, name <name>_bpf)
+#   -> INTERFACE target <name>_skel: include dir of the skeleton and of bpf/
+#      (for the shared headers), a build dependency on the skeleton, libbpf.
+# One object for all the programs: libbpf parses the kernel's BTF once per
+# object it loads, which was most of the agent's start-up.
 # Generated files live only in the build tree. The BPF side gets -Wall (plus
 # -Werror under GPUPERF_WERROR), not the host warning set: it is another
 # compiler for another target.
@@ -86,7 +91,6 @@ function(gpuperf_bpf_object stem)
 	endforeach()
 
 	set(obj ${CMAKE_CURRENT_BINARY_DIR}/${stem}.bpf.o)
-	set(skel ${CMAKE_CURRENT_BINARY_DIR}/${stem}.skel.h)
 	set(werror "")
 	if(GPUPERF_WERROR)
 		set(werror -Werror)
@@ -102,18 +106,34 @@ function(gpuperf_bpf_object stem)
 		DEPFILE ${obj}.d
 		COMMENT "BPF ${stem}.bpf.o"
 		VERBATIM)
+endfunction()
+
+function(gpuperf_bpf_link name)
+	cmake_parse_arguments(B "" "" "OBJECTS" ${ARGN})
+	set(objs "")
+	foreach(stem IN LISTS B_OBJECTS)
+		list(APPEND objs ${CMAKE_CURRENT_BINARY_DIR}/${stem}.bpf.o)
+	endforeach()
+	set(obj ${CMAKE_CURRENT_BINARY_DIR}/${name}.bpf.o)
+	set(skel ${CMAKE_CURRENT_BINARY_DIR}/${name}.skel.h)
+
+	add_custom_command(OUTPUT ${obj}
+		COMMAND ${GPUPERF_BPFTOOL} gen object ${obj} ${objs}
+		DEPENDS ${objs}
+		COMMENT "BPF ${name}.bpf.o (linked)"
+		VERBATIM)
 	add_custom_command(OUTPUT ${skel}
 		COMMAND ${CMAKE_COMMAND} -DBPFTOOL=${GPUPERF_BPFTOOL} -DOBJ=${obj}
-			-DNAME=${stem}_bpf -DOUT=${skel} -P ${CMAKE_CURRENT_FUNCTION_LIST_FILE}
+			-DNAME=${name}_bpf -DOUT=${skel} -P ${CMAKE_CURRENT_FUNCTION_LIST_FILE}
 		DEPENDS ${obj} ${CMAKE_CURRENT_FUNCTION_LIST_FILE}
-		COMMENT "BPF skeleton ${stem}.skel.h"
+		COMMENT "BPF skeleton ${name}.skel.h"
 		VERBATIM)
-	add_custom_target(${stem}_skel_gen DEPENDS ${skel})
+	add_custom_target(${name}_skel_gen DEPENDS ${skel})
 
-	add_library(${stem}_skel INTERFACE)
+	add_library(${name}_skel INTERFACE)
 	# SYSTEM: the generated skeleton is not held to our host warning set.
-	target_include_directories(${stem}_skel SYSTEM INTERFACE ${CMAKE_CURRENT_BINARY_DIR})
-	target_include_directories(${stem}_skel INTERFACE ${GPUPERF_BPF_DIR})
-	target_link_libraries(${stem}_skel INTERFACE LibBpf::LibBpf)
-	add_dependencies(${stem}_skel ${stem}_skel_gen)
+	target_include_directories(${name}_skel SYSTEM INTERFACE ${CMAKE_CURRENT_BINARY_DIR})
+	target_include_directories(${name}_skel INTERFACE ${GPUPERF_BPF_DIR})
+	target_link_libraries(${name}_skel INTERFACE LibBpf::LibBpf)
+	add_dependencies(${name}_skel ${name}_skel_gen)
 endfunction()

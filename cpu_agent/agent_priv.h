@@ -90,6 +90,7 @@ struct cpu_agent {
 	int dfd;		/* the directory: every file is created relative to it */
 	bool excl;		/* create with O_EXCL (opts.dir_fd) rather than replace (opts.dir) */
 	struct gp_writer *w;
+	struct agent_bpf *skel;		/* the programs' one object (agent_bpf.h) */
 	struct proc_track_prog *pt;
 	struct cpu_sample_prog *cs;
 	struct offcpu_prog *oc;

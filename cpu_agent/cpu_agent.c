@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "agent_bpf.h"
 #include "agent_priv.h"
 #include "cfi_cache.h"
 #include "cpu_sample_prog.h"
@@ -161,6 +162,137 @@ static int epoll_add(int epfd, int fd)
 	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
 }
 
+/* The programs' loaders and their one object, as before load_programs(). */
+static void unload_programs(struct cpu_agent *a)
+{
+	offcpu_prog__free(a->oc);
+	cpu_sample_prog__free(a->cs);
+	proc_track_prog__free(a->pt);
+	agent_bpf__destroy(a->skel);
+	a->oc = NULL;
+	a->cs = NULL;
+	a->pt = NULL;
+	a->skel = NULL;
+}
+
+/*
+ * The process tracker, the sampler and the off-CPU tracer, configured on one
+ * object (agent_bpf.h) with the tp_btf programs or their raw_tp twins, with
+ * or without the task iterators, and loaded. 0, or -errno with *what set.
+ */
+static int load_once(struct cpu_agent *a, const struct cpu_agent_opts *opts,
+		     const struct proc_track_opts *po, bool tp_btf, bool iters, const char **what)
+{
+	struct task_filter_opts tf;
+	int err;
+
+	*what = "cannot open the eBPF programs";
+	a->skel = agent_bpf__open();
+	if (!a->skel)
+		return -errno;
+	if (!opts->on_cpu)
+		agent_bpf__drop(a->skel, AGENT_BPF_CPU_SAMPLE);
+	if (!opts->off_cpu)
+		agent_bpf__drop(a->skel, AGENT_BPF_OFFCPU);
+	*what = "cannot load the process tracker (sched_process_fork/exec/exit)";
+	a->pt = proc_track_prog__prepare(a->skel, po, tp_btf);
+	if (!a->pt)
+		return -errno;
+	/* the threads the sampler and the off-CPU tracer follow: one filter for both */
+	tf = (struct task_filter_opts){
+		.tgids_fd = opts->system_wide ? -1 : proc_track_prog__tgids_fd(a->pt),
+		.tgids_max = proc_track_prog__max_procs(a->pt),
+		/* system-wide, the recorder would otherwise profile its own draining */
+		.exclude_tgid = { opts->system_wide && !opts->include_self ? getpid() : 0,
+				  opts->system_wide ? opts->exclude_pid : 0 },
+		.tids = opts->tids,
+		.nr_tids = opts->nr_tids,
+		.cpus = opts->cpus,
+		.nr_cpus = opts->nr_cpus,
+		.user_threads_only = opts->user_threads_only,
+		.kernel_threads_only = opts->kernel_threads_only,
+	};
+	if (opts->on_cpu) {
+		struct cpu_sample_opts so = {
+			.freq_hz = a->opts.freq_hz,
+			.no_user = opts->no_user_stack,
+			.no_kernel = opts->no_kernel_stack,
+			.filter = tf,
+			.force_sw_clock = opts->force_sw_clock,
+			.on_event = agent_event__on_sample,
+			.on_copy = a->us ? agent_event__on_sample_copy : NULL,
+			.ctx = a,
+		};
+
+		*what = "cannot load the on-CPU sampler (perf_event program)";
+		a->cs = cpu_sample_prog__prepare(a->skel, &so);
+		if (!a->cs)
+			return -errno;
+	}
+	if (opts->off_cpu) {
+		struct offcpu_opts oo = {
+			.min_block_us = a->opts.min_block_us,
+			.max_block_us = opts->max_block_us,
+			.no_user = opts->no_user_stack,
+			.no_kernel = opts->no_kernel_stack,
+			.filter = tf,
+			.force_raw_tp = opts->force_raw_tp,
+			.force_no_iters = opts->force_no_iters,
+			.fault = opts->offcpu_fault,
+			.fault_every = opts->offcpu_fault_every,
+			.on_event = agent_event__on_offcpu,
+			.on_copy = a->us ? agent_event__on_offcpu_copy : NULL,
+			.ctx = a,
+		};
+
+		*what = "cannot load the off-CPU tracer (sched_switch/sched_waking/sys_exit)";
+		a->oc = offcpu_prog__prepare(a->skel, &oo, tp_btf, iters);
+		if (!a->oc)
+			return -errno;
+	}
+	*what = "cannot load the eBPF programs (process tracker, sampler, off-CPU tracer)";
+	err = agent_bpf__load(a->skel);
+	if (!err)
+		err = proc_track_prog__loaded(a->pt);
+	if (!err && a->cs)
+		err = cpu_sample_prog__loaded(a->cs);
+	if (!err && a->oc)
+		err = offcpu_prog__loaded(a->oc);
+	return err;
+}
+
+/*
+ * Load the programs, trying what this kernel may lack in turn: tp_btf, then
+ * the raw_tp twins (tracepoints without BTF); the task iterators, then none
+ * (no spans for blocks in progress at the ends). 0 or -errno, *what set.
+ */
+static int load_programs(struct cpu_agent *a, const struct cpu_agent_opts *opts,
+			 const struct proc_track_opts *po, const char **what)
+{
+	int tp_btf = proc_track_prog__wants_tp_btf(po), err = -EINVAL;
+
+	if (tp_btf < 0) {
+		*what = "cannot load the process tracker (sched_process_fork/exec/exit)";
+		return tp_btf;
+	}
+	for (int i = tp_btf ? 0 : 2; i < 4; i++) {
+		err = load_once(a, opts, po, i < 2, !(i & 1) && opts->off_cpu, what);
+		if (!err)
+			break;
+		unload_programs(a);
+		if (err == -EPERM || err == -EINVAL || err == -ENOMEM)
+			break; /* not for want of a kernel feature */
+		if (!opts->off_cpu && !(i & 1))
+			i++; /* no iterators to go without */
+	}
+	if (err)
+		return err;
+	a->st.tp_btf = proc_track_prog__uses_tp_btf(a->pt);
+	if (a->oc)
+		a->st.offcpu_iters = offcpu_prog__has_iters(a->oc);
+	return 0;
+}
+
 struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 {
 	struct gp_writer_opts wo = { .producer = GP_PRODUCER_CPU_AGENT,
@@ -170,7 +302,6 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 	struct cpu_agent *a = NULL;
 	const char *what = "invalid agent options";
 	char why[256] = "";
-	struct task_filter_opts tf;
 	pid_t *tgids = NULL;
 	size_t ntgids = 0;
 	int err, tfd;
@@ -290,28 +421,6 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 	po.force_raw_tp = opts->force_raw_tp;
 	po.on_event = agent_event__on_proc;
 	po.ctx = a;
-	what = "cannot load the process tracker (sched_process_fork/exec/exit)";
-	a->pt = proc_track_prog__new(&po);
-	if (!a->pt) {
-		err = -errno;
-		goto fail;
-	}
-	a->st.tp_btf = proc_track_prog__uses_tp_btf(a->pt);
-	/* the threads the sampler and the off-CPU tracer follow: one filter for both */
-	tf = (struct task_filter_opts){
-		.tgids_fd = opts->system_wide ? -1 : proc_track_prog__tgids_fd(a->pt),
-		.tgids_max = proc_track_prog__max_procs(a->pt),
-		/* system-wide, the recorder would otherwise profile its own draining */
-		.exclude_tgid = { opts->system_wide && !opts->include_self ? getpid() : 0,
-				  opts->system_wide ? opts->exclude_pid : 0 },
-		.tids = opts->tids,
-		.nr_tids = opts->nr_tids,
-		.cpus = opts->cpus,
-		.nr_cpus = opts->nr_cpus,
-		.user_threads_only = opts->user_threads_only,
-		.kernel_threads_only = opts->kernel_threads_only,
-	};
-
 	/* CFI unwinding of copied user stacks; frame pointers with GPUPERF_UNWIND=fp */
 	if (!(getenv("GPUPERF_UNWIND") && !strcmp(getenv("GPUPERF_UNWIND"), "fp")) &&
 	    !opts->no_user_stack && (opts->on_cpu || opts->off_cpu)) {
@@ -334,51 +443,10 @@ struct cpu_agent *cpu_agent__new(const struct cpu_agent_opts *opts)
 		ustack__set_rescan(a->us, agent_proc__late_rescan, a);
 	}
 	a->st.unwind_cache_off = opts->cache_dir_fd > 0 && !a->cache;
-	if (opts->on_cpu) {
-		struct cpu_sample_opts so = {
-			.freq_hz = a->opts.freq_hz,
-			.no_user = opts->no_user_stack,
-			.no_kernel = opts->no_kernel_stack,
-			.filter = tf,
-			.force_sw_clock = opts->force_sw_clock,
-			.on_event = agent_event__on_sample,
-			.ctx = a,
-		};
-
-		if (a->us)
-			so.on_copy = agent_event__on_sample_copy;
-
-		what = "cannot load the on-CPU sampler (perf_event program)";
-		a->cs = cpu_sample_prog__new(&so);
-		if (!a->cs) {
-			err = -errno;
-			goto fail;
-		}
-	}
-	if (opts->off_cpu) {
-		struct offcpu_opts oo = {
-			.min_block_us = a->opts.min_block_us,
-			.max_block_us = opts->max_block_us,
-			.no_user = opts->no_user_stack,
-			.no_kernel = opts->no_kernel_stack,
-			.filter = tf,
-			.force_raw_tp = opts->force_raw_tp,
-			.force_no_iters = opts->force_no_iters,
-			.fault = opts->offcpu_fault,
-			.fault_every = opts->offcpu_fault_every,
-			.on_event = agent_event__on_offcpu,
-			.on_copy = a->us ? agent_event__on_offcpu_copy : NULL,
-			.ctx = a,
-		};
-
-		what = "cannot load the off-CPU tracer (sched_switch/sched_waking/sys_exit)";
-		a->oc = offcpu_prog__new(&oo);
-		if (!a->oc) {
-			err = -errno;
-			goto fail;
-		}
-		a->st.offcpu_iters = offcpu_prog__has_iters(a->oc);
-	}
+	/* one object for all the programs (agent_bpf.h), loaded once */
+	err = load_programs(a, opts, &po, &what);
+	if (err)
+		goto fail;
 
 	what = "cannot wait on the ring buffers";
 	a->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -712,9 +780,7 @@ void cpu_agent__free(struct cpu_agent *a)
 		close(a->epfd);
 	if (a->dfd >= 0)
 		close(a->dfd);
-	offcpu_prog__free(a->oc);
-	cpu_sample_prog__free(a->cs);
-	proc_track_prog__free(a->pt);
+	unload_programs(a);
 	gp_writer__abandon(a->w);
 	while (a->nprocs)
 		agent_proc__drop(a, &a->procs[a->nprocs - 1]);

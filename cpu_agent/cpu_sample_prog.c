@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* cpu_sample_prog: load bpf/cpu_sample.bpf.c, attach it to per-CPU perf events, drain its samples. */
+/* cpu_sample_prog: load bpf/cpu_sample.bpf.c (in agent.bpf.o), attach it to per-CPU perf events, drain its samples. */
 #include "cpu_sample_prog.h"
 
 #include <errno.h>
@@ -10,16 +10,17 @@
 
 #include <bpf/libbpf.h>
 
+#include "agent_bpf.h"
 #include "cpu_sample.h"
-#include "task_filter.h" /* before the skeleton: its rodata holds task_filter_knobs */
-#include "cpu_sample.skel.h"
 #include "perf_event.h"
 
 #define CPU_SAMPLE_DEF_HZ		99
 #define CPU_SAMPLE_DEF_RINGBUF_BYTES	(4u * 1024 * 1024)
 
 struct cpu_sample_prog {
-	struct cpu_sample_bpf *skel;
+	struct agent_bpf *skel;
+	bool own_skel;			/* opened by __new, not the agent's */
+	struct task_filter_opts filter;	/* its tids go into the map once loaded */
 	struct ring_buffer *rb;
 	struct perf_event_set *events;
 	struct bpf_link **links;
@@ -54,10 +55,10 @@ static int cpu_sample_rb_event(void *ctx, void *data, size_t size)
 	return p->on_event(p->ctx, ev);
 }
 
-struct cpu_sample_prog *cpu_sample_prog__new(const struct cpu_sample_opts *opts)
+struct cpu_sample_prog *cpu_sample_prog__prepare(struct agent_bpf *skel,
+						 const struct cpu_sample_opts *opts)
 {
 	struct cpu_sample_prog *p = NULL;
-	struct cpu_sample_bpf *skel;
 	uint32_t rb;
 	int err;
 
@@ -76,6 +77,8 @@ struct cpu_sample_prog *cpu_sample_prog__new(const struct cpu_sample_opts *opts)
 		err = -ENOMEM;
 		goto fail;
 	}
+	p->skel = skel;
+	p->filter = opts->filter;
 	p->freq = opts->freq_hz ? opts->freq_hz : CPU_SAMPLE_DEF_HZ;
 	p->force_sw = opts->force_sw_clock;
 	p->on_event = opts->on_event;
@@ -91,37 +94,60 @@ struct cpu_sample_prog *cpu_sample_prog__new(const struct cpu_sample_opts *opts)
 		p->nr_cpus = opts->filter.nr_cpus;
 	}
 
-	p->skel = skel = cpu_sample_bpf__open();
-	if (!skel) {
-		err = -errno;
-		goto fail;
-	}
-	skel->rodata->want_user = !opts->no_user;
-	skel->rodata->want_kernel = !opts->no_kernel;
-	skel->rodata->user_copy = opts->on_copy != NULL;
+	skel->rodata->cs_want_user = !opts->no_user;
+	skel->rodata->cs_want_kernel = !opts->no_kernel;
+	skel->rodata->cs_user_copy = opts->on_copy != NULL;
+	bpf_program__set_autoload(skel->progs.cs_sample, true);
 	/* the CPUs are the perf events': the program does not check them */
-	err = task_filter_prog__setup(&skel->rodata->task_filter, skel->maps.cs_tgids,
+	err = task_filter_prog__setup(&skel->rodata->cs_filter, skel->maps.cs_tgids,
 				      skel->maps.cs_tids, &opts->filter);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.cs_events, rb);
 	if (err)
 		goto fail;
-	err = cpu_sample_bpf__load(skel);
-	if (!err)
-		err = task_filter_prog__fill(skel->maps.cs_tids, &opts->filter);
-	if (err)
-		goto fail;
-	p->rb = ring_buffer__new(bpf_map__fd(skel->maps.cs_events), cpu_sample_rb_event, p, NULL);
-	if (!p->rb) {
-		err = -errno;
-		goto fail;
-	}
 	return p;
 
 fail:
 	cpu_sample_prog__free(p);
 	errno = -err;
 	return NULL;
+}
+
+int cpu_sample_prog__loaded(struct cpu_sample_prog *p)
+{
+	int err = task_filter_prog__fill(p->skel->maps.cs_tids, &p->filter);
+
+	if (err)
+		return err;
+	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.cs_events), cpu_sample_rb_event, p, NULL);
+	return p->rb ? 0 : -errno;
+}
+
+struct cpu_sample_prog *cpu_sample_prog__new(const struct cpu_sample_opts *opts)
+{
+	struct agent_bpf *skel = agent_bpf__open_part(AGENT_BPF_CPU_SAMPLE);
+	struct cpu_sample_prog *p;
+	int err;
+
+	if (!skel)
+		return NULL;
+	p = cpu_sample_prog__prepare(skel, opts);
+	if (!p) {
+		err = -errno;
+		agent_bpf__destroy(skel);
+		errno = -err;
+		return NULL;
+	}
+	p->own_skel = true;
+	err = agent_bpf__load(skel);
+	if (!err)
+		err = cpu_sample_prog__loaded(p);
+	if (err) {
+		cpu_sample_prog__free(p);
+		errno = -err;
+		return NULL;
+	}
+	return p;
 }
 
 int cpu_sample_prog__attach(struct cpu_sample_prog *p)
@@ -197,8 +223,8 @@ uint32_t cpu_sample_prog__freq(const struct cpu_sample_prog *p)
 
 void cpu_sample_prog__stats(const struct cpu_sample_prog *p, struct cpu_sample_stats *st)
 {
-	st->lost_events = __atomic_load_n(&p->skel->bss->lost_events, __ATOMIC_RELAXED);
-	st->stack_errors = __atomic_load_n(&p->skel->bss->stack_errors, __ATOMIC_RELAXED);
+	st->lost_events = __atomic_load_n(&p->skel->bss->cs_lost_events, __ATOMIC_RELAXED);
+	st->stack_errors = __atomic_load_n(&p->skel->bss->cs_stack_errors, __ATOMIC_RELAXED);
 }
 
 void cpu_sample_prog__free(struct cpu_sample_prog *p)
@@ -207,7 +233,8 @@ void cpu_sample_prog__free(struct cpu_sample_prog *p)
 		return;
 	cpu_sample_prog__detach(p);
 	ring_buffer__free(p->rb);
-	cpu_sample_bpf__destroy(p->skel);
+	if (p->own_skel)
+		agent_bpf__destroy(p->skel);
 	free(p->cpus);
 	free(p);
 }

@@ -49,6 +49,16 @@ struct cpu_sample_stats {
 /* Open, configure and load. NULL + errno (EPERM, EOPNOTSUPP, EINVAL, libbpf's). */
 struct cpu_sample_prog *cpu_sample_prog__new(const struct cpu_sample_opts *opts);
 /*
+ * The same in two steps, on the agent's one object (agent_bpf.h): configure
+ * @skel, not loaded yet (NULL and errno on bad options), then, once the
+ * caller has loaded it, take over (0 or -errno). The caller destroys @skel
+ * after cpu_sample_prog__free().
+ */
+struct agent_bpf;
+struct cpu_sample_prog *cpu_sample_prog__prepare(struct agent_bpf *skel,
+						 const struct cpu_sample_opts *opts);
+int cpu_sample_prog__loaded(struct cpu_sample_prog *p);
+/*
  * Open the perf events and attach. -errno, with nothing left attached, on
  * failure: -EPERM/-EACCES without CAP_PERFMON, -EINVAL for a frequency above
  * kernel.perf_event_max_sample_rate.

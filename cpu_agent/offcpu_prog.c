@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* offcpu_prog: load and attach bpf/offcpu.bpf.c (sched_switch spans), drain its events. */
+/* offcpu_prog: load and attach bpf/offcpu.bpf.c (in agent.bpf.o: sched_switch spans), drain its events. */
 #include "offcpu_prog.h"
 
 #include <errno.h>
@@ -11,9 +11,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "agent_bpf.h"
 #include "offcpu.h"
-#include "task_filter.h" /* before the skeleton: its rodata holds task_filter_knobs */
-#include "offcpu.skel.h"
 
 #define OFFCPU_DEF_MIN_BLOCK_US		1000
 #define OFFCPU_DEF_RINGBUF_BYTES	(4u * 1024 * 1024)
@@ -25,7 +24,9 @@
 #define OFFCPU_DEF_UCOPIES		256
 
 struct offcpu_prog {
-	struct offcpu_bpf *skel;
+	struct agent_bpf *skel;
+	bool own_skel;			/* opened by __new, not the agent's */
+	struct task_filter_opts filter;	/* its tids go into the map once loaded */
 	struct ring_buffer *rb;
 	bool tp_btf;
 	bool iters;	/* the task iterators usable (oc_seed loaded; oc_open at stop) */
@@ -35,7 +36,7 @@ struct offcpu_prog {
 	 * (15k instructions processed), and a recording whose processes have
 	 * all exited has no block in progress to read.
 	 */
-	struct offcpu_bpf *open_skel;
+	struct agent_bpf *open_skel;
 	offcpu_event_fn on_event;
 	offcpu_copy_fn on_copy;
 	void *ctx;
@@ -61,16 +62,12 @@ static int offcpu_rb_event(void *ctx, void *data, size_t size)
 	return p->on_event(p->ctx, ev);
 }
 
-/* Open and load with tp_btf or raw_tp programs, with or without the task iterators; 0 or -errno. */
-static int load(struct offcpu_prog *p, const struct offcpu_opts *opts, bool tp_btf, bool iters)
+/* Configure @skel (not loaded) with tp_btf or raw_tp programs, with or without oc_seed: 0 or -errno. */
+static int configure(struct agent_bpf *skel, const struct offcpu_opts *opts, bool tp_btf, bool iters)
 {
-	struct offcpu_bpf *skel;
 	uint32_t min_us = opts->min_block_us ? opts->min_block_us : OFFCPU_DEF_MIN_BLOCK_US;
 	int err;
 
-	p->skel = skel = offcpu_bpf__open();
-	if (!skel)
-		return -errno;
 	skel->rodata->want_user = !opts->no_user;
 	skel->rodata->want_kernel = !opts->no_kernel;
 	skel->rodata->user_copy = opts->on_copy && !opts->no_user;
@@ -80,8 +77,8 @@ static int load(struct offcpu_prog *p, const struct offcpu_opts *opts, bool tp_b
 	skel->rodata->sum_short = !opts->no_short_sum;
 	skel->rodata->fault = opts->fault;
 	skel->rodata->fault_every = opts->fault_every;
-	task_filter_prog__set_cpus(&skel->rodata->task_filter, &opts->filter);
-	err = task_filter_prog__setup(&skel->rodata->task_filter, skel->maps.oc_tgids,
+	task_filter_prog__set_cpus(&skel->rodata->oc_filter, &opts->filter);
+	err = task_filter_prog__setup(&skel->rodata->oc_filter, skel->maps.oc_tgids,
 				      skel->maps.oc_tids, &opts->filter);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.oc_events,
@@ -116,11 +113,11 @@ static int load(struct offcpu_prog *p, const struct offcpu_opts *opts, bool tp_b
 		bpf_program__set_autoload(skel->progs.oc_sys_exit, false);
 		bpf_program__set_autoload(skel->progs.oc_sys_exit_raw, false);
 	}
-	err = offcpu_bpf__load(skel);
-	return err ? err : task_filter_prog__fill(skel->maps.oc_tids, &opts->filter);
+	return 0;
 }
 
-struct offcpu_prog *offcpu_prog__new(const struct offcpu_opts *opts)
+struct offcpu_prog *offcpu_prog__prepare(struct agent_bpf *skel, const struct offcpu_opts *opts,
+					 bool tp_btf, bool iters)
 {
 	struct offcpu_prog *p = NULL;
 	uint32_t rb;
@@ -148,30 +145,16 @@ struct offcpu_prog *offcpu_prog__new(const struct offcpu_opts *opts)
 		err = -ENOMEM;
 		goto fail;
 	}
+	p->skel = skel;
+	p->filter = opts->filter;
 	p->on_event = opts->on_event;
 	p->on_copy = opts->on_copy;
 	p->ctx = opts->ctx;
-	/*
-	 * Without BTF for these tracepoints (or no tp_btf at all): the raw_tp
-	 * twins; without task iterators (or a verifier that rejects the
-	 * sleepable one): no spans for blocks in progress at start and stop.
-	 */
-	err = -EINVAL;
-	for (int i = opts->force_raw_tp ? 2 : 0; i < 4 && err && err != -EPERM; i++) {
-		if (p->skel)
-			offcpu_bpf__destroy(p->skel);
-		p->skel = NULL;
-		p->tp_btf = i < 2;
-		p->iters = !(i & 1) && !opts->force_no_iters;
-		err = load(p, opts, p->tp_btf, p->iters);
-	}
+	p->tp_btf = tp_btf;
+	p->iters = iters && !opts->force_no_iters;
+	err = configure(skel, opts, p->tp_btf, p->iters);
 	if (err)
 		goto fail;
-	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.oc_events), offcpu_rb_event, p, NULL);
-	if (!p->rb) {
-		err = -errno;
-		goto fail;
-	}
 	return p;
 
 fail:
@@ -180,18 +163,57 @@ fail:
 	return NULL;
 }
 
-int offcpu_prog__attach(struct offcpu_prog *p)
+int offcpu_prog__loaded(struct offcpu_prog *p)
 {
-	int err = offcpu_bpf__attach(p->skel);
+	int err = task_filter_prog__fill(p->skel->maps.oc_tids, &p->filter);
 
 	if (err)
-		offcpu_bpf__detach(p->skel);
-	return err;
+		return err;
+	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.oc_events), offcpu_rb_event, p, NULL);
+	return p->rb ? 0 : -errno;
+}
+
+struct offcpu_prog *offcpu_prog__new(const struct offcpu_opts *opts)
+{
+	int err = -EINVAL;
+
+	/*
+	 * Without BTF for these tracepoints (or no tp_btf at all): the raw_tp
+	 * twins; without task iterators (or a verifier that rejects them): no
+	 * spans for blocks in progress at start and stop.
+	 */
+	for (int i = opts && opts->force_raw_tp ? 2 : 0; i < 4 && err != -EPERM; i++) {
+		struct agent_bpf *skel = agent_bpf__open_part(AGENT_BPF_OFFCPU);
+		struct offcpu_prog *p;
+
+		if (!skel)
+			return NULL;
+		p = offcpu_prog__prepare(skel, opts, i < 2, !(i & 1));
+		if (!p) {
+			err = -errno;
+			agent_bpf__destroy(skel);
+			break; /* bad options */
+		}
+		p->own_skel = true;
+		err = agent_bpf__load(skel);
+		if (!err)
+			err = offcpu_prog__loaded(p);
+		if (!err)
+			return p;
+		offcpu_prog__free(p);
+	}
+	errno = -err;
+	return NULL;
+}
+
+int offcpu_prog__attach(struct offcpu_prog *p)
+{
+	return agent_bpf__attach_part(p->skel, AGENT_BPF_OFFCPU);
 }
 
 void offcpu_prog__detach(struct offcpu_prog *p)
 {
-	offcpu_bpf__detach(p->skel);
+	agent_bpf__detach_part(p->skel, AGENT_BPF_OFFCPU);
 }
 
 int offcpu_prog__consume(struct offcpu_prog *p)
@@ -327,7 +349,7 @@ out:
 /* oc_open in an instance of its own, on the maps of p->skel: 0 or -errno. */
 static int load_open(struct offcpu_prog *p)
 {
-	struct offcpu_bpf *o = offcpu_bpf__open();
+	struct agent_bpf *o = agent_bpf__open();
 	const struct bpf_map *mine = NULL;
 	struct bpf_program *prog;
 	struct bpf_map *m;
@@ -338,21 +360,25 @@ static int load_open(struct offcpu_prog *p)
 	/*
 	 * The same object file: its maps come in the same order. (Not by
 	 * name: a map given another's fd takes that map's name, as oc_tgids
-	 * takes proc_track's.)
+	 * takes proc_track's.) Those p->skel left out stay out.
 	 */
 	bpf_object__for_each_map(m, o->obj) {
 		mine = bpf_object__next_map(p->skel->obj, mine);
-		err = mine && bpf_map__fd(mine) >= 0 ? bpf_map__reuse_fd(m, bpf_map__fd(mine)) :
-						       -ENOENT;
+		if (!mine) {
+			err = -ENOENT;
+			break;
+		}
+		err = bpf_map__fd(mine) >= 0 ? bpf_map__reuse_fd(m, bpf_map__fd(mine)) :
+					       bpf_map__set_autocreate(m, false);
 		if (err)
 			break;
 	}
 	bpf_object__for_each_program(prog, o->obj)
 		bpf_program__set_autoload(prog, prog == o->progs.oc_open);
 	if (!err)
-		err = offcpu_bpf__load(o);
+		err = agent_bpf__load(o);
 	if (err) {
-		offcpu_bpf__destroy(o);
+		agent_bpf__destroy(o);
 		return err;
 	}
 	p->open_skel = o;
@@ -444,7 +470,8 @@ void offcpu_prog__free(struct offcpu_prog *p)
 	if (!p)
 		return;
 	ring_buffer__free(p->rb);
-	offcpu_bpf__destroy(p->open_skel);
-	offcpu_bpf__destroy(p->skel);
+	agent_bpf__destroy(p->open_skel);
+	if (p->own_skel)
+		agent_bpf__destroy(p->skel);
 	free(p);
 }

@@ -60,6 +60,17 @@ struct offcpu_stats {
 typedef int (*offcpu_short_fn)(void *ctx, const struct offcpu_short *s);
 
 struct offcpu_prog *offcpu_prog__new(const struct offcpu_opts *opts);
+/*
+ * The same in two steps, on the agent's one object (agent_bpf.h): configure
+ * @skel, not loaded yet, with the tp_btf programs or their raw_tp twins and
+ * with or without the task iterators (NULL and errno on bad options); once
+ * the caller has loaded it, take over (0 or -errno). The caller destroys
+ * @skel after offcpu_prog__free().
+ */
+struct agent_bpf;
+struct offcpu_prog *offcpu_prog__prepare(struct agent_bpf *skel, const struct offcpu_opts *opts,
+					 bool tp_btf, bool iters);
+int offcpu_prog__loaded(struct offcpu_prog *p);
 int offcpu_prog__attach(struct offcpu_prog *p);
 void offcpu_prog__detach(struct offcpu_prog *p);
 int offcpu_prog__consume(struct offcpu_prog *p);

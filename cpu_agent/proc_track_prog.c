@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -12,16 +13,18 @@
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
 
+#include "agent_bpf.h"
 #include "gp_util.h"
 #include "proc_track.h"
-#include "task_filter.h" /* before the skeleton: its rodata holds task_filter_knobs */
-#include "proc_track.skel.h"
 
 #define PROC_TRACK_DEF_MAX_PROCS	8192
 #define PROC_TRACK_DEF_RINGBUF_BYTES	(256u * 1024)
 
 struct proc_track_prog {
-	struct proc_track_bpf *skel;
+	struct agent_bpf *skel;
+	bool own_skel;			/* opened by __new, not the agent's */
+	pid_t *tgids;			/* followed once loaded */
+	size_t nr_tgids;
 	struct ring_buffer *rb;
 	proc_track_event_fn on_event;
 	void *ctx;
@@ -116,91 +119,67 @@ static int proc_track_rb_event(void *ctx, void *data, size_t size)
 	return p->on_event(p->ctx, data);
 }
 
-/* Open and load with tp_btf (p->tp_btf) or raw_tp programs: 0 or -errno. */
-static int load(struct proc_track_prog *p, const struct proc_track_opts *opts)
+int proc_track_prog__wants_tp_btf(const struct proc_track_opts *opts)
 {
-	struct proc_track_bpf *skel;
-	int err;
-
-	p->skel = skel = proc_track_bpf__open();
-	if (!skel)
-		return -errno;
-	skel->rodata->task_filter.filter_tgids = !opts->all;
-	skel->rodata->thread_exits = opts->thread_exits;
-	err = bpf_map__set_max_entries(skel->maps.ptrack_tgids,
-				       opts->max_procs ? opts->max_procs : PROC_TRACK_DEF_MAX_PROCS);
-	if (err)
-		return err;
-	err = bpf_map__set_max_entries(skel->maps.ptrack_events, opts->ringbuf_bytes ?
-						   opts->ringbuf_bytes : PROC_TRACK_DEF_RINGBUF_BYTES);
-	if (err)
-		return err;
-	bpf_program__set_autoload(skel->progs.ptrack_fork, p->tp_btf);
-	bpf_program__set_autoload(skel->progs.ptrack_exec, p->tp_btf);
-	bpf_program__set_autoload(skel->progs.ptrack_exit, p->tp_btf);
-	bpf_program__set_autoload(skel->progs.ptrack_fork_raw, !p->tp_btf);
-	bpf_program__set_autoload(skel->progs.ptrack_exec_raw, !p->tp_btf);
-	bpf_program__set_autoload(skel->progs.ptrack_exit_raw, !p->tp_btf);
-	bpf_program__set_autoload(skel->progs.ptrack_mmap, opts->mmap_exec && p->tp_btf);
-	bpf_program__set_autoattach(skel->progs.ptrack_mmap, false); /* optional: attach() */
-	return proc_track_bpf__load(skel);
+	/* the kernel's BTF where tp_btf needs it: tried by loading; else looked for and probed */
+	if (!access("/sys/kernel/btf/vmlinux", R_OK))
+		return !opts->force_raw_tp;
+	return choose_tp_btf(opts);
 }
 
-struct proc_track_prog *proc_track_prog__new(const struct proc_track_opts *opts)
+struct proc_track_prog *proc_track_prog__prepare(struct agent_bpf *skel,
+						 const struct proc_track_opts *opts, bool tp_btf)
 {
 	struct proc_track_prog *p = NULL;
-	int err, tp_btf;
+	uint32_t max = opts && opts->max_procs ? opts->max_procs : PROC_TRACK_DEF_MAX_PROCS;
+	int err, fd;
 
 	err = check_opts(opts);
 	if (err)
 		goto fail;
-	/* the kernel's BTF where tp_btf needs it: tried by loading; else looked for and probed */
-	if (!access("/sys/kernel/btf/vmlinux", R_OK))
-		tp_btf = !opts->force_raw_tp;
-	else
-		tp_btf = choose_tp_btf(opts);
-	if (tp_btf < 0) {
-		err = tp_btf;
-		goto fail;
-	}
-
 	p = calloc(1, sizeof(*p));
-	if (!p) {
+	if (!p || (opts->nr_tgids && !(p->tgids = calloc(opts->nr_tgids, sizeof(*p->tgids))))) {
 		err = -ENOMEM;
 		goto fail;
 	}
+	p->skel = skel;
 	p->on_event = opts->on_event;
 	p->ctx = opts->ctx;
 	p->tp_btf = tp_btf;
 	p->all = opts->all;
 	p->mmap_exec = opts->mmap_exec;
+	if (opts->nr_tgids)
+		memcpy(p->tgids, opts->tgids, opts->nr_tgids * sizeof(*p->tgids));
+	p->nr_tgids = opts->nr_tgids;
 
+	skel->rodata->ptrack_filter.filter_tgids = !opts->all;
+	skel->rodata->thread_exits = opts->thread_exits;
 	/*
-	 * tp_btf first, raw_tp when that does not load: the first try is the
-	 * probe, rather than a parse of the kernel's BTF of its own (libbpf
-	 * parses it again for every object it loads).
+	 * The followed-tgid map, made now: the sampler and the off-CPU tracer
+	 * take it over before the object is loaded (task_filter.bpf.h).
 	 */
-	err = load(p, opts);
-	if (err && err != -EPERM && p->tp_btf && !opts->force_raw_tp) {
-		proc_track_bpf__destroy(p->skel);
-		p->tp_btf = false;
-		err = load(p, opts);
-	}
-	if (err)
-		goto fail;
-
-	for (size_t i = 0; i < opts->nr_tgids; i++) {
-		err = proc_track_prog__follow(p, opts->tgids[i]);
-		if (err)
-			goto fail;
-	}
-
-	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.ptrack_events), proc_track_rb_event, p,
-				 NULL);
-	if (!p->rb) {
+	fd = bpf_map_create(BPF_MAP_TYPE_HASH, "ptrack_tgids", sizeof(__u32), sizeof(__u32), max,
+			    NULL);
+	if (fd < 0) {
 		err = -errno;
 		goto fail;
 	}
+	err = bpf_map__reuse_fd(skel->maps.ptrack_tgids, fd);
+	close(fd); /* reuse_fd holds its own */
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.ptrack_events,
+					       opts->ringbuf_bytes ? opts->ringbuf_bytes :
+								     PROC_TRACK_DEF_RINGBUF_BYTES);
+	if (err)
+		goto fail;
+	bpf_program__set_autoload(skel->progs.ptrack_fork, tp_btf);
+	bpf_program__set_autoload(skel->progs.ptrack_exec, tp_btf);
+	bpf_program__set_autoload(skel->progs.ptrack_exit, tp_btf);
+	bpf_program__set_autoload(skel->progs.ptrack_fork_raw, !tp_btf);
+	bpf_program__set_autoload(skel->progs.ptrack_exec_raw, !tp_btf);
+	bpf_program__set_autoload(skel->progs.ptrack_exit_raw, !tp_btf);
+	bpf_program__set_autoload(skel->progs.ptrack_mmap, opts->mmap_exec && tp_btf);
+	bpf_program__set_autoattach(skel->progs.ptrack_mmap, false); /* optional: attach() */
 	return p;
 
 fail:
@@ -209,17 +188,76 @@ fail:
 	return NULL;
 }
 
+int proc_track_prog__loaded(struct proc_track_prog *p)
+{
+	int err;
+
+	for (size_t i = 0; i < p->nr_tgids; i++) {
+		err = proc_track_prog__follow(p, p->tgids[i]);
+		if (err)
+			return err;
+	}
+	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.ptrack_events), proc_track_rb_event, p,
+				 NULL);
+	return p->rb ? 0 : -errno;
+}
+
+struct proc_track_prog *proc_track_prog__new(const struct proc_track_opts *opts)
+{
+	int tp_btf, err;
+
+	err = check_opts(opts);
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	tp_btf = proc_track_prog__wants_tp_btf(opts);
+	if (tp_btf < 0) {
+		errno = -tp_btf;
+		return NULL;
+	}
+	/*
+	 * tp_btf first, raw_tp when that does not load: the first try is the
+	 * probe, rather than a parse of the kernel's BTF of its own (libbpf
+	 * parses it again for every object it loads).
+	 */
+	for (;;) {
+		struct agent_bpf *skel = agent_bpf__open_part(AGENT_BPF_PROC_TRACK);
+		struct proc_track_prog *p;
+
+		if (!skel)
+			return NULL;
+		p = proc_track_prog__prepare(skel, opts, tp_btf);
+		if (!p) {
+			err = -errno;
+			agent_bpf__destroy(skel);
+			errno = -err;
+			return NULL;
+		}
+		p->own_skel = true;
+		err = agent_bpf__load(skel);
+		if (!err)
+			err = proc_track_prog__loaded(p);
+		if (!err)
+			return p;
+		proc_track_prog__free(p);
+		if (err == -EPERM || !tp_btf || opts->force_raw_tp)
+			break;
+		tp_btf = false;
+	}
+	errno = -err;
+	return NULL;
+}
+
 int proc_track_prog__attach(struct proc_track_prog *p)
 {
 	int err;
 
-	err = proc_track_bpf__attach(p->skel);
-	if (err) {
-		proc_track_bpf__detach(p->skel); /* the programs attached before the failure */
-		return err;
-	}
+	err = agent_bpf__attach_part(p->skel, AGENT_BPF_PROC_TRACK);
+	if (err)
+		return err; /* none left attached */
 	/* a kernel without syscall tracepoints: the agent's timed rescans alone */
-	if (p->mmap_exec && !p->mmap_link)
+	if (p->mmap_exec && !p->mmap_link && bpf_program__autoload(p->skel->progs.ptrack_mmap))
 		p->mmap_link = bpf_program__attach(p->skel->progs.ptrack_mmap);
 	return 0;
 }
@@ -233,7 +271,7 @@ void proc_track_prog__detach(struct proc_track_prog *p)
 {
 	bpf_link__destroy(p->mmap_link);
 	p->mmap_link = NULL;
-	proc_track_bpf__detach(p->skel);
+	agent_bpf__detach_part(p->skel, AGENT_BPF_PROC_TRACK);
 }
 
 int proc_track_prog__follow(struct proc_track_prog *p, pid_t tgid)
@@ -281,7 +319,7 @@ bool proc_track_prog__uses_tp_btf(const struct proc_track_prog *p)
 void proc_track_prog__stats(const struct proc_track_prog *p, struct proc_track_stats *st)
 {
 	/* .bss is mmap'ed: BPF updates these with atomic adds while we read. */
-	st->lost_events = __atomic_load_n(&p->skel->bss->lost_events, __ATOMIC_RELAXED);
+	st->lost_events = __atomic_load_n(&p->skel->bss->ptrack_lost_events, __ATOMIC_RELAXED);
 	st->lost_follows = __atomic_load_n(&p->skel->bss->lost_follows, __ATOMIC_RELAXED);
 }
 
@@ -291,6 +329,8 @@ void proc_track_prog__free(struct proc_track_prog *p)
 		return;
 	ring_buffer__free(p->rb);
 	bpf_link__destroy(p->mmap_link);
-	proc_track_bpf__destroy(p->skel);
+	if (p->own_skel)
+		agent_bpf__destroy(p->skel);
+	free(p->tgids);
 	free(p);
 }

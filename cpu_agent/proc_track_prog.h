@@ -63,6 +63,20 @@ struct proc_track_stats {
  * libbpf's own messages go wherever bpf_print__route() sent them.
  */
 struct proc_track_prog *proc_track_prog__new(const struct proc_track_opts *opts);
+/*
+ * The same in two steps, on the agent's one object (agent_bpf.h): configure
+ * @skel, not loaded yet, with the tp_btf programs or their raw_tp twins (NULL
+ * and errno on bad options); its followed-tgid map exists from here on
+ * (proc_track_prog__tgids_fd), for the other programs to share. Once the
+ * caller has loaded @skel, take over (0 or -errno). The caller destroys
+ * @skel after proc_track_prog__free().
+ */
+struct agent_bpf;
+struct proc_track_prog *proc_track_prog__prepare(struct agent_bpf *skel,
+						 const struct proc_track_opts *opts, bool tp_btf);
+int proc_track_prog__loaded(struct proc_track_prog *p);
+/* Whether to try tp_btf first: 1, 0, or -errno (no BTF for CO-RE at all). */
+int proc_track_prog__wants_tp_btf(const struct proc_track_opts *opts);
 
 /*
  * Attach the three tracepoint programs. On failure nothing stays attached
