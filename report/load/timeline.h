@@ -22,6 +22,7 @@
 #ifndef GPUPERF_TIMELINE_H
 #define GPUPERF_TIMELINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -377,6 +378,17 @@ static inline uint32_t timeline__dur_code(struct timeline *tl, uint64_t start, u
 static inline uint64_t timeline__dur(const struct timeline *tl, uint32_t code)
 {
 	return code < TL_DUR_LONG ? code : tl->long_durs[code - TL_DUR_LONG];
+}
+
+/*
+ * Samples and off-CPU spans in one time order, so that each thread's events
+ * ascend (the timelines' writers): whether the next, after @s samples and
+ * @o spans, is sample @s (else span @o). Only while one of them is left.
+ */
+static inline bool timeline__sample_next(const struct timeline *tl, size_t s, size_t o)
+{
+	return o == tl->nr_offcpu ||
+	       (s < tl->nr_samples && tl->samples[s].ts <= tl->offcpu[o].start);
 }
 
 static inline uint64_t timeline__gpu_end(const struct timeline *tl, const struct tl_gpu *g)

@@ -807,8 +807,7 @@ static int write_doc(struct ct *ct, const struct timeline *tl, const struct corr
 		write_api(ct, i, c);
 	/* Samples and off-CPU spans in one time order, so each thread's events ascend. */
 	for (s = 0, o = 0; (s < tl->nr_samples || o < tl->nr_offcpu) && !ct->err;) {
-		if (o == tl->nr_offcpu ||
-		    (s < tl->nr_samples && tl->samples[s].ts <= tl->offcpu[o].start))
+		if (timeline__sample_next(tl, s, o))
 			write_sample(ct, &tl->samples[s++]);
 		else
 			write_offcpu(ct, &tl->offcpu[o++]);

@@ -700,8 +700,7 @@ int perfetto_trace__write(const struct timeline *tl, const struct correlation *c
 	for (i = 0; i < tl->nr_api && !pt->err; i++)
 		write_api(pt, i);
 	for (s = 0, o = 0; (s < tl->nr_samples || o < tl->nr_offcpu) && !pt->err;) {
-		if (o == tl->nr_offcpu ||
-		    (s < tl->nr_samples && tl->samples[s].ts <= tl->offcpu[o].start))
+		if (timeline__sample_next(tl, s, o))
 			write_sample(pt, &tl->samples[s++]);
 		else
 			write_offcpu(pt, &tl->offcpu[o++]);
