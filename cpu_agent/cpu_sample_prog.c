@@ -97,7 +97,6 @@ struct cpu_sample_prog *cpu_sample_prog__prepare(struct agent_bpf *skel,
 	skel->rodata->cs_want_user = !opts->no_user;
 	skel->rodata->cs_want_kernel = !opts->no_kernel;
 	skel->rodata->cs_user_copy = opts->on_copy != NULL;
-	bpf_program__set_autoload(skel->progs.cs_sample, true);
 	/* the CPUs are the perf events': the program does not check them */
 	err = task_filter_prog__setup(&skel->rodata->cs_filter, skel->maps.cs_tgids,
 				      skel->maps.cs_tids, &opts->filter);

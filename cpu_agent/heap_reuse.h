@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * heap_reuse: have glibc keep the agent's large, short-lived buffers on its
- * heap. libbpf parses the kernel's BTF (5.5 MB, and a copy of it) once for
- * each of the agent's four programs; above glibc's mmap threshold (128 KiB
+ * heap. libbpf parses the kernel's BTF (5.5 MB, and a copy of it) for each
+ * object it loads (the agent's programs at start, its stop-time iterator
+ * again at stop); above glibc's mmap threshold (128 KiB
  * at first) each buffer is a new mapping, faulted in page by page and
  * unmapped again, which was about a fifth of the recorder's CPU time on a
  * VM where a page fault is dear. Freeing one mapped block raises glibc's
