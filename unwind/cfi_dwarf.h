@@ -249,6 +249,13 @@ struct fdes {
 	size_t n, cap;
 	struct cfi_table_stats st;
 	uint64_t entry;	/* the file's ELF entry point (from a file only); 0: none */
+	/*
+	 * _init and _fini (DT_INIT, DT_FINI) as crti.o and crtn.o write them,
+	 * which no FDE covers: [begin, body) is `[endbr64] sub $8,%rsp`,
+	 * [body, ret) runs with one slot pushed, `ret` is the return.
+	 */
+	struct { uint64_t begin, body, ret; } crt[2];
+	unsigned ncrt;
 };
 
 /* Append a row; one at the same start replaces it (rs->err on no memory). */

@@ -23,9 +23,10 @@ struct cfi_table;
 
 /*
  * 2: short gaps after an entry state continue it; 3: rbx's rules, GP_CFI_RBX
- * rows; 4: an END row at an ELF entry point no FDE covers
+ * rows; 4: an END row at an ELF entry point no FDE covers; 5: rows for
+ * _init and _fini, which have no FDE
  */
-#define CFI_FILE_VERSION 4
+#define CFI_FILE_VERSION 5
 #define CFI_FILE_KEY_MAX 96 /* with the NUL */
 
 /*

@@ -38,6 +38,40 @@ static bool entry_state(const struct state *s)
 }
 
 /*
+ * Rows add[0..k) and a NONE row at `end` into a gap no FDE covers, where
+ * [add[0].start, end) lies wholly in it; nothing where an FDE covers any of it.
+ */
+static int fill_gap(struct rows *rs, const struct gp_cfi_row *add, size_t k, uint64_t end)
+{
+	uint64_t begin = add[0].start;
+	size_t at = rs->n, grow;
+	bool replace, close;
+
+	if (end >= UINT32_MAX)
+		return 0;
+	while (at && rs->v[at - 1].start > begin)
+		at--;
+	if (at && rs->v[at - 1].kind != GP_CFI_NONE)
+		return 0; /* an FDE covers its start */
+	if (at < rs->n && rs->v[at].start < end)
+		return 0; /* an FDE begins inside */
+	replace = at && rs->v[at - 1].start == begin; /* a gap's NONE row starts there */
+	close = !(at < rs->n && rs->v[at].start == end); /* no row starts right after */
+	grow = k + close - replace;
+	if (GP_ALLOC_GROW(rs->v, rs->n + grow, rs->cap))
+		return -ENOMEM;
+	if (replace)
+		at--;
+	memmove(&rs->v[at + k + close], &rs->v[at + replace],
+		(rs->n - at - replace) * sizeof(rs->v[0]));
+	memcpy(&rs->v[at], add, k * sizeof(add[0]));
+	if (close)
+		rs->v[at + k] = (struct gp_cfi_row){ .start = (uint32_t)end, .kind = GP_CFI_NONE };
+	rs->n += grow;
+	return 0;
+}
+
+/*
  * The ELF entry point's first instruction is a process's outermost frame
  * when no FDE covers it: ld.so's _start has no CFI, and a process
  * preempted on its way back from exec, before it ran anything, is there
@@ -47,29 +81,31 @@ static bool entry_state(const struct state *s)
 static int mark_entry(struct rows *rs, uint64_t entry)
 {
 	struct gp_cfi_row end = { .start = (uint32_t)entry, .kind = GP_CFI_END };
-	struct gp_cfi_row none = { .start = (uint32_t)entry + 1, .kind = GP_CFI_NONE };
-	size_t at = rs->n, add;
-	bool replace, close;
 
-	if (entry >= UINT32_MAX)
-		return 0;
-	while (at && rs->v[at - 1].start > entry)
-		at--;
-	if (at && rs->v[at - 1].kind != GP_CFI_NONE)
-		return 0; /* an FDE covers it */
-	replace = at && rs->v[at - 1].start == entry;	/* a gap's NONE row starts there */
-	close = !(at < rs->n && rs->v[at].start == entry + 1); /* no row starts right after */
-	add = !replace + close;
-	if (GP_ALLOC_GROW(rs->v, rs->n + add, rs->cap))
-		return -ENOMEM;
-	if (replace)
-		at--;
-	memmove(&rs->v[at + add + replace], &rs->v[at + replace],
-		(rs->n - at - replace) * sizeof(rs->v[0]));
-	rs->v[at] = end;
-	if (close)
-		rs->v[at + 1] = none;
-	rs->n += add;
+	return fill_gap(rs, &end, 1, entry + 1);
+}
+
+/*
+ * _init and _fini have no FDE (crti.o and crtn.o carry none), and ld.so
+ * runs a library's _init inside dlopen(): a sample there would end the
+ * stack, as the frame pointer is the caller's. Their frame is one slot:
+ * CFA rsp + 8 to the `sub`, rsp + 16 in the body, rsp + 8 at the `ret`.
+ */
+static int mark_crt(struct rows *rs, const struct fdes *f)
+{
+	unsigned i;
+	int err;
+
+	for (i = 0; i < f->ncrt; i++) {
+		struct gp_cfi_row r[3] = {
+			{ .start = (uint32_t)f->crt[i].begin, .kind = GP_CFI_RSP, .cfa_off = 8 },
+			{ .start = (uint32_t)f->crt[i].body, .kind = GP_CFI_RSP, .cfa_off = 16 },
+			{ .start = (uint32_t)f->crt[i].ret, .kind = GP_CFI_RSP, .cfa_off = 8 },
+		};
+
+		if ((err = fill_gap(rs, r, 3, f->crt[i].ret + 1)))
+			return err;
+	}
 	return 0;
 }
 
@@ -146,6 +182,8 @@ static int build(struct fdes *f, struct cfi_table **out)
 	}
 	if (f->entry && (err = mark_entry(&rs, f->entry)))
 		goto out;
+	if ((err = mark_crt(&rs, f)))
+		goto out;
 	/* merge: a row equal to its predecessor adds nothing */
 	for (i = 0, n = 0; i < rs.n; i++) {
 		const struct gp_cfi_row *r = &rs.v[i];
@@ -178,6 +216,90 @@ static int build(struct fdes *f, struct cfi_table **out)
 out:
 	free(rs.v);
 	return err;
+}
+
+/* ---- _init and _fini, found the same way in a mapping and in a file ---- */
+
+/*
+ * An image's bytes by virtual address: a mapping (file NULL: vaddr + bias)
+ * or a whole file of `size` bytes (through the PT_LOAD's file offset).
+ */
+struct image {
+	const uint8_t *base;	/* bias, or the file's first byte */
+	size_t size;		/* the file's size; 0 for a mapping */
+	const ElfW(Phdr) *phdr;
+	size_t phnum;
+};
+
+/* The bytes at [vaddr, vaddr + *len) inside one PT_LOAD's file image (*len cut to it), or NULL. */
+static const uint8_t *image_at(const struct image *im, uint64_t vaddr, uint64_t *len, uint32_t flag)
+{
+	size_t i;
+
+	for (i = 0; i < im->phnum; i++) {
+		const ElfW(Phdr) *ph = &im->phdr[i];
+		uint64_t off;
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & flag) || vaddr < ph->p_vaddr ||
+		    vaddr - ph->p_vaddr >= ph->p_filesz)
+			continue;
+		off = vaddr - ph->p_vaddr;
+		if (*len > ph->p_filesz - off)
+			*len = ph->p_filesz - off;
+		if (!im->size)
+			return im->base + vaddr;
+		if (ph->p_offset > im->size || ph->p_filesz > im->size - ph->p_offset)
+			return NULL;
+		return im->base + ph->p_offset + off;
+	}
+	return NULL;
+}
+
+/* `[endbr64] sub $8,%rsp`, then within a few dozen bytes `add $8,%rsp; ret`. */
+static bool crt_frame(const struct image *im, uint64_t fn, struct fdes *f)
+{
+	static const uint8_t endbr[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	static const uint8_t sub[4] = { 0x48, 0x83, 0xec, 0x08 };
+	static const uint8_t add[5] = { 0x48, 0x83, 0xc4, 0x08, 0xc3 };
+	uint64_t len = 64, at = 0, i;
+	const uint8_t *p = image_at(im, fn, &len, PF_X);
+
+	if (!p || f->ncrt >= 2)
+		return false;
+	if (len >= sizeof(endbr) && !memcmp(p, endbr, sizeof(endbr)))
+		at = sizeof(endbr);
+	if (len < at + sizeof(sub) || memcmp(p + at, sub, sizeof(sub)))
+		return false;
+	at += sizeof(sub);
+	for (i = at; i + sizeof(add) <= len; i++) {
+		if (memcmp(p + i, add, sizeof(add)))
+			continue;
+		f->crt[f->ncrt].begin = fn;
+		f->crt[f->ncrt].body = fn + at;
+		f->crt[f->ncrt].ret = fn + i + 4;
+		f->ncrt++;
+		return true;
+	}
+	return false;
+}
+
+/* DT_INIT and DT_FINI of the image's dynamic section, where crt_frame() knows them. */
+static void crt_frames(const struct image *im, struct fdes *f)
+{
+	const ElfW(Dyn) *d = NULL;
+	uint64_t len = 0, i;
+
+	for (i = 0; i < im->phnum; i++)
+		if (im->phdr[i].p_type == PT_DYNAMIC) {
+			len = im->phdr[i].p_filesz;
+			d = (const ElfW(Dyn) *)image_at(im, im->phdr[i].p_vaddr, &len, PF_R);
+			break;
+		}
+	if (!d || ((uintptr_t)d & (sizeof(d->d_tag) - 1)))
+		return;
+	for (i = 0; i < len / sizeof(*d) && d[i].d_tag != DT_NULL; i++)
+		if (d[i].d_tag == DT_INIT || d[i].d_tag == DT_FINI)
+			crt_frame(im, d[i].d_un.d_ptr, f);
 }
 
 /* ---- a module mapped in this process ---- */
@@ -270,8 +392,12 @@ int cfi_table__from_phdrs(uintptr_t bias, const ElfW(Phdr) *phdr, size_t phnum,
 		err = cfi_dwarf__fdes_add(&f, &e);
 	}
 built:
-	if (!err)
+	if (!err) {
+		struct image im = { (const uint8_t *)bias, 0, phdr, phnum };
+
+		crt_frames(&im, &f);
 		err = build(&f, out);
+	}
 	free(f.v);
 	return err;
 }
@@ -332,6 +458,13 @@ static int image_fdes(const uint8_t *img, size_t size, struct fdes *f, struct re
 	if (!eh_sec && !dbg_sec)
 		return -ENOEXEC;
 	f->entry = eh->e_entry;
+	if (eh->e_phentsize == sizeof(ElfW(Phdr)) && eh->e_phoff <= size &&
+	    eh->e_phnum <= (size - eh->e_phoff) / sizeof(ElfW(Phdr)) &&
+	    !(eh->e_phoff & (sizeof(uint64_t) - 1))) {
+		struct image im = { img, size, (const ElfW(Phdr) *)(img + eh->e_phoff), eh->e_phnum };
+
+		crt_frames(&im, f);
+	}
 	if (eh_sec) {
 		*eh_r = (struct region){ img + eh_sec->sh_offset, eh_sec->sh_size, eh_sec->sh_addr };
 		if ((err = cfi_dwarf__fdes_scan(f, eh_r, false)))

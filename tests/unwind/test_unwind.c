@@ -429,6 +429,64 @@ static void test_plt_stub(void **state)
 	cfi_table__free(t);
 }
 
+/* DT_INIT or DT_FINI of the loaded library `file`, relocated; 0 if it has none. */
+static uintptr_t dyn_fn(const char *file, long tag)
+{
+	void *h = dlopen(file, RTLD_NOW | RTLD_NOLOAD);
+	struct link_map *lm = NULL;
+	const ElfW(Dyn) *d;
+	uintptr_t fn = 0;
+
+	assert_non_null(h);
+	assert_int_equal(dlinfo(h, RTLD_DI_LINKMAP, &lm), 0);
+	for (d = lm->l_ld; d->d_tag != DT_NULL; d++)
+		if (d->d_tag == tag)
+			fn = lm->l_addr + d->d_un.d_ptr;
+	dlclose(h);
+	return fn;
+}
+
+/*
+ * _init and _fini have no FDE, and ld.so runs a library's _init inside
+ * dlopen(): a stack sampled there goes on to dlopen's caller. Their one
+ * slot (`sub $8,%rsp` ... `add $8,%rsp; ret`) is known at each instruction.
+ */
+static void test_init_fini_frames(void **state)
+{
+	static const long tags[] = { DT_INIT, DT_FINI };
+	uint64_t fake[4], pcs[4];
+	size_t i;
+	int end;
+
+	(void)state;
+	fake[0] = (uintptr_t)lib_run + 4;
+	fake[1] = (uintptr_t)exe_run + 4;
+	fake[2] = fake[3] = 0;
+	for (i = 0; i < 2; i++) {
+		const uint8_t *p = (const uint8_t *)dyn_fn(file_of((void *)lib_run), tags[i]);
+		const uint8_t *body, *ret;
+
+		assert_non_null(p);
+		body = p + (p[0] == 0xf3 ? 4 : 0); /* endbr64 */
+		assert_memory_equal(body, "\x48\x83\xec\x08", 4); /* sub $8,%rsp */
+		body += 4;
+		for (ret = body; memcmp(ret, "\x48\x83\xc4\x08\xc3", 5); ret++)
+			assert_true(ret < body + 64);
+		ret += 4;
+		/* at entry the return address is at rsp */
+		assert_int_equal(gp_unwind__regs(U, (uintptr_t)p, (uintptr_t)fake, 0, pcs, 2, &end), 2);
+		assert_int_equal(pcs[1], fake[0]);
+		/* in the body one slot is pushed */
+		assert_int_equal(gp_unwind__regs(U, (uintptr_t)body, (uintptr_t)fake, 0, pcs, 2, &end), 2);
+		assert_int_equal(pcs[1], fake[1]);
+		assert_int_equal(gp_unwind__regs(U, (uintptr_t)ret - 4, (uintptr_t)fake, 0, pcs, 2, &end), 2);
+		assert_int_equal(pcs[1], fake[1]);
+		/* at the ret it is popped */
+		assert_int_equal(gp_unwind__regs(U, (uintptr_t)ret, (uintptr_t)fake, 0, pcs, 2, &end), 2);
+		assert_int_equal(pcs[1], fake[0]);
+	}
+}
+
 /* ---- signals ---- */
 
 struct sig_run {
@@ -860,6 +918,7 @@ int main(void)
 		cmocka_unit_test(test_chain_shared_lib),
 		cmocka_unit_test(test_chain_executable),
 		cmocka_unit_test(test_plt_stub),
+		cmocka_unit_test(test_init_fini_frames),
 		cmocka_unit_test(test_signal_in_leaf),
 		cmocka_unit_test(test_signal_on_altstack),
 		cmocka_unit_test(test_corrupt_frame_pointer),
