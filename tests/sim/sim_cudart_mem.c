@@ -19,6 +19,9 @@
 
 _Static_assert(sizeof(struct cudaMemPoolProps) == sizeof(CUmemPoolProps), "pool props");
 _Static_assert(sizeof(struct cudaMemLocation) == sizeof(CUmemLocation), "mem location");
+_Static_assert(sizeof(void *) == sizeof(CUdeviceptr), "device pointer arrays");
+_Static_assert(sizeof(struct cudaMemPoolPtrExportData) == sizeof(CUmemPoolPtrExportData),
+	       "pool export data");
 _Static_assert((int)cudaMemPoolAttrUsedMemHigh == (int)CU_MEMPOOL_ATTR_USED_MEM_HIGH, "pool attr");
 _Static_assert((int)cudaMemAdviseUnsetAccessedBy == (int)CU_MEM_ADVISE_UNSET_ACCESSED_BY, "advice");
 _Static_assert((int)cudaMemLocationTypeHostNumaCurrent ==
@@ -34,6 +37,18 @@ cudaError_t CUDARTAPI cudaMemPrefetchAsync_ptsz(const void *ptr, size_t count,
 						cudaStream_t s);
 cudaError_t CUDARTAPI cudaStreamAttachMemAsync_ptsz(cudaStream_t s, void *ptr, size_t length,
 						    unsigned int flags);
+cudaError_t CUDARTAPI cudaMemPrefetchBatchAsync_ptsz(void **dptrs, size_t *sizes, size_t count,
+						     struct cudaMemLocation *locs, size_t *loc_idxs,
+						     size_t nlocs, unsigned long long flags,
+						     cudaStream_t s);
+cudaError_t CUDARTAPI cudaMemDiscardBatchAsync_ptsz(void **dptrs, size_t *sizes, size_t count,
+						    unsigned long long flags, cudaStream_t s);
+cudaError_t CUDARTAPI cudaMemDiscardAndPrefetchBatchAsync_ptsz(void **dptrs, size_t *sizes,
+							       size_t count,
+							       struct cudaMemLocation *locs,
+							       size_t *loc_idxs, size_t nlocs,
+							       unsigned long long flags,
+							       cudaStream_t s);
 
 #define DP(p) ((CUdeviceptr)(uintptr_t)(p))
 
@@ -241,6 +256,117 @@ cudaError_t CUDARTAPI cudaMemAdvise(const void *ptr, size_t count, enum cudaMemo
 	cudaMemAdvise_v12020_params p = { ptr, count, advice, loc };
 	RT_ENTER(cudaMemAdvise_v12020, &p, NULL);
 	RT_CU(cuMemAdvise(DP(ptr), count, (CUmem_advise)advice, cu_loc(loc)));
+}
+
+/* CUDA 13's batches: the driver's calls, pointer arrays as CUdeviceptr arrays. */
+cudaError_t CUDARTAPI cudaMemPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count,
+						struct cudaMemLocation *locs, size_t *loc_idxs,
+						size_t nlocs, unsigned long long flags,
+						cudaStream_t s)
+{
+	cudaMemPrefetchBatchAsync_v13000_params p = { dptrs, sizes, count, locs, loc_idxs, nlocs,
+						      flags, s };
+	RT_ENTER(cudaMemPrefetchBatchAsync_v13000, &p, NULL);
+	RT_CU(cuMemPrefetchBatchAsync((CUdeviceptr *)dptrs, sizes, count, (CUmemLocation *)locs,
+				      loc_idxs, nlocs, flags, s));
+}
+
+cudaError_t CUDARTAPI cudaMemPrefetchBatchAsync_ptsz(void **dptrs, size_t *sizes, size_t count,
+						     struct cudaMemLocation *locs, size_t *loc_idxs,
+						     size_t nlocs, unsigned long long flags,
+						     cudaStream_t s)
+{
+	cudaMemPrefetchBatchAsync_ptsz_v13000_params p = { dptrs, sizes, count, locs, loc_idxs,
+							   nlocs, flags, s };
+	RT_ENTER(cudaMemPrefetchBatchAsync_ptsz_v13000, &p, NULL);
+	RT_CU(cuMemPrefetchBatchAsync((CUdeviceptr *)dptrs, sizes, count, (CUmemLocation *)locs,
+				      loc_idxs, nlocs, flags, pts(s)));
+}
+
+cudaError_t CUDARTAPI cudaMemDiscardBatchAsync(void **dptrs, size_t *sizes, size_t count,
+					       unsigned long long flags, cudaStream_t s)
+{
+	cudaMemDiscardBatchAsync_v13000_params p = { dptrs, sizes, count, flags, s };
+	RT_ENTER(cudaMemDiscardBatchAsync_v13000, &p, NULL);
+	RT_CU(cuMemDiscardBatchAsync((CUdeviceptr *)dptrs, sizes, count, flags, s));
+}
+
+cudaError_t CUDARTAPI cudaMemDiscardBatchAsync_ptsz(void **dptrs, size_t *sizes, size_t count,
+						    unsigned long long flags, cudaStream_t s)
+{
+	cudaMemDiscardBatchAsync_ptsz_v13000_params p = { dptrs, sizes, count, flags, s };
+	RT_ENTER(cudaMemDiscardBatchAsync_ptsz_v13000, &p, NULL);
+	RT_CU(cuMemDiscardBatchAsync((CUdeviceptr *)dptrs, sizes, count, flags, pts(s)));
+}
+
+cudaError_t CUDARTAPI cudaMemDiscardAndPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count,
+							  struct cudaMemLocation *locs,
+							  size_t *loc_idxs, size_t nlocs,
+							  unsigned long long flags, cudaStream_t s)
+{
+	cudaMemDiscardAndPrefetchBatchAsync_v13000_params p = { dptrs, sizes, count, locs,
+								loc_idxs, nlocs, flags, s };
+	RT_ENTER(cudaMemDiscardAndPrefetchBatchAsync_v13000, &p, NULL);
+	RT_CU(cuMemDiscardAndPrefetchBatchAsync((CUdeviceptr *)dptrs, sizes, count,
+						(CUmemLocation *)locs, loc_idxs, nlocs, flags, s));
+}
+
+cudaError_t CUDARTAPI cudaMemDiscardAndPrefetchBatchAsync_ptsz(void **dptrs, size_t *sizes,
+							       size_t count,
+							       struct cudaMemLocation *locs,
+							       size_t *loc_idxs, size_t nlocs,
+							       unsigned long long flags,
+							       cudaStream_t s)
+{
+	cudaMemDiscardAndPrefetchBatchAsync_ptsz_v13000_params p = { dptrs, sizes, count, locs,
+								     loc_idxs, nlocs, flags, s };
+	RT_ENTER(cudaMemDiscardAndPrefetchBatchAsync_ptsz_v13000, &p, NULL);
+	RT_CU(cuMemDiscardAndPrefetchBatchAsync((CUdeviceptr *)dptrs, sizes, count,
+						(CUmemLocation *)locs, loc_idxs, nlocs, flags,
+						pts(s)));
+}
+
+/* Pool IPC: the driver's calls (none is possible on the simulated device, see sim_mem.c). */
+cudaError_t CUDARTAPI cudaMemPoolExportToShareableHandle(void *handle, cudaMemPool_t pool,
+							 enum cudaMemAllocationHandleType type,
+							 unsigned int flags)
+{
+	cudaMemPoolExportToShareableHandle_v11020_params p = { handle, pool, type, flags };
+	RT_ENTER(cudaMemPoolExportToShareableHandle_v11020, &p, NULL);
+	RT_CU(cuMemPoolExportToShareableHandle(handle, (CUmemoryPool)pool,
+					       (CUmemAllocationHandleType)type, flags));
+}
+
+cudaError_t CUDARTAPI cudaMemPoolImportFromShareableHandle(cudaMemPool_t *pool, void *handle,
+							   enum cudaMemAllocationHandleType type,
+							   unsigned int flags)
+{
+	cudaMemPoolImportFromShareableHandle_v11020_params p = { pool, handle, type, flags };
+	RT_ENTER(cudaMemPoolImportFromShareableHandle_v11020, &p, NULL);
+	RT_CU(cuMemPoolImportFromShareableHandle((CUmemoryPool *)pool, handle,
+						 (CUmemAllocationHandleType)type, flags));
+}
+
+cudaError_t CUDARTAPI cudaMemPoolExportPointer(struct cudaMemPoolPtrExportData *data, void *ptr)
+{
+	cudaMemPoolExportPointer_v11020_params p = { data, ptr };
+	RT_ENTER(cudaMemPoolExportPointer_v11020, &p, NULL);
+	RT_CU(cuMemPoolExportPointer((CUmemPoolPtrExportData *)data, DP(ptr)));
+}
+
+cudaError_t CUDARTAPI cudaMemPoolImportPointer(void **ptr, cudaMemPool_t pool,
+					       struct cudaMemPoolPtrExportData *data)
+{
+	cudaMemPoolImportPointer_v11020_params p = { ptr, pool, data };
+	CUdeviceptr d = 0;
+	CUresult r;
+	RT_ENTER(cudaMemPoolImportPointer_v11020, &p, NULL);
+
+	if (!ptr)
+		RT_RETURN(cudaErrorInvalidValue);
+	r = cuMemPoolImportPointer(&d, (CUmemoryPool)pool, (CUmemPoolPtrExportData *)data);
+	*ptr = (void *)(uintptr_t)d;
+	RT_CU(r);
 }
 
 #pragma GCC visibility pop

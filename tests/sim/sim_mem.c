@@ -540,6 +540,13 @@ CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props
 	if (props->allocType == CU_MEM_ALLOCATION_TYPE_PINNED &&
 	    (props->location.type != CU_MEM_LOCATION_TYPE_DEVICE || props->location.id != 0))
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	/*
+	 * "Specifying CU_MEM_HANDLE_TYPE_NONE creates a memory pool that will
+	 * not support IPC": the simulated device supports no other
+	 * (CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES is 0).
+	 */
+	if (props->handleTypes != CU_MEM_HANDLE_TYPE_NONE)
+		DRV_RETURN(CUDA_ERROR_NOT_SUPPORTED);
 	np = calloc(1, sizeof(*np));
 	if (!np)
 		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
@@ -888,6 +895,176 @@ CUresult CUDAAPI cuMemPrefetchAsync_v2_ptsz(CUdeviceptr dptr, size_t count, CUme
 	DRV_ENTER(cuMemPrefetchAsync_v2_ptsz, &p, NULL);
 	NEED_CTX();
 	DRV_RETURN(prefetch(dptr, count, loc, flags, h ? h : gpsim_stream_per_thread()));
+}
+
+/*
+ * The batch calls (CUDA 13): "The batch as a whole executes in stream
+ * order but operations within a batch are not guaranteed to execute in any
+ * specific order." Each range is checked as cuMemPrefetchAsync checks one
+ * ("must refer to managed memory allocated via cuMemAllocManaged"; the
+ * simulated device has no CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS), and
+ * "hStream [...] Must not be legacy NULL stream". Locations: "the first
+ * entry in prefetchLocIdxs must always be 0. Also, each entry must be
+ * greater than the previous entry and the last entry should be less than
+ * count. Furthermore, numPrefetchLocs must be lesser than or equal to
+ * count." Discarded memory keeps its bytes ("Reading from a discarded
+ * range [...] will return an indeterminate value"). Like a prefetch, the
+ * batch takes no device time and does not overtake the stream.
+ */
+static CUresult batch(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *locs,
+		      size_t *loc_idxs, size_t nlocs, int prefetch, unsigned long long flags,
+		      CUstream h)
+{
+	struct CUstream_st *s;
+	size_t i;
+	int ok = 1;
+
+	if (!dptrs || !sizes || !count || flags || !h || h == CU_STREAM_LEGACY)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (prefetch) {
+		if (!locs || !loc_idxs || !nlocs || nlocs > count || loc_idxs[0] != 0)
+			return CUDA_ERROR_INVALID_VALUE;
+		for (i = 0; i < nlocs; i++)
+			if ((i && loc_idxs[i] <= loc_idxs[i - 1]) || loc_idxs[i] >= count ||
+			    !location_ok(locs[i]))
+				return CUDA_ERROR_INVALID_VALUE;
+	}
+	pthread_mutex_lock(&M.lock);
+	for (i = 0; i < count && ok; i++)
+		ok = dptrs[i] && sizes[i] &&
+		     managed_range((const void *)(uintptr_t)dptrs[i], sizes[i]);
+	pthread_mutex_unlock(&M.lock);
+	if (!ok)
+		return CUDA_ERROR_INVALID_VALUE;
+	s = gpsim__stream(h);
+	gpsim__stream_after(s, gpsim__stream_dep(s));
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count,
+					 CUmemLocation *locs, size_t *loc_idxs, size_t nlocs,
+					 unsigned long long flags, CUstream h)
+{
+	cuMemPrefetchBatchAsync_params p = { dptrs, sizes, count, locs, loc_idxs, nlocs, flags, h };
+	DRV_ENTER(cuMemPrefetchBatchAsync, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(batch(dptrs, sizes, count, locs, loc_idxs, nlocs, 1, flags, h));
+}
+
+CUresult CUDAAPI cuMemPrefetchBatchAsync_ptsz(CUdeviceptr *dptrs, size_t *sizes, size_t count,
+					      CUmemLocation *locs, size_t *loc_idxs, size_t nlocs,
+					      unsigned long long flags, CUstream h)
+{
+	cuMemPrefetchBatchAsync_ptsz_params p = { dptrs, sizes, count, locs, loc_idxs, nlocs,
+						  flags, h };
+	DRV_ENTER(cuMemPrefetchBatchAsync_ptsz, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(batch(dptrs, sizes, count, locs, loc_idxs, nlocs, 1, flags,
+			 h ? h : gpsim_stream_per_thread()));
+}
+
+CUresult CUDAAPI cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count,
+					unsigned long long flags, CUstream h)
+{
+	cuMemDiscardBatchAsync_params p = { dptrs, sizes, count, flags, h };
+	DRV_ENTER(cuMemDiscardBatchAsync, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(batch(dptrs, sizes, count, NULL, NULL, 0, 0, flags, h));
+}
+
+CUresult CUDAAPI cuMemDiscardBatchAsync_ptsz(CUdeviceptr *dptrs, size_t *sizes, size_t count,
+					     unsigned long long flags, CUstream h)
+{
+	cuMemDiscardBatchAsync_ptsz_params p = { dptrs, sizes, count, flags, h };
+	DRV_ENTER(cuMemDiscardBatchAsync_ptsz, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(batch(dptrs, sizes, count, NULL, NULL, 0, 0, flags,
+			 h ? h : gpsim_stream_per_thread()));
+}
+
+/* "semantically equivalent to calling cuMemDiscardBatchAsync followed by cuMemPrefetchBatchAsync" */
+CUresult CUDAAPI cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count,
+						   CUmemLocation *locs, size_t *loc_idxs,
+						   size_t nlocs, unsigned long long flags, CUstream h)
+{
+	cuMemDiscardAndPrefetchBatchAsync_params p = { dptrs, sizes, count, locs, loc_idxs, nlocs,
+						       flags, h };
+	DRV_ENTER(cuMemDiscardAndPrefetchBatchAsync, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(batch(dptrs, sizes, count, locs, loc_idxs, nlocs, 1, flags, h));
+}
+
+CUresult CUDAAPI cuMemDiscardAndPrefetchBatchAsync_ptsz(CUdeviceptr *dptrs, size_t *sizes,
+							size_t count, CUmemLocation *locs,
+							size_t *loc_idxs, size_t nlocs,
+							unsigned long long flags, CUstream h)
+{
+	cuMemDiscardAndPrefetchBatchAsync_ptsz_params p = { dptrs, sizes, count, locs, loc_idxs,
+							    nlocs, flags, h };
+	DRV_ENTER(cuMemDiscardAndPrefetchBatchAsync_ptsz, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(batch(dptrs, sizes, count, locs, loc_idxs, nlocs, 1, flags,
+			 h ? h : gpsim_stream_per_thread()));
+}
+
+/*
+ * Pool IPC. "To create an IPC capable mempool, create a mempool with a
+ * CUmemAllocationHandleType other than CU_MEM_HANDLE_TYPE_NONE", which the
+ * simulated device refuses (cuMemPoolCreate): no pool here can be
+ * exported, no pointer of one either, and no handle or export data names
+ * a pool another process exported. Each is CUDA_ERROR_INVALID_VALUE, after
+ * the arguments are checked ("flags - must be 0").
+ */
+CUresult CUDAAPI cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool,
+						  CUmemAllocationHandleType type,
+						  unsigned long long flags)
+{
+	cuMemPoolExportToShareableHandle_params p = { handle_out, pool, type, flags };
+	DRV_ENTER(cuMemPoolExportToShareableHandle, &p, NULL);
+	NEED_INIT();
+	(void)handle_out;
+	(void)pool;
+	(void)type;
+	(void)flags;
+	DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+}
+
+CUresult CUDAAPI cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle,
+						    CUmemAllocationHandleType type,
+						    unsigned long long flags)
+{
+	cuMemPoolImportFromShareableHandle_params p = { pool_out, handle, type, flags };
+	DRV_ENTER(cuMemPoolImportFromShareableHandle, &p, NULL);
+	NEED_INIT();
+	(void)handle;
+	(void)type;
+	(void)flags;
+	if (pool_out)
+		*pool_out = NULL;
+	DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+}
+
+CUresult CUDAAPI cuMemPoolExportPointer(CUmemPoolPtrExportData *out, CUdeviceptr ptr)
+{
+	cuMemPoolExportPointer_params p = { out, ptr };
+	DRV_ENTER(cuMemPoolExportPointer, &p, NULL);
+	NEED_INIT();
+	(void)out;
+	(void)ptr;
+	DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+}
+
+CUresult CUDAAPI cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool,
+				       CUmemPoolPtrExportData *data)
+{
+	cuMemPoolImportPointer_params p = { ptr_out, pool, data };
+	DRV_ENTER(cuMemPoolImportPointer, &p, NULL);
+	NEED_INIT();
+	(void)pool;
+	(void)data;
+	if (ptr_out)
+		*ptr_out = 0;
+	DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
 }
 
 /* "Advise the Unified Memory subsystem about the usage pattern for the memory range": checked, remembered nowhere. */

@@ -545,6 +545,103 @@ static void test_managed_memory(void **state)
 	assert_non_null(mem_rec(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE, (uintptr_t)x, 0));
 }
 
+static void test_managed_batches(void **state)
+{
+	DOC("Performs a batch of memory prefetches. The batch as a whole executes in stream order "
+	    "[...] Each memory range specified must refer to managed memory allocated via "
+	    "::cuMemAllocManaged [...] hStream - The stream to enqueue the operations in. Must not "
+	    "be legacy NULL stream.");
+	const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_RUNTIME };
+	struct cudaMemLocation locs[2] = { { cudaMemLocationTypeDevice, 0 },
+					   { cudaMemLocationTypeHost, 0 } };
+	size_t sizes[3] = { 256, 64, 128 }, idx[2] = { 0, 2 }, bad_idx[2] = { 0, 0 };
+	void *p[3], *local[1];
+	int on_stack[4];
+	cudaStream_t s;
+	int i;
+
+	(void)state;
+	sim_recs_start(kinds, 1);
+	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(cudaMallocManaged(&p[i], 256, cudaMemAttachGlobal), cudaSuccess);
+	/* prefetches 0 and 1 to the device, 2 to the host */
+	assert_int_equal(cudaMemPrefetchBatchAsync(p, sizes, 3, locs, idx, 2, 0, s), cudaSuccess);
+	assert_int_equal(cudaMemDiscardBatchAsync(p, sizes, 3, 0, s), cudaSuccess);
+	assert_int_equal(cudaMemDiscardAndPrefetchBatchAsync(p, sizes, 3, locs, idx, 2, 0, s),
+			 cudaSuccess);
+	/* "the first entry in prefetchLocIdxs must always be 0. Also, each entry must be greater than the previous entry" */
+	assert_int_equal(cudaMemPrefetchBatchAsync(p, sizes, 3, locs, bad_idx, 2, 0, s),
+			 cudaErrorInvalidValue);
+	/* "numPrefetchLocs must be lesser than or equal to count" */
+	assert_int_equal(cudaMemPrefetchBatchAsync(p, sizes, 1, locs, idx, 2, 0, s),
+			 cudaErrorInvalidValue);
+	/* "Flags reserved for future use. Must be zero." */
+	assert_int_equal(cudaMemDiscardBatchAsync(p, sizes, 3, 1, s), cudaErrorInvalidValue);
+	assert_int_equal(cudaMemDiscardBatchAsync(p, sizes, 3, 0, NULL), cudaErrorInvalidValue);
+	/* a range past its allocation, memory that is not managed */
+	sizes[0] = 257;
+	assert_int_equal(cudaMemDiscardBatchAsync(p, sizes, 1, 0, s), cudaErrorInvalidValue);
+	local[0] = on_stack;
+	sizes[0] = sizeof(on_stack);
+	assert_int_equal(cudaMemDiscardBatchAsync(local, sizes, 1, 0, s), cudaErrorInvalidValue);
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(cudaFree(p[i]), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
+	/* each call is an API record of its own */
+	assert_non_null(sim_recs_api(CUPTI_ACTIVITY_KIND_RUNTIME,
+				     CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchBatchAsync_v13000, 0));
+	assert_non_null(sim_recs_api(CUPTI_ACTIVITY_KIND_RUNTIME,
+				     CUPTI_RUNTIME_TRACE_CBID_cudaMemDiscardBatchAsync_v13000, 0));
+	assert_non_null(sim_recs_api(CUPTI_ACTIVITY_KIND_RUNTIME,
+				     CUPTI_RUNTIME_TRACE_CBID_cudaMemDiscardAndPrefetchBatchAsync_v13000,
+				     0));
+}
+
+static void test_pool_ipc(void **state)
+{
+	DOC("Specifying CU_MEM_HANDLE_TYPE_NONE creates a memory pool that will not support IPC. "
+	    "[...] To create an IPC capable mempool, create a mempool with a "
+	    "CUmemAllocationHandleType other than CU_MEM_HANDLE_TYPE_NONE.");
+	struct cudaMemPoolProps props = { 0 };
+	struct cudaMemPoolPtrExportData data;
+	cudaMemPool_t pool, imported = (cudaMemPool_t)1;
+	cudaStream_t s;
+	void *ptr, *back = (void *)1;
+	int fd = -1, types = -1;
+
+	(void)state;
+	assert_int_equal(cudaDeviceGetAttribute(&types, cudaDevAttrMemoryPoolSupportedHandleTypes, 0),
+			 cudaSuccess);
+	assert_int_equal(types, cudaMemHandleTypeNone);
+	props.allocType = cudaMemAllocationTypePinned;
+	props.location.type = cudaMemLocationTypeDevice;
+	props.handleTypes = cudaMemHandleTypePosixFileDescriptor;
+	assert_int_equal(cudaMemPoolCreate(&pool, &props), cudaErrorNotSupported);
+	props.handleTypes = cudaMemHandleTypeNone;
+	assert_int_equal(cudaMemPoolCreate(&pool, &props), cudaSuccess);
+	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+	assert_int_equal(cudaMallocFromPoolAsync(&ptr, 256, pool, s), cudaSuccess);
+	/* a pool that is not IPC capable exports nothing, and nothing names one to import */
+	assert_int_equal(cudaMemPoolExportToShareableHandle(&fd, pool,
+							    cudaMemHandleTypePosixFileDescriptor, 0),
+			 cudaErrorInvalidValue);
+	assert_int_equal(cudaMemPoolExportPointer(&data, ptr), cudaErrorInvalidValue);
+	assert_int_equal(cudaMemPoolImportFromShareableHandle(&imported, (void *)(intptr_t)0,
+							      cudaMemHandleTypePosixFileDescriptor, 0),
+			 cudaErrorInvalidValue);
+	assert_null(imported);
+	memset(&data, 0, sizeof(data));
+	assert_int_equal(cudaMemPoolImportPointer(&back, pool, &data), cudaErrorInvalidValue);
+	assert_null(back);
+	assert_int_equal(cudaFreeAsync(ptr, s), cudaSuccess);
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	assert_int_equal(cudaMemPoolDestroy(pool), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+}
+
 struct other_thread {
 	CUcontext seen;
 	CUresult r;
@@ -921,6 +1018,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_graph_memory_nodes, teardown),
 		cmocka_unit_test_teardown(test_captured_allocation, teardown),
 		cmocka_unit_test_teardown(test_managed_memory, teardown),
+		cmocka_unit_test_teardown(test_managed_batches, teardown),
+		cmocka_unit_test_teardown(test_pool_ipc, teardown),
 		cmocka_unit_test_teardown(test_contexts, teardown),
 		cmocka_unit_test(test_limits_and_stream_attributes),
 		cmocka_unit_test_teardown(test_modules, teardown),
