@@ -3181,16 +3181,15 @@ CUresult CUDAAPI cuGraphCreate(CUgraph *out, unsigned int flags)
 	DRV_RETURN(CUDA_SUCCESS);
 }
 
-/* In a cuGraphAdd*Node call: the node n, or the call returns why not. */
-#define NODE_ADD(type)                                          \
-	struct CUgraphNode_st *n;                               \
-	CUresult err__;                                         \
-	NEED_CTX();                                             \
-	if (!out)                                               \
-		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);           \
-	n = node_add(g, type, deps, ndeps, &err__);             \
-	if (!n)                                                 \
-		DRV_RETURN(err__)
+/* In an add_*() of a cuGraphAdd*Node call: the node n, or the call returns why not. */
+#define NODE_ADD(type)                              \
+	struct CUgraphNode_st *n;                   \
+	CUresult err__;                             \
+	if (!out)                                   \
+		return CUDA_ERROR_INVALID_VALUE;    \
+	n = node_add(g, type, deps, ndeps, &err__); \
+	if (!n)                                     \
+		return err__
 
 static CUresult node_added(struct CUgraphNode_st *n, CUgraphNode *out)
 {
@@ -3219,15 +3218,22 @@ static void kernel_params_set(struct CUgraphNode_st *n, const CUDA_KERNEL_NODE_P
 	n->launch_type = CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
 }
 
+static CUresult add_kernel(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+			 size_t ndeps, const CUDA_KERNEL_NODE_PARAMS *p)
+{
+	if (!kernel_params_ok(p))
+		return CUDA_ERROR_INVALID_VALUE;
+	NODE_ADD(CU_GRAPH_NODE_TYPE_KERNEL);
+	kernel_params_set(n, p);
+	return node_added(n, out);
+}
+
 CUresult CUDAAPI cuGraphAddKernelNode_v2(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
 					 size_t ndeps, const CUDA_KERNEL_NODE_PARAMS *p)
 {
 	DRV_ENTER(cuGraphAddKernelNode_v2, NULL, p && p->func ? p->func->name : NULL);
-	if (!kernel_params_ok(p))
-		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
-	NODE_ADD(CU_GRAPH_NODE_TYPE_KERNEL);
-	kernel_params_set(n, p);
-	DRV_RETURN(node_added(n, out));
+	NEED_CTX();
+	DRV_RETURN(add_kernel(out, g, deps, ndeps, p));
 }
 
 CUresult CUDAAPI cuGraphExecKernelNodeSetParams_v2(CUgraphExec x, CUgraphNode node,
@@ -3266,27 +3272,27 @@ static char *copy_side(CUmemorytype type, const void *host, CUdeviceptr dev)
 	}
 }
 
-CUresult CUDAAPI cuGraphAddMemcpyNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+static CUresult add_memcpy(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
 				      size_t ndeps, const CUDA_MEMCPY3D *p, CUcontext ctx)
 {
 	char *src, *dst;
 	int sdev, ddev;
-	DRV_ENTER(cuGraphAddMemcpyNode, NULL, NULL);
 
 	if (!p)
-		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+		return CUDA_ERROR_INVALID_VALUE;
 	src = copy_side(p->srcMemoryType, p->srcHost, p->srcDevice);
 	dst = copy_side(p->dstMemoryType, p->dstHost, p->dstDevice);
 	/* Arrays are not simulated (README.md). */
-	if (!src || !dst)
-		DRV_RETURN(p->srcMemoryType == CU_MEMORYTYPE_ARRAY ||
-				   p->dstMemoryType == CU_MEMORYTYPE_ARRAY ?
-			   CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_INVALID_VALUE);
+	if (!src || !dst) {
+		if (p->srcMemoryType == CU_MEMORYTYPE_ARRAY || p->dstMemoryType == CU_MEMORYTYPE_ARRAY)
+			return CUDA_ERROR_NOT_SUPPORTED;
+		return CUDA_ERROR_INVALID_VALUE;
+	}
 	if (!p->WidthInBytes || !p->Height || !p->Depth)
-		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+		return CUDA_ERROR_INVALID_VALUE;
 	if ((p->Height > 1 || p->Depth > 1) &&
 	    (p->srcPitch < p->WidthInBytes || p->dstPitch < p->WidthInBytes))
-		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+		return CUDA_ERROR_INVALID_VALUE;
 	NODE_ADD(CU_GRAPH_NODE_TYPE_MEMCPY);
 	/* Depth slices of Height rows, each slice srcHeight (dstHeight) rows apart: one list of rows. */
 	n->spitch = p->Height > 1 || p->Depth > 1 ? p->srcPitch : p->WidthInBytes;
@@ -3296,7 +3302,7 @@ CUresult CUDAAPI cuGraphAddMemcpyNode(CUgraphNode *out, CUgraph g, const CUgraph
 		/* Slices with gaps between them: not simulated. */
 		g->n--;
 		node_free(n);
-		DRV_RETURN(CUDA_ERROR_NOT_SUPPORTED);
+		return CUDA_ERROR_NOT_SUPPORTED;
 	}
 	n->src = src + p->srcXInBytes + (p->srcY + p->srcZ * p->Height) * n->spitch;
 	n->dst = dst + p->dstXInBytes + (p->dstY + p->dstZ * p->Height) * n->dpitch;
@@ -3308,19 +3314,25 @@ CUresult CUDAAPI cuGraphAddMemcpyNode(CUgraphNode *out, CUgraph g, const CUgraph
 	       (p->dstMemoryType == CU_MEMORYTYPE_UNIFIED && gpsim_is_device(n->dst));
 	n->copy_kind = sdev ? (ddev ? CUPTI_ACTIVITY_MEMCPY_KIND_DTOD : CUPTI_ACTIVITY_MEMCPY_KIND_DTOH) :
 			      (ddev ? CUPTI_ACTIVITY_MEMCPY_KIND_HTOD : CUPTI_ACTIVITY_MEMCPY_KIND_HTOH);
-	DRV_RETURN(node_added(n, out));
+	return node_added(n, out);
 }
 
-CUresult CUDAAPI cuGraphAddMemsetNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+CUresult CUDAAPI cuGraphAddMemcpyNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+				      size_t ndeps, const CUDA_MEMCPY3D *p, CUcontext ctx)
+{
+	DRV_ENTER(cuGraphAddMemcpyNode, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(add_memcpy(out, g, deps, ndeps, p, ctx));
+}
+
+static CUresult add_memset(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
 				      size_t ndeps, const CUDA_MEMSET_NODE_PARAMS *p, CUcontext ctx)
 {
-	DRV_ENTER(cuGraphAddMemsetNode, NULL, NULL);
-
 	/* "Size of each element in bytes. Must be 1, 2, or 4." */
 	if (!p || !p->dst || !p->width || !p->height ||
 	    (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4) ||
 	    (p->height > 1 && p->pitch < p->width * p->elementSize))
-		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+		return CUDA_ERROR_INVALID_VALUE;
 	NODE_ADD(CU_GRAPH_NODE_TYPE_MEMSET);
 	n->dst = (char *)(uintptr_t)p->dst;
 	n->value = p->value;
@@ -3328,52 +3340,85 @@ CUresult CUDAAPI cuGraphAddMemsetNode(CUgraphNode *out, CUgraph g, const CUgraph
 	n->width = p->width;
 	n->height = p->height;
 	n->dpitch = p->height > 1 ? p->pitch : p->width * p->elementSize;
-	DRV_RETURN(node_added(n, out));
+	return node_added(n, out);
+}
+
+CUresult CUDAAPI cuGraphAddMemsetNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+				      size_t ndeps, const CUDA_MEMSET_NODE_PARAMS *p, CUcontext ctx)
+{
+	DRV_ENTER(cuGraphAddMemsetNode, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(add_memset(out, g, deps, ndeps, p, ctx));
+}
+
+static CUresult add_host(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+				    size_t ndeps, const CUDA_HOST_NODE_PARAMS *p)
+{
+	if (!p || !p->fn)
+		return CUDA_ERROR_INVALID_VALUE;
+	NODE_ADD(CU_GRAPH_NODE_TYPE_HOST);
+	n->fn = p->fn;
+	n->user = p->userData;
+	return node_added(n, out);
 }
 
 CUresult CUDAAPI cuGraphAddHostNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
 				    size_t ndeps, const CUDA_HOST_NODE_PARAMS *p)
 {
 	DRV_ENTER(cuGraphAddHostNode, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(add_host(out, g, deps, ndeps, p));
+}
 
-	if (!p || !p->fn)
-		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
-	NODE_ADD(CU_GRAPH_NODE_TYPE_HOST);
-	n->fn = p->fn;
-	n->user = p->userData;
-	DRV_RETURN(node_added(n, out));
+static CUresult add_empty(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+				     size_t ndeps)
+{
+	NODE_ADD(CU_GRAPH_NODE_TYPE_EMPTY);
+	return node_added(n, out);
 }
 
 CUresult CUDAAPI cuGraphAddEmptyNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
 				     size_t ndeps)
 {
 	DRV_ENTER(cuGraphAddEmptyNode, NULL, NULL);
-	NODE_ADD(CU_GRAPH_NODE_TYPE_EMPTY);
-	DRV_RETURN(node_added(n, out));
+	NEED_CTX();
+	DRV_RETURN(add_empty(out, g, deps, ndeps));
+}
+
+static CUresult add_event_record(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+			   size_t ndeps, CUevent e)
+{
+	if (!e)
+		return CUDA_ERROR_INVALID_VALUE;
+	NODE_ADD(CU_GRAPH_NODE_TYPE_EVENT_RECORD);
+	n->event = e;
+	return node_added(n, out);
 }
 
 CUresult CUDAAPI cuGraphAddEventRecordNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
 					   size_t ndeps, CUevent e)
 {
 	DRV_ENTER(cuGraphAddEventRecordNode, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(add_event_record(out, g, deps, ndeps, e));
+}
 
+static CUresult add_event_wait(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+			 size_t ndeps, CUevent e)
+{
 	if (!e)
-		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
-	NODE_ADD(CU_GRAPH_NODE_TYPE_EVENT_RECORD);
+		return CUDA_ERROR_INVALID_VALUE;
+	NODE_ADD(CU_GRAPH_NODE_TYPE_WAIT_EVENT);
 	n->event = e;
-	DRV_RETURN(node_added(n, out));
+	return node_added(n, out);
 }
 
 CUresult CUDAAPI cuGraphAddEventWaitNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
 					 size_t ndeps, CUevent e)
 {
 	DRV_ENTER(cuGraphAddEventWaitNode, NULL, NULL);
-
-	if (!e)
-		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
-	NODE_ADD(CU_GRAPH_NODE_TYPE_WAIT_EVENT);
-	n->event = e;
-	DRV_RETURN(node_added(n, out));
+	NEED_CTX();
+	DRV_RETURN(add_event_wait(out, g, deps, ndeps, e));
 }
 
 /* A graph allocation of size bytes, its memory taken now; NULL (*err why) if none. */
@@ -3438,34 +3483,40 @@ static void galloc_unclaim(struct galloc *ga)
  * ("location where the allocation should reside"; "handleTypes must be
  * CU_MEM_HANDLE_TYPE_NONE").
  */
-CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
-					size_t ndeps, CUDA_MEM_ALLOC_NODE_PARAMS *p)
+static CUresult add_mem_alloc(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+			size_t ndeps, CUDA_MEM_ALLOC_NODE_PARAMS *p)
 {
 	struct galloc *ga;
 	CUresult r;
 	struct CUgraphNode_st *n;
-	DRV_ENTER(cuGraphAddMemAllocNode, NULL, NULL);
 
-	NEED_CTX();
 	if (!out || !p || !p->bytesize || p->poolProps.allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
 	    p->poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
 	    p->poolProps.location.id != GPSIM_DEVICE_ID ||
 	    p->poolProps.handleTypes != CU_MEM_HANDLE_TYPE_NONE)
-		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+		return CUDA_ERROR_INVALID_VALUE;
 	ga = galloc_new(p->bytesize, &r);
 	if (!ga)
-		DRV_RETURN(r);
+		return r;
 	n = node_add(g, CU_GRAPH_NODE_TYPE_MEM_ALLOC, deps, ndeps, &r);
 	if (!n) {
 		free((void *)ga->base);
 		free(ga);
-		DRV_RETURN(r);
+		return r;
 	}
 	galloc_publish(ga);
 	n->ga = ga;
 	g->has_mem = 1;
 	p->dptr = (CUdeviceptr)ga->base;
-	DRV_RETURN(node_added(n, out));
+	return node_added(n, out);
+}
+
+CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+					size_t ndeps, CUDA_MEM_ALLOC_NODE_PARAMS *p)
+{
+	DRV_ENTER(cuGraphAddMemAllocNode, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(add_mem_alloc(out, g, deps, ndeps, p));
 }
 
 /*
@@ -3473,25 +3524,31 @@ CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode *out, CUgraph g, const CUgra
  * attempts to free: an allocation twice in the same graph; an address that
  * was not returned by an allocation node; an invalid address."
  */
-CUresult CUDAAPI cuGraphAddMemFreeNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+static CUresult add_mem_free(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
 				       size_t ndeps, CUdeviceptr dptr)
 {
 	struct galloc *ga;
 	struct CUgraphNode_st *n;
 	CUresult r;
-	DRV_ENTER(cuGraphAddMemFreeNode, NULL, NULL);
 
-	NEED_CTX();
 	if (!out || !g || !(ga = galloc_claim_free(dptr, g)))
-		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+		return CUDA_ERROR_INVALID_VALUE;
 	n = node_add(g, CU_GRAPH_NODE_TYPE_MEM_FREE, deps, ndeps, &r);
 	if (!n) {
 		galloc_unclaim(ga);
-		DRV_RETURN(r);
+		return r;
 	}
 	n->ga = ga;
 	g->has_mem = 1;
-	DRV_RETURN(node_added(n, out));
+	return node_added(n, out);
+}
+
+CUresult CUDAAPI cuGraphAddMemFreeNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+				       size_t ndeps, CUdeviceptr dptr)
+{
+	DRV_ENTER(cuGraphAddMemFreeNode, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(add_mem_free(out, g, deps, ndeps, dptr));
 }
 
 /*
@@ -4681,25 +4738,31 @@ static void graph_unflatten(struct CUgraph_st *flat, struct CUgraph_st *g)
 		graph_free(flat);
 }
 
-CUresult CUDAAPI cuGraphAddChildGraphNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
-					  size_t ndeps, CUgraph child)
+static CUresult add_child(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+			  size_t ndeps, CUgraph child)
 {
-	DRV_ENTER(cuGraphAddChildGraphNode, NULL, NULL);
-
 	if (!child || child == g)
-		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+		return CUDA_ERROR_INVALID_VALUE;
 	/* "The graph can only be used in a child node if the ownership is moved to the parent", which this call does not do. */
 	if (child->has_mem)
-		DRV_RETURN(CUDA_ERROR_NOT_SUPPORTED);
+		return CUDA_ERROR_NOT_SUPPORTED;
 	NODE_ADD(CU_GRAPH_NODE_TYPE_GRAPH);
 	/* "The node executes an embedded child graph. The child graph is cloned in this call." */
 	n->child = graph_dup(child);
 	if (!n->child) {
 		g->n--;
 		node_free(n);
-		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
-	DRV_RETURN(node_added(n, out));
+	return node_added(n, out);
+}
+
+CUresult CUDAAPI cuGraphAddChildGraphNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+					  size_t ndeps, CUgraph child)
+{
+	DRV_ENTER(cuGraphAddChildGraphNode, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(add_child(out, g, deps, ndeps, child));
 }
 
 CUresult CUDAAPI cuGraphChildGraphNodeGetGraph(CUgraphNode node, CUgraph *out)
