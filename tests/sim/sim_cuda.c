@@ -141,6 +141,17 @@ struct CUgraphNode_st {
 	struct CUgraphNode_st *stands_for;
 	/* memory allocation / free */
 	struct galloc *ga;
+	/*
+	 * conditional: its handle, type and body graphs (owned by the node
+	 * when own_bodies, else by the node it was copied from); a node of an
+	 * executable graph has each body instantiated in subs instead
+	 */
+	CUgraphConditionalHandle handle;
+	CUgraphConditionalNodeType cond_type;
+	unsigned int nbodies;
+	struct CUgraph_st **bodies;
+	int own_bodies;
+	struct CUgraphExec_st **subs;
 	/* per launch: when it ends; the lane (stream) it runs on */
 	uint64_t end;
 	size_t lane;
@@ -165,6 +176,7 @@ struct CUgraphExec_st {
 	int busy;	       /* a launch's rest is with the host worker */
 	int auto_free;	       /* CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH */
 	uint32_t mem_graph;    /* the id of its graph when that holds memory nodes, else 0 */
+	struct CUgraphExec_st *top; /* a conditional body's instance: the executable graph it is in */
 };
 
 /*
@@ -2539,13 +2551,26 @@ static struct CUgraph_st *graph_new(void)
 
 static void graph_free(struct CUgraph_st *g);
 
+static void exec_free(struct CUgraphExec_st *x);
+
 static void node_free(struct CUgraphNode_st *n)
 {
-	if (n) {
-		graph_free(n->child);
-		free(n->deps);
-		free(n);
+	unsigned int i;
+
+	if (!n)
+		return;
+	graph_free(n->child);
+	for (i = 0; i < n->nbodies; i++) {
+		if (n->own_bodies)
+			graph_free(n->bodies[i]);
+		if (n->subs)
+			exec_free(n->subs[i]);
 	}
+	if (n->own_bodies)
+		free(n->bodies);
+	free(n->subs);
+	free(n->deps);
+	free(n);
 }
 
 /* A node of type `type` at the end of g, depending on nodes deps[0..ndeps) of g. */
@@ -2629,6 +2654,8 @@ static struct CUgraphNode_st *node_clone(const struct CUgraphNode_st *n, struct 
 	c->graph = g;
 	c->deps = NULL;
 	c->child = NULL;
+	c->own_bodies = 0; /* graph_dup() copies them */
+	c->subs = NULL;
 	if ((n->ndeps && !(c->deps = malloc(n->ndeps * sizeof(*c->deps)))) ||
 	    (n->child && !(c->child = graph_dup(n->child)))) {
 		node_free(c);
@@ -2922,9 +2949,14 @@ CUresult CUDAAPI cuStreamEndCapture(CUstream h, CUgraph *out)
 
 	NEED_CTX();
 	s = stream_of(h);
-	if (!out)
-		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
 	c = s->cap;
+	/*
+	 * A capture into the program's graph (cuStreamBeginCaptureToGraph) may
+	 * be ended without asking for it: the nodes are in it already, and
+	 * NVIDIA's graphConditionalNodes sample passes NULL.
+	 */
+	if (!out && !(c && c->to_graph))
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
 	if (!c)
 		DRV_RETURN(CUDA_ERROR_ILLEGAL_STATE);
 	/* "Capture must be ended on the same stream in which it was initiated" */
@@ -2936,7 +2968,8 @@ CUresult CUDAAPI cuStreamEndCapture(CUstream h, CUgraph *out)
 	r = c->invalid ? CUDA_ERROR_STREAM_CAPTURE_INVALIDATED :
 	    !capture_joined(c) ? CUDA_ERROR_STREAM_CAPTURE_UNJOINED : CUDA_SUCCESS;
 	/* "If capture was invalidated, due to a violation of the rules of stream capture, then a NULL graph will be returned." */
-	*out = r == CUDA_SUCCESS ? c->graph : NULL;
+	if (out)
+		*out = r == CUDA_SUCCESS ? c->graph : NULL;
 	pthread_mutex_lock(&S.lock);
 	for (o = S.streams; o; o = o->next)
 		if (o->cap == c)
@@ -3738,6 +3771,9 @@ CUresult CUDAAPI cuGraphClone(CUgraph *out, CUgraph orig)
  * streams of the driver's; a node continues the lane of one dependency
  * whose lane no other node continues, so a lane's work never overlaps.
  */
+static CUresult cond_subs(struct CUgraphNode_st *c, const struct CUgraphNode_st *src,
+			  struct CUgraphExec_st *top);
+
 static CUresult exec_build(struct CUgraphExec_st *x, const struct CUgraph_st *g)
 {
 	size_t *map = calloc(g->n ? g->n : 1, sizeof(*map)), *indeg = NULL, i, k, done = 0;
@@ -3768,6 +3804,12 @@ static CUresult exec_build(struct CUgraphExec_st *x, const struct CUgraph_st *g)
 		for (d = 0; d < c->ndeps; d++)
 			c->deps[d] = map[c->deps[d]];
 		x->nodes[k++] = c;
+		if (c->type == CU_GRAPH_NODE_TYPE_CONDITIONAL) {
+			r = cond_subs(c, g->nodes[i], x->top ? x->top : x);
+			if (r)
+				goto out;
+			r = CUDA_ERROR_OUT_OF_MEMORY;
+		}
 	}
 	/* Kahn's algorithm; among the ready nodes, any but a host node first. */
 	for (i = 0; i < x->n; i++)
@@ -3983,6 +4025,12 @@ CUresult CUDAAPI cuGraphExecUpdate_v2(CUgraphExec x, CUgraph g, CUgraphExecUpdat
 			bad = n;
 			break;
 		}
+		/* A conditional node's bodies are not compared, nor updated: not simulated. */
+		if (n->type == CU_GRAPH_NODE_TYPE_CONDITIONAL) {
+			res = CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED;
+			bad = n;
+			break;
+		}
 		if (e->ndeps != n->ndeps) {
 			res = CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
 			bad = n;
@@ -4191,12 +4239,15 @@ static int glaunch_defer(struct glaunch *gl, uint64_t t)
 	return 1;
 }
 
+static uint64_t cond_run(struct glaunch *gl, struct CUgraphNode_st *n, uint64_t t);
+
 /*
  * Runs the launch's nodes from gl->next on: each starts when its
  * dependencies have ended. A host node met on the program's thread hands
  * the rest to the host worker (1 returned); on the worker it runs there.
  */
-static int glaunch_run(struct glaunch *gl, int on_worker)
+
+static int glaunch_nodes(struct glaunch *gl, int on_worker)
 {
 	struct CUgraphExec_st *x = gl->x;
 
@@ -4241,11 +4292,24 @@ static int glaunch_run(struct glaunch *gl, int on_worker)
 			node_mem(gl, n);
 			n->end = t;
 			break;
+		case CU_GRAPH_NODE_TYPE_CONDITIONAL:
+			n->end = cond_run(gl, n, t);
+			break;
 		default:
 			n->end = t;
 		}
 		gl->end = max_u64(gl->end, n->end);
 	}
+	return 0;
+}
+
+/* glaunch_nodes(), then the launch is over: its stream and its next launch wait for its end. */
+static int glaunch_run(struct glaunch *gl, int on_worker)
+{
+	struct CUgraphExec_st *x = gl->x;
+
+	if (glaunch_nodes(gl, on_worker))
+		return 1;
 	/* The stream's next work waits for the whole graph. */
 	pthread_mutex_lock(&S.lock);
 	gl->s->ready = max_u64(gl->s->ready, gl->end);
@@ -4274,6 +4338,10 @@ static CUresult capture_graph_launch(struct CUstream_st *s, struct CUgraphExec_s
 
 	if (x->mem_graph)
 		return CUDA_ERROR_NOT_SUPPORTED;
+	/* Its conditional nodes keep their bodies instantiated only: not simulated. */
+	for (i = 0; i < x->n; i++)
+		if (x->nodes[i]->type == CU_GRAPH_NODE_TYPE_CONDITIONAL)
+			return CUDA_ERROR_NOT_SUPPORTED;
 	child = graph_new();
 	if (!child || !(child->nodes = calloc(x->n ? x->n : 1, sizeof(*child->nodes)))) {
 		free(child);
@@ -4560,7 +4628,34 @@ static void graph_free(struct CUgraph_st *g)
 	free(g);
 }
 
-/* A clone of orig: its nodes' clones (child graphs cloned too), in the same order, with new ids. */
+/* A conditional node's copies of the bodies it shares with the node it was cloned from. */
+static int node_own_bodies(struct CUgraphNode_st *c)
+{
+	struct CUgraph_st **b;
+	unsigned int i;
+
+	if (c->type != CU_GRAPH_NODE_TYPE_CONDITIONAL || c->own_bodies)
+		return 0;
+	b = calloc(c->nbodies, sizeof(*b));
+	if (!b) {
+		c->nbodies = 0;
+		return -ENOMEM;
+	}
+	for (i = 0; i < c->nbodies; i++) {
+		b[i] = graph_dup(c->bodies[i]);
+		if (!b[i])
+			break;
+	}
+	c->bodies = b;
+	c->own_bodies = 1;
+	if (i < c->nbodies) {
+		c->nbodies = i;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* A clone of orig: its nodes' clones (child graphs and conditional bodies cloned too), in the same order, with new ids. */
 static struct CUgraph_st *graph_dup(const struct CUgraph_st *orig)
 {
 	struct CUgraph_st *g = graph_new();
@@ -4573,7 +4668,8 @@ static struct CUgraph_st *graph_dup(const struct CUgraph_st *orig)
 	g->cap = orig->n ? orig->n : 1;
 	for (i = 0; i < orig->n; i++) {
 		g->nodes[i] = node_clone(orig->nodes[i], g);
-		if (!g->nodes[i]) {
+		if (!g->nodes[i] || node_own_bodies(g->nodes[i])) {
+			g->n += !!g->nodes[i];
 			graph_free(g);
 			return NULL;
 		}
@@ -4629,6 +4725,8 @@ static int flat_append(struct CUgraph_st *flat, struct CUgraphNode_st *n, size_t
 	c->deps = NULL;
 	c->ndeps = 0;
 	c->child = NULL;
+	c->own_bodies = 0;
+	c->subs = NULL;
 	c->stands_for = n;
 	if (n->type == CU_GRAPH_NODE_TYPE_GRAPH)
 		c->type = CU_GRAPH_NODE_TYPE_EMPTY;
@@ -4763,6 +4861,324 @@ CUresult CUDAAPI cuGraphAddChildGraphNode(CUgraphNode *out, CUgraph g, const CUg
 	DRV_ENTER(cuGraphAddChildGraphNode, NULL, NULL);
 	NEED_CTX();
 	DRV_RETURN(add_child(out, g, deps, ndeps, child));
+}
+
+/* ---- conditional nodes and cuGraphAddNode ---- */
+
+/*
+ * Conditional handles. "defaultLaunchValue - Optional initial value for
+ * the conditional variable. Applied at the beginning of each graph
+ * execution if CU_GRAPH_COND_ASSIGN_DEFAULT is set in flags." Device code
+ * changes the value (cudaGraphSetConditional), and kernels compute nothing
+ * here: a node sees its handle's default value, or 0 without the flag.
+ * A handle is its index + 1 in this table (under S.lock), kept for the
+ * process: handles are few and small.
+ */
+struct cond_handle {
+	uint32_t graph_id;
+	unsigned int value;
+};
+
+static struct cond_handle *cond_handles;
+static size_t ncond_handles, cond_handles_cap;
+
+static unsigned int cond_value(CUgraphConditionalHandle h)
+{
+	unsigned int v = 0;
+
+	pthread_mutex_lock(&S.lock);
+	if (h && h <= ncond_handles)
+		v = cond_handles[h - 1].value;
+	pthread_mutex_unlock(&S.lock);
+	return v;
+}
+
+CUresult CUDAAPI cuGraphConditionalHandleCreate(CUgraphConditionalHandle *out, CUgraph g,
+						CUcontext ctx, unsigned int def, unsigned int flags)
+{
+	cuGraphConditionalHandleCreate_params p = { out, g, ctx, def, flags };
+	CUresult r = CUDA_SUCCESS;
+	DRV_ENTER(cuGraphConditionalHandleCreate, &p, NULL);
+
+	NEED_CTX();
+	/* "flags - Currently must be CU_GRAPH_COND_ASSIGN_DEFAULT or 0." */
+	if (!out || !g || (flags & ~(unsigned int)CU_GRAPH_COND_ASSIGN_DEFAULT))
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	pthread_mutex_lock(&S.lock);
+	if (ncond_handles == cond_handles_cap) {
+		size_t cap = cond_handles_cap * 2 + 16;
+		struct cond_handle *v = realloc(cond_handles, cap * sizeof(*v));
+
+		if (v) {
+			cond_handles = v;
+			cond_handles_cap = cap;
+		} else {
+			r = CUDA_ERROR_OUT_OF_MEMORY;
+		}
+	}
+	if (r == CUDA_SUCCESS) {
+		cond_handles[ncond_handles++] = (struct cond_handle){
+			g->id, flags & CU_GRAPH_COND_ASSIGN_DEFAULT ? def : 0
+		};
+		*out = ncond_handles;
+	}
+	pthread_mutex_unlock(&S.lock);
+	DRV_RETURN(r);
+}
+
+/*
+ * "Size of graph output array. Allowed values are 1 for
+ * CU_GRAPH_COND_TYPE_WHILE, 1 or 2 for CU_GRAPH_COND_TYPE_IF, or any value
+ * greater than zero for CU_GRAPH_COND_TYPE_SWITCH." "phGraph_out -
+ * CUDA-owned array populated with conditional node child graphs during
+ * creation of the node. Valid for the lifetime of the conditional node."
+ */
+static CUresult add_conditional(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps,
+				CUDA_CONDITIONAL_NODE_PARAMS *p)
+{
+	unsigned int i;
+	int known;
+
+	if (!p || !p->size || (p->type == CU_GRAPH_COND_TYPE_WHILE && p->size != 1) ||
+	    (p->type == CU_GRAPH_COND_TYPE_IF && p->size > 2) ||
+	    (p->type != CU_GRAPH_COND_TYPE_IF && p->type != CU_GRAPH_COND_TYPE_WHILE &&
+	     p->type != CU_GRAPH_COND_TYPE_SWITCH))
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&S.lock);
+	known = p->handle && p->handle <= ncond_handles;
+	pthread_mutex_unlock(&S.lock);
+	if (!known)
+		return CUDA_ERROR_INVALID_VALUE;
+	NODE_ADD(CU_GRAPH_NODE_TYPE_CONDITIONAL);
+	n->handle = p->handle;
+	n->cond_type = p->type;
+	n->own_bodies = 1;
+	n->bodies = calloc(p->size, sizeof(*n->bodies));
+	for (i = 0; n->bodies && i < p->size; i++, n->nbodies++)
+		if (!(n->bodies[i] = graph_new()))
+			break;
+	if (!n->bodies || n->nbodies < p->size) {
+		g->n--;
+		node_free(n);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	for (i = 0; i < n->nbodies; i++)
+		graph_event(CUPTI_CBID_RESOURCE_GRAPH_CREATED, n->bodies[i], NULL, NULL, NULL, NULL,
+			    NULL);
+	p->phGraph_out = n->bodies;
+	return node_added(n, out);
+}
+
+/*
+ * An executable graph's conditional node: each body instantiated (c
+ * shares the bodies of src, its graph's node, which the program may
+ * destroy). "Allowed node types are kernel nodes, empty nodes, child
+ * graphs, memsets, memcopies, and conditionals. This applies recursively
+ * to child graphs and conditional bodies." Their work carries the
+ * executable graph's id, and the ids of the bodies' instantiated nodes.
+ */
+static CUresult cond_subs(struct CUgraphNode_st *c, const struct CUgraphNode_st *src,
+			  struct CUgraphExec_st *top)
+{
+	CUresult r = CUDA_SUCCESS;
+	unsigned int b;
+
+	c->bodies = NULL;
+	c->subs = calloc(src->nbodies ? src->nbodies : 1, sizeof(*c->subs));
+	if (!c->subs) {
+		c->nbodies = 0;
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	for (b = 0; b < src->nbodies && r == CUDA_SUCCESS; b++) {
+		struct CUgraph_st *body = src->bodies[b], *flat = graph_flatten(body, &r);
+		struct CUgraphExec_st *x;
+		size_t i, k;
+
+		if (!flat)
+			break;
+		for (i = 0; i < flat->n; i++) {
+			CUgraphNodeType t = flat->nodes[i]->type;
+
+			if (!flat->nodes[i]->dead && t != CU_GRAPH_NODE_TYPE_KERNEL &&
+			    t != CU_GRAPH_NODE_TYPE_EMPTY && t != CU_GRAPH_NODE_TYPE_MEMSET &&
+			    t != CU_GRAPH_NODE_TYPE_MEMCPY && t != CU_GRAPH_NODE_TYPE_CONDITIONAL)
+				r = CUDA_ERROR_INVALID_VALUE;
+		}
+		x = r == CUDA_SUCCESS ? calloc(1, sizeof(*x)) : NULL;
+		if (r == CUDA_SUCCESS && !x)
+			r = CUDA_ERROR_OUT_OF_MEMORY;
+		if (x) {
+			x->graph_id = top->graph_id;
+			x->top = top;
+			c->subs[b] = x;
+			r = exec_build(x, flat);
+		}
+		for (i = 0; r == CUDA_SUCCESS && i < x->n; i++)
+			for (k = 0; k < flat->n; k++)
+				if (flat->nodes[k]->id == x->nodes[i]->origin_id)
+					graph_event(CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED, body, body,
+						    x->nodes[i],
+						    flat == body ? flat->nodes[k] :
+								   flat->nodes[k]->stands_for,
+						    NULL, top);
+		graph_unflatten(flat, body);
+	}
+	return r;
+}
+
+/*
+ * A launch reaching a conditional node runs the body its value selects,
+ * on the node's stream, from t; returns when that ends. "IF: phGraph_out[0]
+ * is executed when the condition is non-zero. If size == 2, phGraph_out[1]
+ * will be executed when the condition is zero." "SWITCH: phGraph_out[n] is
+ * executed when the condition is equal to n. If the condition >= size, no
+ * body graph is executed." "WHILE: phGraph_out[0] is executed as long as
+ * the condition is non-zero": no kernel here sets it to zero, so a WHILE
+ * whose value is non-zero runs its body once, as if the body's last kernel
+ * ended the loop (README.md).
+ */
+static uint64_t cond_run(struct glaunch *gl, struct CUgraphNode_st *n, uint64_t t)
+{
+	unsigned int v = cond_value(n->handle), body;
+	struct glaunch sub;
+
+	switch (n->cond_type) {
+	case CU_GRAPH_COND_TYPE_IF:
+		if (!v && n->nbodies < 2)
+			return t;
+		body = v ? 0 : 1;
+		break;
+	case CU_GRAPH_COND_TYPE_WHILE:
+		if (!v)
+			return t;
+		body = 0;
+		break;
+	default:
+		if (v >= n->nbodies)
+			return t;
+		body = v;
+	}
+	sub = *gl;
+	sub.x = n->subs[body];
+	sub.next = 0;
+	sub.base = t;
+	sub.end = t;
+	sub.stream_id = n->lane ? gl->x->lane_stream[n->lane] : gl->stream_id;
+	glaunch_nodes(&sub, 1);
+	return sub.end;
+}
+
+/* g or a graph of one of its child graph nodes holds a conditional node. */
+static int graph_has_conditional(const struct CUgraph_st *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->n; i++) {
+		const struct CUgraphNode_st *n = g->nodes[i];
+
+		if (!n->dead && (n->type == CU_GRAPH_NODE_TYPE_CONDITIONAL ||
+				 (n->child && graph_has_conditional(n->child))))
+			return 1;
+	}
+	return 0;
+}
+
+/* cuGraphAddNode: each kind as its own cuGraphAdd*Node adds it. */
+static CUresult add_node(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps,
+			 CUgraphNodeParams *p)
+{
+	CUresult r;
+
+	if (!p)
+		return CUDA_ERROR_INVALID_VALUE;
+	switch (p->type) {
+	case CU_GRAPH_NODE_TYPE_KERNEL: {
+		const CUDA_KERNEL_NODE_PARAMS_v3 *k = &p->kernel;
+		CUDA_KERNEL_NODE_PARAMS d = { .func = k->func, .gridDimX = k->gridDimX,
+					      .gridDimY = k->gridDimY, .gridDimZ = k->gridDimZ,
+					      .blockDimX = k->blockDimX, .blockDimY = k->blockDimY,
+					      .blockDimZ = k->blockDimZ,
+					      .sharedMemBytes = k->sharedMemBytes,
+					      .kernelParams = k->kernelParams, .extra = k->extra };
+
+		return add_kernel(out, g, deps, ndeps, &d);
+	}
+	case CU_GRAPH_NODE_TYPE_MEMCPY:
+		/* "flags - Must be zero" */
+		if (p->memcpy.flags)
+			return CUDA_ERROR_INVALID_VALUE;
+		return add_memcpy(out, g, deps, ndeps, &p->memcpy.copyParams, p->memcpy.copyCtx);
+	case CU_GRAPH_NODE_TYPE_MEMSET: {
+		const CUDA_MEMSET_NODE_PARAMS_v2 *m = &p->memset;
+		CUDA_MEMSET_NODE_PARAMS d = { m->dst, m->pitch, m->value, m->elementSize, m->width,
+					      m->height };
+
+		return add_memset(out, g, deps, ndeps, &d, m->ctx);
+	}
+	case CU_GRAPH_NODE_TYPE_HOST: {
+		CUDA_HOST_NODE_PARAMS d = { p->host.fn, p->host.userData };
+
+		return add_host(out, g, deps, ndeps, &d);
+	}
+	case CU_GRAPH_NODE_TYPE_GRAPH:
+		/* "The graph must not contain conditional nodes"; moving it in is not simulated. */
+		if (p->graph.ownership != CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE)
+			return CUDA_ERROR_NOT_SUPPORTED;
+		if (p->graph.graph && graph_has_conditional(p->graph.graph))
+			return CUDA_ERROR_INVALID_VALUE;
+		return add_child(out, g, deps, ndeps, p->graph.graph);
+	case CU_GRAPH_NODE_TYPE_EMPTY:
+		return add_empty(out, g, deps, ndeps);
+	case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+		return add_event_record(out, g, deps, ndeps, p->eventRecord.event);
+	case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
+		return add_event_wait(out, g, deps, ndeps, p->eventWait.event);
+	case CU_GRAPH_NODE_TYPE_MEM_ALLOC: {
+		CUDA_MEM_ALLOC_NODE_PARAMS d = { .poolProps = p->alloc.poolProps,
+						 .accessDescs = p->alloc.accessDescs,
+						 .accessDescCount = p->alloc.accessDescCount,
+						 .bytesize = p->alloc.bytesize };
+
+		r = add_mem_alloc(out, g, deps, ndeps, &d);
+		if (r == CUDA_SUCCESS)
+			p->alloc.dptr = d.dptr;
+		return r;
+	}
+	case CU_GRAPH_NODE_TYPE_MEM_FREE:
+		return add_mem_free(out, g, deps, ndeps, p->free.dptr);
+	case CU_GRAPH_NODE_TYPE_CONDITIONAL:
+		return add_conditional(out, g, deps, ndeps, &p->conditional);
+	default:
+		/* external semaphores and batched memory operations are not simulated */
+		return CUDA_ERROR_NOT_SUPPORTED;
+	}
+}
+
+/* Edge data is never set here (every edge is a default one): dependencyData is not read. */
+CUresult CUDAAPI cuGraphAddNode_v2(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+				   const CUgraphEdgeData *edges, size_t ndeps,
+				   CUgraphNodeParams *params)
+{
+	cuGraphAddNode_v2_params p = { out, g, deps, edges, ndeps, params };
+	DRV_ENTER(cuGraphAddNode_v2, &p,
+		  params && params->type == CU_GRAPH_NODE_TYPE_KERNEL && params->kernel.func ?
+			  params->kernel.func->name :
+			  NULL);
+	NEED_CTX();
+	DRV_RETURN(add_node(out, g, deps, ndeps, params));
+}
+
+/* CUDA 12.2's form, without edge data, for programs built then. */
+CUresult CUDAAPI cuGraphAddNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps,
+				CUgraphNodeParams *params)
+{
+	cuGraphAddNode_params p = { out, g, deps, ndeps, params };
+	DRV_ENTER(cuGraphAddNode, &p,
+		  params && params->type == CU_GRAPH_NODE_TYPE_KERNEL && params->kernel.func ?
+			  params->kernel.func->name :
+			  NULL);
+	NEED_CTX();
+	DRV_RETURN(add_node(out, g, deps, ndeps, params));
 }
 
 CUresult CUDAAPI cuGraphChildGraphNodeGetGraph(CUgraphNode node, CUgraph *out)

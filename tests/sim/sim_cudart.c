@@ -1097,9 +1097,8 @@ static CUmemorytype side_type(enum cudaMemcpyKind k, int src)
 	}
 }
 
-static cudaError_t add_memcpy_node(cudaGraphNode_t *out, cudaGraph_t g,
-				   const cudaGraphNode_t *deps, size_t ndeps,
-				   const struct cudaMemcpy3DParms *p)
+/* A runtime 3D copy as the driver takes it. */
+static cudaError_t memcpy3d_of(const struct cudaMemcpy3DParms *p, CUDA_MEMCPY3D *out)
 {
 	CUDA_MEMCPY3D d = { 0 };
 
@@ -1126,6 +1125,19 @@ static cudaError_t add_memcpy_node(cudaGraphNode_t *out, cudaGraph_t g,
 	d.WidthInBytes = p->extent.width;
 	d.Height = p->extent.height;
 	d.Depth = p->extent.depth;
+	*out = d;
+	return cudaSuccess;
+}
+
+static cudaError_t add_memcpy_node(cudaGraphNode_t *out, cudaGraph_t g,
+				   const cudaGraphNode_t *deps, size_t ndeps,
+				   const struct cudaMemcpy3DParms *p)
+{
+	CUDA_MEMCPY3D d;
+	cudaError_t e = memcpy3d_of(p, &d);
+
+	if (e != cudaSuccess)
+		return e;
 	return from_cu(cuGraphAddMemcpyNode(out, g, deps, ndeps, &d, gpsim_primary_ctx()));
 }
 
@@ -1265,6 +1277,118 @@ cudaError_t CUDARTAPI cudaGraphAddEventWaitNode(cudaGraphNode_t *out, cudaGraph_
 {
 	RT_ENTER(cudaGraphAddEventWaitNode_v11010, NULL, NULL);
 	RT_CU(cuGraphAddEventWaitNode(out, g, deps, ndeps, e));
+}
+
+/* "Creates a conditional handle associated with hGraph." */
+cudaError_t CUDARTAPI cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *out,
+						       cudaGraph_t g, unsigned int def,
+						       unsigned int flags)
+{
+	cudaGraphConditionalHandleCreate_v12030_params p = { out, g, def, flags };
+	CUgraphConditionalHandle h = 0;
+	CUresult r;
+	RT_ENTER(cudaGraphConditionalHandleCreate_v12030, &p, NULL);
+
+	if (!out)
+		RT_RETURN(cudaErrorInvalidValue);
+	r = cuGraphConditionalHandleCreate(&h, g, gpsim_primary_ctx(), def, flags);
+	if (r == CUDA_SUCCESS)
+		*out = h;
+	RT_CU(r);
+}
+
+/*
+ * cudaGraphNodeParams as the driver's CUgraphNodeParams: the same union
+ * layout, but the runtime names a kernel by its host stub, a copy by
+ * cudaMemcpy3DParms and the rest by pointers the driver takes as
+ * CUdeviceptr. Which members are read is the driver's to say (type).
+ */
+static cudaError_t node_params_of(const struct cudaGraphNodeParams *p, CUgraphNodeParams *d)
+{
+	memset(d, 0, sizeof(*d));
+	if (!p)
+		return cudaErrorInvalidValue;
+	d->type = (CUgraphNodeType)p->type;
+	switch (p->type) {
+	case cudaGraphNodeTypeKernel: {
+		const struct cudaKernelNodeParamsV2 *k = &p->kernel;
+
+		d->kernel = (CUDA_KERNEL_NODE_PARAMS_v3){
+			.func = func_of(k->func), .gridDimX = k->gridDim.x, .gridDimY = k->gridDim.y,
+			.gridDimZ = k->gridDim.z, .blockDimX = k->blockDim.x,
+			.blockDimY = k->blockDim.y, .blockDimZ = k->blockDim.z,
+			.sharedMemBytes = k->sharedMemBytes, .kernelParams = k->kernelParams,
+			.extra = k->extra, .ctx = gpsim_primary_ctx()
+		};
+		return d->kernel.func ? cudaSuccess : cudaErrorInvalidDeviceFunction;
+	}
+	case cudaGraphNodeTypeMemcpy:
+		d->memcpy.flags = p->memcpy.flags;
+		d->memcpy.copyCtx = gpsim_primary_ctx();
+		return memcpy3d_of(&p->memcpy.copyParams, &d->memcpy.copyParams);
+	case cudaGraphNodeTypeMemset:
+		d->memset = (CUDA_MEMSET_NODE_PARAMS_v2){ DP(p->memset.dst), p->memset.pitch,
+							  p->memset.value, p->memset.elementSize,
+							  p->memset.width, p->memset.height,
+							  gpsim_primary_ctx() };
+		return cudaSuccess;
+	case cudaGraphNodeTypeHost:
+		d->host = (CUDA_HOST_NODE_PARAMS_v2){ p->host.fn, p->host.userData };
+		return cudaSuccess;
+	case cudaGraphNodeTypeGraph:
+		d->graph.graph = p->graph.graph;
+		d->graph.ownership = (CUgraphChildGraphNodeOwnership)p->graph.ownership;
+		return cudaSuccess;
+	case cudaGraphNodeTypeEmpty:
+		return cudaSuccess;
+	case cudaGraphNodeTypeEventRecord:
+		d->eventRecord.event = p->eventRecord.event;
+		return cudaSuccess;
+	case cudaGraphNodeTypeWaitEvent:
+		d->eventWait.event = p->eventWait.event;
+		return cudaSuccess;
+	case cudaGraphNodeTypeMemAlloc:
+		memcpy(&d->alloc.poolProps, &p->alloc.poolProps, sizeof(d->alloc.poolProps));
+		d->alloc.accessDescs = (const CUmemAccessDesc *)p->alloc.accessDescs;
+		d->alloc.accessDescCount = p->alloc.accessDescCount;
+		d->alloc.bytesize = p->alloc.bytesize;
+		return cudaSuccess;
+	case cudaGraphNodeTypeMemFree:
+		d->free.dptr = DP(p->free.dptr);
+		return cudaSuccess;
+	case cudaGraphNodeTypeConditional:
+		d->conditional.handle = p->conditional.handle;
+		d->conditional.type = (CUgraphConditionalNodeType)p->conditional.type;
+		d->conditional.size = p->conditional.size;
+		d->conditional.ctx = gpsim_primary_ctx();
+		return cudaSuccess;
+	default:
+		return cudaErrorNotSupported;
+	}
+}
+
+cudaError_t CUDARTAPI cudaGraphAddNode(cudaGraphNode_t *out, cudaGraph_t g,
+				       const cudaGraphNode_t *deps, const cudaGraphEdgeData *edges,
+				       size_t ndeps, struct cudaGraphNodeParams *params)
+{
+	cudaGraphAddNode_v12030_params p = { out, g, deps, edges, ndeps, params };
+	CUgraphNodeParams d;
+	cudaError_t e = node_params_of(params, &d);
+	CUresult r;
+	RT_ENTER(cudaGraphAddNode_v12030, &p,
+		 e == cudaSuccess && d.type == CU_GRAPH_NODE_TYPE_KERNEL ?
+			 gpsim_func_name(d.kernel.func) :
+			 NULL);
+
+	if (e != cudaSuccess)
+		RT_RETURN(e);
+	r = cuGraphAddNode(out, g, deps, (const CUgraphEdgeData *)edges, ndeps, &d);
+	if (r == CUDA_SUCCESS && params->type == cudaGraphNodeTypeMemAlloc)
+		params->alloc.dptr = (void *)(uintptr_t)d.alloc.dptr;
+	/* "CUDA-owned array populated with conditional node child graphs during creation of the node" */
+	if (r == CUDA_SUCCESS && params->type == cudaGraphNodeTypeConditional)
+		params->conditional.phGraph_out = d.conditional.phGraph_out;
+	RT_CU(r);
 }
 
 cudaError_t CUDARTAPI cudaGraphAddDependencies(cudaGraph_t g, const cudaGraphNode_t *from,

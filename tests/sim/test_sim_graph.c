@@ -833,6 +833,213 @@ static void test_kernel_node_params(void **state)
 	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
 }
 
+static void never_runs(void *user)
+{
+	(void)user;
+	fail();
+}
+
+/* A kernel node of stub_a or stub_b in g by the generic cudaGraphAddNode. */
+static cudaGraphNode_t add_kernel_node(cudaGraph_t g, const char *stub, cudaGraphNode_t dep)
+{
+	struct cudaGraphNodeParams p = {.type = cudaGraphNodeTypeKernel};
+	cudaGraphNode_t n;
+
+	p.kernel.func = (void *)stub;
+	p.kernel.gridDim = (dim3){1, 1, 1};
+	p.kernel.blockDim = (dim3){32, 1, 1};
+	assert_int_equal(cudaGraphAddNode(&n, g, dep ? &dep : NULL, NULL, dep ? 1 : 0, &p),
+			 cudaSuccess);
+	return n;
+}
+
+/* A conditional node of `type` with `size` bodies on handle h after dep; its bodies in body[]. */
+static cudaGraphNode_t add_cond_node(cudaGraph_t g, cudaGraphConditionalHandle h,
+				     enum cudaGraphConditionalNodeType type, unsigned int size,
+				     cudaGraphNode_t dep, cudaGraph_t *body)
+{
+	struct cudaGraphNodeParams p = {.type = cudaGraphNodeTypeConditional};
+	cudaGraphNode_t n;
+	unsigned int i;
+
+	p.conditional.handle = h;
+	p.conditional.type = type;
+	p.conditional.size = size;
+	assert_int_equal(cudaGraphAddNode(&n, g, dep ? &dep : NULL, NULL, dep ? 1 : 0, &p),
+			 cudaSuccess);
+	assert_non_null(p.conditional.phGraph_out);
+	for (i = 0; i < size; i++)
+		body[i] = p.conditional.phGraph_out[i];
+	return n;
+}
+
+static size_t kernels_of_graph(uint32_t graph_id)
+{
+	const CUpti_ActivityKernel10 *k;
+	size_t i, n = 0;
+
+	for (i = 0; (k = (const void *)sim_recs_find(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, i)); i++)
+		n += k->graphId == graph_id;
+	return n;
+}
+
+static void test_conditional_nodes(void **state)
+{
+	DOC("CU_GRAPH_COND_TYPE_IF: phGraph_out[0] is executed when the condition is non-zero. "
+	    "If size == 2, phGraph_out[1] will be executed when the condition is zero. "
+	    "CU_GRAPH_COND_TYPE_SWITCH: phGraph_out[n] is executed when the condition is equal "
+	    "to n. If the condition >= size, no body graph is executed.");
+	cudaGraph_t g, body[3], nested;
+	cudaGraphNode_t a, c_if, c_else, c_sw, c_off, k_if, k_else, k_sw[3], k_nested, k_after, bad;
+	cudaGraphConditionalHandle one, zero, two;
+	cudaGraphExec_t x;
+	struct cudaGraphNodeParams hp = {.type = cudaGraphNodeTypeHost};
+	const CUpti_ActivityKernel10 *ka, *kc, *kafter;
+	cudaStream_t s;
+	int i;
+	CUpti_SubscriberHandle sub = start();
+
+	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+	assert_int_equal(cudaGraphCreate(&g, 0), cudaSuccess);
+	/* "flags - Currently must be cudaGraphCondAssignDefault or 0." */
+	assert_int_equal(cudaGraphConditionalHandleCreate(&one, g, 1, 2), cudaErrorInvalidValue);
+	/* "Applied at the beginning of each graph execution if cudaGraphCondAssignDefault is set" */
+	assert_int_equal(cudaGraphConditionalHandleCreate(&one, g, 1, cudaGraphCondAssignDefault),
+			 cudaSuccess);
+	assert_int_equal(cudaGraphConditionalHandleCreate(&two, g, 2, cudaGraphCondAssignDefault),
+			 cudaSuccess);
+	/* without the flag no default is applied: nothing here sets the value (kernels compute nothing) */
+	assert_int_equal(cudaGraphConditionalHandleCreate(&zero, g, 7, 0), cudaSuccess);
+
+	a = add_kernel_node(g, &stub_a, NULL);
+	/* IF true: its body runs; IF false with an else: the else runs */
+	c_if = add_cond_node(g, one, cudaGraphCondTypeIf, 1, a, body);
+	k_if = add_kernel_node(body[0], &stub_b, NULL);
+	/* a conditional in a body */
+	add_cond_node(body[0], one, cudaGraphCondTypeIf, 1, k_if, &nested);
+	k_nested = add_kernel_node(nested, &stub_a, NULL);
+	c_else = add_cond_node(g, zero, cudaGraphCondTypeIf, 2, c_if, body);
+	add_kernel_node(body[0], &stub_a, NULL);
+	k_else = add_kernel_node(body[1], &stub_b, NULL);
+	/* SWITCH on 2 of 3 bodies */
+	c_sw = add_cond_node(g, two, cudaGraphCondTypeSwitch, 3, c_else, body);
+	for (i = 0; i < 3; i++)
+		k_sw[i] = add_kernel_node(body[i], &stub_a, NULL);
+	/* "Allowed values are 1 for CU_GRAPH_COND_TYPE_WHILE, 1 or 2 for CU_GRAPH_COND_TYPE_IF" */
+	{
+		struct cudaGraphNodeParams p = {.type = cudaGraphNodeTypeConditional};
+
+		p.conditional.handle = one;
+		p.conditional.type = cudaGraphCondTypeIf;
+		p.conditional.size = 3;
+		assert_int_equal(cudaGraphAddNode(&bad, g, NULL, NULL, 0, &p), cudaErrorInvalidValue);
+		p.conditional.type = cudaGraphCondTypeWhile;
+		p.conditional.size = 2;
+		assert_int_equal(cudaGraphAddNode(&bad, g, NULL, NULL, 0, &p), cudaErrorInvalidValue);
+	}
+	/* SWITCH past its bodies: none runs */
+	c_off = add_cond_node(g, two, cudaGraphCondTypeSwitch, 2, c_sw, body);
+	add_kernel_node(body[0], &stub_b, NULL);
+	add_kernel_node(body[1], &stub_b, NULL);
+	k_after = add_kernel_node(g, &stub_b, c_off);
+	assert_int_equal(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+	assert_int_equal(cudaGraphLaunch(x, s), cudaSuccess);
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+
+	/* "Allowed node types are kernel nodes, empty nodes, child graphs, memsets, memcopies, and conditionals." */
+	{
+		cudaGraph_t g2, b2;
+		cudaGraphExec_t x2;
+
+		assert_int_equal(cudaGraphCreate(&g2, 0), cudaSuccess);
+		add_cond_node(g2, one, cudaGraphCondTypeIf, 1, NULL, &b2);
+		hp.host.fn = never_runs;
+		assert_int_equal(cudaGraphAddNode(&bad, b2, NULL, NULL, 0, &hp), cudaSuccess);
+		assert_int_not_equal(cudaGraphInstantiate(&x2, g2, 0), cudaSuccess);
+		assert_int_equal(cudaGraphDestroy(g2), cudaSuccess);
+	}
+	stop(sub);
+
+	ka = kernel_by_node(clone_of(node_id(a), x), 0);
+	kc = kernel_by_node(clone_of(node_id(k_if), x), 0);
+	kafter = kernel_by_node(clone_of(node_id(k_after), x), 0);
+	assert_true(ka && kc && kafter);
+	/* the graph's own two kernels, and one per body that ran: if, nested, else, switch */
+	assert_int_equal(kernels_of_graph(ka->graphId), 6);
+	/* a body runs after what the conditional node depends on, and before what depends on it */
+	assert_true(kc->start >= ka->end);
+	assert_true(kernel_by_node(clone_of(node_id(k_nested), x), 0)->start >= kc->end);
+	assert_non_null(kernel_by_node(clone_of(node_id(k_else), x), 0));
+	assert_null(kernel_by_node(clone_of(node_id(k_sw[0]), x), 0));
+	assert_null(kernel_by_node(clone_of(node_id(k_sw[1]), x), 0));
+	assert_non_null(kernel_by_node(clone_of(node_id(k_sw[2]), x), 0));
+	assert_true(kafter->start >=
+		    kernel_by_node(clone_of(node_id(k_sw[2]), x), 0)->end);
+	/* every graph kernel carries its graph's id and a node id of its own */
+	assert_int_equal(kc->graphId, ka->graphId);
+	assert_int_not_equal(kc->graphNodeId, ka->graphNodeId);
+	assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
+	assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+}
+
+/*
+ * "CU_GRAPH_COND_TYPE_WHILE: phGraph_out[0] is executed as long as the
+ * condition is non-zero." No kernel here sets it to zero: a WHILE that
+ * starts non-zero runs its body once (README.md), one that starts at zero
+ * not at all; a body captured into with cudaStreamBeginCaptureToGraph may
+ * be ended without asking for the graph.
+ */
+static void test_conditional_while(void **state)
+{
+	DOC("CU_GRAPH_COND_TYPE_WHILE: phGraph_out[0] is executed as long as the condition is "
+	    "non-zero.");
+	cudaGraph_t g, body, body0;
+	cudaGraphConditionalHandle one, zero;
+	cudaGraphExec_t x;
+	cudaStream_t s, cs;
+	CUpti_SubscriberHandle sub = start();
+	const CUpti_ActivityKernel10 *k;
+	size_t i, n_a = 0, n_b = 0;
+
+	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+	assert_int_equal(cudaStreamCreate(&cs), cudaSuccess);
+	assert_int_equal(cudaGraphCreate(&g, 0), cudaSuccess);
+	assert_int_equal(cudaGraphConditionalHandleCreate(&one, g, 1, cudaGraphCondAssignDefault),
+			 cudaSuccess);
+	assert_int_equal(cudaGraphConditionalHandleCreate(&zero, g, 0, cudaGraphCondAssignDefault),
+			 cudaSuccess);
+	add_cond_node(g, one, cudaGraphCondTypeWhile, 1, NULL, &body);
+	add_cond_node(g, zero, cudaGraphCondTypeWhile, 1, NULL, &body0);
+	assert_int_equal(cudaStreamBeginCaptureToGraph(cs, body, NULL, NULL, 0,
+						       cudaStreamCaptureModeGlobal),
+			 cudaSuccess);
+	launch(&stub_a, cs);
+	launch(&stub_a, cs);
+	assert_int_equal(cudaStreamEndCapture(cs, NULL), cudaSuccess);
+	add_kernel_node(body0, &stub_b, NULL);
+	assert_int_equal(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+	assert_int_equal(cudaGraphLaunch(x, s), cudaSuccess);
+	assert_int_equal(cudaGraphLaunch(x, s), cudaSuccess);
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	stop(sub);
+	for (i = 0; (k = (const void *)sim_recs_find(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, i)); i++) {
+		n_a += !strcmp(k->name, KERNEL_A);
+		n_b += !strcmp(k->name, KERNEL_B);
+	}
+	assert_int_equal(n_a, 4); /* two kernels, once per launch */
+	assert_int_equal(n_b, 0);
+	/* A normal capture still needs somewhere to put its graph. */
+	assert_int_equal(cudaStreamBeginCapture(cs, cudaStreamCaptureModeGlobal), cudaSuccess);
+	assert_int_equal(cudaStreamEndCapture(cs, NULL), cudaErrorInvalidValue);
+	assert_int_equal(cudaStreamEndCapture(cs, &body), cudaSuccess);
+	assert_int_equal(cudaGraphDestroy(body), cudaSuccess);
+	assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
+	assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(cs), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+}
+
 static void test_instantiate_with_params(void **state)
 {
 	DOC("If instantiation is successful, result_out will be set to "
@@ -885,6 +1092,8 @@ int main(void)
 	    cmocka_unit_test_teardown(test_exec_child_graph_params, teardown),
 	    cmocka_unit_test_teardown(test_kernel_node_params, teardown),
 	    cmocka_unit_test(test_instantiate_with_params),
+	    cmocka_unit_test_teardown(test_conditional_nodes, teardown),
+	    cmocka_unit_test_teardown(test_conditional_while, teardown),
 	};
 	char rules[128];
 	void **h;
