@@ -117,10 +117,10 @@ done
 # loading a cubin and a fatbin): each prints "ok" only when its results are
 # right; the trace's joins, times and end are checked, counts left to CUDA.
 for v in "" _shared; do
-	for s in graph_nodes host_callbacks managed_memory stream_alloc driver_module; do
+	for s in graph_nodes graph_conditional host_callbacks managed_memory stream_alloc driver_module; do
 		[ -x "$samples/$s$v" ] || continue
 		opts=""
-		case $s in graph_nodes | stream_alloc) opts="--graph" ;; esac
+		case $s in graph_nodes | graph_conditional | stream_alloc) opts="--graph" ;; esac
 		# shellcheck disable=SC2086
 		run $s$v injection "$samples/$s$v" -- $opts
 		grep -q ' ok$' "$work/$s$v-injection/stdout.txt" 2>/dev/null ||

@@ -118,6 +118,7 @@ graph_nodes)
 			fail "gpuperf dump: no $k with its graph and node: $("$GPINJ_GPUPERF" dump "$t" | grep "^$k" | head -2)"
 	done
 	;;
+graph_conditional) sample graph_conditional -- --graph ;;
 host_callbacks) sample host_callbacks ;;
 launch_loop) sample launch_loop 20000 ;;
 managed_memory) sample managed_memory ;;

@@ -111,6 +111,7 @@ sample driver_api -- saxpy=launch_saxpy_
 sample cuda_graph -- _kernel=replay_graph
 # a graph built node by node: every node's work under the cudaGraphLaunch of replay_graph
 sample graph_nodes -- _kernel=replay_graph
+sample graph_conditional -- _kernel=replay_graph
 sample host_callbacks -- produce_kernel=launch_produce consume_kernel=launch_consume
 sample launch_loop 2000 -- 'tick=launch_tick('
 sample managed_memory -- increment_kernel=launch_increment scale_kernel=launch_scale
