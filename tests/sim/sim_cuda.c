@@ -237,6 +237,7 @@ static struct gpsim_state {
 	int nested_corr_outer; /* GPUPERF_SIM_NESTED_CORR=outer */
 	uint64_t next_node_id;
 	struct galloc *gallocs;
+	uint64_t graph_used_high, graph_reserved_high; /* cuDeviceGetGraphMemAttribute's watermarks */
 	uint32_t mem_exec_graphs[MEM_EXEC_MAX]; /* graphs with memory nodes that have an executable graph */
 	/* host functions: one worker thread runs them, in start order */
 	pthread_cond_t host_cond; /* a host job finished */
@@ -937,6 +938,30 @@ static struct alloc *alloc_find(const void *p)
 }
 
 /* The graph allocation holding p, under S.lock. */
+/* Bytes of graph allocations live (used) and held (reserved); the watermarks follow. Lock held. */
+static void graph_mem_locked(uint64_t *used, uint64_t *reserved)
+{
+	struct galloc *g;
+
+	*used = *reserved = 0;
+	for (g = S.gallocs; g; g = g->next) {
+		*reserved += g->size;
+		*used += g->live ? g->size : 0;
+	}
+	if (*used > S.graph_used_high)
+		S.graph_used_high = *used;
+	if (*reserved > S.graph_reserved_high)
+		S.graph_reserved_high = *reserved;
+}
+
+/* A graph allocation's memory was taken or became live: the watermarks may rise. Lock held. */
+static void graph_mem_note_locked(void)
+{
+	uint64_t used, reserved;
+
+	graph_mem_locked(&used, &reserved);
+}
+
 static struct galloc *galloc_find_locked(const void *p)
 {
 	uintptr_t a = (uintptr_t)p;
@@ -1304,6 +1329,7 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevi
 	case CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: *pi = 2; break;
 	case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: *pi = 1; break;
 	case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: *pi = 49152; break;
+	case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *pi = 65536; break;
 	case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: *pi = 65536; break;
 	case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: *pi = 1024; break;
 	case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: *pi = 1024; break;
@@ -1762,6 +1788,44 @@ CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstr
 	DRV_ENTER(cuMemcpyAsync, &p, NULL);
 	NEED_CTX();
 	DRV_RETURN(do_copy(PTR(dst), PTR(src), n, -1, s, 1));
+}
+
+/*
+ * "Copies from device memory in one context to device memory in another
+ * context." Every context is on the one device: a device-to-device copy.
+ */
+CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src, CUcontext sctx,
+			      size_t n)
+{
+	cuMemcpyPeer_params p = { dst, dctx, src, sctx, n };
+	DRV_ENTER(cuMemcpyPeer, &p, NULL);
+	NEED_CTX();
+	if (!gpsim__ctx_usable(dctx) || !gpsim__ctx_usable(sctx))
+		DRV_RETURN(CUDA_ERROR_INVALID_CONTEXT);
+	DRV_RETURN(do_copy(PTR(dst), PTR(src), n, CUPTI_ACTIVITY_MEMCPY_KIND_DTOD, NULL, 0));
+}
+
+CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
+				   CUcontext sctx, size_t n, CUstream s)
+{
+	cuMemcpyPeerAsync_params p = { dst, dctx, src, sctx, n, s };
+	DRV_ENTER(cuMemcpyPeerAsync, &p, NULL);
+	NEED_CTX();
+	if (!gpsim__ctx_usable(dctx) || !gpsim__ctx_usable(sctx))
+		DRV_RETURN(CUDA_ERROR_INVALID_CONTEXT);
+	DRV_RETURN(do_copy(PTR(dst), PTR(src), n, CUPTI_ACTIVITY_MEMCPY_KIND_DTOD, s, 1));
+}
+
+CUresult CUDAAPI cuMemcpyPeerAsync_ptsz(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
+					CUcontext sctx, size_t n, CUstream s)
+{
+	cuMemcpyPeerAsync_ptsz_params p = { dst, dctx, src, sctx, n, s };
+	DRV_ENTER(cuMemcpyPeerAsync_ptsz, &p, NULL);
+	NEED_CTX();
+	if (!gpsim__ctx_usable(dctx) || !gpsim__ctx_usable(sctx))
+		DRV_RETURN(CUDA_ERROR_INVALID_CONTEXT);
+	DRV_RETURN(do_copy(PTR(dst), PTR(src), n, CUPTI_ACTIVITY_MEMCPY_KIND_DTOD,
+			   s ? s : gpsim_stream_per_thread(), 1));
 }
 
 static CUresult do_memset(void *dst, uint32_t value, unsigned int elem, size_t count,
@@ -3478,6 +3542,7 @@ static void galloc_publish(struct galloc *ga)
 	pthread_mutex_lock(&S.lock);
 	ga->next = S.gallocs;
 	S.gallocs = ga;
+	graph_mem_note_locked();
 	pthread_mutex_unlock(&S.lock);
 }
 
@@ -3668,6 +3733,67 @@ CUresult CUDAAPI cuDeviceGraphMemTrim(CUdevice dev)
 	DRV_ENTER(cuDeviceGraphMemTrim, NULL, NULL);
 	NEED_CTX();
 	DRV_RETURN(dev == GPSIM_DEVICE_ID ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE);
+}
+
+/*
+ * "CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT: Amount of memory, in bytes, currently
+ * associated with graphs" (live graph allocations); "RESERVED_MEM_CURRENT:
+ * Amount of memory, in bytes, currently allocated for use by the CUDA
+ * graphs asynchronous allocator" (every graph allocation's memory, taken
+ * when its node is made and kept, see cuGraphAddMemAllocNode); the HIGH
+ * ones are their watermarks "since the last time it was reset".
+ */
+CUresult CUDAAPI cuDeviceGetGraphMemAttribute(CUdevice dev, CUgraphMem_attribute attr, void *value)
+{
+	cuDeviceGetGraphMemAttribute_params p = { dev, attr, value };
+	uint64_t used, reserved, v;
+	DRV_ENTER(cuDeviceGetGraphMemAttribute, &p, NULL);
+
+	NEED_CTX();
+	if (dev != GPSIM_DEVICE_ID)
+		DRV_RETURN(CUDA_ERROR_INVALID_DEVICE);
+	if (!value)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	pthread_mutex_lock(&S.lock);
+	graph_mem_locked(&used, &reserved);
+	switch (attr) {
+	case CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT: v = used; break;
+	case CU_GRAPH_MEM_ATTR_USED_MEM_HIGH: v = S.graph_used_high; break;
+	case CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT: v = reserved; break;
+	case CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH: v = S.graph_reserved_high; break;
+	default:
+		pthread_mutex_unlock(&S.lock);
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	}
+	pthread_mutex_unlock(&S.lock);
+	memcpy(value, &v, sizeof(v)); /* "value - Pointer to a cuuint64_t" */
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/* "High watermark can only be reset to zero": to the current value, the least it can be. */
+CUresult CUDAAPI cuDeviceSetGraphMemAttribute(CUdevice dev, CUgraphMem_attribute attr, void *value)
+{
+	cuDeviceSetGraphMemAttribute_params p = { dev, attr, value };
+	uint64_t used, reserved, v;
+	DRV_ENTER(cuDeviceSetGraphMemAttribute, &p, NULL);
+
+	NEED_CTX();
+	if (dev != GPSIM_DEVICE_ID)
+		DRV_RETURN(CUDA_ERROR_INVALID_DEVICE);
+	if (!value)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	memcpy(&v, value, sizeof(v));
+	if (v || (attr != CU_GRAPH_MEM_ATTR_USED_MEM_HIGH &&
+		  attr != CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH))
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	pthread_mutex_lock(&S.lock);
+	if (attr == CU_GRAPH_MEM_ATTR_USED_MEM_HIGH)
+		S.graph_used_high = 0;
+	else
+		S.graph_reserved_high = 0;
+	graph_mem_locked(&used, &reserved);
+	pthread_mutex_unlock(&S.lock);
+	DRV_RETURN(CUDA_SUCCESS);
 }
 
 static size_t node_index(const struct CUgraph_st *g, const struct CUgraphNode_st *n)
@@ -4167,6 +4293,7 @@ static void node_mem(struct glaunch *gl, struct CUgraphNode_st *n)
 	pthread_mutex_lock(&S.lock);
 	change = n->ga->live != alloc;
 	n->ga->live = alloc;
+	graph_mem_note_locked();
 	pthread_mutex_unlock(&S.lock);
 	if (change)
 		gpsim__graph_mem_event(alloc ? GPSIM_MEM_ALLOC : GPSIM_MEM_FREE,

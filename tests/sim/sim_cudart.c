@@ -143,6 +143,11 @@ cudaError_t from_cu(CUresult r)
 	case CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED: return cudaErrorHostMemoryNotRegistered;
 	case CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE: return cudaErrorGraphExecUpdateFailure;
 	case CUDA_ERROR_UNSUPPORTED_LIMIT: return cudaErrorUnsupportedLimit;
+	case CUDA_ERROR_PEER_ACCESS_UNSUPPORTED: return cudaErrorPeerAccessUnsupported;
+	case CUDA_ERROR_PEER_ACCESS_NOT_ENABLED: return cudaErrorPeerAccessNotEnabled;
+	case CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED: return cudaErrorPeerAccessAlreadyEnabled;
+	case CUDA_ERROR_INVALID_IMAGE: return cudaErrorInvalidKernelImage;
+	case CUDA_ERROR_FILE_NOT_FOUND: return cudaErrorFileNotFound;
 	default: return cudaErrorUnknown;
 	}
 }
@@ -353,11 +358,26 @@ cudaError_t CUDARTAPI __cudaGetKernel(cudaKernel_t *kernel, const void *hostFun)
 	return k ? cudaSuccess : cudaErrorInvalidDeviceFunction;
 }
 
+/*
+ * cudaErrorInvalidConfiguration: "a kernel launch is requesting resources
+ * that can never be satisfied by the current device. [...] requesting too
+ * many threads or blocks" (an empty grid or block is none the device can
+ * run either): the runtime refuses it before the driver sees it.
+ */
+static int config_ok(dim3 grid, dim3 block)
+{
+	return grid.x && grid.y && grid.z && grid.y <= 65535 && grid.z <= 65535 && block.x &&
+	       block.y && block.z && block.z <= 64 &&
+	       (uint64_t)block.x * block.y * block.z <= 1024;
+}
+
 static cudaError_t launch(CUfunction f, dim3 grid, dim3 block, size_t shmem, CUstream s,
 			  int coop)
 {
 	if (!f)
 		return cudaErrorInvalidDeviceFunction;
+	if (!config_ok(grid, block))
+		return cudaErrorInvalidConfiguration;
 	if (coop)
 		return from_cu(cuLaunchCooperativeKernel(f, grid.x, grid.y, grid.z, block.x,
 							 block.y, block.z, (unsigned int)shmem, s,
@@ -1591,6 +1611,17 @@ static const struct {
 	{ cudaErrorGraphExecUpdateFailure, "cudaErrorGraphExecUpdateFailure",
 	  "the graph update was not performed because it included changes which violated "
 	  "constraints specific to instantiated graph update" },
+	{ cudaErrorInvalidConfiguration, "cudaErrorInvalidConfiguration",
+	  "invalid configuration argument" },
+	{ cudaErrorPeerAccessUnsupported, "cudaErrorPeerAccessUnsupported",
+	  "peer access is not supported between these two devices" },
+	{ cudaErrorPeerAccessAlreadyEnabled, "cudaErrorPeerAccessAlreadyEnabled",
+	  "peer access is already enabled" },
+	{ cudaErrorPeerAccessNotEnabled, "cudaErrorPeerAccessNotEnabled",
+	  "peer access has not been enabled" },
+	{ cudaErrorInvalidKernelImage, "cudaErrorInvalidKernelImage",
+	  "device kernel image is invalid" },
+	{ cudaErrorFileNotFound, "cudaErrorFileNotFound", "file not found" },
 	{ cudaErrorUnknown, "cudaErrorUnknown", "unknown error" },
 };
 

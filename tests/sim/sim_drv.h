@@ -65,6 +65,9 @@ GPSIM_HIDDEN void gpsim__ctx_bind_primary(void);
 GPSIM_HIDDEN int gpsim__ctx_usable(CUcontext c);
 GPSIM_HIDDEN uint32_t gpsim__ctx_id(CUcontext c);
 
+/* sim_module.c: a whole file into memory, NUL-terminated; *size its bytes (NULL: not wanted). */
+GPSIM_HIDDEN CUresult gpsim__read_image(const char *path, char **out, size_t *size);
+
 /* sim_mem.c */
 /* CUpti_ActivityMemoryKind of p if sim_mem.c owns it, else CUPTI_ACTIVITY_MEMORY_KIND_UNKNOWN. */
 GPSIM_HIDDEN int gpsim__mem_kind(const void *p);

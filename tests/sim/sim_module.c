@@ -427,8 +427,8 @@ static CUresult mod_load(CUmodule *out, const void *image)
 	return CUDA_SUCCESS;
 }
 
-/* A whole file into memory, NUL-terminated (PTX is text). */
-static CUresult read_image(const char *path, char **out)
+/* A whole file into memory, NUL-terminated (PTX is text); *size its bytes (without the NUL). */
+CUresult gpsim__read_image(const char *path, char **out, size_t *size)
 {
 	struct stat st;
 	char *buf = NULL;
@@ -460,8 +460,11 @@ static CUresult read_image(const char *path, char **out)
 	r = got >= sizeof(uint32_t) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_IMAGE;
 out:
 	close(fd);
-	if (r == CUDA_SUCCESS)
+	if (r == CUDA_SUCCESS) {
 		*out = buf;
+		if (size)
+			*size = got;
+	}
 	else
 		free(buf);
 	return r;
@@ -544,7 +547,7 @@ CUresult CUDAAPI cuModuleLoad(CUmodule *mod, const char *fname)
 	NEED_CTX();
 	if (!mod)
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
-	r = read_image(fname, &img);
+	r = gpsim__read_image(fname, &img, NULL);
 	if (r == CUDA_SUCCESS)
 		r = mod_load(mod, img);
 	free(img);
@@ -641,7 +644,7 @@ CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary *library, const char *file,
 	DRV_ENTER(cuLibraryLoadFromFile, &p, NULL);
 
 	NEED_INIT();
-	r = read_image(file, &img);
+	r = gpsim__read_image(file, &img, NULL);
 	if (r == CUDA_SUCCESS)
 		r = lib_load(library, img, njit, nlib);
 	free(img);

@@ -1040,6 +1040,30 @@ static void test_conditional_while(void **state)
 	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
 }
 
+static void test_launch_configuration(void **state)
+{
+	DOC("cudaErrorInvalidConfiguration: This indicates that a kernel launch is requesting "
+	    "resources that can never be satisfied by the current device. [...] requesting too "
+	    "many threads or blocks.");
+	float *arg = NULL;
+	void *args[] = {&arg};
+	CUpti_SubscriberHandle sub = start();
+
+	(void)state;
+	assert_int_equal(cudaLaunchKernel(&stub_a, (dim3){0, 1, 1}, (dim3){32, 1, 1}, args, 0, NULL),
+			 cudaErrorInvalidConfiguration);
+	assert_int_equal(cudaGetLastError(), cudaErrorInvalidConfiguration);
+	assert_int_equal(cudaLaunchKernel(&stub_a, (dim3){1, 1, 1}, (dim3){1024, 2, 1}, args, 0,
+					  NULL),
+			 cudaErrorInvalidConfiguration);
+	assert_int_equal(cudaLaunchKernel(&stub_a, (dim3){1, 1, 1}, (dim3){1, 1, 65}, args, 0, NULL),
+			 cudaErrorInvalidConfiguration);
+	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+	stop(sub);
+	/* nothing ran */
+	assert_null(sim_recs_find(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 0));
+}
+
 static void test_instantiate_with_params(void **state)
 {
 	DOC("If instantiation is successful, result_out will be set to "
@@ -1092,6 +1116,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_exec_child_graph_params, teardown),
 	    cmocka_unit_test_teardown(test_kernel_node_params, teardown),
 	    cmocka_unit_test(test_instantiate_with_params),
+	    cmocka_unit_test_teardown(test_launch_configuration, teardown),
 	    cmocka_unit_test_teardown(test_conditional_nodes, teardown),
 	    cmocka_unit_test_teardown(test_conditional_while, teardown),
 	};

@@ -1009,6 +1009,211 @@ static void test_resource_callbacks(void **state)
 	assert_ptr_equal(res[3].ctx, c);
 }
 
+static void test_peers_and_ipc(void **state)
+{
+	DOC("Returns in *canAccessPeer a value of 1 if device device is capable of directly "
+	    "accessing memory from peerDevice and 0 otherwise. [...] Returns "
+	    "cudaErrorInvalidDevice if cudaDeviceCanAccessPeer() indicates that the current device "
+	    "cannot directly access memory from peerDevice.");
+	const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_MEMCPY };
+	const CUpti_ActivityMemcpy6 *c;
+	cudaIpcMemHandle_t h;
+	char *a, *b, host[64];
+	void *opened = (void *)1;
+	int can = -1;
+
+	(void)state;
+	sim_recs_start(kinds, 1);
+	/* one device: not its own peer, and no other */
+	assert_int_equal(cudaDeviceCanAccessPeer(&can, 0, 0), cudaSuccess);
+	assert_int_equal(can, 0);
+	assert_int_equal(cudaDeviceCanAccessPeer(&can, 0, 1), cudaErrorInvalidDevice);
+	assert_int_equal(cudaDeviceEnablePeerAccess(0, 0), cudaErrorInvalidDevice);
+	assert_int_equal(cudaDeviceEnablePeerAccess(0, 1), cudaErrorInvalidValue);
+	assert_int_equal(cudaDeviceDisablePeerAccess(0), cudaErrorPeerAccessNotEnabled);
+	/* a peer copy from device 0 to itself is a device-to-device copy */
+	assert_int_equal(cudaMalloc((void **)&a, 64), cudaSuccess);
+	assert_int_equal(cudaMalloc((void **)&b, 64), cudaSuccess);
+	assert_int_equal(cudaMemset(a, 7, 64), cudaSuccess);
+	assert_int_equal(cudaMemcpyPeer(b, 0, a, 0, 64), cudaSuccess);
+	assert_int_equal(cudaMemcpyPeerAsync(b, 0, a, 0, 32, NULL), cudaSuccess);
+	assert_int_equal(cudaMemcpyPeer(b, 1, a, 0, 64), cudaErrorInvalidDevice);
+	assert_int_equal(cudaMemcpy(host, b, 64, cudaMemcpyDeviceToHost), cudaSuccess);
+	assert_int_equal(host[63], 7);
+	/* sharing with another process is not simulated */
+	assert_int_equal(cudaIpcGetMemHandle(&h, a), cudaErrorNotSupported);
+	memset(&h, 0, sizeof(h));
+	assert_int_equal(cudaIpcOpenMemHandle(&opened, h, cudaIpcMemLazyEnablePeerAccess),
+			 cudaErrorNotSupported);
+	assert_null(opened);
+	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
+	c = (const void *)sim_recs_find(CUPTI_ACTIVITY_KIND_MEMCPY, 0);
+	assert_non_null(c);
+	assert_int_equal(c->copyKind, CUPTI_ACTIVITY_MEMCPY_KIND_DTOD);
+	assert_int_equal(c->bytes, 64);
+	c = (const void *)sim_recs_find(CUPTI_ACTIVITY_KIND_MEMCPY, 1);
+	assert_non_null(c);
+	assert_int_equal(c->bytes, 32);
+	assert_int_equal(cudaFree(a), cudaSuccess);
+	assert_int_equal(cudaFree(b), cudaSuccess);
+}
+
+static void test_function_attributes(void **state)
+{
+	DOC("CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: The maximum size in bytes of "
+	    "dynamically-allocated shared memory. The value should contain the requested maximum "
+	    "size of dynamically-allocated shared memory.");
+	char *cubin = slurp(cubin_path);
+	CUmodule m;
+	CUfunction f;
+	int v = 0;
+
+	(void)state;
+	assert_int_equal(cudaFree(NULL), cudaSuccess);
+	assert_int_equal(cuModuleLoadData(&m, cubin), CUDA_SUCCESS);
+	assert_int_equal(cuModuleGetFunction(&f, m, "vadd"), CUDA_SUCCESS);
+	assert_int_equal(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f),
+			 CUDA_SUCCESS);
+	assert_int_equal(v, 1024);
+	assert_int_equal(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+					    60000),
+			 CUDA_SUCCESS);
+	assert_int_equal(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f),
+			 CUDA_SUCCESS);
+	assert_int_equal(v, 60000);
+	/* past the device's opt-in limit (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN) */
+	assert_int_equal(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+					      0),
+			 CUDA_SUCCESS);
+	assert_int_equal(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+					    v + 1),
+			 CUDA_ERROR_INVALID_VALUE);
+	/* "in percent of the total shared memory" */
+	assert_int_equal(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+					    101),
+			 CUDA_ERROR_INVALID_VALUE);
+	/* not an attribute a program sets */
+	assert_int_equal(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_NUM_REGS, 8),
+			 CUDA_ERROR_INVALID_VALUE);
+	assert_int_equal(cuFuncSetCacheConfig(f, CU_FUNC_CACHE_PREFER_SHARED), CUDA_SUCCESS);
+	assert_int_equal(cuFuncSetCacheConfig(f, (CUfunc_cache)9), CUDA_ERROR_INVALID_VALUE);
+	assert_int_equal(cudaFuncSetCacheConfig((const void *)&v, cudaFuncCachePreferL1),
+			 cudaErrorInvalidDeviceFunction);
+	assert_int_equal(cuModuleUnload(m), CUDA_SUCCESS);
+	free(cubin);
+}
+
+static void test_jit_link(void **state)
+{
+	DOC("Completes the pending linker actions and returns the cubin image for the linked "
+	    "device code, which can be used with cuModuleLoadData.");
+	static const char ptx_a[] = ".version 8.0\n.target sm_75\n.address_size 64\n"
+				    ".visible .entry linked_a()\n{\n\tret;\n}\n";
+	static const char ptx_b[] = ".version 8.0\n.target sm_75\n.address_size 64\n"
+				    ".visible .entry linked_b()\n{\n\tret;\n}\n";
+	const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL };
+	const CUpti_ActivityKernel10 *k;
+	CUlinkState st;
+	CUmodule m;
+	CUfunction fa, fb;
+	void *image;
+	size_t size = 0;
+
+	(void)state;
+	sim_recs_start(kinds, 1);
+	assert_int_equal(cudaFree(NULL), cudaSuccess);
+	assert_int_equal(cuLinkCreate(0, NULL, NULL, &st), CUDA_SUCCESS);
+	assert_int_equal(cuLinkComplete(st, &image, &size), CUDA_ERROR_INVALID_IMAGE);
+	/* a string's NUL counted or not */
+	assert_int_equal(cuLinkAddData(st, CU_JIT_INPUT_PTX, (void *)ptx_a, sizeof(ptx_a), "a", 0,
+				       NULL, NULL),
+			 CUDA_SUCCESS);
+	assert_int_equal(cuLinkAddData(st, CU_JIT_INPUT_PTX, (void *)ptx_b, strlen(ptx_b), "b", 0,
+				       NULL, NULL),
+			 CUDA_SUCCESS);
+	assert_int_equal(cuLinkComplete(st, &image, &size), CUDA_SUCCESS);
+	assert_true(size > 0);
+	assert_int_equal(cuModuleLoadData(&m, image), CUDA_SUCCESS);
+	assert_int_equal(cuLinkDestroy(st), CUDA_SUCCESS);
+	/* both inputs' kernels, launched by name */
+	assert_int_equal(cuModuleGetFunction(&fa, m, "linked_a"), CUDA_SUCCESS);
+	assert_int_equal(cuModuleGetFunction(&fb, m, "linked_b"), CUDA_SUCCESS);
+	assert_int_equal(cuLaunchKernel(fb, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL), CUDA_SUCCESS);
+	assert_int_equal(cuCtxSynchronize(), CUDA_SUCCESS);
+	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
+	k = (const void *)sim_recs_find(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 0);
+	assert_non_null(k);
+	assert_string_equal(k->name, "linked_b");
+	assert_int_equal(cuModuleUnload(m), CUDA_SUCCESS);
+	/* a cubin is linked when it is the only input */
+	assert_int_equal(cuLinkCreate(0, NULL, NULL, &st), CUDA_SUCCESS);
+	assert_int_equal(cuLinkAddFile(st, CU_JIT_INPUT_CUBIN, cubin_path, 0, NULL, NULL),
+			 CUDA_SUCCESS);
+	assert_int_equal(cuLinkAddData(st, CU_JIT_INPUT_PTX, (void *)ptx_a, sizeof(ptx_a), "a", 0,
+				       NULL, NULL),
+			 CUDA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(cuLinkComplete(st, &image, &size), CUDA_SUCCESS);
+	assert_int_equal(cuModuleLoadData(&m, image), CUDA_SUCCESS);
+	assert_int_equal(cuModuleGetFunction(&fa, m, "vadd"), CUDA_SUCCESS);
+	assert_int_equal(cuModuleUnload(m), CUDA_SUCCESS);
+	assert_int_equal(cuLinkDestroy(st), CUDA_SUCCESS);
+}
+
+static uint64_t graph_mem(enum cudaGraphMemAttributeType attr)
+{
+	uint64_t v = UINT64_MAX;
+
+	assert_int_equal(cudaDeviceGetGraphMemAttribute(0, attr, &v), cudaSuccess);
+	return v;
+}
+
+static void test_graph_memory_attributes(void **state)
+{
+	DOC("cudaGraphMemAttrUsedMemCurrent: Amount of memory, in bytes, currently associated with "
+	    "graphs. [...] cudaGraphMemAttrReservedMemCurrent: Amount of memory, in bytes, "
+	    "currently allocated for use by the CUDA graphs asynchronous allocator. [...] High "
+	    "watermark can only be reset to zero.");
+	struct cudaMemAllocNodeParams ap;
+	cudaGraphNode_t alloc;
+	cudaGraph_t g;
+	cudaGraphExec_t x;
+	cudaStream_t s;
+	uint64_t used0, reserved0, zero = 0, one = 1;
+
+	(void)state;
+	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+	used0 = graph_mem(cudaGraphMemAttrUsedMemCurrent);
+	reserved0 = graph_mem(cudaGraphMemAttrReservedMemCurrent);
+	memset(&ap, 0, sizeof(ap));
+	ap.poolProps.allocType = cudaMemAllocationTypePinned;
+	ap.poolProps.location.type = cudaMemLocationTypeDevice;
+	ap.bytesize = 1 << 20;
+	assert_int_equal(cudaGraphCreate(&g, 0), cudaSuccess);
+	assert_int_equal(cudaGraphAddMemAllocNode(&alloc, g, NULL, 0, &ap), cudaSuccess);
+	assert_int_equal(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+	/* held for the graph from the node on, used once a launch allocates it */
+	assert_int_equal(graph_mem(cudaGraphMemAttrReservedMemCurrent), reserved0 + (1 << 20));
+	assert_int_equal(graph_mem(cudaGraphMemAttrUsedMemCurrent), used0);
+	assert_int_equal(cudaGraphLaunch(x, s), cudaSuccess);
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	assert_int_equal(graph_mem(cudaGraphMemAttrUsedMemCurrent), used0 + (1 << 20));
+	assert_int_equal(cudaFreeAsync(ap.dptr, s), cudaSuccess);
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	assert_int_equal(graph_mem(cudaGraphMemAttrUsedMemCurrent), used0);
+	assert_true(graph_mem(cudaGraphMemAttrUsedMemHigh) >= used0 + (1 << 20));
+	assert_int_equal(cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &one),
+			 cudaErrorInvalidValue);
+	assert_int_equal(cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &zero),
+			 cudaErrorInvalidValue);
+	assert_int_equal(cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &zero),
+			 cudaSuccess);
+	assert_int_equal(graph_mem(cudaGraphMemAttrUsedMemHigh), used0);
+	assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
+	assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1020,6 +1225,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_managed_memory, teardown),
 		cmocka_unit_test_teardown(test_managed_batches, teardown),
 		cmocka_unit_test_teardown(test_pool_ipc, teardown),
+		cmocka_unit_test_teardown(test_peers_and_ipc, teardown),
+		cmocka_unit_test_teardown(test_function_attributes, teardown),
+		cmocka_unit_test_teardown(test_jit_link, teardown),
+		cmocka_unit_test_teardown(test_graph_memory_attributes, teardown),
 		cmocka_unit_test_teardown(test_contexts, teardown),
 		cmocka_unit_test(test_limits_and_stream_attributes),
 		cmocka_unit_test_teardown(test_modules, teardown),
