@@ -1330,6 +1330,9 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevi
 	case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: *pi = 1; break;
 	case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: *pi = 49152; break;
 	case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *pi = 65536; break;
+	case CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT: *pi = 32; break;
+	case CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT: *pi = 512; break;
+	case CU_DEVICE_ATTRIBUTE_MAX_PITCH: *pi = 2147483647; break;
 	case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: *pi = 65536; break;
 	case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: *pi = 1024; break;
 	case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: *pi = 1024; break;
@@ -1679,14 +1682,18 @@ CUresult CUDAAPI cuMemHostUnregister(void *p)
 }
 
 /*
- * One copy. copy_kind < 0 infers the direction from the pointers (cuMemcpy*).
- * Synchronous copies and copies from/to pageable host memory block the
- * caller until the copy's end, as the real driver's staging does.
+ * One copy of `height` rows of `width` bytes, the rows spitch (dpitch)
+ * bytes apart in src (dst); one row is a plain copy. copy_kind < 0 infers
+ * the direction from the pointers (cuMemcpy*). Synchronous copies and
+ * copies from/to pageable host memory block the caller until the copy's
+ * end, as the real driver's staging does.
  */
-static CUresult do_copy(void *dst, const void *src, size_t bytes, int copy_kind,
-			CUstream hstream, int async)
+static CUresult do_copy_rows(void *dst, size_t dpitch, const void *src, size_t spitch,
+			     size_t width, size_t height, int copy_kind, CUstream hstream,
+			     int async)
 {
 	struct CUstream_st *s = stream_of(hstream);
+	size_t bytes = width * height, r;
 	struct gpsim_op op = { .kind = GPSIM_OP_MEMCPY, .bytes = bytes, .async = async };
 	int src_kind = mem_kind(src), dst_kind = mem_kind(dst);
 	int dev_src = src_kind == CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
@@ -1710,13 +1717,15 @@ static CUresult do_copy(void *dst, const void *src, size_t bytes, int copy_kind,
 			return CUDA_ERROR_OUT_OF_MEMORY;
 		n->dst = dst;
 		n->src = src;
-		n->width = n->dpitch = n->spitch = bytes;
-		n->height = 1;
+		n->width = width;
+		n->dpitch = dpitch;
+		n->spitch = spitch;
+		n->height = height;
 		n->copy_kind = copy_kind;
 		return CUDA_SUCCESS;
 	}
-	if (bytes && dst != src)
-		memmove(dst, src, bytes);
+	for (r = 0; bytes && dst != src && r < height; r++)
+		memmove((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
 	op.copy_kind = copy_kind;
 	op.src_kind = src_kind;
 	op.dst_kind = dst_kind;
@@ -1724,6 +1733,12 @@ static CUresult do_copy(void *dst, const void *src, size_t bytes, int copy_kind,
 	if (!async || (!pinned && copy_kind != CUPTI_ACTIVITY_MEMCPY_KIND_DTOD))
 		wait_until(op.end);
 	return CUDA_SUCCESS;
+}
+
+static CUresult do_copy(void *dst, const void *src, size_t bytes, int copy_kind,
+			CUstream hstream, int async)
+{
+	return do_copy_rows(dst, bytes, src, bytes, bytes, 1, copy_kind, hstream, async);
 }
 
 CUresult CUDAAPI cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
@@ -1828,13 +1843,16 @@ CUresult CUDAAPI cuMemcpyPeerAsync_ptsz(CUdeviceptr dst, CUcontext dctx, CUdevic
 			   s ? s : gpsim_stream_per_thread(), 1));
 }
 
-static CUresult do_memset(void *dst, uint32_t value, unsigned int elem, size_t count,
-			  CUstream hstream, int async)
+static void fill_rows(char *dst, size_t pitch, size_t rows, size_t width, uint32_t value,
+		      unsigned int elem);
+
+/* A memset of `height` rows of `count` elements of elem bytes, the rows pitch bytes apart. */
+static CUresult do_memset_rows(void *dst, size_t pitch, uint32_t value, unsigned int elem,
+			       size_t count, size_t height, CUstream hstream, int async)
 {
 	struct CUstream_st *s = stream_of(hstream);
-	struct gpsim_op op = { .kind = GPSIM_OP_MEMSET, .bytes = count * elem, .value = value,
-			       .async = async };
-	size_t i;
+	struct gpsim_op op = { .kind = GPSIM_OP_MEMSET, .bytes = count * elem * height,
+			       .value = value, .async = async };
 
 	if (s->capture) {
 		struct CUgraphNode_st *n;
@@ -1848,19 +1866,21 @@ static CUresult do_memset(void *dst, uint32_t value, unsigned int elem, size_t c
 		n->value = value;
 		n->elem = elem;
 		n->width = count;
-		n->height = 1;
-		n->dpitch = count * elem;
+		n->height = height;
+		n->dpitch = pitch;
 		return CUDA_SUCCESS;
 	}
-	if (elem == 1)
-		memset(dst, (int)(value & 0xff), count);
-	else
-		for (i = 0; i < count; i++)
-			memcpy((char *)dst + i * 4, &value, 4);
+	fill_rows(dst, pitch, height, count, value, elem);
 	issue(s, &op, memset_ns(op.bytes));
 	if (!async)
 		wait_until(op.end);
 	return CUDA_SUCCESS;
+}
+
+static CUresult do_memset(void *dst, uint32_t value, unsigned int elem, size_t count,
+			  CUstream hstream, int async)
+{
+	return do_memset_rows(dst, count * elem, value, elem, count, 1, hstream, async);
 }
 
 CUresult CUDAAPI cuMemsetD8_v2(CUdeviceptr dst, unsigned char uc, size_t n)
@@ -1893,6 +1913,267 @@ CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dst, unsigned int ui, size_t n, CU
 	DRV_ENTER(cuMemsetD32Async, &p, NULL);
 	NEED_CTX();
 	DRV_RETURN(do_memset(PTR(dst), ui, 4, n, s, 1));
+}
+
+/* ---- pitched memory: 2D and 3D copies and memsets ---- */
+
+/*
+ * "The pitch returned in *pPitch by cuMemAllocPitch() is the width in
+ * bytes of the allocation", rows padded to keep each aligned; 512 bytes
+ * here (more than CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT asks).
+ * "ElementSizeBytes - Size of largest reads/writes for range": 4, 8 or 16.
+ */
+#define PITCH_ALIGN 512
+
+CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t width, size_t height,
+				    unsigned int elem)
+{
+	cuMemAllocPitch_v2_params p = { dptr, pitch, width, height, elem };
+	size_t row;
+	void *mem;
+	DRV_ENTER(cuMemAllocPitch_v2, &p, NULL);
+
+	NEED_CTX();
+	if (!dptr || !pitch || !width || !height || (elem != 4 && elem != 8 && elem != 16) ||
+	    width > SIZE_MAX - PITCH_ALIGN)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	row = (width + PITCH_ALIGN - 1) / PITCH_ALIGN * PITCH_ALIGN;
+	if (height > SIZE_MAX / row)
+		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+	if (capture_forbids_unsafe())
+		DRV_RETURN(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+	if (mem_add(row * height, 0, &mem))
+		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+	*dptr = (CUdeviceptr)(uintptr_t)mem;
+	*pitch = row;
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+static char *copy_side(CUmemorytype type, const void *host, CUdeviceptr dev);
+
+/* A side's direction for CUPTI's copy kind: device memory, named or found. */
+static int side_on_device(CUmemorytype type, const void *p)
+{
+	return type == CU_MEMORYTYPE_DEVICE || (type == CU_MEMORYTYPE_UNIFIED && gpsim_is_device(p));
+}
+
+static int copy_kind_of(int sdev, int ddev)
+{
+	return sdev ? (ddev ? CUPTI_ACTIVITY_MEMCPY_KIND_DTOD : CUPTI_ACTIVITY_MEMCPY_KIND_DTOH) :
+		      (ddev ? CUPTI_ACTIVITY_MEMCPY_KIND_HTOD : CUPTI_ACTIVITY_MEMCPY_KIND_HTOH);
+}
+
+/*
+ * "Perform a 2D memory copy according to the parameters specified in
+ * pCopy": Height rows of WidthInBytes, each side from (XInBytes, Y) in rows
+ * Pitch bytes apart ("srcPitch and dstPitch are ignored if Height is 1").
+ * Arrays are not simulated.
+ */
+static CUresult copy_2d(const CUDA_MEMCPY2D *p, CUstream h, int async)
+{
+	char *src, *dst;
+	size_t sp, dp;
+
+	if (!p)
+		return CUDA_ERROR_INVALID_VALUE;
+	src = copy_side(p->srcMemoryType, p->srcHost, p->srcDevice);
+	dst = copy_side(p->dstMemoryType, p->dstHost, p->dstDevice);
+	if (!src || !dst)
+		return p->srcMemoryType == CU_MEMORYTYPE_ARRAY ||
+				       p->dstMemoryType == CU_MEMORYTYPE_ARRAY ?
+			       CUDA_ERROR_NOT_SUPPORTED :
+			       CUDA_ERROR_INVALID_VALUE;
+	sp = p->Height > 1 ? p->srcPitch : p->WidthInBytes;
+	dp = p->Height > 1 ? p->dstPitch : p->WidthInBytes;
+	if (p->Height > 1 && (sp < p->WidthInBytes || dp < p->WidthInBytes))
+		return CUDA_ERROR_INVALID_VALUE;
+	src += p->srcXInBytes + p->srcY * sp;
+	dst += p->dstXInBytes + p->dstY * dp;
+	return do_copy_rows(dst, dp, src, sp, p->WidthInBytes, p->Height,
+			    copy_kind_of(side_on_device(p->srcMemoryType, src),
+					 side_on_device(p->dstMemoryType, dst)),
+			    h, async);
+}
+
+/*
+ * "Perform a 3D memory copy": Depth slices of Height rows, each side's
+ * slices srcHeight (dstHeight) rows apart. Slices with gaps between them
+ * (a height other than Height) are not simulated, nor are arrays.
+ */
+static CUresult copy_3d(const CUDA_MEMCPY3D *p, CUstream h, int async)
+{
+	CUDA_MEMCPY2D d;
+
+	if (!p)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (p->Depth > 1 && ((p->srcHeight && p->srcHeight != p->Height) ||
+			     (p->dstHeight && p->dstHeight != p->Height)))
+		return CUDA_ERROR_NOT_SUPPORTED;
+	if (p->srcLOD || p->dstLOD || !p->Depth)
+		return CUDA_ERROR_INVALID_VALUE;
+	d = (CUDA_MEMCPY2D){ .srcXInBytes = p->srcXInBytes,
+			     .srcY = p->srcY + p->srcZ * p->Height,
+			     .srcMemoryType = p->srcMemoryType,
+			     .srcHost = p->srcHost,
+			     .srcDevice = p->srcDevice,
+			     .srcArray = p->srcArray,
+			     .srcPitch = p->srcPitch,
+			     .dstXInBytes = p->dstXInBytes,
+			     .dstY = p->dstY + p->dstZ * p->Height,
+			     .dstMemoryType = p->dstMemoryType,
+			     .dstHost = p->dstHost,
+			     .dstDevice = p->dstDevice,
+			     .dstArray = p->dstArray,
+			     .dstPitch = p->dstPitch,
+			     .WidthInBytes = p->WidthInBytes,
+			     .Height = p->Height * p->Depth };
+	return copy_2d(&d, h, async);
+}
+
+CUresult CUDAAPI cuMemcpy2D_v2(const CUDA_MEMCPY2D *c)
+{
+	cuMemcpy2D_v2_params p = { c };
+	DRV_ENTER(cuMemcpy2D_v2, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(copy_2d(c, NULL, 0));
+}
+
+/* "cuMemcpy2DUnaligned() does not have these restrictions": none applies here. */
+CUresult CUDAAPI cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *c)
+{
+	cuMemcpy2DUnaligned_v2_params p = { c };
+	DRV_ENTER(cuMemcpy2DUnaligned_v2, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(copy_2d(c, NULL, 0));
+}
+
+CUresult CUDAAPI cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *c, CUstream s)
+{
+	cuMemcpy2DAsync_v2_params p = { c, s };
+	DRV_ENTER(cuMemcpy2DAsync_v2, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(copy_2d(c, s, 1));
+}
+
+CUresult CUDAAPI cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *c, CUstream s)
+{
+	cuMemcpy2DAsync_v2_ptsz_params p = { c, s };
+	DRV_ENTER(cuMemcpy2DAsync_v2_ptsz, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(copy_2d(c, s ? s : gpsim_stream_per_thread(), 1));
+}
+
+CUresult CUDAAPI cuMemcpy3D_v2(const CUDA_MEMCPY3D *c)
+{
+	cuMemcpy3D_v2_params p = { c };
+	DRV_ENTER(cuMemcpy3D_v2, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(copy_3d(c, NULL, 0));
+}
+
+CUresult CUDAAPI cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *c, CUstream s)
+{
+	cuMemcpy3DAsync_v2_params p = { c, s };
+	DRV_ENTER(cuMemcpy3DAsync_v2, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(copy_3d(c, s, 1));
+}
+
+CUresult CUDAAPI cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *c, CUstream s)
+{
+	cuMemcpy3DAsync_v2_ptsz_params p = { c, s };
+	DRV_ENTER(cuMemcpy3DAsync_v2_ptsz, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(copy_3d(c, s ? s : gpsim_stream_per_thread(), 1));
+}
+
+CUresult CUDAAPI cuMemsetD16_v2(CUdeviceptr dst, unsigned short us, size_t n)
+{
+	cuMemsetD16_v2_params p = { dst, us, n };
+	DRV_ENTER(cuMemsetD16_v2, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(do_memset(PTR(dst), us, 2, n, NULL, 0));
+}
+
+CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dst, unsigned short us, size_t n, CUstream s)
+{
+	cuMemsetD16Async_params p = { dst, us, n, s };
+	DRV_ENTER(cuMemsetD16Async, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(do_memset(PTR(dst), us, 2, n, s, 1));
+}
+
+/* "Sets the 2D memory range of Width elements by Height rows"; "dstPitch - Pitch of destination device pointer (Unused if Height is 1)". */
+static CUresult memset_2d(CUdeviceptr dst, size_t pitch, uint32_t value, unsigned int elem,
+			  size_t width, size_t height, CUstream s, int async)
+{
+	if (!dst || (height > 1 && pitch < width * elem))
+		return CUDA_ERROR_INVALID_VALUE;
+	return do_memset_rows(PTR(dst), height > 1 ? pitch : width * elem, value, elem, width,
+			      height, s, async);
+}
+
+CUresult CUDAAPI cuMemsetD2D8_v2(CUdeviceptr dst, size_t pitch, unsigned char uc, size_t w,
+				 size_t h)
+{
+	cuMemsetD2D8_v2_params p = { dst, pitch, uc, w, h };
+	DRV_ENTER(cuMemsetD2D8_v2, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(memset_2d(dst, pitch, uc, 1, w, h, NULL, 0));
+}
+
+CUresult CUDAAPI cuMemsetD2D16_v2(CUdeviceptr dst, size_t pitch, unsigned short us, size_t w,
+				  size_t h)
+{
+	cuMemsetD2D16_v2_params p = { dst, pitch, us, w, h };
+	DRV_ENTER(cuMemsetD2D16_v2, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(memset_2d(dst, pitch, us, 2, w, h, NULL, 0));
+}
+
+CUresult CUDAAPI cuMemsetD2D32_v2(CUdeviceptr dst, size_t pitch, unsigned int ui, size_t w,
+				  size_t h)
+{
+	cuMemsetD2D32_v2_params p = { dst, pitch, ui, w, h };
+	DRV_ENTER(cuMemsetD2D32_v2, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(memset_2d(dst, pitch, ui, 4, w, h, NULL, 0));
+}
+
+CUresult CUDAAPI cuMemsetD2D8Async(CUdeviceptr dst, size_t pitch, unsigned char uc, size_t w,
+				   size_t h, CUstream s)
+{
+	cuMemsetD2D8Async_params p = { dst, pitch, uc, w, h, s };
+	DRV_ENTER(cuMemsetD2D8Async, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(memset_2d(dst, pitch, uc, 1, w, h, s, 1));
+}
+
+CUresult CUDAAPI cuMemsetD2D8Async_ptsz(CUdeviceptr dst, size_t pitch, unsigned char uc,
+					size_t w, size_t h, CUstream s)
+{
+	cuMemsetD2D8Async_ptsz_params p = { dst, pitch, uc, w, h, s };
+	DRV_ENTER(cuMemsetD2D8Async_ptsz, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(memset_2d(dst, pitch, uc, 1, w, h, s ? s : gpsim_stream_per_thread(), 1));
+}
+
+CUresult CUDAAPI cuMemsetD2D16Async(CUdeviceptr dst, size_t pitch, unsigned short us, size_t w,
+				    size_t h, CUstream s)
+{
+	cuMemsetD2D16Async_params p = { dst, pitch, us, w, h, s };
+	DRV_ENTER(cuMemsetD2D16Async, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(memset_2d(dst, pitch, us, 2, w, h, s, 1));
+}
+
+CUresult CUDAAPI cuMemsetD2D32Async(CUdeviceptr dst, size_t pitch, unsigned int ui, size_t w,
+				    size_t h, CUstream s)
+{
+	cuMemsetD2D32Async_params p = { dst, pitch, ui, w, h, s };
+	DRV_ENTER(cuMemsetD2D32Async, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(memset_2d(dst, pitch, ui, 4, w, h, s, 1));
 }
 
 /* ---- streams and events --------------------------------------------- */
@@ -3373,7 +3654,6 @@ static CUresult add_memcpy(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
 				      size_t ndeps, const CUDA_MEMCPY3D *p, CUcontext ctx)
 {
 	char *src, *dst;
-	int sdev, ddev;
 
 	if (!p)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -3405,12 +3685,8 @@ static CUresult add_memcpy(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
 	n->dst = dst + p->dstXInBytes + (p->dstY + p->dstZ * p->Height) * n->dpitch;
 	n->width = p->WidthInBytes;
 	n->height = p->Height * p->Depth;
-	sdev = p->srcMemoryType == CU_MEMORYTYPE_DEVICE ||
-	       (p->srcMemoryType == CU_MEMORYTYPE_UNIFIED && gpsim_is_device(n->src));
-	ddev = p->dstMemoryType == CU_MEMORYTYPE_DEVICE ||
-	       (p->dstMemoryType == CU_MEMORYTYPE_UNIFIED && gpsim_is_device(n->dst));
-	n->copy_kind = sdev ? (ddev ? CUPTI_ACTIVITY_MEMCPY_KIND_DTOD : CUPTI_ACTIVITY_MEMCPY_KIND_DTOH) :
-			      (ddev ? CUPTI_ACTIVITY_MEMCPY_KIND_HTOD : CUPTI_ACTIVITY_MEMCPY_KIND_HTOH);
+	n->copy_kind = copy_kind_of(side_on_device(p->srcMemoryType, n->src),
+				    side_on_device(p->dstMemoryType, n->dst));
 	return node_added(n, out);
 }
 

@@ -1106,7 +1106,7 @@ cudaError_t CUDARTAPI cudaGraphExecKernelNodeSetParams(cudaGraphExec_t x, cudaGr
 }
 
 /* One side of a copy as the driver takes it: its kind, or unified (inferred) for Default. */
-static CUmemorytype side_type(enum cudaMemcpyKind k, int src)
+CUmemorytype rt_side_type(enum cudaMemcpyKind k, int src)
 {
 	switch (k) {
 	case cudaMemcpyHostToHost: return CU_MEMORYTYPE_HOST;
@@ -1118,7 +1118,7 @@ static CUmemorytype side_type(enum cudaMemcpyKind k, int src)
 }
 
 /* A runtime 3D copy as the driver takes it. */
-static cudaError_t memcpy3d_of(const struct cudaMemcpy3DParms *p, CUDA_MEMCPY3D *out)
+cudaError_t rt_memcpy3d(const struct cudaMemcpy3DParms *p, CUDA_MEMCPY3D *out)
 {
 	CUDA_MEMCPY3D d = { 0 };
 
@@ -1129,7 +1129,7 @@ static cudaError_t memcpy3d_of(const struct cudaMemcpy3DParms *p, CUDA_MEMCPY3D 
 	d.srcXInBytes = p->srcPos.x;
 	d.srcY = p->srcPos.y;
 	d.srcZ = p->srcPos.z;
-	d.srcMemoryType = side_type(p->kind, 1);
+	d.srcMemoryType = rt_side_type(p->kind, 1);
 	d.srcHost = p->srcPtr.ptr;
 	d.srcDevice = DP(p->srcPtr.ptr);
 	d.srcPitch = p->srcPtr.pitch;
@@ -1137,7 +1137,7 @@ static cudaError_t memcpy3d_of(const struct cudaMemcpy3DParms *p, CUDA_MEMCPY3D 
 	d.dstXInBytes = p->dstPos.x;
 	d.dstY = p->dstPos.y;
 	d.dstZ = p->dstPos.z;
-	d.dstMemoryType = side_type(p->kind, 0);
+	d.dstMemoryType = rt_side_type(p->kind, 0);
 	d.dstHost = p->dstPtr.ptr;
 	d.dstDevice = DP(p->dstPtr.ptr);
 	d.dstPitch = p->dstPtr.pitch;
@@ -1154,7 +1154,7 @@ static cudaError_t add_memcpy_node(cudaGraphNode_t *out, cudaGraph_t g,
 				   const struct cudaMemcpy3DParms *p)
 {
 	CUDA_MEMCPY3D d;
-	cudaError_t e = memcpy3d_of(p, &d);
+	cudaError_t e = rt_memcpy3d(p, &d);
 
 	if (e != cudaSuccess)
 		return e;
@@ -1345,7 +1345,7 @@ static cudaError_t node_params_of(const struct cudaGraphNodeParams *p, CUgraphNo
 	case cudaGraphNodeTypeMemcpy:
 		d->memcpy.flags = p->memcpy.flags;
 		d->memcpy.copyCtx = gpsim_primary_ctx();
-		return memcpy3d_of(&p->memcpy.copyParams, &d->memcpy.copyParams);
+		return rt_memcpy3d(&p->memcpy.copyParams, &d->memcpy.copyParams);
 	case cudaGraphNodeTypeMemset:
 		d->memset = (CUDA_MEMSET_NODE_PARAMS_v2){ DP(p->memset.dst), p->memset.pitch,
 							  p->memset.value, p->memset.elementSize,
@@ -1622,6 +1622,7 @@ static const struct {
 	{ cudaErrorInvalidKernelImage, "cudaErrorInvalidKernelImage",
 	  "device kernel image is invalid" },
 	{ cudaErrorFileNotFound, "cudaErrorFileNotFound", "file not found" },
+	{ cudaErrorInvalidPitchValue, "cudaErrorInvalidPitchValue", "invalid pitch argument" },
 	{ cudaErrorUnknown, "cudaErrorUnknown", "unknown error" },
 };
 

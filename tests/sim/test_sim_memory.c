@@ -1214,6 +1214,101 @@ static void test_graph_memory_attributes(void **state)
 	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
 }
 
+static void test_pitched_memory(void **state)
+{
+	DOC("Copies a matrix (height rows of width bytes each) from the memory area pointed to by "
+	    "src to the memory area pointed to by dst [...] dpitch and spitch are the widths in "
+	    "memory in bytes of the 2D arrays pointed to by dst and src, including any padding "
+	    "added to the end of each row.");
+	const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET };
+	const CUpti_ActivityMemcpy6 *c;
+	const CUpti_ActivityMemset4 *m;
+	struct cudaPitchedPtr pp;
+	struct cudaExtent ext = { 40, 3, 2 };
+	struct cudaMemcpy3DParms p3;
+	unsigned char host[8][100], back[6][40];
+	char *d = NULL, *row;
+	size_t pitch = 0, r, i;
+	cudaGraph_t g;
+	cudaGraphExec_t x;
+	cudaStream_t s;
+
+	(void)state;
+	sim_recs_start(kinds, 2);
+	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+	/* "The function may pad the allocation": each row at least width, aligned */
+	assert_int_equal(cudaMallocPitch((void **)&d, &pitch, 100, 8), cudaSuccess);
+	assert_non_null(d);
+	assert_true(pitch >= 100 && pitch % 32 == 0);
+	assert_int_equal(cudaMemset(d, 0xee, pitch * 8), cudaSuccess);
+	/* a 2D memset leaves each row's padding alone */
+	assert_int_equal(cudaMemset2D(d, pitch, 1, 100, 8), cudaSuccess);
+	for (r = 0; r < 8; r++) {
+		row = d + r * pitch; /* device memory is host memory here */
+		assert_int_equal(row[0], 1);
+		assert_int_equal(row[99], 1);
+		assert_int_equal((unsigned char)row[100], 0xee);
+	}
+	for (r = 0; r < 8; r++)
+		for (i = 0; i < 100; i++)
+			host[r][i] = (unsigned char)(r * 10 + i);
+	assert_int_equal(cudaMemcpy2D(d, pitch, host, 100, 100, 8, cudaMemcpyHostToDevice),
+			 cudaSuccess);
+	assert_int_equal((unsigned char)d[3 * pitch + 5], 35);
+	assert_int_equal((unsigned char)d[3 * pitch + 100], 0xee);
+	memset(host, 0, sizeof(host));
+	assert_int_equal(cudaMemcpy2DAsync(host, 100, d, pitch, 100, 8, cudaMemcpyDeviceToHost, s),
+			 cudaSuccess);
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	assert_int_equal(host[7][99], 169);
+	/* "cudaErrorInvalidPitchValue": a pitch narrower than a row */
+	assert_int_equal(cudaMemcpy2D(d, 50, host, 100, 100, 8, cudaMemcpyHostToDevice),
+			 cudaErrorInvalidPitchValue);
+	/* captured: a memcpy node of rows */
+	assert_int_equal(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+	assert_int_equal(cudaMemcpy2DAsync(d, pitch, host, 100, 100, 8, cudaMemcpyHostToDevice, s),
+			 cudaSuccess);
+	assert_int_equal(cudaMemset2DAsync(d, pitch, 2, 10, 8, s), cudaSuccess);
+	assert_int_equal(cudaStreamEndCapture(s, &g), cudaSuccess);
+	assert_int_equal(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+	assert_int_equal(cudaGraphLaunch(x, s), cudaSuccess);
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	assert_int_equal(d[7 * pitch + 9], 2);
+	assert_int_equal((unsigned char)d[7 * pitch + 10], 80);
+	assert_int_equal((unsigned char)d[7 * pitch + 100], 0xee);
+	assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
+	assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+	assert_int_equal(cudaFree(d), cudaSuccess);
+	/* 3D: depth slices of height rows, set and copied back to a packed host array */
+	assert_int_equal(cudaMalloc3D(&pp, ext), cudaSuccess);
+	assert_true(pp.pitch >= ext.width);
+	assert_int_equal(pp.xsize, ext.width);
+	assert_int_equal(pp.ysize, ext.height);
+	assert_int_equal(cudaMemset3D(pp, 9, ext), cudaSuccess);
+	memset(&p3, 0, sizeof(p3));
+	p3.srcPtr = pp;
+	p3.dstPtr = (struct cudaPitchedPtr){ back, 40, 40, 3 };
+	p3.extent = ext;
+	p3.kind = cudaMemcpyDeviceToHost;
+	assert_int_equal(cudaMemcpy3D(&p3), cudaSuccess);
+	assert_int_equal(back[0][0], 9);
+	assert_int_equal(back[5][39], 9);
+	assert_int_equal(cudaFree(pp.ptr), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
+	/* one record per copy, its bytes those of the rows copied */
+	c = (const void *)sim_recs_find(CUPTI_ACTIVITY_KIND_MEMCPY, 0);
+	assert_non_null(c);
+	assert_int_equal(c->copyKind, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD);
+	assert_int_equal(c->bytes, 800);
+	c = (const void *)sim_recs_find(CUPTI_ACTIVITY_KIND_MEMCPY, 1);
+	assert_non_null(c);
+	assert_int_equal(c->copyKind, CUPTI_ACTIVITY_MEMCPY_KIND_DTOH);
+	m = (const void *)sim_recs_find(CUPTI_ACTIVITY_KIND_MEMSET, 1);
+	assert_non_null(m);
+	assert_int_equal(m->bytes, 800);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1229,6 +1324,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_function_attributes, teardown),
 		cmocka_unit_test_teardown(test_jit_link, teardown),
 		cmocka_unit_test_teardown(test_graph_memory_attributes, teardown),
+		cmocka_unit_test_teardown(test_pitched_memory, teardown),
 		cmocka_unit_test_teardown(test_contexts, teardown),
 		cmocka_unit_test(test_limits_and_stream_attributes),
 		cmocka_unit_test_teardown(test_modules, teardown),
