@@ -73,6 +73,21 @@ struct CUfunc_st {
 	struct CUfunc_st *next;
 };
 
+/*
+ * An array (cuArrayCreate, cuArray3DCreate): its elements row by row in
+ * memory of its own (CUPTI's memory kind ARRAY), each row Width elements,
+ * each slice (layer, cube face) Height rows. Kernels compute nothing, so
+ * the layout the GPU would use (tiled, opaque) does not matter here.
+ */
+struct CUarray_st {
+	char *mem;
+	CUDA_ARRAY3D_DESCRIPTOR d;
+	size_t pitch;  /* bytes of a row: Width * element size */
+	size_t height; /* rows of a slice: Height, or 1 for a 1D array */
+	size_t rows;   /* rows in all: height * max(Depth, 1) */
+	struct CUarray_st *next;
+};
+
 struct CUstream_st {
 	uint32_t id;
 	unsigned int flags;
@@ -200,7 +215,7 @@ struct capture;
 struct alloc {
 	uintptr_t base;
 	size_t size;
-	int pinned;
+	int kind; /* CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, _PINNED or _ARRAY (an array's elements) */
 	int registered; /* cuMemHostRegister: the program's memory, not ours to free */
 	struct alloc *next;
 };
@@ -237,6 +252,7 @@ static struct gpsim_state {
 	int nested_corr_outer; /* GPUPERF_SIM_NESTED_CORR=outer */
 	uint64_t next_node_id;
 	struct galloc *gallocs;
+	struct CUarray_st *arrays;
 	uint64_t graph_used_high, graph_reserved_high; /* cuDeviceGetGraphMemAttribute's watermarks */
 	uint32_t mem_exec_graphs[MEM_EXEC_MAX]; /* graphs with memory nodes that have an executable graph */
 	/* host functions: one worker thread runs them, in start order */
@@ -531,14 +547,31 @@ static uint64_t kernel_ns(const char *name, const unsigned int grid[3],
 	return KERNEL_BASE_NS + (threads + 31) / 32;
 }
 
+/* A copy between device memory and arrays: no host side. */
+static int copy_on_device(int copy_kind)
+{
+	return copy_kind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOD ||
+	       copy_kind == CUPTI_ACTIVITY_MEMCPY_KIND_ATOD ||
+	       copy_kind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOA ||
+	       copy_kind == CUPTI_ACTIVITY_MEMCPY_KIND_ATOA;
+}
+
+/* The host side of a copy to or from the host is pinned memory. */
+static int copy_pinned(int copy_kind, int src_kind, int dst_kind)
+{
+	int host_src = copy_kind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD ||
+		       copy_kind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOA;
+
+	return (host_src ? src_kind : dst_kind) == CUPTI_ACTIVITY_MEMORY_KIND_PINNED;
+}
+
 static uint64_t memcpy_ns(int copy_kind, int pinned, size_t bytes)
 {
 	uint64_t bw;
 
+	if (copy_on_device(copy_kind))
+		return MEMCPY_BASE_NS + (uint64_t)bytes * 1000ULL / BW_DTOD;
 	switch (copy_kind) {
-	case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
-		bw = BW_DTOD;
-		break;
 	case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
 		bw = BW_HTOH;
 		break;
@@ -560,6 +593,11 @@ static const char *copy_kind_str(int k)
 	case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "DtoH";
 	case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "DtoD";
 	case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "HtoH";
+	case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA: return "HtoA";
+	case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH: return "AtoH";
+	case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA: return "AtoA";
+	case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD: return "AtoD";
+	case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA: return "DtoA";
 	default: return "unknown";
 	}
 }
@@ -570,6 +608,7 @@ static const char *mem_kind_str(int k)
 	case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE: return "pageable";
 	case CUPTI_ACTIVITY_MEMORY_KIND_PINNED: return "pinned";
 	case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE: return "device";
+	case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY: return "array";
 	default: return "unknown";
 	}
 }
@@ -1005,8 +1044,7 @@ static int mem_kind(const void *p)
 
 	pthread_mutex_lock(&S.lock);
 	m = alloc_find(p);
-	kind = !m ? CUPTI_ACTIVITY_MEMORY_KIND_UNKNOWN :
-	       m->pinned ? CUPTI_ACTIVITY_MEMORY_KIND_PINNED : CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+	kind = m ? m->kind : CUPTI_ACTIVITY_MEMORY_KIND_UNKNOWN;
 	if (!m && galloc_find_locked(p))
 		kind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
 	pthread_mutex_unlock(&S.lock);
@@ -1016,7 +1054,8 @@ static int mem_kind(const void *p)
 							    kind;
 }
 
-static int mem_add(size_t size, int pinned, void **out)
+/* An allocation of kind (CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, _PINNED or _ARRAY). */
+static int mem_add(size_t size, int kind, void **out)
 {
 	struct alloc *m = calloc(1, sizeof(*m));
 	void *p = NULL;
@@ -1028,18 +1067,17 @@ static int mem_add(size_t size, int pinned, void **out)
 	}
 	m->base = (uintptr_t)p;
 	m->size = size;
-	m->pinned = pinned;
+	m->kind = kind;
 	pthread_mutex_lock(&S.lock);
 	m->next = S.allocs;
 	S.allocs = m;
 	pthread_mutex_unlock(&S.lock);
 	*out = p;
-	gpsim__mem_event(GPSIM_MEM_ALLOC, p, size, pinned ? CUPTI_ACTIVITY_MEMORY_KIND_PINNED :
-							    CUPTI_ACTIVITY_MEMORY_KIND_DEVICE);
+	gpsim__mem_event(GPSIM_MEM_ALLOC, p, size, kind);
 	return 0;
 }
 
-static int mem_del(const void *p, int pinned)
+static int mem_del(const void *p, int kind)
 {
 	struct alloc **pp, *m;
 	int err = -EINVAL;
@@ -1047,7 +1085,7 @@ static int mem_del(const void *p, int pinned)
 
 	pthread_mutex_lock(&S.lock);
 	for (pp = &S.allocs; (m = *pp); pp = &m->next) {
-		if (m->base == (uintptr_t)p && m->pinned == pinned && !m->registered) {
+		if (m->base == (uintptr_t)p && m->kind == kind && !m->registered) {
 			*pp = m->next;
 			size = m->size;
 			free((void *)m->base);
@@ -1058,8 +1096,7 @@ static int mem_del(const void *p, int pinned)
 	}
 	pthread_mutex_unlock(&S.lock);
 	if (!err)
-		gpsim__mem_event(GPSIM_MEM_FREE, p, size, pinned ? CUPTI_ACTIVITY_MEMORY_KIND_PINNED :
-								 CUPTI_ACTIVITY_MEMORY_KIND_DEVICE);
+		gpsim__mem_event(GPSIM_MEM_FREE, p, size, kind);
 	return err;
 }
 
@@ -1083,7 +1120,7 @@ static CUresult mem_register(void *p, size_t size)
 		if (!m) {
 			r = CUDA_ERROR_OUT_OF_MEMORY;
 		} else {
-			*m = (struct alloc){ .base = a, .size = size, .pinned = 1, .registered = 1,
+			*m = (struct alloc){ .base = a, .size = size, .kind = CUPTI_ACTIVITY_MEMORY_KIND_PINNED, .registered = 1,
 					     .next = S.allocs };
 			S.allocs = m;
 		}
@@ -1602,7 +1639,7 @@ CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 	/* "In the case of cudaMalloc, the operation is not enqueued asynchronously to a stream, and is not observed by stream capture." */
 	if (capture_forbids_unsafe())
 		DRV_RETURN(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
-	if (mem_add(bytesize, 0, &mem))
+	if (mem_add(bytesize, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, &mem))
 		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
 	*dptr = (CUdeviceptr)(uintptr_t)mem;
 	DRV_RETURN(CUDA_SUCCESS);
@@ -1616,7 +1653,7 @@ CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 	NEED_CTX();
 	if (!dptr)
 		DRV_RETURN(CUDA_SUCCESS);
-	if (!mem_del(PTR(dptr), 0) || !gpsim__managed_free(PTR(dptr)) ||
+	if (!mem_del(PTR(dptr), CUPTI_ACTIVITY_MEMORY_KIND_DEVICE) || !gpsim__managed_free(PTR(dptr)) ||
 	    !gpsim__pool_free(PTR(dptr)) || !gpsim__graph_mem_free(PTR(dptr), UINT32_MAX))
 		DRV_RETURN(CUDA_SUCCESS);
 	DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
@@ -1630,7 +1667,7 @@ CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize, unsigned int flags)
 	NEED_CTX();
 	if (!pp)
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
-	if (mem_add(bytesize, 1, pp))
+	if (mem_add(bytesize, CUPTI_ACTIVITY_MEMORY_KIND_PINNED, pp))
 		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
 	DRV_RETURN(CUDA_SUCCESS);
 }
@@ -1643,7 +1680,7 @@ CUresult CUDAAPI cuMemAllocHost_v2(void **pp, size_t bytesize)
 	NEED_CTX();
 	if (!pp)
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
-	if (mem_add(bytesize, 1, pp))
+	if (mem_add(bytesize, CUPTI_ACTIVITY_MEMORY_KIND_PINNED, pp))
 		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
 	DRV_RETURN(CUDA_SUCCESS);
 }
@@ -1656,7 +1693,8 @@ CUresult CUDAAPI cuMemFreeHost(void *ptr)
 	NEED_CTX();
 	if (!ptr)
 		DRV_RETURN(CUDA_SUCCESS);
-	DRV_RETURN(mem_del(ptr, 1) ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS);
+	DRV_RETURN(mem_del(ptr, CUPTI_ACTIVITY_MEMORY_KIND_PINNED) ? CUDA_ERROR_INVALID_VALUE :
+									 CUDA_SUCCESS);
 }
 
 CUresult CUDAAPI cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int flags)
@@ -1704,9 +1742,7 @@ static CUresult do_copy_rows(void *dst, size_t dpitch, const void *src, size_t s
 		copy_kind = dev_src ? (dev_dst ? CUPTI_ACTIVITY_MEMCPY_KIND_DTOD :
 					CUPTI_ACTIVITY_MEMCPY_KIND_DTOH) :
 			(dev_dst ? CUPTI_ACTIVITY_MEMCPY_KIND_HTOD : CUPTI_ACTIVITY_MEMCPY_KIND_HTOH);
-	pinned = copy_kind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD ?
-			 src_kind == CUPTI_ACTIVITY_MEMORY_KIND_PINNED :
-			 dst_kind == CUPTI_ACTIVITY_MEMORY_KIND_PINNED;
+	pinned = copy_pinned(copy_kind, src_kind, dst_kind);
 	if (s->capture) {
 		struct CUgraphNode_st *n;
 
@@ -1730,7 +1766,7 @@ static CUresult do_copy_rows(void *dst, size_t dpitch, const void *src, size_t s
 	op.src_kind = src_kind;
 	op.dst_kind = dst_kind;
 	issue(s, &op, memcpy_ns(copy_kind, pinned, bytes));
-	if (!async || (!pinned && copy_kind != CUPTI_ACTIVITY_MEMCPY_KIND_DTOD))
+	if (!async || (!pinned && !copy_on_device(copy_kind)))
 		wait_until(op.end);
 	return CUDA_SUCCESS;
 }
@@ -1942,92 +1978,166 @@ CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pitch, size_t wid
 		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
 	if (capture_forbids_unsafe())
 		DRV_RETURN(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
-	if (mem_add(row * height, 0, &mem))
+	if (mem_add(row * height, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, &mem))
 		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
 	*dptr = (CUdeviceptr)(uintptr_t)mem;
 	*pitch = row;
 	DRV_RETURN(CUDA_SUCCESS);
 }
 
-static char *copy_side(CUmemorytype type, const void *host, CUdeviceptr dev);
-
-/* A side's direction for CUPTI's copy kind: device memory, named or found. */
-static int side_on_device(CUmemorytype type, const void *p)
+/* The array a handle names; NULL if none (cuArrayDestroy'ed or never made). */
+static struct CUarray_st *array_of(CUarray h)
 {
-	return type == CU_MEMORYTYPE_DEVICE || (type == CU_MEMORYTYPE_UNIFIED && gpsim_is_device(p));
+	struct CUarray_st *a;
+
+	pthread_mutex_lock(&S.lock);
+	for (a = S.arrays; a && a != h; a = a->next)
+		;
+	pthread_mutex_unlock(&S.lock);
+	return a;
 }
 
-static int copy_kind_of(int sdev, int ddev)
+/* One side of a copy: its first row's first byte, and how far apart its rows are. */
+struct copy_side {
+	char *p;
+	size_t pitch;
+	CUmemorytype type;
+};
+
+/*
+ * A side of a 2D or 3D copy: host, device or unified memory at (x, y) in
+ * rows `pitch` apart ("ignored if Height is 1"), or an array's element
+ * bytes, rows Width elements apart, which the copy must fit in ("srcArray
+ * is ignored" unless the type is ARRAY). `rows` is how many the copy takes.
+ */
+static CUresult side_at(CUmemorytype type, const void *host, CUdeviceptr dev, CUarray arr,
+			size_t x, size_t y, size_t pitch, size_t width, size_t rows,
+			struct copy_side *out)
 {
-	return sdev ? (ddev ? CUPTI_ACTIVITY_MEMCPY_KIND_DTOD : CUPTI_ACTIVITY_MEMCPY_KIND_DTOH) :
-		      (ddev ? CUPTI_ACTIVITY_MEMCPY_KIND_HTOD : CUPTI_ACTIVITY_MEMCPY_KIND_HTOH);
+	struct CUarray_st *a;
+
+	out->type = type;
+	switch (type) {
+	case CU_MEMORYTYPE_HOST:
+		out->p = (char *)(uintptr_t)host;
+		break;
+	case CU_MEMORYTYPE_DEVICE:
+	case CU_MEMORYTYPE_UNIFIED:
+		out->p = (char *)(uintptr_t)dev;
+		break;
+	case CU_MEMORYTYPE_ARRAY:
+		a = array_of(arr);
+		if (!a || x > a->pitch || width > a->pitch - x || y > a->rows || rows > a->rows - y)
+			return CUDA_ERROR_INVALID_VALUE;
+		out->p = a->mem + y * a->pitch + x;
+		out->pitch = a->pitch;
+		return CUDA_SUCCESS;
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	if (!out->p || (rows > 1 && pitch < width))
+		return CUDA_ERROR_INVALID_VALUE;
+	out->pitch = rows > 1 || pitch >= width ? pitch : width;
+	out->p += x + y * out->pitch;
+	return CUDA_SUCCESS;
+}
+
+/* A side's direction for CUPTI's copy kind: device memory, named or found. */
+static int side_on_device(const struct copy_side *c)
+{
+	return c->type == CU_MEMORYTYPE_DEVICE ||
+	       (c->type == CU_MEMORYTYPE_UNIFIED && gpsim_is_device(c->p));
+}
+
+/* CUPTI's copy kind (CUpti_ActivityMemcpyKind) from src to dst. */
+static int copy_kind_of(const struct copy_side *src, const struct copy_side *dst)
+{
+	int sa = src->type == CU_MEMORYTYPE_ARRAY, da = dst->type == CU_MEMORYTYPE_ARRAY;
+	int sd = side_on_device(src), dd = side_on_device(dst);
+
+	if (sa)
+		return da ? CUPTI_ACTIVITY_MEMCPY_KIND_ATOA :
+		       dd ? CUPTI_ACTIVITY_MEMCPY_KIND_ATOD :
+			    CUPTI_ACTIVITY_MEMCPY_KIND_ATOH;
+	if (da)
+		return sd ? CUPTI_ACTIVITY_MEMCPY_KIND_DTOA : CUPTI_ACTIVITY_MEMCPY_KIND_HTOA;
+	return sd ? (dd ? CUPTI_ACTIVITY_MEMCPY_KIND_DTOD : CUPTI_ACTIVITY_MEMCPY_KIND_DTOH) :
+		    (dd ? CUPTI_ACTIVITY_MEMCPY_KIND_HTOD : CUPTI_ACTIVITY_MEMCPY_KIND_HTOH);
+}
+
+/*
+ * The rows of a 3D copy's side: Depth slices of Height rows, a side's
+ * slices srcHeight (dstHeight; an array's Height) rows apart. Slices with
+ * gaps between them (a slice height other than Height) are not simulated.
+ */
+static CUresult side_3d(CUmemorytype type, const void *host, CUdeviceptr dev, CUarray arr,
+			size_t x, size_t y, size_t z, size_t pitch, size_t slice_h,
+			const CUDA_MEMCPY3D *p, struct copy_side *out)
+{
+	struct CUarray_st *a = type == CU_MEMORYTYPE_ARRAY ? array_of(arr) : NULL;
+
+	if (a)
+		slice_h = a->height;
+	else if (!slice_h)
+		slice_h = p->Height;
+	if (p->Depth > 1 && slice_h != p->Height)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	return side_at(type, host, dev, arr, x, y + z * slice_h, pitch, p->WidthInBytes,
+		       p->Height * p->Depth, out);
+}
+
+/* The two sides of a 3D copy. */
+static CUresult sides_3d(const CUDA_MEMCPY3D *p, struct copy_side *src, struct copy_side *dst)
+{
+	CUresult r;
+
+	if (!p->WidthInBytes || !p->Height || !p->Depth || p->srcLOD || p->dstLOD)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = side_3d(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcArray, p->srcXInBytes,
+		    p->srcY, p->srcZ, p->srcPitch, p->srcHeight, p, src);
+	if (r == CUDA_SUCCESS)
+		r = side_3d(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstArray, p->dstXInBytes,
+			    p->dstY, p->dstZ, p->dstPitch, p->dstHeight, p, dst);
+	return r;
 }
 
 /*
  * "Perform a 2D memory copy according to the parameters specified in
- * pCopy": Height rows of WidthInBytes, each side from (XInBytes, Y) in rows
- * Pitch bytes apart ("srcPitch and dstPitch are ignored if Height is 1").
- * Arrays are not simulated.
+ * pCopy": Height rows of WidthInBytes, each side from (XInBytes, Y).
  */
 static CUresult copy_2d(const CUDA_MEMCPY2D *p, CUstream h, int async)
 {
-	char *src, *dst;
-	size_t sp, dp;
+	struct copy_side src, dst;
+	CUresult r;
 
 	if (!p)
 		return CUDA_ERROR_INVALID_VALUE;
-	src = copy_side(p->srcMemoryType, p->srcHost, p->srcDevice);
-	dst = copy_side(p->dstMemoryType, p->dstHost, p->dstDevice);
-	if (!src || !dst)
-		return p->srcMemoryType == CU_MEMORYTYPE_ARRAY ||
-				       p->dstMemoryType == CU_MEMORYTYPE_ARRAY ?
-			       CUDA_ERROR_NOT_SUPPORTED :
-			       CUDA_ERROR_INVALID_VALUE;
-	sp = p->Height > 1 ? p->srcPitch : p->WidthInBytes;
-	dp = p->Height > 1 ? p->dstPitch : p->WidthInBytes;
-	if (p->Height > 1 && (sp < p->WidthInBytes || dp < p->WidthInBytes))
-		return CUDA_ERROR_INVALID_VALUE;
-	src += p->srcXInBytes + p->srcY * sp;
-	dst += p->dstXInBytes + p->dstY * dp;
-	return do_copy_rows(dst, dp, src, sp, p->WidthInBytes, p->Height,
-			    copy_kind_of(side_on_device(p->srcMemoryType, src),
-					 side_on_device(p->dstMemoryType, dst)),
-			    h, async);
+	if (!p->WidthInBytes || !p->Height)
+		return CUDA_SUCCESS; /* nothing to copy */
+	r = side_at(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcArray, p->srcXInBytes,
+		    p->srcY, p->srcPitch, p->WidthInBytes, p->Height, &src);
+	if (r == CUDA_SUCCESS)
+		r = side_at(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstArray,
+			    p->dstXInBytes, p->dstY, p->dstPitch, p->WidthInBytes, p->Height, &dst);
+	if (r != CUDA_SUCCESS)
+		return r;
+	return do_copy_rows(dst.p, dst.pitch, src.p, src.pitch, p->WidthInBytes, p->Height,
+			    copy_kind_of(&src, &dst), h, async);
 }
 
-/*
- * "Perform a 3D memory copy": Depth slices of Height rows, each side's
- * slices srcHeight (dstHeight) rows apart. Slices with gaps between them
- * (a height other than Height) are not simulated, nor are arrays.
- */
+/* "Perform a 3D memory copy according to the parameters specified in pCopy" */
 static CUresult copy_3d(const CUDA_MEMCPY3D *p, CUstream h, int async)
 {
-	CUDA_MEMCPY2D d;
+	struct copy_side src, dst;
+	CUresult r;
 
 	if (!p)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (p->Depth > 1 && ((p->srcHeight && p->srcHeight != p->Height) ||
-			     (p->dstHeight && p->dstHeight != p->Height)))
-		return CUDA_ERROR_NOT_SUPPORTED;
-	if (p->srcLOD || p->dstLOD || !p->Depth)
-		return CUDA_ERROR_INVALID_VALUE;
-	d = (CUDA_MEMCPY2D){ .srcXInBytes = p->srcXInBytes,
-			     .srcY = p->srcY + p->srcZ * p->Height,
-			     .srcMemoryType = p->srcMemoryType,
-			     .srcHost = p->srcHost,
-			     .srcDevice = p->srcDevice,
-			     .srcArray = p->srcArray,
-			     .srcPitch = p->srcPitch,
-			     .dstXInBytes = p->dstXInBytes,
-			     .dstY = p->dstY + p->dstZ * p->Height,
-			     .dstMemoryType = p->dstMemoryType,
-			     .dstHost = p->dstHost,
-			     .dstDevice = p->dstDevice,
-			     .dstArray = p->dstArray,
-			     .dstPitch = p->dstPitch,
-			     .WidthInBytes = p->WidthInBytes,
-			     .Height = p->Height * p->Depth };
-	return copy_2d(&d, h, async);
+	r = sides_3d(p, &src, &dst);
+	if (r != CUDA_SUCCESS)
+		return r;
+	return do_copy_rows(dst.p, dst.pitch, src.p, src.pitch, p->WidthInBytes,
+			    p->Height * p->Depth, copy_kind_of(&src, &dst), h, async);
 }
 
 CUresult CUDAAPI cuMemcpy2D_v2(const CUDA_MEMCPY2D *c)
@@ -2174,6 +2284,268 @@ CUresult CUDAAPI cuMemsetD2D32Async(CUdeviceptr dst, size_t pitch, unsigned int 
 	DRV_ENTER(cuMemsetD2D32Async, &p, NULL);
 	NEED_CTX();
 	DRV_RETURN(memset_2d(dst, pitch, ui, 4, w, h, s, 1));
+}
+
+/* ---- arrays ---- */
+
+/* Bytes of one component of format f; 0 for formats not simulated (block-compressed, video). */
+static size_t format_bytes(CUarray_format f)
+{
+	switch (f) {
+	case CU_AD_FORMAT_UNSIGNED_INT8:
+	case CU_AD_FORMAT_SIGNED_INT8: return 1;
+	case CU_AD_FORMAT_UNSIGNED_INT16:
+	case CU_AD_FORMAT_SIGNED_INT16:
+	case CU_AD_FORMAT_HALF: return 2;
+	case CU_AD_FORMAT_UNSIGNED_INT32:
+	case CU_AD_FORMAT_SIGNED_INT32:
+	case CU_AD_FORMAT_FLOAT: return 4;
+	default: return 0;
+	}
+}
+
+/*
+ * "Width, Height, and Depth are the width, height, and depth of the CUDA
+ * array (in elements)"; "NumChannels specifies the number of packed
+ * components per CUDA array element; it may be 1, 2, or 4". Height 0 is a
+ * 1D array, Depth 0 a 2D one; a layered array has Depth layers, a cubemap
+ * ("Width must be equal to Height, and Depth must be six") six faces.
+ */
+static CUresult array_new(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
+{
+	struct CUarray_st *a;
+	size_t eb;
+	void *mem;
+
+	if (!out || !d || !d->Width ||
+	    (d->NumChannels != 1 && d->NumChannels != 2 && d->NumChannels != 4))
+		return CUDA_ERROR_INVALID_VALUE;
+	if ((d->Flags & CUDA_ARRAY3D_CUBEMAP) &&
+	    (d->Width != d->Height ||
+	     ((d->Flags & CUDA_ARRAY3D_LAYERED) ? d->Depth % 6 : d->Depth != 6)))
+		return CUDA_ERROR_INVALID_VALUE;
+	eb = format_bytes(d->Format) * d->NumChannels;
+	if (!eb)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	a->d = *d;
+	a->height = d->Height ? d->Height : 1;
+	a->rows = a->height * (d->Depth ? d->Depth : 1);
+	if (d->Width > SIZE_MAX / eb || a->rows / a->height != (d->Depth ? d->Depth : 1) ||
+	    a->rows > SIZE_MAX / (d->Width * eb) ||
+	    mem_add(d->Width * eb * a->rows, CUPTI_ACTIVITY_MEMORY_KIND_ARRAY, &mem)) {
+		free(a);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	a->mem = mem;
+	a->pitch = d->Width * eb;
+	pthread_mutex_lock(&S.lock);
+	a->next = S.arrays;
+	S.arrays = a;
+	pthread_mutex_unlock(&S.lock);
+	*out = a;
+	return CUDA_SUCCESS;
+}
+
+/* The array h, taken off the list; NULL if none. */
+static struct CUarray_st *array_take(CUarray h)
+{
+	struct CUarray_st **pa, *a;
+
+	pthread_mutex_lock(&S.lock);
+	for (pa = &S.arrays; (a = *pa) && a != h; pa = &a->next)
+		;
+	if (a)
+		*pa = a->next;
+	pthread_mutex_unlock(&S.lock);
+	return a;
+}
+
+size_t gpsim_array_pitch(CUarray h)
+{
+	struct CUarray_st *a = array_of(h);
+
+	return a ? a->pitch : 0;
+}
+
+size_t gpsim_array_elem(CUarray h)
+{
+	struct CUarray_st *a = array_of(h);
+
+	return a ? a->pitch / a->d.Width : 0;
+}
+
+int gpsim__array_ok(CUarray h, unsigned int *flags)
+{
+	struct CUarray_st *a = array_of(h);
+
+	if (a && flags)
+		*flags = a->d.Flags;
+	return !!a;
+}
+
+/* [off, off + n) of an array's bytes, row after row; NULL if past its end. */
+static char *array_bytes(CUarray h, size_t off, size_t n)
+{
+	struct CUarray_st *a = array_of(h);
+	size_t size = a ? a->pitch * a->rows : 0;
+
+	return a && off <= size && n <= size - off ? a->mem + off : NULL;
+}
+
+CUresult CUDAAPI cuArrayCreate_v2(CUarray *out, const CUDA_ARRAY_DESCRIPTOR *d)
+{
+	cuArrayCreate_v2_params p = { out, d };
+	CUDA_ARRAY3D_DESCRIPTOR d3;
+	DRV_ENTER(cuArrayCreate_v2, &p, NULL);
+
+	NEED_CTX();
+	if (!d)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	d3 = (CUDA_ARRAY3D_DESCRIPTOR){ .Width = d->Width, .Height = d->Height,
+					.Format = d->Format, .NumChannels = d->NumChannels };
+	DRV_RETURN(array_new(out, &d3));
+}
+
+CUresult CUDAAPI cuArray3DCreate_v2(CUarray *out, const CUDA_ARRAY3D_DESCRIPTOR *d)
+{
+	cuArray3DCreate_v2_params p = { out, d };
+	DRV_ENTER(cuArray3DCreate_v2, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(array_new(out, d));
+}
+
+CUresult CUDAAPI cuArrayDestroy(CUarray h)
+{
+	cuArrayDestroy_params p = { h };
+	struct CUarray_st *a;
+	DRV_ENTER(cuArrayDestroy, &p, NULL);
+
+	NEED_CTX();
+	a = array_take(h);
+	if (!a)
+		DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);
+	mem_del(a->mem, CUPTI_ACTIVITY_MEMORY_KIND_ARRAY);
+	free(a);
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *out, CUarray h)
+{
+	cuArrayGetDescriptor_v2_params p = { out, h };
+	struct CUarray_st *a = array_of(h);
+	DRV_ENTER(cuArrayGetDescriptor_v2, &p, NULL);
+
+	NEED_CTX();
+	if (!out)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	if (!a)
+		DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);
+	*out = (CUDA_ARRAY_DESCRIPTOR){ a->d.Width, a->d.Height, a->d.Format, a->d.NumChannels };
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *out, CUarray h)
+{
+	cuArray3DGetDescriptor_v2_params p = { out, h };
+	struct CUarray_st *a = array_of(h);
+	DRV_ENTER(cuArray3DGetDescriptor_v2, &p, NULL);
+
+	NEED_CTX();
+	if (!out)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	if (!a)
+		DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);
+	*out = a->d;
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/* The linear copies to and from arrays: an array's bytes taken row after row from the offset. */
+CUresult CUDAAPI cuMemcpyHtoA_v2(CUarray dst, size_t off, const void *src, size_t n)
+{
+	cuMemcpyHtoA_v2_params p = { dst, off, src, n };
+	char *a = array_bytes(dst, off, n);
+	DRV_ENTER(cuMemcpyHtoA_v2, &p, NULL);
+
+	NEED_CTX();
+	if (!a || !src)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	DRV_RETURN(do_copy(a, src, n, CUPTI_ACTIVITY_MEMCPY_KIND_HTOA, NULL, 0));
+}
+
+CUresult CUDAAPI cuMemcpyHtoAAsync_v2(CUarray dst, size_t off, const void *src, size_t n,
+				      CUstream s)
+{
+	cuMemcpyHtoAAsync_v2_params p = { dst, off, src, n, s };
+	char *a = array_bytes(dst, off, n);
+	DRV_ENTER(cuMemcpyHtoAAsync_v2, &p, NULL);
+
+	NEED_CTX();
+	if (!a || !src)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	DRV_RETURN(do_copy(a, src, n, CUPTI_ACTIVITY_MEMCPY_KIND_HTOA, s, 1));
+}
+
+CUresult CUDAAPI cuMemcpyAtoH_v2(void *dst, CUarray src, size_t off, size_t n)
+{
+	cuMemcpyAtoH_v2_params p = { dst, src, off, n };
+	char *a = array_bytes(src, off, n);
+	DRV_ENTER(cuMemcpyAtoH_v2, &p, NULL);
+
+	NEED_CTX();
+	if (!a || !dst)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	DRV_RETURN(do_copy(dst, a, n, CUPTI_ACTIVITY_MEMCPY_KIND_ATOH, NULL, 0));
+}
+
+CUresult CUDAAPI cuMemcpyAtoHAsync_v2(void *dst, CUarray src, size_t off, size_t n, CUstream s)
+{
+	cuMemcpyAtoHAsync_v2_params p = { dst, src, off, n, s };
+	char *a = array_bytes(src, off, n);
+	DRV_ENTER(cuMemcpyAtoHAsync_v2, &p, NULL);
+
+	NEED_CTX();
+	if (!a || !dst)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	DRV_RETURN(do_copy(dst, a, n, CUPTI_ACTIVITY_MEMCPY_KIND_ATOH, s, 1));
+}
+
+CUresult CUDAAPI cuMemcpyDtoA_v2(CUarray dst, size_t off, CUdeviceptr src, size_t n)
+{
+	cuMemcpyDtoA_v2_params p = { dst, off, src, n };
+	char *a = array_bytes(dst, off, n);
+	DRV_ENTER(cuMemcpyDtoA_v2, &p, NULL);
+
+	NEED_CTX();
+	if (!a || !src)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	DRV_RETURN(do_copy(a, PTR(src), n, CUPTI_ACTIVITY_MEMCPY_KIND_DTOA, NULL, 0));
+}
+
+CUresult CUDAAPI cuMemcpyAtoD_v2(CUdeviceptr dst, CUarray src, size_t off, size_t n)
+{
+	cuMemcpyAtoD_v2_params p = { dst, src, off, n };
+	char *a = array_bytes(src, off, n);
+	DRV_ENTER(cuMemcpyAtoD_v2, &p, NULL);
+
+	NEED_CTX();
+	if (!a || !dst)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	DRV_RETURN(do_copy(PTR(dst), a, n, CUPTI_ACTIVITY_MEMCPY_KIND_ATOD, NULL, 0));
+}
+
+CUresult CUDAAPI cuMemcpyAtoA_v2(CUarray dst, size_t doff, CUarray src, size_t soff, size_t n)
+{
+	cuMemcpyAtoA_v2_params p = { dst, doff, src, soff, n };
+	char *d = array_bytes(dst, doff, n), *sp = array_bytes(src, soff, n);
+	DRV_ENTER(cuMemcpyAtoA_v2, &p, NULL);
+
+	NEED_CTX();
+	if (!d || !sp)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	DRV_RETURN(do_copy(d, sp, n, CUPTI_ACTIVITY_MEMCPY_KIND_ATOA, NULL, 0));
 }
 
 /* ---- streams and events --------------------------------------------- */
@@ -3639,54 +4011,26 @@ CUresult CUDAAPI cuGraphExecKernelNodeSetParams_v2(CUgraphExec x, CUgraphNode no
 	DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
 }
 
-/* The host or device address of one side of a CUDA_MEMCPY3D; NULL for arrays. */
-static char *copy_side(CUmemorytype type, const void *host, CUdeviceptr dev)
+static CUresult add_memcpy(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps,
+			   const CUDA_MEMCPY3D *p, CUcontext ctx)
 {
-	switch (type) {
-	case CU_MEMORYTYPE_HOST: return (char *)(uintptr_t)host;
-	case CU_MEMORYTYPE_DEVICE:
-	case CU_MEMORYTYPE_UNIFIED: return (char *)(uintptr_t)dev;
-	default: return NULL;
-	}
-}
-
-static CUresult add_memcpy(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
-				      size_t ndeps, const CUDA_MEMCPY3D *p, CUcontext ctx)
-{
-	char *src, *dst;
+	struct copy_side src, dst;
+	CUresult r;
 
 	if (!p)
 		return CUDA_ERROR_INVALID_VALUE;
-	src = copy_side(p->srcMemoryType, p->srcHost, p->srcDevice);
-	dst = copy_side(p->dstMemoryType, p->dstHost, p->dstDevice);
-	/* Arrays are not simulated (README.md). */
-	if (!src || !dst) {
-		if (p->srcMemoryType == CU_MEMORYTYPE_ARRAY || p->dstMemoryType == CU_MEMORYTYPE_ARRAY)
-			return CUDA_ERROR_NOT_SUPPORTED;
-		return CUDA_ERROR_INVALID_VALUE;
-	}
-	if (!p->WidthInBytes || !p->Height || !p->Depth)
-		return CUDA_ERROR_INVALID_VALUE;
-	if ((p->Height > 1 || p->Depth > 1) &&
-	    (p->srcPitch < p->WidthInBytes || p->dstPitch < p->WidthInBytes))
-		return CUDA_ERROR_INVALID_VALUE;
+	r = sides_3d(p, &src, &dst);
+	if (r != CUDA_SUCCESS)
+		return r;
 	NODE_ADD(CU_GRAPH_NODE_TYPE_MEMCPY);
-	/* Depth slices of Height rows, each slice srcHeight (dstHeight) rows apart: one list of rows. */
-	n->spitch = p->Height > 1 || p->Depth > 1 ? p->srcPitch : p->WidthInBytes;
-	n->dpitch = p->Height > 1 || p->Depth > 1 ? p->dstPitch : p->WidthInBytes;
-	if (p->Depth > 1 && ((p->srcHeight && p->srcHeight != p->Height) ||
-			     (p->dstHeight && p->dstHeight != p->Height))) {
-		/* Slices with gaps between them: not simulated. */
-		g->n--;
-		node_free(n);
-		return CUDA_ERROR_NOT_SUPPORTED;
-	}
-	n->src = src + p->srcXInBytes + (p->srcY + p->srcZ * p->Height) * n->spitch;
-	n->dst = dst + p->dstXInBytes + (p->dstY + p->dstZ * p->Height) * n->dpitch;
+	/* Depth slices of Height rows, contiguous: one list of rows. */
+	n->src = src.p;
+	n->dst = dst.p;
+	n->spitch = src.pitch;
+	n->dpitch = dst.pitch;
 	n->width = p->WidthInBytes;
 	n->height = p->Height * p->Depth;
-	n->copy_kind = copy_kind_of(side_on_device(p->srcMemoryType, n->src),
-				    side_on_device(p->dstMemoryType, n->dst));
+	n->copy_kind = copy_kind_of(&src, &dst);
 	return node_added(n, out);
 }
 
@@ -4537,10 +4881,7 @@ static void node_issue(struct glaunch *gl, struct CUgraphNode_st *n, uint64_t t)
 		op.copy_kind = n->copy_kind;
 		op.src_kind = mem_kind(n->src);
 		op.dst_kind = mem_kind(n->dst);
-		dur = memcpy_ns(n->copy_kind,
-				n->copy_kind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD ?
-					op.src_kind == CUPTI_ACTIVITY_MEMORY_KIND_PINNED :
-					op.dst_kind == CUPTI_ACTIVITY_MEMORY_KIND_PINNED,
+		dur = memcpy_ns(n->copy_kind, copy_pinned(n->copy_kind, op.src_kind, op.dst_kind),
 				op.bytes);
 		break;
 	default:
@@ -5779,6 +6120,7 @@ void *gpsim__static_alloc(size_t size)
 	memset(p, 0, size ? size : 1);
 	m->base = (uintptr_t)p;
 	m->size = size;
+	m->kind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
 	pthread_mutex_lock(&S.lock);
 	m->next = S.allocs;
 	S.allocs = m;
@@ -5792,7 +6134,8 @@ void gpsim__static_free(void *p)
 
 	pthread_mutex_lock(&S.lock);
 	for (pp = &S.allocs; (m = *pp); pp = &m->next) {
-		if (m->base == (uintptr_t)p && !m->pinned && !m->registered) {
+		if (m->base == (uintptr_t)p && m->kind == CUPTI_ACTIVITY_MEMORY_KIND_DEVICE &&
+		    !m->registered) {
 			*pp = m->next;
 			free(p);
 			free(m);

@@ -1121,28 +1121,46 @@ CUmemorytype rt_side_type(enum cudaMemcpyKind k, int src)
 cudaError_t rt_memcpy3d(const struct cudaMemcpy3DParms *p, CUDA_MEMCPY3D *out)
 {
 	CUDA_MEMCPY3D d = { 0 };
+	/*
+	 * "If a CUDA array is participating in the copy, the extent is defined
+	 * in terms of that array's elements. If no CUDA array is participating
+	 * in the copy then the extents are defined in elements of unsigned
+	 * char." "The srcPos and dstPos fields [...] are defined in units of
+	 * each object's elements."
+	 */
+	size_t se = p && p->srcArray ? gpsim_array_elem((CUarray)(void *)p->srcArray) : 1;
+	size_t de = p && p->dstArray ? gpsim_array_elem((CUarray)(void *)p->dstArray) : 1;
+	size_t ext = p && p->srcArray ? se : de;
 
-	if (!p || (unsigned)p->kind > cudaMemcpyDefault)
+	if (!p || (unsigned)p->kind > cudaMemcpyDefault || !se || !de)
 		return cudaErrorInvalidValue;
-	if (p->srcArray || p->dstArray)
-		return cudaErrorNotSupported; /* arrays are not simulated */
-	d.srcXInBytes = p->srcPos.x;
+	if (p->srcArray) {
+		d.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+		d.srcArray = (CUarray)(void *)p->srcArray;
+	} else {
+		d.srcMemoryType = rt_side_type(p->kind, 1);
+		d.srcHost = p->srcPtr.ptr;
+		d.srcDevice = DP(p->srcPtr.ptr);
+		d.srcPitch = p->srcPtr.pitch;
+		d.srcHeight = p->srcPtr.ysize;
+	}
+	d.srcXInBytes = p->srcPos.x * se;
 	d.srcY = p->srcPos.y;
 	d.srcZ = p->srcPos.z;
-	d.srcMemoryType = rt_side_type(p->kind, 1);
-	d.srcHost = p->srcPtr.ptr;
-	d.srcDevice = DP(p->srcPtr.ptr);
-	d.srcPitch = p->srcPtr.pitch;
-	d.srcHeight = p->srcPtr.ysize;
-	d.dstXInBytes = p->dstPos.x;
+	if (p->dstArray) {
+		d.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+		d.dstArray = (CUarray)(void *)p->dstArray;
+	} else {
+		d.dstMemoryType = rt_side_type(p->kind, 0);
+		d.dstHost = p->dstPtr.ptr;
+		d.dstDevice = DP(p->dstPtr.ptr);
+		d.dstPitch = p->dstPtr.pitch;
+		d.dstHeight = p->dstPtr.ysize;
+	}
+	d.dstXInBytes = p->dstPos.x * de;
 	d.dstY = p->dstPos.y;
 	d.dstZ = p->dstPos.z;
-	d.dstMemoryType = rt_side_type(p->kind, 0);
-	d.dstHost = p->dstPtr.ptr;
-	d.dstDevice = DP(p->dstPtr.ptr);
-	d.dstPitch = p->dstPtr.pitch;
-	d.dstHeight = p->dstPtr.ysize;
-	d.WidthInBytes = p->extent.width;
+	d.WidthInBytes = p->extent.width * ext;
 	d.Height = p->extent.height;
 	d.Depth = p->extent.depth;
 	*out = d;

@@ -8,7 +8,8 @@
  * another process (IPC) is not simulated: each call is
  * CUDA_ERROR_NOT_SUPPORTED. Function attributes are checked and kept per
  * function; nothing is compiled, so a cache or carveout preference changes
- * nothing. The JIT linker (cuLink*) links by concatenation: its output is
+ * nothing. Texture and surface objects are handles to a resource checked
+ * when they are made. The JIT linker (cuLink*) links by concatenation: its output is
  * the PTX it was given (or the one cubin or fatbin), which the module
  * loader reads as it reads any image (sim_module.c).
  */
@@ -18,6 +19,7 @@
 #include <generated_cuda_meta.h>
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -263,6 +265,167 @@ CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction f, CUfunc_cache config)
 		a->cache_config = config;
 	pthread_mutex_unlock(&F.lock);
 	DRV_RETURN(a ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY);
+}
+
+#pragma GCC visibility pop
+
+/* ---- texture and surface objects ---- */
+
+/*
+ * A texture or surface object is a handle to a resource; kernels read
+ * nothing here, so it is the resource checked and kept. Handles are an
+ * index + 1 into this table (under O.lock); a destroyed one is not reused.
+ */
+struct res_object {
+	CUDA_RESOURCE_DESC res;
+	int surface, live;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	struct res_object *v;
+	size_t n, cap;
+} O = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/*
+ * "CU_RESOURCE_TYPE_ARRAY: hArray must be set to a valid CUDA array handle";
+ * LINEAR: "devPtr must be set to a valid device pointer [...] sizeInBytes
+ * specifies the size of the array in terms of number of bytes"; PITCH2D:
+ * "pitchInBytes specifies the pitch between two rows in bytes". Mipmapped
+ * arrays are not simulated.
+ */
+static CUresult res_check(const CUDA_RESOURCE_DESC *r, unsigned int *array_flags)
+{
+	if (!r || r->flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	switch (r->resType) {
+	case CU_RESOURCE_TYPE_ARRAY:
+		return gpsim__array_ok(r->res.array.hArray, array_flags) ?
+			       CUDA_SUCCESS :
+			       CUDA_ERROR_INVALID_HANDLE;
+	case CU_RESOURCE_TYPE_LINEAR:
+		return r->res.linear.devPtr && r->res.linear.sizeInBytes ?
+			       CUDA_SUCCESS :
+			       CUDA_ERROR_INVALID_VALUE;
+	case CU_RESOURCE_TYPE_PITCH2D:
+		return r->res.pitch2D.devPtr && r->res.pitch2D.width && r->res.pitch2D.height &&
+				       r->res.pitch2D.pitchInBytes >= r->res.pitch2D.width ?
+			       CUDA_SUCCESS :
+			       CUDA_ERROR_INVALID_VALUE;
+	case CU_RESOURCE_TYPE_MIPMAPPED_ARRAY:
+		return CUDA_ERROR_NOT_SUPPORTED;
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+}
+
+static CUresult object_new(unsigned long long *out, const CUDA_RESOURCE_DESC *r, int surface)
+{
+	CUresult err = CUDA_SUCCESS;
+
+	pthread_mutex_lock(&O.lock);
+	if (O.n == O.cap) {
+		size_t cap = O.cap * 2 + 16;
+		struct res_object *v = realloc(O.v, cap * sizeof(*v));
+
+		if (v) {
+			O.v = v;
+			O.cap = cap;
+		} else {
+			err = CUDA_ERROR_OUT_OF_MEMORY;
+		}
+	}
+	if (err == CUDA_SUCCESS) {
+		O.v[O.n] = (struct res_object){ .res = *r, .surface = surface, .live = 1 };
+		*out = ++O.n;
+	}
+	pthread_mutex_unlock(&O.lock);
+	return err;
+}
+
+/* The object h of the kind asked ends; CUDA_ERROR_INVALID_VALUE if it is not a live one. */
+static CUresult object_end(unsigned long long h, int surface, CUDA_RESOURCE_DESC *res, int keep)
+{
+	CUresult err = CUDA_ERROR_INVALID_VALUE;
+
+	pthread_mutex_lock(&O.lock);
+	if (h && h <= O.n && O.v[h - 1].live && O.v[h - 1].surface == surface) {
+		if (res)
+			*res = O.v[h - 1].res;
+		if (!keep)
+			O.v[h - 1].live = 0;
+		err = CUDA_SUCCESS;
+	}
+	pthread_mutex_unlock(&O.lock);
+	return err;
+}
+
+#pragma GCC visibility push(default)
+
+CUresult CUDAAPI cuTexObjectCreate(CUtexObject *out, const CUDA_RESOURCE_DESC *res,
+				   const CUDA_TEXTURE_DESC *td, const CUDA_RESOURCE_VIEW_DESC *rv)
+{
+	cuTexObjectCreate_params p = { out, res, td, rv };
+	CUresult r;
+	DRV_ENTER(cuTexObjectCreate, &p, NULL);
+
+	NEED_CTX();
+	/* "pTexDesc - Texture descriptor" is not optional; the view is */
+	if (!out || !td)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	r = res_check(res, NULL);
+	if (r == CUDA_SUCCESS)
+		r = object_new(out, res, 0);
+	DRV_RETURN(r);
+}
+
+CUresult CUDAAPI cuTexObjectDestroy(CUtexObject tex)
+{
+	cuTexObjectDestroy_params p = { tex };
+	DRV_ENTER(cuTexObjectDestroy, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(object_end(tex, 0, NULL, 0));
+}
+
+CUresult CUDAAPI cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *res, CUtexObject tex)
+{
+	cuTexObjectGetResourceDesc_params p = { res, tex };
+	DRV_ENTER(cuTexObjectGetResourceDesc, &p, NULL);
+	NEED_CTX();
+	if (!res)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	DRV_RETURN(object_end(tex, 0, res, 1));
+}
+
+/*
+ * "pResDesc->resType must be CU_RESOURCE_TYPE_ARRAY and
+ * pResDesc->res.array.hArray must be set to a valid CUDA array handle",
+ * one made with CUDA_ARRAY3D_SURFACE_LDST.
+ */
+CUresult CUDAAPI cuSurfObjectCreate(CUsurfObject *out, const CUDA_RESOURCE_DESC *res)
+{
+	cuSurfObjectCreate_params p = { out, res };
+	unsigned int flags = 0;
+	CUresult r;
+	DRV_ENTER(cuSurfObjectCreate, &p, NULL);
+
+	NEED_CTX();
+	if (!out || !res || res->resType != CU_RESOURCE_TYPE_ARRAY)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	r = res_check(res, &flags);
+	if (r == CUDA_SUCCESS && !(flags & CUDA_ARRAY3D_SURFACE_LDST))
+		r = CUDA_ERROR_INVALID_VALUE;
+	if (r == CUDA_SUCCESS)
+		r = object_new(out, res, 1);
+	DRV_RETURN(r);
+}
+
+CUresult CUDAAPI cuSurfObjectDestroy(CUsurfObject surf)
+{
+	cuSurfObjectDestroy_params p = { surf };
+	DRV_ENTER(cuSurfObjectDestroy, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(object_end(surf, 1, NULL, 0));
 }
 
 #pragma GCC visibility pop

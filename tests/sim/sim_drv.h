@@ -65,6 +65,9 @@ GPSIM_HIDDEN void gpsim__ctx_bind_primary(void);
 GPSIM_HIDDEN int gpsim__ctx_usable(CUcontext c);
 GPSIM_HIDDEN uint32_t gpsim__ctx_id(CUcontext c);
 
+/* sim_cuda.c: h is an array (cuArrayCreate), and *flags its CUDA_ARRAY3D_* flags (NULL: not wanted). */
+GPSIM_HIDDEN int gpsim__array_ok(CUarray h, unsigned int *flags);
+
 /* sim_module.c: a whole file into memory, NUL-terminated; *size its bytes (NULL: not wanted). */
 GPSIM_HIDDEN CUresult gpsim__read_image(const char *path, char **out, size_t *size);
 

@@ -187,6 +187,9 @@ GPSIM_API CUstream gpsim_stream_per_thread(void);
 GPSIM_API uint32_t gpsim_stream_id(CUstream s);
 GPSIM_API int gpsim_is_pinned(const void *p);
 GPSIM_API int gpsim_is_device(const void *p);
+/* Bytes of one row of array a (its Width elements), of one element; 0 if a is not an array. */
+GPSIM_API size_t gpsim_array_pitch(CUarray a);
+GPSIM_API size_t gpsim_array_elem(CUarray a);
 GPSIM_API CUcontext gpsim_primary_ctx(void);
 /* The calling thread's current context, untraced (NULL if none). */
 GPSIM_API CUcontext gpsim_ctx_current(void);

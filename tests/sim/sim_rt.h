@@ -18,7 +18,7 @@ CUfunction rt_func_of(const void *host_fun);
 const void *rt_host_fun_of(CUfunction f);
 /* One side of a copy of kind k as the driver takes it: its memory type, or unified for Default. */
 CUmemorytype rt_side_type(enum cudaMemcpyKind k, int src);
-/* A runtime 3D copy as the driver takes it (arrays: cudaErrorNotSupported). */
+/* A runtime 3D copy as the driver takes it: positions and an extent in the elements of each side. */
 cudaError_t rt_memcpy3d(const struct cudaMemcpy3DParms *p, CUDA_MEMCPY3D *out);
 /* Traces a runtime call's entry from beneath the runtime's own frames (sim_deep.h). */
 void rt_trace(struct gpsim_call *c, uint32_t cbid, const char *name, const void *params,

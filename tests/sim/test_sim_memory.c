@@ -1309,6 +1309,132 @@ static void test_pitched_memory(void **state)
 	assert_int_equal(m->bytes, 800);
 }
 
+static void test_arrays_and_textures(void **state)
+{
+	DOC("Allocates a CUDA array according to the cudaChannelFormatDesc structure desc and "
+	    "returns a handle to the new CUDA array in *array. [...] Copies a matrix (height rows "
+	    "of width bytes each) from the memory area pointed to by src to the CUDA array dst "
+	    "starting at hOffset rows and wOffset bytes from the upper left corner");
+	const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMORY2 };
+	struct cudaChannelFormatDesc f1 = cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat);
+	struct cudaChannelFormatDesc f3 = cudaCreateChannelDesc(8, 8, 8, 0, cudaChannelFormatKindUnsigned);
+	struct cudaChannelFormatDesc got;
+	struct cudaExtent ext;
+	struct cudaResourceDesc rd, back;
+	struct cudaTextureDesc td;
+	struct cudaMemcpy3DParms p3;
+	cudaTextureObject_t tex = 0;
+	cudaSurfaceObject_t surf = 0;
+	cudaArray_t a = NULL, layered = NULL, surf_a = NULL;
+	const CUpti_ActivityMemcpy6 *c;
+	const CUpti_ActivityMemory4 *m;
+	float host[4][16], out[4][16], layers[3][2][8], lout[8];
+	unsigned int flags = 99;
+	size_t r, i;
+
+	(void)state;
+	sim_recs_start(kinds, 2);
+	for (r = 0; r < 4; r++)
+		for (i = 0; i < 16; i++)
+			host[r][i] = (float)(r * 100 + i);
+	/* 16 x 4 floats */
+	assert_int_equal(cudaMallocArray(&a, &f1, 16, 4, 0), cudaSuccess);
+	assert_non_null(a);
+	assert_int_equal(cudaArrayGetInfo(&got, &ext, &flags, a), cudaSuccess);
+	assert_int_equal(got.x, 32);
+	assert_int_equal(got.f, cudaChannelFormatKindFloat);
+	assert_int_equal(ext.width, 16);
+	assert_int_equal(ext.height, 4);
+	assert_int_equal(flags, 0);
+	/* "x, y, z, w": three channels are not a format an array takes */
+	assert_int_equal(cudaMallocArray(&surf_a, &f3, 16, 4, 0), cudaErrorInvalidChannelDescriptor);
+	/* rows 1-2, from byte 8 (float 2) of each row */
+	memset(out, 0, sizeof(out));
+	assert_int_equal(cudaMemcpy2DToArray(a, 0, 0, host, sizeof(host[0]), sizeof(host[0]), 4,
+					     cudaMemcpyHostToDevice),
+			 cudaSuccess);
+	assert_int_equal(cudaMemcpy2DFromArray(out, sizeof(out[0]), a, 8, 1, 8 * sizeof(float), 2,
+					       cudaMemcpyDeviceToHost),
+			 cudaSuccess);
+	assert_true(out[0][0] == 102.0f && out[0][7] == 109.0f && out[1][0] == 202.0f);
+	/* past the array's rows or row */
+	assert_int_equal(cudaMemcpy2DFromArray(out, sizeof(out[0]), a, 0, 3, sizeof(out[0]), 2,
+					       cudaMemcpyDeviceToHost),
+			 cudaErrorInvalidValue);
+	assert_int_equal(cudaMemcpy2DFromArray(out, sizeof(out[0]), a, 4, 0, sizeof(out[0]), 1,
+					       cudaMemcpyDeviceToHost),
+			 cudaErrorInvalidValue);
+	/* the deprecated linear copy: count bytes from (wOffset bytes, hOffset rows) on */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+	assert_int_equal(cudaMemcpyFromArray(lout, a, 4, 3, sizeof(lout), cudaMemcpyDeviceToHost),
+			 cudaSuccess);
+#pragma GCC diagnostic pop
+	assert_true(lout[0] == 301.0f && lout[7] == 308.0f);
+	/* a layered array: 3 layers of 2 x 8, positions and extent in elements */
+	for (r = 0; r < 3; r++)
+		for (i = 0; i < 16; i++)
+			layers[r][i / 8][i % 8] = (float)(r * 1000 + i);
+	assert_int_equal(cudaMalloc3DArray(&layered, &f1, (struct cudaExtent){ 8, 2, 3 },
+					   cudaArrayLayered),
+			 cudaSuccess);
+	memset(&p3, 0, sizeof(p3));
+	p3.srcPtr = (struct cudaPitchedPtr){ layers, 8 * sizeof(float), 8, 2 };
+	p3.dstArray = layered;
+	p3.extent = (struct cudaExtent){ 8, 2, 3 };
+	p3.kind = cudaMemcpyHostToDevice;
+	assert_int_equal(cudaMemcpy3D(&p3), cudaSuccess);
+	memset(&p3, 0, sizeof(p3));
+	p3.srcArray = layered;
+	p3.srcPos = (struct cudaPos){ 2, 1, 2 };
+	p3.dstPtr = (struct cudaPitchedPtr){ lout, sizeof(lout), 6, 1 };
+	p3.extent = (struct cudaExtent){ 6, 1, 1 };
+	p3.kind = cudaMemcpyDeviceToHost;
+	assert_int_equal(cudaMemcpy3D(&p3), cudaSuccess);
+	assert_true(lout[0] == 2010.0f && lout[5] == 2015.0f);
+	/* a texture object over the array, its resource read back */
+	memset(&rd, 0, sizeof(rd));
+	rd.resType = cudaResourceTypeArray;
+	rd.res.array.array = a;
+	memset(&td, 0, sizeof(td));
+	assert_int_equal(cudaCreateTextureObject(&tex, &rd, NULL, NULL), cudaErrorInvalidValue);
+	assert_int_equal(cudaCreateTextureObject(&tex, &rd, &td, NULL), cudaSuccess);
+	assert_int_not_equal(tex, 0);
+	assert_int_equal(cudaGetTextureObjectResourceDesc(&back, tex), cudaSuccess);
+	assert_int_equal(back.resType, cudaResourceTypeArray);
+	assert_ptr_equal(back.res.array.array, a);
+	/* "pResDesc->res.array.array must be set to a valid CUDA array handle" made for surface load/store */
+	assert_int_equal(cudaCreateSurfaceObject(&surf, &rd), cudaErrorInvalidValue);
+	assert_int_equal(cudaMallocArray(&surf_a, &f1, 16, 4, cudaArraySurfaceLoadStore), cudaSuccess);
+	rd.res.array.array = surf_a;
+	assert_int_equal(cudaCreateSurfaceObject(&surf, &rd), cudaSuccess);
+	assert_int_equal(cudaDestroySurfaceObject(surf), cudaSuccess);
+	assert_int_equal(cudaDestroySurfaceObject(surf), cudaErrorInvalidValue);
+	assert_int_equal(cudaDestroyTextureObject(tex), cudaSuccess);
+	assert_int_equal(cudaDestroyTextureObject(tex), cudaErrorInvalidValue);
+	assert_int_equal(cudaFreeArray(surf_a), cudaSuccess);
+	assert_int_equal(cudaFreeArray(layered), cudaSuccess);
+	assert_int_equal(cudaFreeArray(a), cudaSuccess);
+	assert_int_equal(cudaFreeArray(a), cudaErrorInvalidResourceHandle);
+	assert_int_equal(cudaFreeArray(NULL), cudaSuccess);
+	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
+	/* CUPTI: host to array, array to host; the array's allocation is of kind ARRAY */
+	c = (const void *)sim_recs_find(CUPTI_ACTIVITY_KIND_MEMCPY, 0);
+	assert_non_null(c);
+	assert_int_equal(c->copyKind, CUPTI_ACTIVITY_MEMCPY_KIND_HTOA);
+	assert_int_equal(c->dstKind, CUPTI_ACTIVITY_MEMORY_KIND_ARRAY);
+	assert_int_equal(c->bytes, sizeof(host));
+	c = (const void *)sim_recs_find(CUPTI_ACTIVITY_KIND_MEMCPY, 1);
+	assert_non_null(c);
+	assert_int_equal(c->copyKind, CUPTI_ACTIVITY_MEMCPY_KIND_ATOH);
+	assert_int_equal(c->srcKind, CUPTI_ACTIVITY_MEMORY_KIND_ARRAY);
+	assert_int_equal(c->bytes, 2 * 8 * sizeof(float));
+	m = (const void *)sim_recs_find(CUPTI_ACTIVITY_KIND_MEMORY2, 0);
+	assert_non_null(m);
+	assert_int_equal(m->memoryKind, CUPTI_ACTIVITY_MEMORY_KIND_ARRAY);
+	assert_int_equal(m->bytes, sizeof(host));
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1325,6 +1451,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_jit_link, teardown),
 		cmocka_unit_test_teardown(test_graph_memory_attributes, teardown),
 		cmocka_unit_test_teardown(test_pitched_memory, teardown),
+		cmocka_unit_test_teardown(test_arrays_and_textures, teardown),
 		cmocka_unit_test_teardown(test_contexts, teardown),
 		cmocka_unit_test(test_limits_and_stream_attributes),
 		cmocka_unit_test_teardown(test_modules, teardown),
