@@ -37,7 +37,9 @@ static int issues_work(uint32_t domain, uint32_t cbid)
 					  "cudaMalloc", "cudaFree", "cudaHostAlloc" };
 	static const char *const drv[] = { "cuLaunch", "cuGraphLaunch", "cuMemcpy", "cuMemset",
 					   "cuStreamAddCallback", "cuMemAlloc", "cuMemFree",
-					   "cuMemHostAlloc" };
+					   "cuMemHostAlloc", "cuArrayCreate", "cuArray3DCreate",
+					   "cuArrayDestroy", "cuMipmappedArrayCreate",
+					   "cuMipmappedArrayDestroy" };
 	const char *name = api_filter__name(domain, cbid);
 	const char *const *p = domain == GP_API_RUNTIME ? rt : drv;
 	size_t i, n = domain == GP_API_RUNTIME ? ARRAY_SIZE(rt) :

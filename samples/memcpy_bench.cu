@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // memcpy_bench: every kind of copy the runtime has, so a profile shows
-// [memcpy HtoD/DtoH/DtoD] and [memset] frames under the host code that asked.
+// [memcpy HtoD/DtoH/DtoD/DtoA/AtoH] and [memset] frames under the host code that asked.
 //
 // main -> run_bench -> copy_pageable_sync  (cudaMemcpy HtoD, DtoD, DtoH; pageable host memory)
 //                   -> copy_pageable_async (cudaMemcpyAsync HtoD, DtoH; pageable)
 //                   -> copy_pinned_sync    (cudaMemcpy HtoD, DtoH; cudaMallocHost memory)
 //                   -> copy_pinned_async   (cudaMemcpyAsync HtoD, DtoD, DtoH; pinned)
 //                   -> fill_memset         (cudaMemset, cudaMemsetAsync)
+//                   -> copy_pitched_array  (cudaMemcpy2D HtoD into a pitched image,
+//                                           cudaMemcpy2DToArray DtoA, cudaMemcpy2DFromArray AtoH)
 //
 // No kernel runs: every value is checked, on the simulator too.
 #include "sample_util.h"
@@ -21,13 +23,17 @@ struct bench {
 	unsigned char *dev_a, *dev_b;
 	std::vector<unsigned char> pageable_src, pageable_dst;
 	unsigned char *pinned_src, *pinned_dst;
+	// a pitched image and an array (texture memory) of tile_h rows of tile_w bytes
+	unsigned char *pitched;
+	size_t pitch, tile_w, tile_h;
+	cudaArray_t array;
 	unsigned long copies, memsets, mismatches;
-	double ms[5];
+	double ms[6];
 };
 
-enum { PAGEABLE_SYNC, PAGEABLE_ASYNC, PINNED_SYNC, PINNED_ASYNC, MEMSET };
+enum { PAGEABLE_SYNC, PAGEABLE_ASYNC, PINNED_SYNC, PINNED_ASYNC, MEMSET, PITCHED_ARRAY, STEPS };
 static const char *const KIND_NAMES[] = {"pageable", "pageable-async", "pinned", "pinned-async",
-					 "memset"};
+					 "memset",   "pitched-array"};
 
 static void fill_pattern(unsigned char *p, size_t bytes, unsigned seed)
 {
@@ -35,13 +41,19 @@ static void fill_pattern(unsigned char *p, size_t bytes, unsigned seed)
 		p[i] = (unsigned char)(i * 31 + seed * 7 + (i >> 8));
 }
 
-static void expect_same(struct bench *b, const char *what, const unsigned char *got,
-			const unsigned char *want)
+static void expect_same_n(struct bench *b, const char *what, const unsigned char *got,
+			  const unsigned char *want, size_t n)
 {
-	if (memcmp(got, want, b->bytes)) {
+	if (memcmp(got, want, n)) {
 		fprintf(stderr, "%s: %s: data differs after the round trip\n", SAMPLE, what);
 		b->mismatches++;
 	}
+}
+
+static void expect_same(struct bench *b, const char *what, const unsigned char *got,
+			const unsigned char *want)
+{
+	expect_same_n(b, what, got, want, b->bytes);
 }
 
 static void expect_bytes(struct bench *b, const char *what, const unsigned char *got,
@@ -115,16 +127,31 @@ static SAMPLE_NOINLINE void fill_memset(struct bench *b, unsigned seed)
 	b->copies += 2;
 }
 
+// Rows of tile_w bytes: host to a pitched image (each row padded to its pitch), to an
+// array, back to the host packed.
+static SAMPLE_NOINLINE void copy_pitched_array(struct bench *b, unsigned seed)
+{
+	size_t w = b->tile_w, h = b->tile_h;
+	fill_pattern(b->pinned_src, w * h, seed);
+	CHECK(cudaMemcpy2D(b->pitched, b->pitch, b->pinned_src, w, w, h, cudaMemcpyHostToDevice));
+	CHECK(cudaMemcpy2DToArray(b->array, 0, 0, b->pitched, b->pitch, w, h,
+				  cudaMemcpyDeviceToDevice));
+	CHECK(cudaMemcpy2DFromArray(b->pinned_dst, w, b->array, 0, 0, w, h,
+				    cudaMemcpyDeviceToHost));
+	b->copies += 3;
+	expect_same_n(b, "pitched and array", b->pinned_dst, b->pinned_src, w * h);
+}
+
 static SAMPLE_NOINLINE void run_bench(struct bench *b, unsigned long reps)
 {
 	void (*const steps[])(struct bench *, unsigned) = {
 		copy_pageable_sync, copy_pageable_async, copy_pinned_sync, copy_pinned_async,
-		fill_memset,
+		fill_memset,	    copy_pitched_array,
 	};
 	for (unsigned long r = 0; r < reps; r++) {
 		for (unsigned k = 0; k < sizeof(steps) / sizeof(steps[0]); k++) {
 			double t0 = sample_now_ms();
-			steps[k](b, (unsigned)(r * 5 + k));
+			steps[k](b, (unsigned)(r * STEPS + k));
 			b->ms[k] += sample_now_ms() - t0;
 		}
 	}
@@ -148,16 +175,23 @@ int main(int argc, char **argv)
 	CHECK(cudaMalloc(&b.dev_b, bytes));
 	CHECK(cudaMallocHost(&b.pinned_src, bytes));
 	CHECK(cudaMallocHost(&b.pinned_dst, bytes));
+	b.tile_w = bytes < 256 ? bytes : 256;
+	b.tile_h = bytes / b.tile_w;
+	CHECK(cudaMallocPitch((void **)&b.pitched, &b.pitch, b.tile_w, b.tile_h));
+	cudaChannelFormatDesc desc = cudaCreateChannelDesc<unsigned char>();
+	CHECK(cudaMallocArray(&b.array, &desc, b.tile_w, b.tile_h));
 
 	run_bench(&b, reps);
 
+	CHECK(cudaFreeArray(b.array));
+	CHECK(cudaFree(b.pitched));
 	CHECK(cudaFreeHost(b.pinned_dst));
 	CHECK(cudaFreeHost(b.pinned_src));
 	CHECK(cudaFree(b.dev_b));
 	CHECK(cudaFree(b.dev_a));
 	CHECK(cudaStreamDestroy(b.stream));
 
-	for (unsigned k = 0; k < 5; k++)
+	for (unsigned k = 0; k < STEPS; k++)
 		printf("%s: %-15s %9.3f ms total\n", SAMPLE, KIND_NAMES[k], b.ms[k]);
 	if (b.mismatches) {
 		fprintf(stderr, "%s: %lu checks failed\n", SAMPLE, b.mismatches);

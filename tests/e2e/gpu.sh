@@ -106,7 +106,7 @@ for route in injection preload; do
 		run multi_stream$v $route "$samples/multi_stream$v" 8 -- \
 			--kernels 256 --memcpys 256 --min-threads 8
 		run memcpy_bench$v $route "$samples/memcpy_bench$v" -- \
-			--kernels 0 --memcpys 96 --memsets 16
+			--kernels 0 --memcpys 120 --memsets 16
 		run driver_api$v $route "$samples/driver_api$v" -- --kernels 20
 		run cuda_graph$v $route "$samples/cuda_graph$v" -- --graph --kernels 80
 		run launch_loop$v $route "$samples/launch_loop$v" 20000 -- --kernels 20000

@@ -85,6 +85,9 @@ want = {  # (api, leaf) -> the functions that make that call
     ("cudaMemcpyAsync", "[memcpy DtoH]"): {"copy_pageable_async", "copy_pinned_async"},
     ("cudaMemset", "[memset]"): {"fill_memset"},
     ("cudaMemsetAsync", "[memset]"): {"fill_memset"},
+    ("cudaMemcpy2D", "[memcpy HtoD]"): {"copy_pitched_array"},
+    ("cudaMemcpy2DToArray", "[memcpy DtoA]"): {"copy_pitched_array"},
+    ("cudaMemcpy2DFromArray", "[memcpy AtoH]"): {"copy_pitched_array"},
 }
 seen, bad = set(), []
 for line in open(sys.argv[1]):

@@ -186,6 +186,11 @@ static uint32_t copy_kind(const char *s)
 	       !strcmp(s, "DtoH") ? CUPTI_ACTIVITY_MEMCPY_KIND_DTOH :
 	       !strcmp(s, "DtoD") ? CUPTI_ACTIVITY_MEMCPY_KIND_DTOD :
 	       !strcmp(s, "HtoH") ? CUPTI_ACTIVITY_MEMCPY_KIND_HTOH :
+	       !strcmp(s, "HtoA") ? CUPTI_ACTIVITY_MEMCPY_KIND_HTOA :
+	       !strcmp(s, "AtoH") ? CUPTI_ACTIVITY_MEMCPY_KIND_ATOH :
+	       !strcmp(s, "AtoA") ? CUPTI_ACTIVITY_MEMCPY_KIND_ATOA :
+	       !strcmp(s, "AtoD") ? CUPTI_ACTIVITY_MEMCPY_KIND_ATOD :
+	       !strcmp(s, "DtoA") ? CUPTI_ACTIVITY_MEMCPY_KIND_DTOA :
 				    CUPTI_ACTIVITY_MEMCPY_KIND_UNKNOWN;
 }
 
@@ -674,7 +679,9 @@ static int issues_work(const char *name)
 					 "cudaMalloc", "cudaFree", "cudaHostAlloc",
 					 "cuLaunch", "cuGraphLaunch", "cuMemcpy", "cuMemset",
 					 "cuStreamAddCallback", "cuMemAlloc", "cuMemFree",
-					 "cuMemHostAlloc" };
+					 "cuMemHostAlloc", "cuArrayCreate", "cuArray3DCreate",
+					 "cuArrayDestroy", "cuMipmappedArrayCreate",
+					 "cuMipmappedArrayDestroy" };
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(p); i++)

@@ -105,6 +105,20 @@ got_kc = {(k["mangled"], c["grid"], c["block"], c["dynamic_shared_memory"]): (c[
 if got_kc != want_kc:
     fails.append(f"summary.json launch_configs {got_kc} != simulated {want_kc}")
 
+def call_text(path, line):
+    """The statement that starts at `line`: that line, and the next ones while a
+    parenthesis it opened is still open (`checkCudaErrors(` then the call on the
+    next line: the line table gives the call its statement's first line)."""
+    lines = open(path).read().split("\n")[line - 1:line + 7]
+    text, depth = "", 0
+    for i, t in enumerate(lines):
+        text += t + "\n"
+        depth += t.count("(") - t.count(")")
+        if depth <= 0:
+            break
+    return text
+
+
 # launch sites point at the line that makes the call
 for site in s["launch_sites"]:
     # crt1.o's _start has no lines: a line there is another function's
@@ -118,7 +132,7 @@ for site in s["launch_sites"]:
     path = os.path.join(src, f)
     if not os.path.exists(path):
         continue  # a header or another file: nothing to check against
-    text = open(path).read().split("\n")[int(line) - 1]
+    text = call_text(path, int(line))
     api = site["api"].lstrip("_")
     token = "<<<" if api == "cudaLaunchKernel" else api.split("_v")[0]
     if token not in text:
@@ -186,7 +200,7 @@ elif sm:
         if not site["location"]:
             fails.append(f"allocation site without file:line: {site['function']}")
         elif os.path.exists(path):
-            text = open(path).read().split("\n")[int(line) - 1]
+            text = call_text(path, int(line))
             api = site["api"].split("_v")[0]
             # cuda_runtime.h's cudaMallocHost<T> wrapper calls cudaHostAlloc
             if not any(t in text for t in ALIASES.get(api, (api,))):

@@ -106,7 +106,7 @@ sample train_step -- sgd_kernel=launch_sgd gemm_tn_kernel=launch_gemm_weight_gra
 	reduce_sum_kernel=launch_reduce_sum bias_act_kernel=launch_bias_act gemm_nn_kernel=launch_gemm
 sample multi_stream 8 -- 'scale_kernel=launch_scale(' 'offset_kernel=launch_offset('
 # three cudaMemcpy calls of one function, HtoD, DtoD, DtoH: three sites, one per line
-sample memcpy_bench -- @copy_pageable_sync=63,64,65 @copy_pinned_async=94,96,97
+sample memcpy_bench -- @copy_pageable_sync=75,76,77 @copy_pinned_async=106,108,109
 sample driver_api -- saxpy=launch_saxpy_
 sample cuda_graph -- _kernel=replay_graph
 # a graph built node by node: every node's work under the cudaGraphLaunch of replay_graph
