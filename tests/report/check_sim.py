@@ -106,15 +106,16 @@ if got_kc != want_kc:
     fails.append(f"summary.json launch_configs {got_kc} != simulated {want_kc}")
 
 def call_text(path, line):
-    """The statement that starts at `line`: that line, and the next ones while a
-    parenthesis it opened is still open (`checkCudaErrors(` then the call on the
-    next line: the line table gives the call its statement's first line)."""
+    """The statement that starts at `line`, to its `;` outside parentheses
+    (`checkCudaErrors(` then the call on the next line, or a template kernel's
+    name then `<<<...>>>(...)`: the line table gives the call its statement's
+    first line)."""
     lines = open(path).read().split("\n")[line - 1:line + 7]
     text, depth = "", 0
-    for i, t in enumerate(lines):
+    for t in lines:
         text += t + "\n"
         depth += t.count("(") - t.count(")")
-        if depth <= 0:
+        if depth <= 0 and (";" in t or "{" in t):
             break
     return text
 

@@ -976,7 +976,6 @@ static struct alloc *alloc_find(const void *p)
 	return NULL;
 }
 
-/* The graph allocation holding p, under S.lock. */
 /* Bytes of graph allocations live (used) and held (reserved); the watermarks follow. Lock held. */
 static void graph_mem_locked(uint64_t *used, uint64_t *reserved)
 {
@@ -1001,6 +1000,7 @@ static void graph_mem_note_locked(void)
 	graph_mem_locked(&used, &reserved);
 }
 
+/* The graph allocation holding p, under S.lock. */
 static struct galloc *galloc_find_locked(const void *p)
 {
 	uintptr_t a = (uintptr_t)p;
@@ -1101,7 +1101,8 @@ static int mem_del(const void *p, int kind)
 }
 
 /* cuMemHostRegister: the program's range [p, p + size) becomes pinned host memory. */
-static CUresult mem_register(void *p, size_t size)
+/* The program's range [p, p + size) becomes memory of kind (host registered, a VMM mapping). */
+static CUresult mem_register(void *p, size_t size, int kind)
 {
 	uintptr_t a = (uintptr_t)p;
 	struct alloc *m;
@@ -1120,7 +1121,7 @@ static CUresult mem_register(void *p, size_t size)
 		if (!m) {
 			r = CUDA_ERROR_OUT_OF_MEMORY;
 		} else {
-			*m = (struct alloc){ .base = a, .size = size, .kind = CUPTI_ACTIVITY_MEMORY_KIND_PINNED, .registered = 1,
+			*m = (struct alloc){ .base = a, .size = size, .kind = kind, .registered = 1,
 					     .next = S.allocs };
 			S.allocs = m;
 		}
@@ -1129,14 +1130,14 @@ static CUresult mem_register(void *p, size_t size)
 	return r;
 }
 
-static CUresult mem_unregister(const void *p)
+static CUresult mem_unregister(const void *p, int kind)
 {
 	struct alloc **pp, *m;
 	CUresult r = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
 
 	pthread_mutex_lock(&S.lock);
 	for (pp = &S.allocs; (m = *pp); pp = &m->next) {
-		if (m->registered && m->base == (uintptr_t)p) {
+		if (m->registered && m->kind == kind && m->base == (uintptr_t)p) {
 			*pp = m->next;
 			free(m);
 			r = CUDA_SUCCESS;
@@ -1145,6 +1146,16 @@ static CUresult mem_unregister(const void *p)
 	}
 	pthread_mutex_unlock(&S.lock);
 	return r;
+}
+
+int gpsim__mem_track(void *p, size_t size)
+{
+	return mem_register(p, size, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE) == CUDA_SUCCESS ? 0 : -EINVAL;
+}
+
+void gpsim__mem_untrack(const void *p)
+{
+	mem_unregister(p, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE);
 }
 
 #pragma GCC visibility push(default)
@@ -1382,6 +1393,9 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevi
 	case CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: *pi = 1; break;
 	case CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: *pi = 1; break;
 	case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: *pi = 1; break;
+	/* Virtual memory management (sim_vmm.c), shared through POSIX file descriptors. */
+	case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: *pi = 1; break;
+	case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED: *pi = 1; break;
 	default: *pi = 0;
 	}
 	DRV_RETURN(CUDA_SUCCESS);
@@ -1706,7 +1720,7 @@ CUresult CUDAAPI cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int fla
 	if (!p || !bytesize)
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
 	/* "Page-locks the memory range specified by p and bytesize": copies from and to it are pinned ones. */
-	DRV_RETURN(mem_register(p, bytesize));
+	DRV_RETURN(mem_register(p, bytesize, CUPTI_ACTIVITY_MEMORY_KIND_PINNED));
 }
 
 CUresult CUDAAPI cuMemHostUnregister(void *p)
@@ -1716,7 +1730,7 @@ CUresult CUDAAPI cuMemHostUnregister(void *p)
 
 	NEED_CTX();
 	/* "The base address must be the same one specified to cuMemHostRegister()." */
-	DRV_RETURN(mem_unregister(p));
+	DRV_RETURN(mem_unregister(p, CUPTI_ACTIVITY_MEMORY_KIND_PINNED));
 }
 
 /*

@@ -65,6 +65,9 @@ GPSIM_HIDDEN void gpsim__ctx_bind_primary(void);
 GPSIM_HIDDEN int gpsim__ctx_usable(CUcontext c);
 GPSIM_HIDDEN uint32_t gpsim__ctx_id(CUcontext c);
 
+/* sim_cuda.c: [p, p + size) is device memory mapped by the program (cuMemMap); 0 or -EINVAL (overlap). */
+GPSIM_HIDDEN int gpsim__mem_track(void *p, size_t size);
+GPSIM_HIDDEN void gpsim__mem_untrack(const void *p);
 /* sim_cuda.c: h is an array (cuArrayCreate), and *flags its CUDA_ARRAY3D_* flags (NULL: not wanted). */
 GPSIM_HIDDEN int gpsim__array_ok(CUarray h, unsigned int *flags);
 

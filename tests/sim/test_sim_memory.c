@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sim_test.h"
 
@@ -1435,6 +1436,93 @@ static void test_arrays_and_textures(void **state)
 	assert_int_equal(m->bytes, sizeof(host));
 }
 
+static void test_virtual_memory(void **state)
+{
+	DOC("Maps an allocation handle to a reserved virtual address range. [...] Given a CUDA "
+	    "memory handle, create a shareable memory allocation handle that can be used to share "
+	    "the memory with other processes.");
+	const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_MEMCPY };
+	CUmemAllocationProp prop = { .type = CU_MEM_ALLOCATION_TYPE_PINNED,
+				     .location = { CU_MEM_LOCATION_TYPE_DEVICE, 0 } };
+	CUmemAccessDesc rw = { { CU_MEM_LOCATION_TYPE_DEVICE, 0 }, CU_MEM_ACCESS_FLAGS_PROT_READWRITE };
+	CUmemGenericAllocationHandle h, shared, imported, again;
+	const CUpti_ActivityMemcpy6 *c;
+	CUdeviceptr va, va2;
+	unsigned long long access = 0;
+	size_t g = 0;
+	int fd = -1, v = 0;
+	char host[64];
+
+	(void)state;
+	sim_recs_start(kinds, 1);
+	assert_int_equal(cudaFree(NULL), cudaSuccess);
+	assert_int_equal(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED,
+					      0),
+			 CUDA_SUCCESS);
+	assert_int_equal(v, 1);
+	assert_int_equal(cuMemGetAllocationGranularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
+			 CUDA_SUCCESS);
+	assert_true(g > 0);
+	/* sizes are multiples of the granularity */
+	assert_int_equal(cuMemCreate(&h, g + 1, &prop, 0), CUDA_ERROR_INVALID_VALUE);
+	assert_int_equal(cuMemCreate(&h, 2 * g, &prop, 0), CUDA_SUCCESS);
+	prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+	assert_int_equal(cuMemCreate(&shared, g, &prop, 0), CUDA_SUCCESS);
+	assert_int_equal(cuMemAddressReserve(&va, 4 * g, 0, 0, 0), CUDA_SUCCESS);
+	assert_int_equal(va % g, 0);
+	/* the two allocations side by side, then opened */
+	assert_int_equal(cuMemMap(va, 2 * g, 0, h, 0), CUDA_SUCCESS);
+	assert_int_equal(cuMemMap(va + 2 * g, g, 0, shared, 0), CUDA_SUCCESS);
+	assert_int_equal(cuMemMap(va + g, g, 0, shared, 0), CUDA_ERROR_INVALID_VALUE); /* mapped */
+	assert_int_equal(cuMemSetAccess(va, 3 * g, &rw, 1), CUDA_SUCCESS);
+	assert_int_equal(cuMemGetAccess(&access, &rw.location, va + g), CUDA_SUCCESS);
+	assert_int_equal(access, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+	/* mapped memory is device memory: a copy into it is host to device */
+	memset(host, 7, sizeof(host));
+	assert_int_equal(cudaMemcpy((void *)(uintptr_t)(va + 2 * g), host, sizeof(host),
+				    cudaMemcpyDefault),
+			 cudaSuccess);
+	/* shared through a file descriptor: the same bytes at another address */
+	assert_int_equal(cuMemExportToShareableHandle(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
+						      0),
+			 CUDA_ERROR_INVALID_VALUE); /* not made shareable */
+	assert_int_equal(cuMemExportToShareableHandle(&fd, shared,
+						      CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+			 CUDA_SUCCESS);
+	assert_true(fd >= 0);
+	assert_int_equal(cuMemImportFromShareableHandle(&imported, (void *)(intptr_t)fd,
+							CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
+			 CUDA_SUCCESS);
+	close(fd);
+	assert_int_equal(cuMemAddressReserve(&va2, g, 0, 0, 0), CUDA_SUCCESS);
+	assert_int_equal(cuMemMap(va2, g, 0, imported, 0), CUDA_SUCCESS);
+	assert_int_equal(cuMemSetAccess(va2, g, &rw, 1), CUDA_SUCCESS);
+	assert_int_equal(((char *)(uintptr_t)va2)[63], 7);
+	((char *)(uintptr_t)va2)[0] = 42;
+	assert_int_equal(((char *)(uintptr_t)(va + 2 * g))[0], 42);
+	/* "The handle is guaranteed to be the same handle value used to map the memory" */
+	assert_int_equal(cuMemRetainAllocationHandle(&again, (void *)(uintptr_t)(va + g + 5)),
+			 CUDA_SUCCESS);
+	assert_true(again == h);
+	assert_int_equal(cuMemRelease(again), CUDA_SUCCESS);
+	/* "The range must be the entire contiguous address range that was mapped to" */
+	assert_int_equal(cuMemUnmap(va, g), CUDA_ERROR_INVALID_VALUE);
+	assert_int_equal(cuMemAddressFree(va, 4 * g), CUDA_ERROR_INVALID_VALUE); /* still mapped */
+	assert_int_equal(cuMemUnmap(va, 3 * g), CUDA_SUCCESS);
+	assert_int_equal(cuMemUnmap(va2, g), CUDA_SUCCESS);
+	assert_int_equal(cuMemRelease(h), CUDA_SUCCESS);
+	assert_int_equal(cuMemRelease(shared), CUDA_SUCCESS);
+	assert_int_equal(cuMemRelease(imported), CUDA_SUCCESS);
+	assert_int_equal(cuMemRelease(h), CUDA_ERROR_INVALID_VALUE); /* gone */
+	assert_int_equal(cuMemAddressFree(va, 4 * g), CUDA_SUCCESS);
+	assert_int_equal(cuMemAddressFree(va2, g), CUDA_SUCCESS);
+	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
+	c = (const void *)sim_recs_find(CUPTI_ACTIVITY_KIND_MEMCPY, 0);
+	assert_non_null(c);
+	assert_int_equal(c->copyKind, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD);
+	assert_int_equal(c->dstKind, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1452,6 +1540,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_graph_memory_attributes, teardown),
 		cmocka_unit_test_teardown(test_pitched_memory, teardown),
 		cmocka_unit_test_teardown(test_arrays_and_textures, teardown),
+		cmocka_unit_test_teardown(test_virtual_memory, teardown),
 		cmocka_unit_test_teardown(test_contexts, teardown),
 		cmocka_unit_test(test_limits_and_stream_attributes),
 		cmocka_unit_test_teardown(test_modules, teardown),
