@@ -123,6 +123,7 @@ CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *params, unsi
 	if (!c)
 		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
 	c->created = 1;
+	c->flags = flags;
 	pthread_mutex_lock(&X.lock);
 	r = push(c);
 	if (r != CUDA_SUCCESS) {
@@ -250,6 +251,134 @@ CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long *id)
 	if (!ctx_known(ctx) || !gpsim__ctx_usable(ctx))
 		DRV_RETURN(CUDA_ERROR_INVALID_CONTEXT);
 	*id = ctx->id;
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/* ---- flags, cache preference, versions ---- */
+
+/* The calling thread's context, usable; NULL if none. */
+static CUcontext current(void)
+{
+	CUcontext c = gpsim__ctx_top();
+
+	return c && gpsim__ctx_usable(c) ? c : NULL;
+}
+
+/* "Returns the flags for the current context": the scheduling and mapping ones it was made with. */
+CUresult CUDAAPI cuCtxGetFlags(unsigned int *flags)
+{
+	cuCtxGetFlags_params p = { flags };
+	CUcontext c;
+	DRV_ENTER(cuCtxGetFlags, &p, NULL);
+
+	NEED_CTX();
+	c = current();
+	if (!flags)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	*flags = c->flags;
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/* "Sets the flags for the current context overwriting previously set ones": CU_CTX_FLAGS_MASK only. */
+CUresult CUDAAPI cuCtxSetFlags(unsigned int flags)
+{
+	cuCtxSetFlags_params p = { flags };
+	DRV_ENTER(cuCtxSetFlags, &p, NULL);
+
+	NEED_CTX();
+	if (flags & ~(unsigned int)CU_CTX_FLAGS_MASK)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	current()->flags = flags;
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/* "On devices where the L1 cache and shared memory use the same hardware resources, this sets through config the preferred cache configuration": kept, changes nothing here. */
+CUresult CUDAAPI cuCtxSetCacheConfig(CUfunc_cache config)
+{
+	cuCtxSetCacheConfig_params p = { config };
+	DRV_ENTER(cuCtxSetCacheConfig, &p, NULL);
+
+	NEED_CTX();
+	if (config < CU_FUNC_CACHE_PREFER_NONE || config > CU_FUNC_CACHE_PREFER_EQUAL)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	current()->cache = config;
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuCtxGetCacheConfig(CUfunc_cache *config)
+{
+	cuCtxGetCacheConfig_params p = { config };
+	DRV_ENTER(cuCtxGetCacheConfig, &p, NULL);
+
+	NEED_CTX();
+	if (!config)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	*config = current()->cache;
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/* "Returns a version number in version corresponding to the capabilities of the context": 3020, as every context made since CUDA 3.2. */
+CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
+{
+	cuCtxGetApiVersion_params p = { ctx, version };
+	DRV_ENTER(cuCtxGetApiVersion, &p, NULL);
+
+	NEED_INIT();
+	if (!version)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	if (!ctx)
+		ctx = current();
+	if (!ctx || !ctx_known(ctx) || !gpsim__ctx_usable(ctx))
+		DRV_RETURN(CUDA_ERROR_INVALID_CONTEXT);
+	*version = 3020;
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/*
+ * "Returns in *leastPriority and *greatestPriority the numerical values
+ * that correspond to the least and greatest stream priorities": 0 and -5,
+ * as cudaDeviceGetStreamPriorityRange answers.
+ */
+CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *least, int *greatest)
+{
+	cuCtxGetStreamPriorityRange_params p = { least, greatest };
+	DRV_ENTER(cuCtxGetStreamPriorityRange, &p, NULL);
+
+	NEED_CTX();
+	if (least)
+		*least = 0;
+	if (greatest)
+		*greatest = -5;
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/* "Returns in *flags the flags of the primary context of dev, and in *active whether it is active." */
+CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
+{
+	cuDevicePrimaryCtxGetState_params p = { dev, flags, active };
+	DRV_ENTER(cuDevicePrimaryCtxGetState, &p, NULL);
+
+	NEED_INIT();
+	if (!flags || !active)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	if (dev != 0)
+		DRV_RETURN(CUDA_ERROR_INVALID_DEVICE);
+	*flags = gpsim__primary()->flags;
+	*active = gpsim__primary_alive();
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)
+{
+	cuDevicePrimaryCtxSetFlags_v2_params p = { dev, flags };
+	DRV_ENTER(cuDevicePrimaryCtxSetFlags_v2, &p, NULL);
+
+	NEED_INIT();
+	if (dev != 0)
+		DRV_RETURN(CUDA_ERROR_INVALID_DEVICE);
+	if (flags & ~(unsigned int)CU_CTX_FLAGS_MASK)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	gpsim__primary()->flags = flags;
 	DRV_RETURN(CUDA_SUCCESS);
 }
 

@@ -42,6 +42,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2766,6 +2767,222 @@ CUresult CUDAAPI cuStreamSetAttribute_ptsz(CUstream h, CUstreamAttrID attr,
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
 	copy = *v;
 	DRV_RETURN(stream_attr(stream_of(h ? h : gpsim_stream_per_thread()), attr, &copy, 1));
+}
+
+/* ---- pointer attributes ---- */
+
+/* What p is part of: its memory kind (UNKNOWN: none), the allocation's start and size. */
+static int pointer_of(const void *p, uintptr_t *base, size_t *size)
+{
+	struct alloc *m;
+	struct galloc *g;
+	int kind = CUPTI_ACTIVITY_MEMORY_KIND_UNKNOWN;
+
+	pthread_mutex_lock(&S.lock);
+	if ((m = alloc_find(p)) && m->kind != CUPTI_ACTIVITY_MEMORY_KIND_ARRAY) {
+		*base = m->base;
+		*size = m->size;
+		kind = m->kind;
+	} else if ((g = galloc_find_locked(p))) {
+		*base = g->base;
+		*size = g->size;
+		kind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+	}
+	pthread_mutex_unlock(&S.lock);
+	return kind != CUPTI_ACTIVITY_MEMORY_KIND_UNKNOWN ? kind : gpsim__mem_range(p, base, size);
+}
+
+/*
+ * One attribute of ptr. "If ptr was not allocated by, mapped by, or
+ * registered with a CUcontext which uses unified virtual addressing then
+ * CUDA_ERROR_INVALID_VALUE is returned." Pinned host memory is mapped
+ * (its device pointer is itself, as under unified addressing); device
+ * memory has no host pointer; managed memory has both. A boolean is one
+ * byte.
+ */
+static CUresult pointer_attr(void *data, CUpointer_attribute attr, CUdeviceptr ptr)
+{
+	uintptr_t base = 0;
+	size_t size = 0;
+	int kind = pointer_of((const void *)(uintptr_t)ptr, &base, &size);
+	int host = kind == CUPTI_ACTIVITY_MEMORY_KIND_PINNED;
+	int managed = kind == CUPTI_ACTIVITY_MEMORY_KIND_MANAGED;
+	CUcontext ctx = gpsim__primary();
+	unsigned int type = host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+	unsigned long long id = base;
+	CUdeviceptr start = base;
+	int ordinal = GPSIM_DEVICE_ID;
+	bool b;
+
+	if (!data)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (kind == CUPTI_ACTIVITY_MEMORY_KIND_UNKNOWN)
+		return CUDA_ERROR_INVALID_VALUE;
+	switch (attr) {
+	case CU_POINTER_ATTRIBUTE_CONTEXT: memcpy(data, &ctx, sizeof(ctx)); break;
+	case CU_POINTER_ATTRIBUTE_MEMORY_TYPE: memcpy(data, &type, sizeof(type)); break;
+	case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: memcpy(data, &ptr, sizeof(ptr)); break;
+	case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+		if (!host && !managed)
+			return CUDA_ERROR_INVALID_VALUE;
+		memcpy(data, &ptr, sizeof(ptr));
+		break;
+	case CU_POINTER_ATTRIBUTE_BUFFER_ID: memcpy(data, &id, sizeof(id)); break;
+	case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+		b = managed;
+		memcpy(data, &b, sizeof(b));
+		break;
+	case CU_POINTER_ATTRIBUTE_MAPPED:
+	case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
+		b = true;
+		memcpy(data, &b, sizeof(b));
+		break;
+	case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: memcpy(data, &ordinal, sizeof(ordinal)); break;
+	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: memcpy(data, &start, sizeof(start)); break;
+	case CU_POINTER_ATTRIBUTE_RANGE_SIZE: memcpy(data, &size, sizeof(size)); break;
+	default: return CUDA_ERROR_INVALID_VALUE;
+	}
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attr, CUdeviceptr ptr)
+{
+	cuPointerGetAttribute_params p = { data, attr, ptr };
+	DRV_ENTER(cuPointerGetAttribute, &p, NULL);
+	NEED_INIT();
+	DRV_RETURN(pointer_attr(data, attr, ptr));
+}
+
+/*
+ * "Unlike cuPointerGetAttribute, this function will not return an error
+ * when the ptr encountered is not a valid CUDA pointer. Instead, the
+ * attributes are assigned default NULL values and CUDA_SUCCESS is
+ * returned."
+ */
+CUresult CUDAAPI cuPointerGetAttributes(unsigned int n, CUpointer_attribute *attrs, void **data,
+					CUdeviceptr ptr)
+{
+	cuPointerGetAttributes_params p = { n, attrs, data, ptr };
+	unsigned int i;
+	DRV_ENTER(cuPointerGetAttributes, &p, NULL);
+
+	NEED_INIT();
+	if (!n || !attrs || !data)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	for (i = 0; i < n; i++) {
+		if (!data[i])
+			DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+		if (pointer_attr(data[i], attrs[i], ptr) == CUDA_SUCCESS)
+			continue;
+		/* zero, in the attribute's own size */
+		switch (attrs[i]) {
+		case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+		case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: memset(data[i], 0, sizeof(int)); break;
+		case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+		case CU_POINTER_ATTRIBUTE_MAPPED:
+		case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS: memset(data[i], 0, sizeof(bool)); break;
+		default: memset(data[i], 0, sizeof(void *));
+		}
+	}
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/* ---- stream queries ---- */
+
+/* A handle cuStreamCreate made, or one of the special ones; NULL if destroyed or never made. */
+static struct CUstream_st *stream_known(CUstream h)
+{
+	struct CUstream_st *s, *o;
+
+	s = stream_of(h);
+	if (s == &S.legacy || s == gpsim_stream_per_thread())
+		return s;
+	pthread_mutex_lock(&S.lock);
+	for (o = S.streams; o && o != s; o = o->next)
+		;
+	pthread_mutex_unlock(&S.lock);
+	return o;
+}
+
+/* "Query the flags of a given stream": what it was created with (the legacy stream's are 0). */
+CUresult CUDAAPI cuStreamGetFlags(CUstream h, unsigned int *flags)
+{
+	cuStreamGetFlags_params p = { h, flags };
+	struct CUstream_st *s;
+	DRV_ENTER(cuStreamGetFlags, &p, NULL);
+
+	NEED_CTX();
+	s = stream_known(h);
+	if (!flags)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	if (!s)
+		DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);
+	*flags = s->flags;
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuStreamGetPriority(CUstream h, int *priority)
+{
+	cuStreamGetPriority_params p = { h, priority };
+	struct CUstream_st *s;
+	DRV_ENTER(cuStreamGetPriority, &p, NULL);
+
+	NEED_CTX();
+	s = stream_known(h);
+	if (!priority)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	if (!s)
+		DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);
+	*priority = s->priority;
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/* "Returns in streamId the unique Id of the stream": CUPTI's stream id (cuptiGetStreamId). */
+CUresult CUDAAPI cuStreamGetId(CUstream h, unsigned long long *id)
+{
+	cuStreamGetId_params p = { h, id };
+	struct CUstream_st *s;
+	DRV_ENTER(cuStreamGetId, &p, NULL);
+
+	NEED_CTX();
+	s = stream_known(h);
+	if (!id)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	if (!s)
+		DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);
+	*id = s->id;
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuStreamGetDevice(CUstream h, CUdevice *dev)
+{
+	cuStreamGetDevice_params p = { h, dev };
+	DRV_ENTER(cuStreamGetDevice, &p, NULL);
+
+	NEED_CTX();
+	if (!dev)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	if (!stream_known(h))
+		DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);
+	*dev = GPSIM_DEVICE_ID;
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/* "Returns the CUDA context that the stream is associated with": the legacy stream's is the current one. */
+CUresult CUDAAPI cuStreamGetCtx(CUstream h, CUcontext *ctx)
+{
+	cuStreamGetCtx_params p = { h, ctx };
+	struct CUstream_st *s;
+	DRV_ENTER(cuStreamGetCtx, &p, NULL);
+
+	NEED_CTX();
+	s = stream_known(h);
+	if (!ctx)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	if (!s)
+		DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);
+	*ctx = s->ctx ? s->ctx : gpsim__ctx_top();
+	DRV_RETURN(CUDA_SUCCESS);
 }
 
 CUresult CUDAAPI cuStreamGetAttribute(CUstream h, CUstreamAttrID attr, CUstreamAttrValue *v)

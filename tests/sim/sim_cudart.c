@@ -73,6 +73,12 @@ cudaError_t CUDARTAPI cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t n,
 					   enum cudaMemcpyKind kind, cudaStream_t s);
 cudaError_t CUDARTAPI cudaMemset_ptds(void *p, int v, size_t n);
 cudaError_t CUDARTAPI cudaMemsetAsync_ptsz(void *p, int v, size_t n, cudaStream_t s);
+cudaError_t CUDARTAPI cudaMemcpyToSymbolAsync_ptsz(const void *symbol, const void *src, size_t n,
+						   size_t offset, enum cudaMemcpyKind kind,
+						   cudaStream_t s);
+cudaError_t CUDARTAPI cudaMemcpyFromSymbolAsync_ptsz(void *dst, const void *symbol, size_t n,
+						     size_t offset, enum cudaMemcpyKind kind,
+						     cudaStream_t s);
 cudaError_t CUDARTAPI cudaStreamSynchronize_ptsz(cudaStream_t s);
 cudaError_t CUDARTAPI cudaStreamQuery_ptsz(cudaStream_t s);
 cudaError_t CUDARTAPI cudaStreamWaitEvent_ptsz(cudaStream_t s, cudaEvent_t e, unsigned int f);
@@ -692,6 +698,81 @@ cudaError_t CUDARTAPI cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t
 	if (!v || offset + n > v->size)
 		RT_RETURN(cudaErrorInvalidSymbol);
 	RT_CU(cuMemcpyDtoH_v2(dst, DP(v->host_var + offset), n));
+}
+
+cudaError_t CUDARTAPI cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t n,
+					      size_t offset, enum cudaMemcpyKind kind,
+					      cudaStream_t s)
+{
+	struct rt_var *v = var_of(symbol);
+	RT_ENTER(cudaMemcpyToSymbolAsync_v3020, NULL, NULL);
+	if (!v || offset + n > v->size)
+		RT_RETURN(cudaErrorInvalidSymbol);
+	RT_RETURN(copy_async((void *)(uintptr_t)(v->host_var + offset), src, n,
+			     kind == cudaMemcpyDeviceToDevice ? kind : cudaMemcpyHostToDevice, s));
+}
+
+cudaError_t CUDARTAPI cudaMemcpyToSymbolAsync_ptsz(const void *symbol, const void *src, size_t n,
+						   size_t offset, enum cudaMemcpyKind kind,
+						   cudaStream_t s)
+{
+	struct rt_var *v = var_of(symbol);
+	RT_ENTER(cudaMemcpyToSymbolAsync_ptsz_v7000, NULL, NULL);
+	if (!v || offset + n > v->size)
+		RT_RETURN(cudaErrorInvalidSymbol);
+	RT_RETURN(copy_async((void *)(uintptr_t)(v->host_var + offset), src, n,
+			     kind == cudaMemcpyDeviceToDevice ? kind : cudaMemcpyHostToDevice,
+			     pts(s)));
+}
+
+cudaError_t CUDARTAPI cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t n,
+						size_t offset, enum cudaMemcpyKind kind,
+						cudaStream_t s)
+{
+	struct rt_var *v = var_of(symbol);
+	RT_ENTER(cudaMemcpyFromSymbolAsync_v3020, NULL, NULL);
+	if (!v || offset + n > v->size)
+		RT_RETURN(cudaErrorInvalidSymbol);
+	RT_RETURN(copy_async(dst, v->host_var + offset, n,
+			     kind == cudaMemcpyDeviceToDevice ? kind : cudaMemcpyDeviceToHost, s));
+}
+
+cudaError_t CUDARTAPI cudaMemcpyFromSymbolAsync_ptsz(void *dst, const void *symbol, size_t n,
+						     size_t offset, enum cudaMemcpyKind kind,
+						     cudaStream_t s)
+{
+	struct rt_var *v = var_of(symbol);
+	RT_ENTER(cudaMemcpyFromSymbolAsync_ptsz_v7000, NULL, NULL);
+	if (!v || offset + n > v->size)
+		RT_RETURN(cudaErrorInvalidSymbol);
+	RT_RETURN(copy_async(dst, v->host_var + offset, n,
+			     kind == cudaMemcpyDeviceToDevice ? kind : cudaMemcpyDeviceToHost,
+			     pts(s)));
+}
+
+/* "Returns in *devPtr the address of symbol symbol on the device": its host shadow here. */
+cudaError_t CUDARTAPI cudaGetSymbolAddress(void **dev, const void *symbol)
+{
+	struct rt_var *v = var_of(symbol);
+	RT_ENTER(cudaGetSymbolAddress_v3020, NULL, NULL);
+	if (!dev)
+		RT_RETURN(cudaErrorInvalidValue);
+	if (!v)
+		RT_RETURN(cudaErrorInvalidSymbol);
+	*dev = (void *)(uintptr_t)v->host_var;
+	RT_RETURN(cudaSuccess);
+}
+
+cudaError_t CUDARTAPI cudaGetSymbolSize(size_t *size, const void *symbol)
+{
+	struct rt_var *v = var_of(symbol);
+	RT_ENTER(cudaGetSymbolSize_v3020, NULL, NULL);
+	if (!size)
+		RT_RETURN(cudaErrorInvalidValue);
+	if (!v)
+		RT_RETURN(cudaErrorInvalidSymbol);
+	*size = v->size;
+	RT_RETURN(cudaSuccess);
 }
 
 cudaError_t CUDARTAPI cudaMemset(void *ptr, int value, size_t n)
@@ -1499,10 +1580,11 @@ cudaError_t CUDARTAPI cudaGetDevice(int *device)
 	RT_RETURN(cudaSuccess);
 }
 
+/* "Records flags as the flags for the current device": the primary context's (cudaGetDeviceFlags). */
 cudaError_t CUDARTAPI cudaSetDeviceFlags(unsigned int flags)
 {
 	RT_ENTER(cudaSetDeviceFlags_v3020, NULL, NULL);
-	RT_RETURN(cudaSuccess);
+	RT_CU(cuDevicePrimaryCtxSetFlags(GPSIM_DEVICE_ID, flags));
 }
 
 cudaError_t CUDARTAPI cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)

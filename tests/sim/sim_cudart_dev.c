@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Simulated libcudart.so.13: peers, IPC, function attributes and graph memory attributes. */
+/* Simulated libcudart.so.13: device and stream queries, peers, IPC, function and graph memory attributes. */
 
 /*
  * Each call is traced in the RUNTIME domain and does its work through the
@@ -12,6 +12,7 @@
 #include <cuda_runtime_api.h>
 #include <generated_cuda_runtime_api_meta.h>
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -25,16 +26,27 @@ _Static_assert((int)cudaFuncAttributePreferredSharedMemoryCarveout ==
 		       (int)CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
 	       "function attribute");
 _Static_assert((int)cudaFuncCachePreferEqual == (int)CU_FUNC_CACHE_PREFER_EQUAL, "cache config");
+_Static_assert((int)cudaDriverEntryPointSymbolNotFound == (int)CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND,
+	       "entry point status");
 _Static_assert((int)cudaGraphMemAttrReservedMemHigh == (int)CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH,
 	       "graph memory attribute");
 
 cudaError_t CUDARTAPI cudaMemcpyPeerAsync_ptsz(void *dst, int ddev, const void *src, int sdev,
 					       size_t n, cudaStream_t s);
+cudaError_t CUDARTAPI cudaStreamGetFlags_ptsz(cudaStream_t s, unsigned int *flags);
+cudaError_t CUDARTAPI cudaStreamGetPriority_ptsz(cudaStream_t s, int *priority);
+cudaError_t CUDARTAPI cudaStreamGetId_ptsz(cudaStream_t s, unsigned long long *id);
+cudaError_t CUDARTAPI cudaStreamGetDevice_ptsz(cudaStream_t s, int *dev);
 /* The driver's per-thread-stream form, which cuda.h declares only for its own per-thread build. */
 CUresult CUDAAPI cuMemcpyPeerAsync_ptsz(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
 					CUcontext sctx, size_t n, CUstream s);
 
 #define DP(p) ((CUdeviceptr)(uintptr_t)(p))
+
+static CUstream pts(cudaStream_t s)
+{
+	return s ? (CUstream)s : gpsim_stream_per_thread();
+}
 
 static int device_ok(int d)
 {
@@ -42,6 +54,196 @@ static int device_ok(int d)
 }
 
 #pragma GCC visibility push(default)
+
+/* ---- device and stream queries ---- */
+
+/*
+ * "Returns in *attributes the attributes of the pointer ptr": host memory
+ * the runtime does not know is cudaMemoryTypeUnregistered ("If pointer
+ * was not allocated in, mapped by or registered with context supporting
+ * unified addressing"), as since CUDA 11, not an error.
+ */
+cudaError_t CUDARTAPI cudaPointerGetAttributes(struct cudaPointerAttributes *attr, const void *ptr)
+{
+	cudaPointerGetAttributes_v4000_params p = { attr, ptr };
+	CUpointer_attribute want[] = { CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+				       CU_POINTER_ATTRIBUTE_IS_MANAGED,
+				       CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
+				       CU_POINTER_ATTRIBUTE_HOST_POINTER };
+	unsigned int type = 0;
+	bool managed = false;
+	CUdeviceptr dev = 0;
+	void *host = NULL, *data[] = { &type, &managed, &dev, &host };
+	CUresult r;
+	RT_ENTER(cudaPointerGetAttributes_v4000, &p, NULL);
+
+	if (!attr)
+		RT_RETURN(cudaErrorInvalidValue);
+	r = cuPointerGetAttributes(4, want, data, DP(ptr));
+	if (r != CUDA_SUCCESS)
+		RT_CU(r);
+	memset(attr, 0, sizeof(*attr));
+	attr->type = managed			   ? cudaMemoryTypeManaged :
+		     type == CU_MEMORYTYPE_HOST	   ? cudaMemoryTypeHost :
+		     type == CU_MEMORYTYPE_DEVICE ? cudaMemoryTypeDevice :
+						    cudaMemoryTypeUnregistered;
+	attr->device = GPSIM_DEVICE_ID;
+	attr->devicePointer = (void *)(uintptr_t)dev;
+	attr->hostPointer = host;
+	/* "CUDA doesn't check if unregistered memory is allocated so this field may contain invalid pointer" */
+	if (attr->type == cudaMemoryTypeUnregistered)
+		attr->hostPointer = (void *)(uintptr_t)ptr;
+	RT_RETURN(cudaSuccess);
+}
+
+cudaError_t CUDARTAPI cudaStreamGetFlags(cudaStream_t s, unsigned int *flags)
+{
+	cudaStreamGetFlags_v5050_params p = { s, flags };
+	RT_ENTER(cudaStreamGetFlags_v5050, &p, NULL);
+	RT_CU(cuStreamGetFlags(s, flags));
+}
+
+cudaError_t CUDARTAPI cudaStreamGetFlags_ptsz(cudaStream_t s, unsigned int *flags)
+{
+	cudaStreamGetFlags_ptsz_v7000_params p = { s, flags };
+	RT_ENTER(cudaStreamGetFlags_ptsz_v7000, &p, NULL);
+	RT_CU(cuStreamGetFlags(pts(s), flags));
+}
+
+cudaError_t CUDARTAPI cudaStreamGetPriority(cudaStream_t s, int *priority)
+{
+	cudaStreamGetPriority_v5050_params p = { s, priority };
+	RT_ENTER(cudaStreamGetPriority_v5050, &p, NULL);
+	RT_CU(cuStreamGetPriority(s, priority));
+}
+
+cudaError_t CUDARTAPI cudaStreamGetPriority_ptsz(cudaStream_t s, int *priority)
+{
+	cudaStreamGetPriority_ptsz_v7000_params p = { s, priority };
+	RT_ENTER(cudaStreamGetPriority_ptsz_v7000, &p, NULL);
+	RT_CU(cuStreamGetPriority(pts(s), priority));
+}
+
+cudaError_t CUDARTAPI cudaStreamGetId(cudaStream_t s, unsigned long long *id)
+{
+	cudaStreamGetId_v12000_params p = { s, id };
+	RT_ENTER(cudaStreamGetId_v12000, &p, NULL);
+	RT_CU(cuStreamGetId(s, id));
+}
+
+cudaError_t CUDARTAPI cudaStreamGetId_ptsz(cudaStream_t s, unsigned long long *id)
+{
+	cudaStreamGetId_ptsz_v12000_params p = { s, id };
+	RT_ENTER(cudaStreamGetId_ptsz_v12000, &p, NULL);
+	RT_CU(cuStreamGetId(pts(s), id));
+}
+
+cudaError_t CUDARTAPI cudaStreamGetDevice(cudaStream_t s, int *dev)
+{
+	cudaStreamGetDevice_v12080_params p = { s, dev };
+	RT_ENTER(cudaStreamGetDevice_v12080, &p, NULL);
+	RT_CU(cuStreamGetDevice(s, (CUdevice *)dev));
+}
+
+cudaError_t CUDARTAPI cudaStreamGetDevice_ptsz(cudaStream_t s, int *dev)
+{
+	cudaStreamGetDevice_ptsz_v12080_params p = { s, dev };
+	RT_ENTER(cudaStreamGetDevice_ptsz_v12080, &p, NULL);
+	RT_CU(cuStreamGetDevice(pts(s), (CUdevice *)dev));
+}
+
+/* "Returns in flags the flags for the current device": the primary context's (cudaSetDeviceFlags). */
+cudaError_t CUDARTAPI cudaGetDeviceFlags(unsigned int *flags)
+{
+	unsigned int f = 0;
+	int active = 0;
+	CUresult r;
+	RT_ENTER(cudaGetDeviceFlags_v7000, NULL, NULL);
+
+	if (!flags)
+		RT_RETURN(cudaErrorInvalidValue);
+	r = cuDevicePrimaryCtxGetState(GPSIM_DEVICE_ID, &f, &active);
+	*flags = f;
+	RT_CU(r);
+}
+
+cudaError_t CUDARTAPI cudaDeviceGetCacheConfig(enum cudaFuncCache *config)
+{
+	RT_ENTER(cudaDeviceGetCacheConfig_v3020, NULL, NULL);
+	RT_CU(cuCtxGetCacheConfig((CUfunc_cache *)config));
+}
+
+cudaError_t CUDARTAPI cudaDeviceSetCacheConfig(enum cudaFuncCache config)
+{
+	RT_ENTER(cudaDeviceSetCacheConfig_v3020, NULL, NULL);
+	RT_CU(cuCtxSetCacheConfig((CUfunc_cache)config));
+}
+
+cudaError_t CUDARTAPI cudaDeviceGetPCIBusId(char *id, int len, int dev)
+{
+	RT_ENTER(cudaDeviceGetPCIBusId_v4010, NULL, NULL);
+	RT_CU(cuDeviceGetPCIBusId(id, len, dev));
+}
+
+cudaError_t CUDARTAPI cudaDeviceGetByPCIBusId(int *dev, const char *id)
+{
+	RT_ENTER(cudaDeviceGetByPCIBusId_v4010, NULL, NULL);
+	RT_CU(cuDeviceGetByPCIBusId((CUdevice *)dev, id));
+}
+
+/* "Returns in *device the device which has properties that best match *prop": the only one. */
+cudaError_t CUDARTAPI cudaChooseDevice(int *dev, const struct cudaDeviceProp *prop)
+{
+	RT_ENTER(cudaChooseDevice_v3020, NULL, NULL);
+	if (!dev || !prop)
+		RT_RETURN(cudaErrorInvalidValue);
+	*dev = GPSIM_DEVICE_ID;
+	RT_RETURN(cudaSuccess);
+}
+
+/* "This function will initialize the CUDA Runtime structures and primary context on device": done already. */
+cudaError_t CUDARTAPI cudaInitDevice(int dev, unsigned int dflags, unsigned int flags)
+{
+	RT_ENTER(cudaInitDevice_v12000, NULL, NULL);
+	if (!device_ok(dev))
+		RT_RETURN(cudaErrorInvalidDevice);
+	if (flags)
+		RT_RETURN(cudaErrorInvalidValue);
+	RT_CU(dflags ? cuDevicePrimaryCtxSetFlags(GPSIM_DEVICE_ID, dflags) : CUDA_SUCCESS);
+}
+
+/*
+ * The driver's function for symbol (cuGetProcAddress): "cudaVersion" the
+ * runtime's own for cudaGetDriverEntryPoint. driverStatus says why none.
+ */
+static cudaError_t entry_point(const char *symbol, void **fn, int version,
+			       unsigned long long flags,
+			       enum cudaDriverEntryPointQueryResult *status)
+{
+	CUdriverProcAddressQueryResult st = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+	CUresult r = cuGetProcAddress(symbol, fn, version, flags, &st);
+
+	if (status)
+		*status = (enum cudaDriverEntryPointQueryResult)st;
+	return from_cu(r);
+}
+
+cudaError_t CUDARTAPI cudaGetDriverEntryPoint(const char *symbol, void **fn,
+					      unsigned long long flags,
+					      enum cudaDriverEntryPointQueryResult *status)
+{
+	RT_ENTER(cudaGetDriverEntryPoint_v11030, NULL, NULL);
+	RT_RETURN(entry_point(symbol, fn, CUDART_VERSION, flags, status));
+}
+
+cudaError_t CUDARTAPI cudaGetDriverEntryPointByVersion(const char *symbol, void **fn,
+						       unsigned int version,
+						       unsigned long long flags,
+						       enum cudaDriverEntryPointQueryResult *status)
+{
+	RT_ENTER(cudaGetDriverEntryPointByVersion_v12050, NULL, NULL);
+	RT_RETURN(entry_point(symbol, fn, (int)version, flags, status));
+}
 
 /* ---- peers ---- */
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Simulated libcuda.so.1: peers, IPC, function attributes and the JIT linker. */
+/* Simulated libcuda.so.1: peers, IPC, device identity, entry points, function attributes, cuLink. */
 
 /*
  * The simulated machine has one device, so it has no peers: every peer
@@ -18,10 +18,13 @@
 #include <cuda.h>
 #include <generated_cuda_meta.h>
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "sim_drv.h"
 #include "sim_internal.h"
@@ -87,6 +90,117 @@ CUresult CUDAAPI cuCtxDisablePeerAccess(CUcontext peer)
 	if (!peer)
 		DRV_RETURN(CUDA_ERROR_INVALID_CONTEXT);
 	DRV_RETURN(CUDA_ERROR_PEER_ACCESS_NOT_ENABLED);
+}
+
+/* ---- the device's identity ---- */
+
+#define PCI_BUS_ID "0000:01:00.0" /* "[domain]:[bus]:[device].[function]" */
+
+/* "Returns an ASCII string identifying the device dev in the NULL-terminated string pointed to by pciBusId." */
+CUresult CUDAAPI cuDeviceGetPCIBusId(char *id, int len, CUdevice dev)
+{
+	cuDeviceGetPCIBusId_params p = { id, len, dev };
+	DRV_ENTER(cuDeviceGetPCIBusId, &p, NULL);
+
+	NEED_INIT();
+	if (!id || len <= 0)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	if (dev != GPSIM_DEVICE_ID)
+		DRV_RETURN(CUDA_ERROR_INVALID_DEVICE);
+	snprintf(id, (size_t)len, "%s", PCI_BUS_ID);
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuDeviceGetByPCIBusId(CUdevice *dev, const char *id)
+{
+	cuDeviceGetByPCIBusId_params p = { dev, id };
+	DRV_ENTER(cuDeviceGetByPCIBusId, &p, NULL);
+
+	NEED_INIT();
+	if (!dev || !id)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	/* the bus id with or without its domain */
+	if (strcasecmp(id, PCI_BUS_ID) && strcasecmp(id, PCI_BUS_ID + 5))
+		DRV_RETURN(CUDA_ERROR_INVALID_DEVICE);
+	*dev = GPSIM_DEVICE_ID;
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/* "Returns 16-octets identifying the device dev in the structure pointed by the uuid." */
+CUresult CUDAAPI cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
+{
+	cuDeviceGetUuid_v2_params p = { uuid, dev };
+	static const char bytes[16] = "gpuperf-sim-dev0";
+	DRV_ENTER(cuDeviceGetUuid_v2, &p, NULL);
+
+	NEED_INIT();
+	if (!uuid)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	if (dev != GPSIM_DEVICE_ID)
+		DRV_RETURN(CUDA_ERROR_INVALID_DEVICE);
+	memcpy(uuid->bytes, bytes, sizeof(uuid->bytes));
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/*
+ * "Returns in **pfn the address of the CUDA driver function for the
+ * requested CUDA version and flags." The simulator exports one version of
+ * each function, the one this toolkit's headers name: the symbol's
+ * highest versioned name (_v3, _v2, then the plain one) is taken, which is
+ * the ABI a program built against these headers asks for. "If a
+ * per-thread version is not found, the API will return the legacy
+ * version": with CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, the
+ * _ptsz (then _ptds) form comes first. "The API will return CUDA_SUCCESS
+ * and set the returned pfn to NULL if [...] the driver symbol is invalid."
+ */
+static CUresult proc_address(const char *symbol, void **pfn, int version, cuuint64_t flags,
+			     CUdriverProcAddressQueryResult *status)
+{
+	static const char *const vers[] = { "_v3", "_v2", "" };
+	static const char *const pts[] = { "_ptsz", "_ptds", "" };
+	int per_thread = !!(flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
+	Dl_info di;
+	void *self, *f = NULL;
+	char name[160];
+	size_t v, t;
+
+	if (!symbol || !pfn ||
+	    (flags & ~(cuuint64_t)(CU_GET_PROC_ADDRESS_LEGACY_STREAM |
+				   CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)))
+		return CUDA_ERROR_INVALID_VALUE;
+	/* "If the specified CUDA version is greater than the driver version, the API will return CUDA_ERROR_INVALID_VALUE." */
+	if (version > CUDA_VERSION)
+		return CUDA_ERROR_INVALID_VALUE;
+	*pfn = NULL;
+	if (!dladdr((void *)proc_address, &di) ||
+	    !(self = dlopen(di.dli_fname, RTLD_NOW | RTLD_NOLOAD)))
+		return CUDA_ERROR_NOT_SUPPORTED;
+	for (v = 0; !f && v < sizeof(vers) / sizeof(vers[0]); v++)
+		for (t = per_thread ? 0 : 2; !f && t < sizeof(pts) / sizeof(pts[0]); t++)
+			if ((size_t)snprintf(name, sizeof(name), "%s%s%s", symbol, vers[v], pts[t]) <
+			    sizeof(name))
+				f = dlsym(self, name);
+	dlclose(self);
+	*pfn = f;
+	if (status)
+		*status = f ? CU_GET_PROC_ADDRESS_SUCCESS : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn, int version, cuuint64_t flags,
+				     CUdriverProcAddressQueryResult *status)
+{
+	cuGetProcAddress_v2_params p = { symbol, pfn, version, flags, status };
+	DRV_ENTER(cuGetProcAddress_v2, &p, NULL);
+	DRV_RETURN(proc_address(symbol, pfn, version, flags, status));
+}
+
+/* CUDA 11.3's form, without the status, for programs built then. */
+CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn, int version, cuuint64_t flags)
+{
+	cuGetProcAddress_params p = { symbol, pfn, version, flags };
+	DRV_ENTER(cuGetProcAddress, &p, NULL);
+	DRV_RETURN(proc_address(symbol, pfn, version, flags, NULL));
 }
 
 /* ---- IPC: not simulated ---- */

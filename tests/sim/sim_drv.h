@@ -28,6 +28,8 @@ struct CUctx_st {
 	/* cuCtxSetLimit: the values set (limit_set), else each limit's default */
 	size_t limit[CU_LIMIT_MAX];
 	unsigned char limit_set[CU_LIMIT_MAX];
+	unsigned int flags;	/* cuCtxCreate's, cuCtxSetFlags, cuDevicePrimaryCtxSetFlags */
+	CUfunc_cache cache;	/* cuCtxSetCacheConfig */
 };
 
 /* sim_cuda.c */
@@ -77,6 +79,8 @@ GPSIM_HIDDEN CUresult gpsim__read_image(const char *path, char **out, size_t *si
 /* sim_mem.c */
 /* CUpti_ActivityMemoryKind of p if sim_mem.c owns it, else CUPTI_ACTIVITY_MEMORY_KIND_UNKNOWN. */
 GPSIM_HIDDEN int gpsim__mem_kind(const void *p);
+/* The pool block or managed allocation holding p: its kind (UNKNOWN if none), start and size. */
+GPSIM_HIDDEN int gpsim__mem_range(const void *p, uintptr_t *base, size_t *size);
 /* A cuMemAlloc/cuMemFree/host allocation, for CUPTI's MEMORY2 records. */
 GPSIM_HIDDEN void gpsim__mem_event(int op, const void *p, uint64_t bytes, int memory_kind);
 /* cuMemFree of managed memory, or of a pool's allocation ("Callers must ensure that all accesses [...] have completed"); 0 or -EINVAL. */

@@ -235,6 +235,26 @@ int gpsim__mem_kind(const void *p)
 	return kind;
 }
 
+int gpsim__mem_range(const void *p, uintptr_t *base, size_t *size)
+{
+	struct block *b;
+	struct managed *m;
+	int kind = CUPTI_ACTIVITY_MEMORY_KIND_UNKNOWN;
+
+	pthread_mutex_lock(&M.lock);
+	if ((b = block_of(p, NULL))) {
+		*base = b->base;
+		*size = b->size;
+		kind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+	} else if ((m = managed_of(p))) {
+		*base = m->base;
+		*size = m->size;
+		kind = CUPTI_ACTIVITY_MEMORY_KIND_MANAGED;
+	}
+	pthread_mutex_unlock(&M.lock);
+	return kind;
+}
+
 /* Releases pool p's free blocks whose free has run, while it holds more than keep bytes. Lock held. */
 static void pool_shrink(struct CUmemPoolHandle_st *p, uint64_t keep)
 {

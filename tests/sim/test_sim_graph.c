@@ -19,6 +19,7 @@
 #include <cuda_runtime_api.h>
 #include <cupti.h>
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,8 @@
 /* nvcc-generated host code calls these; C test code registers kernels by hand. */
 void **__cudaRegisterFatBinary(void *fatCubin);
 void __cudaRegisterFatBinaryEnd(void **handle);
+void __cudaRegisterVar(void **handle, char *hostVar, char *deviceAddress, const char *deviceName,
+		       int ext, size_t size, int constant, int global);
 void __cudaRegisterFunction(void **handle, const char *hostFun, char *deviceFun,
 			    const char *deviceName, int thread_limit, uint3 *tid, uint3 *bid,
 			    dim3 *bDim, dim3 *gDim, int *wSize);
@@ -41,6 +44,8 @@ void __cudaRegisterFunction(void **handle, const char *hostFun, char *deviceFun,
 
 /* Stand-ins for host stubs: only their addresses matter. */
 static const char stub_a, stub_b;
+/* A __device__ variable's host shadow, registered in main() as nvcc's host code would. */
+static int device_var[16];
 
 #define MAX_RES	 512
 
@@ -1064,6 +1069,119 @@ static void test_launch_configuration(void **state)
 	assert_null(sim_recs_find(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 0));
 }
 
+static void test_queries(void **state)
+{
+	DOC("Returns in *attributes the attributes of the pointer ptr. [...] Returns in **pfn "
+	    "the address of the CUDA driver function for the requested CUDA version and flags.");
+	struct cudaPointerAttributes pa;
+	enum cudaDriverEntryPointQueryResult st;
+	CUresult (*alloc)(CUdeviceptr *, size_t) = NULL;
+	void *fn = NULL, *pinned = NULL, *dev = NULL, *managed = NULL, *sym = NULL;
+	unsigned long long id = 0, id2 = 0;
+	unsigned int flags = 99;
+	int local = 0, prio = 1, device = -1, host_copy[16], back[4];
+	enum cudaFuncCache cfg;
+	size_t size = 0;
+	cudaStream_t s, s2;
+	CUdeviceptr d = 0;
+	char bus[32];
+
+	(void)state;
+	/* pointers: device, pinned host, managed, and memory CUDA does not know */
+	assert_int_equal(cudaMalloc(&dev, 64), cudaSuccess);
+	assert_int_equal(cudaMallocHost(&pinned, 64), cudaSuccess);
+	assert_int_equal(cudaMallocManaged(&managed, 64, cudaMemAttachGlobal), cudaSuccess);
+	assert_int_equal(cudaPointerGetAttributes(&pa, (char *)dev + 8), cudaSuccess);
+	assert_int_equal(pa.type, cudaMemoryTypeDevice);
+	assert_ptr_equal(pa.devicePointer, (char *)dev + 8);
+	assert_null(pa.hostPointer);
+	assert_int_equal(cudaPointerGetAttributes(&pa, pinned), cudaSuccess);
+	assert_int_equal(pa.type, cudaMemoryTypeHost);
+	assert_ptr_equal(pa.hostPointer, pinned);
+	assert_int_equal(cudaPointerGetAttributes(&pa, managed), cudaSuccess);
+	assert_int_equal(pa.type, cudaMemoryTypeManaged);
+	assert_int_equal(cudaPointerGetAttributes(&pa, &local), cudaSuccess);
+	assert_int_equal(pa.type, cudaMemoryTypeUnregistered);
+	/* "If ptr was not allocated by [...] CUDA_ERROR_INVALID_VALUE is returned" */
+	assert_int_equal(cuPointerGetAttribute(&d, CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
+					       (CUdeviceptr)(uintptr_t)&local),
+			 CUDA_ERROR_INVALID_VALUE);
+	assert_int_equal(cuPointerGetAttribute(&d, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+					       (CUdeviceptr)(uintptr_t)dev + 8),
+			 CUDA_SUCCESS);
+	assert_true(d == (CUdeviceptr)(uintptr_t)dev);
+	assert_int_equal(cuPointerGetAttribute(&size, CU_POINTER_ATTRIBUTE_RANGE_SIZE,
+					       (CUdeviceptr)(uintptr_t)dev),
+			 CUDA_SUCCESS);
+	assert_int_equal(size, 64);
+	/* streams: what they were made with */
+	assert_int_equal(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, -1), cudaSuccess);
+	assert_int_equal(cudaStreamCreate(&s2), cudaSuccess);
+	assert_int_equal(cudaStreamGetFlags(s, &flags), cudaSuccess);
+	assert_int_equal(flags, cudaStreamNonBlocking);
+	assert_int_equal(cudaStreamGetPriority(s, &prio), cudaSuccess);
+	assert_int_equal(prio, -1);
+	assert_int_equal(cudaStreamGetId(s, &id), cudaSuccess);
+	assert_int_equal(cudaStreamGetId(s2, &id2), cudaSuccess);
+	assert_int_not_equal(id, id2);
+	assert_int_equal(cudaStreamGetDevice(s, &device), cudaSuccess);
+	assert_int_equal(device, 0);
+	assert_int_equal(cudaStreamDestroy(s2), cudaSuccess);
+	assert_int_equal(cudaStreamGetFlags(s2, &flags), cudaErrorInvalidResourceHandle);
+	/* the device: flags, cache preference and bus id read back */
+	assert_int_equal(cudaSetDeviceFlags(cudaDeviceScheduleYield), cudaSuccess);
+	assert_int_equal(cudaGetDeviceFlags(&flags), cudaSuccess);
+	assert_int_equal(flags, cudaDeviceScheduleYield);
+	assert_int_equal(cudaDeviceSetCacheConfig(cudaFuncCachePreferShared), cudaSuccess);
+	assert_int_equal(cudaDeviceGetCacheConfig(&cfg), cudaSuccess);
+	assert_int_equal(cfg, cudaFuncCachePreferShared);
+	assert_int_equal(cudaDeviceGetPCIBusId(bus, sizeof(bus), 0), cudaSuccess);
+	assert_int_equal(cudaDeviceGetByPCIBusId(&device, bus), cudaSuccess);
+	assert_int_equal(device, 0);
+	assert_int_equal(cudaDeviceGetByPCIBusId(&device, "0000:42:00.0"), cudaErrorInvalidDevice);
+	/* driver entry points: the versioned function the headers name, a per-thread form */
+	assert_int_equal(cudaGetDriverEntryPointByVersion("cuMemAlloc", &fn, 13000, cudaEnableDefault, &st),
+			 cudaSuccess);
+	assert_int_equal(st, cudaDriverEntryPointSuccess);
+	assert_ptr_equal(fn, (void *)cuMemAlloc);
+	*(void **)&alloc = fn;
+	assert_int_equal(alloc(&d, 32), CUDA_SUCCESS);
+	assert_int_equal(cuMemFree(d), CUDA_SUCCESS);
+	assert_int_equal(cudaGetDriverEntryPointByVersion("cuLaunchKernel", &fn, 13000,
+							  cudaEnablePerThreadDefaultStream, &st),
+			 cudaSuccess);
+	assert_ptr_equal(fn, dlsym(RTLD_DEFAULT, "cuLaunchKernel_ptsz"));
+	/* "set the returned pfn to NULL if [...] the driver symbol is invalid" */
+	assert_int_equal(cudaGetDriverEntryPointByVersion("cuNoSuchCall", &fn, 13000, cudaEnableDefault, &st),
+			 cudaSuccess);
+	assert_null(fn);
+	assert_int_equal(st, cudaDriverEntryPointSymbolNotFound);
+	/* a __device__ variable: its address, its size, copies in stream order */
+	for (int i = 0; i < 16; i++)
+		host_copy[i] = i * 3;
+	assert_int_equal(cudaGetSymbolSize(&size, device_var), cudaSuccess);
+	assert_int_equal(size, sizeof(device_var));
+	assert_int_equal(cudaGetSymbolAddress(&sym, device_var), cudaSuccess);
+	assert_non_null(sym);
+	assert_int_equal(cudaGetSymbolSize(&size, &local), cudaErrorInvalidSymbol);
+	assert_int_equal(cudaMemcpyToSymbolAsync(device_var, host_copy, sizeof(host_copy), 0,
+						 cudaMemcpyHostToDevice, s),
+			 cudaSuccess);
+	assert_int_equal(cudaMemcpyFromSymbolAsync(back, device_var, sizeof(back), 8 * sizeof(int),
+						   cudaMemcpyDeviceToHost, s),
+			 cudaSuccess);
+	assert_int_equal(cudaMemcpyToSymbolAsync(device_var, host_copy, sizeof(host_copy), 4,
+						 cudaMemcpyHostToDevice, s),
+			 cudaErrorInvalidSymbol);
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	assert_int_equal(back[0], 24);
+	assert_int_equal(back[3], 33);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+	assert_int_equal(cudaFree(managed), cudaSuccess);
+	assert_int_equal(cudaFreeHost(pinned), cudaSuccess);
+	assert_int_equal(cudaFree(dev), cudaSuccess);
+}
+
 static void test_instantiate_with_params(void **state)
 {
 	DOC("If instantiation is successful, result_out will be set to "
@@ -1119,6 +1237,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_launch_configuration, teardown),
 	    cmocka_unit_test_teardown(test_conditional_nodes, teardown),
 	    cmocka_unit_test_teardown(test_conditional_while, teardown),
+	    cmocka_unit_test_teardown(test_queries, teardown),
 	};
 	char rules[128];
 	void **h;
@@ -1128,6 +1247,8 @@ int main(void)
 	h = __cudaRegisterFatBinary((void *)&stub_a);
 	__cudaRegisterFunction(h, &stub_a, (char *)KERNEL_A, KERNEL_A, -1, NULL, NULL, NULL, NULL,
 			       NULL);
+	__cudaRegisterVar(h, (char *)device_var, (char *)"device_var", "device_var", 0,
+			  sizeof(device_var), 0, 0);
 	__cudaRegisterFunction(h, &stub_b, (char *)KERNEL_B, KERNEL_B, -1, NULL, NULL, NULL, NULL,
 			       NULL);
 	__cudaRegisterFatBinaryEnd(h);
