@@ -139,7 +139,8 @@ struct CUgraphNode_st {
 	CUfunction f;
 	unsigned int grid[3], block[3], shmem;
 	int launch_type;
-	/* memcpy: height rows of width bytes; memset: height rows of width elements */
+	/* memcpy: height rows of width bytes (copy3d: as the program gave them); memset: height rows of width elements */
+	CUDA_MEMCPY3D copy3d;
 	char *dst;
 	const char *src;
 	size_t width, height, dpitch, spitch;
@@ -168,6 +169,8 @@ struct CUgraphNode_st {
 	struct CUgraph_st **bodies;
 	int own_bodies;
 	struct CUgraphExec_st **subs;
+	/* an executable graph's node: cuGraphNodeSetEnabled(0) makes it an empty one */
+	int disabled;
 	/* per launch: when it ends; the lane (stream) it runs on */
 	uint64_t end;
 	size_t lane;
@@ -175,6 +178,7 @@ struct CUgraphNode_st {
 
 struct CUgraph_st {
 	uint32_t id;
+	uint32_t clone_of; /* cuGraphClone: the id of the graph it was cloned from, else 0 */
 	size_t n, cap;
 	struct CUgraphNode_st **nodes;
 	int has_mem; /* it holds allocation or free nodes */
@@ -4242,8 +4246,8 @@ CUresult CUDAAPI cuGraphExecKernelNodeSetParams_v2(CUgraphExec x, CUgraphNode no
 	DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
 }
 
-static CUresult add_memcpy(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps,
-			   const CUDA_MEMCPY3D *p, CUcontext ctx)
+/* A memcpy node's parameters from p, checked first (n NULL: only checked). */
+static CUresult memcpy_fill(struct CUgraphNode_st *n, const CUDA_MEMCPY3D *p)
 {
 	struct copy_side src, dst;
 	CUresult r;
@@ -4251,10 +4255,10 @@ static CUresult add_memcpy(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
 	if (!p)
 		return CUDA_ERROR_INVALID_VALUE;
 	r = sides_3d(p, &src, &dst);
-	if (r != CUDA_SUCCESS)
+	if (r != CUDA_SUCCESS || !n)
 		return r;
-	NODE_ADD(CU_GRAPH_NODE_TYPE_MEMCPY);
 	/* Depth slices of Height rows, contiguous: one list of rows. */
+	n->copy3d = *p;
 	n->src = src.p;
 	n->dst = dst.p;
 	n->spitch = src.pitch;
@@ -4262,6 +4266,47 @@ static CUresult add_memcpy(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
 	n->width = p->WidthInBytes;
 	n->height = p->Height * p->Depth;
 	n->copy_kind = copy_kind_of(&src, &dst);
+	return CUDA_SUCCESS;
+}
+
+/* "Size of each element in bytes. Must be 1, 2, or 4." */
+static CUresult memset_fill(struct CUgraphNode_st *n, const CUDA_MEMSET_NODE_PARAMS *p)
+{
+	if (!p || !p->dst || !p->width || !p->height ||
+	    (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4) ||
+	    (p->height > 1 && p->pitch < p->width * p->elementSize))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (n) {
+		n->dst = (char *)(uintptr_t)p->dst;
+		n->value = p->value;
+		n->elem = p->elementSize;
+		n->width = p->width;
+		n->height = p->height;
+		n->dpitch = p->height > 1 ? p->pitch : p->width * p->elementSize;
+	}
+	return CUDA_SUCCESS;
+}
+
+static CUresult host_fill(struct CUgraphNode_st *n, const CUDA_HOST_NODE_PARAMS *p)
+{
+	if (!p || !p->fn)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (n) {
+		n->fn = p->fn;
+		n->user = p->userData;
+	}
+	return CUDA_SUCCESS;
+}
+
+static CUresult add_memcpy(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps,
+			   const CUDA_MEMCPY3D *p, CUcontext ctx)
+{
+	CUresult r = memcpy_fill(NULL, p);
+
+	if (r != CUDA_SUCCESS)
+		return r;
+	NODE_ADD(CU_GRAPH_NODE_TYPE_MEMCPY);
+	memcpy_fill(n, p);
 	return node_added(n, out);
 }
 
@@ -4276,18 +4321,10 @@ CUresult CUDAAPI cuGraphAddMemcpyNode(CUgraphNode *out, CUgraph g, const CUgraph
 static CUresult add_memset(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
 				      size_t ndeps, const CUDA_MEMSET_NODE_PARAMS *p, CUcontext ctx)
 {
-	/* "Size of each element in bytes. Must be 1, 2, or 4." */
-	if (!p || !p->dst || !p->width || !p->height ||
-	    (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4) ||
-	    (p->height > 1 && p->pitch < p->width * p->elementSize))
+	if (memset_fill(NULL, p) != CUDA_SUCCESS)
 		return CUDA_ERROR_INVALID_VALUE;
 	NODE_ADD(CU_GRAPH_NODE_TYPE_MEMSET);
-	n->dst = (char *)(uintptr_t)p->dst;
-	n->value = p->value;
-	n->elem = p->elementSize;
-	n->width = p->width;
-	n->height = p->height;
-	n->dpitch = p->height > 1 ? p->pitch : p->width * p->elementSize;
+	memset_fill(n, p);
 	return node_added(n, out);
 }
 
@@ -4302,11 +4339,10 @@ CUresult CUDAAPI cuGraphAddMemsetNode(CUgraphNode *out, CUgraph g, const CUgraph
 static CUresult add_host(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
 				    size_t ndeps, const CUDA_HOST_NODE_PARAMS *p)
 {
-	if (!p || !p->fn)
+	if (host_fill(NULL, p) != CUDA_SUCCESS)
 		return CUDA_ERROR_INVALID_VALUE;
 	NODE_ADD(CU_GRAPH_NODE_TYPE_HOST);
-	n->fn = p->fn;
-	n->user = p->userData;
+	host_fill(n, p);
 	return node_added(n, out);
 }
 
@@ -4731,6 +4767,7 @@ CUresult CUDAAPI cuGraphClone(CUgraph *out, CUgraph orig)
 	g = graph_dup(orig);
 	if (!g)
 		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+	g->clone_of = orig->id;
 	graph_event(CUPTI_CBID_RESOURCE_GRAPH_CLONED, g, orig, NULL, NULL, NULL, NULL);
 	for (i = 0; i < g->n; i++)
 		if (!g->nodes[i]->dead)
@@ -5233,7 +5270,8 @@ static int glaunch_nodes(struct glaunch *gl, int on_worker)
 
 		for (d = 0; d < n->ndeps; d++)
 			t = max_u64(t, x->nodes[n->deps[d]]->end);
-		switch (n->type) {
+		/* "Disabled nodes are functionally equivalent to empty nodes until they are reenabled." */
+		switch (n->disabled ? CU_GRAPH_NODE_TYPE_EMPTY : n->type) {
 		case CU_GRAPH_NODE_TYPE_HOST:
 			if (!on_worker && glaunch_defer(gl, t))
 				return 1;
@@ -6266,6 +6304,335 @@ CUresult CUDAAPI cuGraphKernelNodeSetParams_v2(CUgraphNode node, const CUDA_KERN
 	/* "Sets the parameters of kernel node hNode to nodeParams": the graph's node, not an executable graph's. */
 	kernel_params_set(node, p);
 	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/* ---- node parameters after the node is made ---- */
+
+/* The graph's node n, of type (-1: any); NULL if it is not one (an executable graph's, destroyed). */
+static struct CUgraphNode_st *graph_node(CUgraphNode n, int type)
+{
+	return n && n->graph && !n->dead && (type < 0 || (int)n->type == type) ? n : NULL;
+}
+
+/*
+ * The executable graph x's node for node n of the graph it came from, x's
+ * launch in progress (on the host worker) finished; NULL if none. S.lock
+ * is held on return when the node is found.
+ */
+static struct CUgraphNode_st *exec_node_lock(CUgraphExec x, CUgraphNode n, int type)
+{
+	size_t i;
+
+	if (!x || !graph_node(n, type))
+		return NULL;
+	for (i = 0; i < x->n; i++) {
+		if (x->nodes[i]->origin_id == n->id) {
+			pthread_mutex_lock(&S.lock);
+			while (x->busy)
+				pthread_cond_wait(&S.host_cond, &S.lock);
+			return x->nodes[i];
+		}
+	}
+	return NULL;
+}
+
+/* The copy a node makes, as a CUDA_MEMCPY3D: the program's, or its rows (a captured copy). */
+static void memcpy_params_of(const struct CUgraphNode_st *n, CUDA_MEMCPY3D *p)
+{
+	if (n->copy3d.WidthInBytes) {
+		*p = n->copy3d;
+		return;
+	}
+	*p = (CUDA_MEMCPY3D){ .srcMemoryType = CU_MEMORYTYPE_UNIFIED,
+			      .srcDevice = (CUdeviceptr)(uintptr_t)n->src,
+			      .srcPitch = n->spitch,
+			      .dstMemoryType = CU_MEMORYTYPE_UNIFIED,
+			      .dstDevice = (CUdeviceptr)(uintptr_t)n->dst,
+			      .dstPitch = n->dpitch,
+			      .WidthInBytes = n->width,
+			      .Height = n->height,
+			      .Depth = 1 };
+}
+
+CUresult CUDAAPI cuGraphMemcpyNodeGetParams(CUgraphNode node, CUDA_MEMCPY3D *p)
+{
+	struct CUgraphNode_st *n = graph_node(node, CU_GRAPH_NODE_TYPE_MEMCPY);
+	DRV_ENTER(cuGraphMemcpyNodeGetParams, NULL, NULL);
+
+	NEED_CTX();
+	if (!n || !p)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	memcpy_params_of(n, p);
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuGraphMemcpyNodeSetParams(CUgraphNode node, const CUDA_MEMCPY3D *p)
+{
+	struct CUgraphNode_st *n = graph_node(node, CU_GRAPH_NODE_TYPE_MEMCPY);
+	DRV_ENTER(cuGraphMemcpyNodeSetParams, NULL, NULL);
+
+	NEED_CTX();
+	DRV_RETURN(n ? memcpy_fill(n, p) : CUDA_ERROR_INVALID_VALUE);
+}
+
+CUresult CUDAAPI cuGraphMemsetNodeGetParams(CUgraphNode node, CUDA_MEMSET_NODE_PARAMS *p)
+{
+	struct CUgraphNode_st *n = graph_node(node, CU_GRAPH_NODE_TYPE_MEMSET);
+	DRV_ENTER(cuGraphMemsetNodeGetParams, NULL, NULL);
+
+	NEED_CTX();
+	if (!n || !p)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	*p = (CUDA_MEMSET_NODE_PARAMS){ .dst = (CUdeviceptr)(uintptr_t)n->dst,
+					.pitch = n->dpitch,
+					.value = n->value,
+					.elementSize = n->elem,
+					.width = n->width,
+					.height = n->height };
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuGraphMemsetNodeSetParams(CUgraphNode node, const CUDA_MEMSET_NODE_PARAMS *p)
+{
+	struct CUgraphNode_st *n = graph_node(node, CU_GRAPH_NODE_TYPE_MEMSET);
+	DRV_ENTER(cuGraphMemsetNodeSetParams, NULL, NULL);
+
+	NEED_CTX();
+	DRV_RETURN(n ? memset_fill(n, p) : CUDA_ERROR_INVALID_VALUE);
+}
+
+CUresult CUDAAPI cuGraphHostNodeGetParams(CUgraphNode node, CUDA_HOST_NODE_PARAMS *p)
+{
+	struct CUgraphNode_st *n = graph_node(node, CU_GRAPH_NODE_TYPE_HOST);
+	DRV_ENTER(cuGraphHostNodeGetParams, NULL, NULL);
+
+	NEED_CTX();
+	if (!n || !p)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	*p = (CUDA_HOST_NODE_PARAMS){ n->fn, n->user };
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+CUresult CUDAAPI cuGraphHostNodeSetParams(CUgraphNode node, const CUDA_HOST_NODE_PARAMS *p)
+{
+	struct CUgraphNode_st *n = graph_node(node, CU_GRAPH_NODE_TYPE_HOST);
+	DRV_ENTER(cuGraphHostNodeSetParams, NULL, NULL);
+
+	NEED_CTX();
+	DRV_RETURN(n ? host_fill(n, p) : CUDA_ERROR_INVALID_VALUE);
+}
+
+/*
+ * The executable graph's copy of node takes new parameters: "The
+ * modifications only affect future launches of hGraphExec. Already
+ * enqueued or running launches of hGraphExec are not affected by this
+ * call. hNode is also not modified by this call."
+ */
+static CUresult exec_set(CUgraphExec x, CUgraphNode node, int type, const void *p)
+{
+	struct CUgraphNode_st *e;
+	CUresult r;
+
+	if ((type == CU_GRAPH_NODE_TYPE_MEMCPY ? memcpy_fill(NULL, p) :
+	     type == CU_GRAPH_NODE_TYPE_MEMSET ? memset_fill(NULL, p) :
+						 host_fill(NULL, p)) != CUDA_SUCCESS)
+		return CUDA_ERROR_INVALID_VALUE;
+	e = exec_node_lock(x, node, type);
+	if (!e)
+		return CUDA_ERROR_INVALID_VALUE;
+	r = type == CU_GRAPH_NODE_TYPE_MEMCPY ? memcpy_fill(e, p) :
+	    type == CU_GRAPH_NODE_TYPE_MEMSET ? memset_fill(e, p) :
+						host_fill(e, p);
+	pthread_mutex_unlock(&S.lock);
+	graph_event(CUPTI_CBID_RESOURCE_GRAPH_NODE_SET_PARAMS, NULL, NULL, e, node, NULL, x);
+	return r;
+}
+
+CUresult CUDAAPI cuGraphExecMemcpyNodeSetParams(CUgraphExec x, CUgraphNode node,
+						const CUDA_MEMCPY3D *p, CUcontext ctx)
+{
+	DRV_ENTER(cuGraphExecMemcpyNodeSetParams, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(exec_set(x, node, CU_GRAPH_NODE_TYPE_MEMCPY, p));
+}
+
+CUresult CUDAAPI cuGraphExecMemsetNodeSetParams(CUgraphExec x, CUgraphNode node,
+						const CUDA_MEMSET_NODE_PARAMS *p, CUcontext ctx)
+{
+	DRV_ENTER(cuGraphExecMemsetNodeSetParams, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(exec_set(x, node, CU_GRAPH_NODE_TYPE_MEMSET, p));
+}
+
+CUresult CUDAAPI cuGraphExecHostNodeSetParams(CUgraphExec x, CUgraphNode node,
+					      const CUDA_HOST_NODE_PARAMS *p)
+{
+	DRV_ENTER(cuGraphExecHostNodeSetParams, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(exec_set(x, node, CU_GRAPH_NODE_TYPE_HOST, p));
+}
+
+/*
+ * "Sets hNode to be either enabled or disabled. Disabled nodes are
+ * functionally equivalent to empty nodes until they are reenabled."
+ * "Currently only kernel, memset and memcpy nodes are supported."
+ */
+static CUresult node_enabled(CUgraphExec x, CUgraphNode node, unsigned int *get, unsigned int set)
+{
+	struct CUgraphNode_st *e;
+
+	if (!graph_node(node, -1) || (node->type != CU_GRAPH_NODE_TYPE_KERNEL &&
+				      node->type != CU_GRAPH_NODE_TYPE_MEMCPY &&
+				      node->type != CU_GRAPH_NODE_TYPE_MEMSET))
+		return CUDA_ERROR_INVALID_VALUE;
+	e = exec_node_lock(x, node, -1);
+	if (!e)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (get)
+		*get = !e->disabled;
+	else
+		e->disabled = !set;
+	pthread_mutex_unlock(&S.lock);
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuGraphNodeSetEnabled(CUgraphExec x, CUgraphNode node, unsigned int enabled)
+{
+	DRV_ENTER(cuGraphNodeSetEnabled, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(node_enabled(x, node, NULL, enabled));
+}
+
+CUresult CUDAAPI cuGraphNodeGetEnabled(CUgraphExec x, CUgraphNode node, unsigned int *enabled)
+{
+	DRV_ENTER(cuGraphNodeGetEnabled, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(enabled ? node_enabled(x, node, enabled, 0) : CUDA_ERROR_INVALID_VALUE);
+}
+
+/*
+ * "The number of dependencies to be removed is defined by numDependencies.
+ * Elements in from and to at corresponding indices define a dependency."
+ * "Specifying a non-existing dependency will return an error." Edge data
+ * is never set here.
+ */
+static CUresult remove_deps(CUgraph g, const CUgraphNode *from, const CUgraphNode *to, size_t n)
+{
+	size_t i, k, idx;
+
+	if (!g || (n && (!from || !to)))
+		return CUDA_ERROR_INVALID_VALUE;
+	for (i = 0; i < n; i++) {
+		struct CUgraphNode_st *t = to[i];
+
+		if (!graph_node(from[i], -1) || !graph_node(t, -1) || from[i]->graph != g ||
+		    t->graph != g)
+			return CUDA_ERROR_INVALID_VALUE;
+		idx = node_index(g, from[i]);
+		for (k = 0; k < t->ndeps && t->deps[k] != idx; k++)
+			;
+		if (k == t->ndeps)
+			return CUDA_ERROR_INVALID_VALUE;
+		t->deps[k] = t->deps[--t->ndeps];
+		graph_event(CUPTI_CBID_RESOURCE_GRAPHNODE_DEPENDENCY_DESTROY_STARTING, g, NULL, t,
+			    NULL, from[i], NULL);
+	}
+	return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuGraphRemoveDependencies_v2(CUgraph g, const CUgraphNode *from,
+					      const CUgraphNode *to, const CUgraphEdgeData *edges,
+					      size_t n)
+{
+	DRV_ENTER(cuGraphRemoveDependencies_v2, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(remove_deps(g, from, to, n));
+}
+
+CUresult CUDAAPI cuGraphRemoveDependencies(CUgraph g, const CUgraphNode *from,
+					   const CUgraphNode *to, size_t n)
+{
+	DRV_ENTER(cuGraphRemoveDependencies, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(remove_deps(g, from, to, n));
+}
+
+/* "This function returns the node in hClonedGraph corresponding to hOriginalNode in the original graph." */
+CUresult CUDAAPI cuGraphNodeFindInClone(CUgraphNode *out, CUgraphNode orig, CUgraph clone)
+{
+	size_t idx;
+	DRV_ENTER(cuGraphNodeFindInClone, NULL, NULL);
+
+	NEED_CTX();
+	if (!out || !clone || !graph_node(orig, -1) || clone->clone_of != orig->graph->id)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	idx = node_index(orig->graph, orig);
+	if (idx >= clone->n || clone->nodes[idx]->dead)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	*out = clone->nodes[idx];
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/* cuGraphNodeSetParams / cuGraphExecNodeSetParams: the kinds whose parameters can change. */
+static CUresult set_params(CUgraphExec x, CUgraphNode node, CUgraphNodeParams *p)
+{
+	CUDA_KERNEL_NODE_PARAMS k;
+	CUDA_MEMSET_NODE_PARAMS m;
+	CUDA_HOST_NODE_PARAMS h;
+	struct CUgraphNode_st *e;
+
+	if (!p || !graph_node(node, -1) || (int)node->type != (int)p->type)
+		return CUDA_ERROR_INVALID_VALUE;
+	switch (p->type) {
+	case CU_GRAPH_NODE_TYPE_KERNEL:
+		k = (CUDA_KERNEL_NODE_PARAMS){ .func = p->kernel.func,
+					       .gridDimX = p->kernel.gridDimX,
+					       .gridDimY = p->kernel.gridDimY,
+					       .gridDimZ = p->kernel.gridDimZ,
+					       .blockDimX = p->kernel.blockDimX,
+					       .blockDimY = p->kernel.blockDimY,
+					       .blockDimZ = p->kernel.blockDimZ,
+					       .sharedMemBytes = p->kernel.sharedMemBytes };
+		if (!kernel_params_ok(&k))
+			return CUDA_ERROR_INVALID_VALUE;
+		if (!x) {
+			kernel_params_set(node, &k);
+			return CUDA_SUCCESS;
+		}
+		e = exec_node_lock(x, node, CU_GRAPH_NODE_TYPE_KERNEL);
+		if (!e)
+			return CUDA_ERROR_INVALID_VALUE;
+		kernel_params_set(e, &k);
+		pthread_mutex_unlock(&S.lock);
+		return CUDA_SUCCESS;
+	case CU_GRAPH_NODE_TYPE_MEMCPY:
+		return x ? exec_set(x, node, CU_GRAPH_NODE_TYPE_MEMCPY, &p->memcpy.copyParams) :
+			   memcpy_fill(node, &p->memcpy.copyParams);
+	case CU_GRAPH_NODE_TYPE_MEMSET:
+		m = (CUDA_MEMSET_NODE_PARAMS){ p->memset.dst,	      p->memset.pitch,
+					       p->memset.value,       p->memset.elementSize,
+					       p->memset.width,       p->memset.height };
+		return x ? exec_set(x, node, CU_GRAPH_NODE_TYPE_MEMSET, &m) : memset_fill(node, &m);
+	case CU_GRAPH_NODE_TYPE_HOST:
+		h = (CUDA_HOST_NODE_PARAMS){ p->host.fn, p->host.userData };
+		return x ? exec_set(x, node, CU_GRAPH_NODE_TYPE_HOST, &h) : host_fill(node, &h);
+	default:
+		return CUDA_ERROR_NOT_SUPPORTED;
+	}
+}
+
+CUresult CUDAAPI cuGraphNodeSetParams(CUgraphNode node, CUgraphNodeParams *p)
+{
+	DRV_ENTER(cuGraphNodeSetParams, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(set_params(NULL, node, p));
+}
+
+CUresult CUDAAPI cuGraphExecNodeSetParams(CUgraphExec x, CUgraphNode node, CUgraphNodeParams *p)
+{
+	DRV_ENTER(cuGraphExecNodeSetParams, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(x ? set_params(x, node, p) : CUDA_ERROR_INVALID_VALUE);
 }
 
 static CUresult instantiate_with_params(CUgraphExec *out, CUgraph g,

@@ -1248,6 +1248,18 @@ cudaError_t rt_memcpy3d(const struct cudaMemcpy3DParms *p, CUDA_MEMCPY3D *out)
 	return cudaSuccess;
 }
 
+/* A 1D copy as a 3D one: "the memory copy of count bytes". */
+static struct cudaMemcpy3DParms copy_1d(void *dst, const void *src, size_t count,
+					enum cudaMemcpyKind kind)
+{
+	return (struct cudaMemcpy3DParms){
+		.srcPtr = { (void *)(uintptr_t)src, count, count, 1 },
+		.dstPtr = { dst, count, count, 1 },
+		.extent = { count, 1, 1 },
+		.kind = kind,
+	};
+}
+
 static cudaError_t add_memcpy_node(cudaGraphNode_t *out, cudaGraph_t g,
 				   const cudaGraphNode_t *deps, size_t ndeps,
 				   const struct cudaMemcpy3DParms *p)
@@ -1273,13 +1285,7 @@ cudaError_t CUDARTAPI cudaGraphAddMemcpyNode1D(cudaGraphNode_t *out, cudaGraph_t
 					       void *dst, const void *src, size_t count,
 					       enum cudaMemcpyKind kind)
 {
-	/* "the memory copy of count bytes": one row of a 3D copy. */
-	struct cudaMemcpy3DParms p = {
-		.srcPtr = { (void *)(uintptr_t)src, count, count, 1 },
-		.dstPtr = { dst, count, count, 1 },
-		.extent = { count, 1, 1 },
-		.kind = kind,
-	};
+	struct cudaMemcpy3DParms p = copy_1d(dst, src, count, kind);
 	RT_ENTER(cudaGraphAddMemcpyNode1D_v11010, NULL, NULL);
 	RT_RETURN(add_memcpy_node(out, g, deps, ndeps, &p));
 }
@@ -1508,6 +1514,238 @@ cudaError_t CUDARTAPI cudaGraphAddNode(cudaGraphNode_t *out, cudaGraph_t g,
 	if (r == CUDA_SUCCESS && params->type == cudaGraphNodeTypeConditional)
 		params->conditional.phGraph_out = d.conditional.phGraph_out;
 	RT_CU(r);
+}
+
+/* ---- node parameters after the node is made ---- */
+
+/* The driver's copy as the runtime gives it back: in bytes, each side where it is. */
+static void copy_back(const CUDA_MEMCPY3D *d, struct cudaMemcpy3DParms *p)
+{
+	memset(p, 0, sizeof(*p));
+	if (d->srcMemoryType == CU_MEMORYTYPE_ARRAY)
+		p->srcArray = (cudaArray_t)(void *)d->srcArray;
+	else
+		p->srcPtr = (struct cudaPitchedPtr){
+			d->srcMemoryType == CU_MEMORYTYPE_HOST ? (void *)(uintptr_t)d->srcHost :
+								 (void *)(uintptr_t)d->srcDevice,
+			d->srcPitch, d->WidthInBytes, d->srcHeight };
+	if (d->dstMemoryType == CU_MEMORYTYPE_ARRAY)
+		p->dstArray = (cudaArray_t)(void *)d->dstArray;
+	else
+		p->dstPtr = (struct cudaPitchedPtr){
+			d->dstMemoryType == CU_MEMORYTYPE_HOST ? d->dstHost :
+								 (void *)(uintptr_t)d->dstDevice,
+			d->dstPitch, d->WidthInBytes, d->dstHeight };
+	p->srcPos = (struct cudaPos){ d->srcXInBytes, d->srcY, d->srcZ };
+	p->dstPos = (struct cudaPos){ d->dstXInBytes, d->dstY, d->dstZ };
+	p->extent = (struct cudaExtent){ d->WidthInBytes, d->Height, d->Depth };
+	p->kind = cudaMemcpyDefault;
+}
+
+cudaError_t CUDARTAPI cudaGraphMemcpyNodeGetParams(cudaGraphNode_t node,
+						   struct cudaMemcpy3DParms *p)
+{
+	CUDA_MEMCPY3D d;
+	CUresult r;
+	RT_ENTER(cudaGraphMemcpyNodeGetParams_v10000, NULL, NULL);
+
+	if (!p)
+		RT_RETURN(cudaErrorInvalidValue);
+	r = cuGraphMemcpyNodeGetParams(node, &d);
+	if (r == CUDA_SUCCESS)
+		copy_back(&d, p);
+	RT_CU(r);
+}
+
+cudaError_t CUDARTAPI cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node,
+						   const struct cudaMemcpy3DParms *p)
+{
+	CUDA_MEMCPY3D d;
+	cudaError_t e = rt_memcpy3d(p, &d);
+	RT_ENTER(cudaGraphMemcpyNodeSetParams_v10000, NULL, NULL);
+
+	if (e != cudaSuccess)
+		RT_RETURN(e);
+	RT_CU(cuGraphMemcpyNodeSetParams(node, &d));
+}
+
+cudaError_t CUDARTAPI cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst,
+						     const void *src, size_t count,
+						     enum cudaMemcpyKind kind)
+{
+	struct cudaMemcpy3DParms p3 = copy_1d(dst, src, count, kind);
+	CUDA_MEMCPY3D d;
+	cudaError_t e = rt_memcpy3d(&p3, &d);
+	RT_ENTER(cudaGraphMemcpyNodeSetParams1D_v11010, NULL, NULL);
+
+	if (e != cudaSuccess)
+		RT_RETURN(e);
+	RT_CU(cuGraphMemcpyNodeSetParams(node, &d));
+}
+
+cudaError_t CUDARTAPI cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t x, cudaGraphNode_t node,
+						       const struct cudaMemcpy3DParms *p)
+{
+	CUDA_MEMCPY3D d;
+	cudaError_t e = rt_memcpy3d(p, &d);
+	RT_ENTER(cudaGraphExecMemcpyNodeSetParams_v10020, NULL, NULL);
+
+	if (e != cudaSuccess)
+		RT_RETURN(e);
+	RT_CU(cuGraphExecMemcpyNodeSetParams(x, node, &d, gpsim_primary_ctx()));
+}
+
+cudaError_t CUDARTAPI cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t x, cudaGraphNode_t node,
+							 void *dst, const void *src, size_t count,
+							 enum cudaMemcpyKind kind)
+{
+	struct cudaMemcpy3DParms p3 = copy_1d(dst, src, count, kind);
+	CUDA_MEMCPY3D d;
+	cudaError_t e = rt_memcpy3d(&p3, &d);
+	RT_ENTER(cudaGraphExecMemcpyNodeSetParams1D_v11010, NULL, NULL);
+
+	if (e != cudaSuccess)
+		RT_RETURN(e);
+	RT_CU(cuGraphExecMemcpyNodeSetParams(x, node, &d, gpsim_primary_ctx()));
+}
+
+static CUDA_MEMSET_NODE_PARAMS memset_of(const struct cudaMemsetParams *p)
+{
+	return (CUDA_MEMSET_NODE_PARAMS){ DP(p->dst), p->pitch, p->value, p->elementSize, p->width,
+					  p->height };
+}
+
+cudaError_t CUDARTAPI cudaGraphMemsetNodeGetParams(cudaGraphNode_t node, struct cudaMemsetParams *p)
+{
+	CUDA_MEMSET_NODE_PARAMS d;
+	CUresult r;
+	RT_ENTER(cudaGraphMemsetNodeGetParams_v10000, NULL, NULL);
+
+	if (!p)
+		RT_RETURN(cudaErrorInvalidValue);
+	r = cuGraphMemsetNodeGetParams(node, &d);
+	if (r == CUDA_SUCCESS)
+		*p = (struct cudaMemsetParams){ .dst = (void *)(uintptr_t)d.dst,
+						.pitch = d.pitch,
+						.value = d.value,
+						.elementSize = d.elementSize,
+						.width = d.width,
+						.height = d.height };
+	RT_CU(r);
+}
+
+cudaError_t CUDARTAPI cudaGraphMemsetNodeSetParams(cudaGraphNode_t node,
+						   const struct cudaMemsetParams *p)
+{
+	CUDA_MEMSET_NODE_PARAMS d;
+	RT_ENTER(cudaGraphMemsetNodeSetParams_v10000, NULL, NULL);
+
+	if (!p)
+		RT_RETURN(cudaErrorInvalidValue);
+	d = memset_of(p);
+	RT_CU(cuGraphMemsetNodeSetParams(node, &d));
+}
+
+cudaError_t CUDARTAPI cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t x, cudaGraphNode_t node,
+						       const struct cudaMemsetParams *p)
+{
+	CUDA_MEMSET_NODE_PARAMS d;
+	RT_ENTER(cudaGraphExecMemsetNodeSetParams_v10020, NULL, NULL);
+
+	if (!p)
+		RT_RETURN(cudaErrorInvalidValue);
+	d = memset_of(p);
+	RT_CU(cuGraphExecMemsetNodeSetParams(x, node, &d, gpsim_primary_ctx()));
+}
+
+cudaError_t CUDARTAPI cudaGraphHostNodeGetParams(cudaGraphNode_t node, struct cudaHostNodeParams *p)
+{
+	CUDA_HOST_NODE_PARAMS d;
+	CUresult r;
+	RT_ENTER(cudaGraphHostNodeGetParams_v10000, NULL, NULL);
+
+	if (!p)
+		RT_RETURN(cudaErrorInvalidValue);
+	r = cuGraphHostNodeGetParams(node, &d);
+	if (r == CUDA_SUCCESS)
+		*p = (struct cudaHostNodeParams){ d.fn, d.userData };
+	RT_CU(r);
+}
+
+cudaError_t CUDARTAPI cudaGraphHostNodeSetParams(cudaGraphNode_t node,
+						 const struct cudaHostNodeParams *p)
+{
+	CUDA_HOST_NODE_PARAMS d;
+	RT_ENTER(cudaGraphHostNodeSetParams_v10000, NULL, NULL);
+
+	if (!p)
+		RT_RETURN(cudaErrorInvalidValue);
+	d = (CUDA_HOST_NODE_PARAMS){ p->fn, p->userData };
+	RT_CU(cuGraphHostNodeSetParams(node, &d));
+}
+
+cudaError_t CUDARTAPI cudaGraphExecHostNodeSetParams(cudaGraphExec_t x, cudaGraphNode_t node,
+						     const struct cudaHostNodeParams *p)
+{
+	CUDA_HOST_NODE_PARAMS d;
+	RT_ENTER(cudaGraphExecHostNodeSetParams_v10020, NULL, NULL);
+
+	if (!p)
+		RT_RETURN(cudaErrorInvalidValue);
+	d = (CUDA_HOST_NODE_PARAMS){ p->fn, p->userData };
+	RT_CU(cuGraphExecHostNodeSetParams(x, node, &d));
+}
+
+cudaError_t CUDARTAPI cudaGraphNodeSetEnabled(cudaGraphExec_t x, cudaGraphNode_t node,
+					      unsigned int enabled)
+{
+	RT_ENTER(cudaGraphNodeSetEnabled_v11060, NULL, NULL);
+	RT_CU(cuGraphNodeSetEnabled(x, node, enabled));
+}
+
+cudaError_t CUDARTAPI cudaGraphNodeGetEnabled(cudaGraphExec_t x, cudaGraphNode_t node,
+					      unsigned int *enabled)
+{
+	RT_ENTER(cudaGraphNodeGetEnabled_v11060, NULL, NULL);
+	RT_CU(cuGraphNodeGetEnabled(x, node, enabled));
+}
+
+cudaError_t CUDARTAPI cudaGraphRemoveDependencies(cudaGraph_t g, const cudaGraphNode_t *from,
+						  const cudaGraphNode_t *to,
+						  const cudaGraphEdgeData *edges, size_t n)
+{
+	RT_ENTER(cudaGraphRemoveDependencies_v12030, NULL, NULL);
+	RT_CU(cuGraphRemoveDependencies(g, from, to, (const CUgraphEdgeData *)edges, n));
+}
+
+cudaError_t CUDARTAPI cudaGraphNodeFindInClone(cudaGraphNode_t *out, cudaGraphNode_t orig,
+					       cudaGraph_t clone)
+{
+	RT_ENTER(cudaGraphNodeFindInClone_v10000, NULL, NULL);
+	RT_CU(cuGraphNodeFindInClone(out, orig, clone));
+}
+
+cudaError_t CUDARTAPI cudaGraphNodeSetParams(cudaGraphNode_t node, struct cudaGraphNodeParams *p)
+{
+	CUgraphNodeParams d;
+	cudaError_t e = node_params_of(p, &d);
+	RT_ENTER(cudaGraphNodeSetParams_v12020, NULL, NULL);
+
+	if (e != cudaSuccess)
+		RT_RETURN(e);
+	RT_CU(cuGraphNodeSetParams(node, &d));
+}
+
+cudaError_t CUDARTAPI cudaGraphExecNodeSetParams(cudaGraphExec_t x, cudaGraphNode_t node,
+						 struct cudaGraphNodeParams *p)
+{
+	CUgraphNodeParams d;
+	cudaError_t e = node_params_of(p, &d);
+	RT_ENTER(cudaGraphExecNodeSetParams_v12020, NULL, NULL);
+
+	if (e != cudaSuccess)
+		RT_RETURN(e);
+	RT_CU(cuGraphExecNodeSetParams(x, node, &d));
 }
 
 cudaError_t CUDARTAPI cudaGraphAddDependencies(cudaGraph_t g, const cudaGraphNode_t *from,

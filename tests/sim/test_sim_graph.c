@@ -1182,6 +1182,113 @@ static void test_queries(void **state)
 	assert_int_equal(cudaFree(dev), cudaSuccess);
 }
 
+static int host_runs;
+
+static void count_host(void *user)
+{
+	host_runs += (int)(intptr_t)user;
+}
+
+static void test_node_params(void **state)
+{
+	DOC("Sets the parameters of memcpy node node in the given graphExec. [...] The "
+	    "modifications only affect future launches of hGraphExec. [...] Disabled nodes are "
+	    "functionally equivalent to empty nodes until they are reenabled.");
+	struct cudaMemcpy3DParms cp;
+	struct cudaMemsetParams ms = {.elementSize = 4, .width = 8, .height = 1, .value = 5};
+	struct cudaHostNodeParams hp = {count_host, (void *)(intptr_t)1};
+	struct cudaGraphNodeParams kp = {.type = cudaGraphNodeTypeKernel};
+	const CUpti_ActivityKernel10 *k;
+	cudaGraphNode_t copy, fill, host, kern, found;
+	cudaGraph_t g, clone;
+	cudaGraphExec_t x;
+	cudaStream_t s;
+	unsigned int enabled = 7;
+	int a[8], b[8], *dev;
+	CUpti_SubscriberHandle sub = start();
+
+	(void)state;
+	for (int i = 0; i < 8; i++)
+		a[i] = i, b[i] = 100 + i;
+	host_runs = 0;
+	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+	assert_int_equal(cudaMalloc((void **)&dev, sizeof(a)), cudaSuccess);
+	assert_int_equal(cudaGraphCreate(&g, 0), cudaSuccess);
+	assert_int_equal(cudaGraphAddMemcpyNode1D(&copy, g, NULL, 0, dev, a, sizeof(a),
+						  cudaMemcpyHostToDevice),
+			 cudaSuccess);
+	ms.dst = dev;
+	assert_int_equal(cudaGraphAddMemsetNode(&fill, g, &copy, 1, &ms), cudaSuccess);
+	assert_int_equal(cudaGraphAddHostNode(&host, g, &fill, 1, &hp), cudaSuccess);
+	kern = add_kernel_node(g, &stub_a, host);
+	/* what was given comes back */
+	assert_int_equal(cudaGraphMemcpyNodeGetParams(copy, &cp), cudaSuccess);
+	assert_ptr_equal(cp.srcPtr.ptr, a);
+	assert_ptr_equal(cp.dstPtr.ptr, dev);
+	assert_int_equal(cp.extent.width, sizeof(a));
+	memset(&ms, 0, sizeof(ms));
+	assert_int_equal(cudaGraphMemsetNodeGetParams(fill, &ms), cudaSuccess);
+	assert_int_equal(ms.value, 5);
+	assert_int_equal(ms.width, 8);
+	assert_int_equal(cudaGraphHostNodeGetParams(host, &hp), cudaSuccess);
+	assert_ptr_equal(hp.fn, count_host);
+	/* a node of another kind is not one */
+	assert_int_equal(cudaGraphMemsetNodeGetParams(copy, &ms), cudaErrorInvalidValue);
+	/* the memset only over the first half, set on the graph before instantiation */
+	ms.width = 4;
+	assert_int_equal(cudaGraphMemsetNodeSetParams(fill, &ms), cudaSuccess);
+	/* a clone's node for a node of the original */
+	assert_int_equal(cudaGraphClone(&clone, g), cudaSuccess);
+	assert_int_equal(cudaGraphNodeFindInClone(&found, fill, clone), cudaSuccess);
+	assert_int_equal(cudaGraphMemsetNodeGetParams(found, &ms), cudaSuccess);
+	assert_int_equal(ms.width, 4);
+	assert_int_equal(cudaGraphNodeFindInClone(&found, fill, g), cudaErrorInvalidValue);
+	assert_int_equal(cudaGraphDestroy(clone), cudaSuccess);
+	assert_int_equal(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+	assert_int_equal(cudaGraphLaunch(x, s), cudaSuccess);
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	assert_int_equal(dev[0], 5);
+	assert_int_equal(dev[6], 6); /* past the memset's four: a's */
+	assert_int_equal(host_runs, 1);
+	/* the executable graph changes, the graph does not */
+	assert_int_equal(cudaGraphExecMemcpyNodeSetParams1D(x, copy, dev, b, sizeof(b),
+							    cudaMemcpyHostToDevice),
+			 cudaSuccess);
+	hp.userData = (void *)(intptr_t)10;
+	assert_int_equal(cudaGraphExecHostNodeSetParams(x, host, &hp), cudaSuccess);
+	assert_int_equal(cudaGraphNodeSetEnabled(x, fill, 0), cudaSuccess);
+	assert_int_equal(cudaGraphNodeGetEnabled(x, fill, &enabled), cudaSuccess);
+	assert_int_equal(enabled, 0);
+	/* "Currently only kernel, memset and memcpy nodes are supported" */
+	assert_int_equal(cudaGraphNodeSetEnabled(x, host, 0), cudaErrorInvalidValue);
+	kp.kernel.func = (void *)&stub_a;
+	kp.kernel.gridDim = (dim3){9, 1, 1};
+	kp.kernel.blockDim = (dim3){32, 1, 1};
+	assert_int_equal(cudaGraphExecNodeSetParams(x, kern, &kp), cudaSuccess);
+	assert_int_equal(cudaGraphLaunch(x, s), cudaSuccess);
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	assert_int_equal(dev[0], 100); /* b, and the memset disabled */
+	assert_int_equal(dev[7], 107);
+	assert_int_equal(host_runs, 11);
+	assert_int_equal(cudaGraphHostNodeGetParams(host, &hp), cudaSuccess);
+	assert_ptr_equal(hp.userData, (void *)(intptr_t)1);
+	/* "Specifying a non-existing dependency will return an error." */
+	assert_int_equal(cudaGraphRemoveDependencies(g, &fill, &host, NULL, 1), cudaSuccess);
+	assert_int_equal(cudaGraphRemoveDependencies(g, &fill, &host, NULL, 1), cudaErrorInvalidValue);
+	stop(sub);
+	/* the second launch's kernel with its new grid, and no memset in it */
+	assert_non_null(sim_recs_find(CUPTI_ACTIVITY_KIND_MEMSET, 0));
+	assert_null(sim_recs_find(CUPTI_ACTIVITY_KIND_MEMSET, 1));
+	k = kernel_by_node(clone_of(node_id(kern), x), 1);
+	assert_non_null(k);
+	assert_int_equal(k->gridX, 9);
+	assert_int_equal(kernel_by_node(clone_of(node_id(kern), x), 0)->gridX, 1);
+	assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
+	assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+	assert_int_equal(cudaFree(dev), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+}
+
 static void test_instantiate_with_params(void **state)
 {
 	DOC("If instantiation is successful, result_out will be set to "
@@ -1238,6 +1345,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_conditional_nodes, teardown),
 	    cmocka_unit_test_teardown(test_conditional_while, teardown),
 	    cmocka_unit_test_teardown(test_queries, teardown),
+	    cmocka_unit_test_teardown(test_node_params, teardown),
 	};
 	char rules[128];
 	void **h;
