@@ -221,6 +221,7 @@ struct alloc {
 	uintptr_t base;
 	size_t size;
 	int kind; /* CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, _PINNED or _ARRAY (an array's elements) */
+	unsigned int host_flags; /* cuMemHostAlloc's CU_MEMHOSTALLOC_* */
 	int registered; /* cuMemHostRegister: the program's memory, not ours to free */
 	struct alloc *next;
 };
@@ -1514,6 +1515,27 @@ static int occupancy_blocks(int block_size, size_t dyn_smem)
 	return blocks;
 }
 
+/*
+ * "Returns in *dynamicSmemSize the maximum size of dynamic shared memory
+ * to allow numBlocks blocks per SM": the SM's 65536 bytes shared by them,
+ * at most a block's 49152; 0 when that many blocks of blockSize threads
+ * do not fit an SM at all.
+ */
+CUresult CUDAAPI cuOccupancyAvailableDynamicSMemPerBlock(size_t *smem, CUfunction f, int nblocks,
+							 int bs)
+{
+	cuOccupancyAvailableDynamicSMemPerBlock_params p = { smem, f, nblocks, bs };
+	size_t per;
+	DRV_ENTER(cuOccupancyAvailableDynamicSMemPerBlock, &p, NULL);
+
+	NEED_CTX();
+	if (!smem || !f || nblocks <= 0 || bs <= 0)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	per = 65536 / (size_t)nblocks;
+	*smem = occupancy_blocks(bs, 0) < nblocks ? 0 : per < 49152 ? per : 49152;
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
 CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int *num, CUfunction f, int bs,
 							     size_t smem)
 {
@@ -1686,9 +1708,41 @@ CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize, unsigned int flags)
 	NEED_CTX();
 	if (!pp)
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	if (flags & ~(unsigned int)(CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP |
+				    CU_MEMHOSTALLOC_WRITECOMBINED))
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
 	if (mem_add(bytesize, CUPTI_ACTIVITY_MEMORY_KIND_PINNED, pp))
 		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+	pthread_mutex_lock(&S.lock);
+	alloc_find(*pp)->host_flags = flags;
+	pthread_mutex_unlock(&S.lock);
 	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/*
+ * "Passes back the flags pFlags that were specified when allocating the
+ * pinned host buffer p allocated by cuMemHostAlloc." "cuMemHostGetFlags()
+ * will fail if the pointer does not reside in an allocation performed by
+ * cuMemAllocHost() or cuMemHostAlloc()."
+ */
+CUresult CUDAAPI cuMemHostGetFlags(unsigned int *flags, void *p)
+{
+	cuMemHostGetFlags_params prm = { flags, p };
+	struct alloc *m;
+	CUresult r = CUDA_ERROR_INVALID_VALUE;
+	DRV_ENTER(cuMemHostGetFlags, &prm, NULL);
+
+	NEED_CTX();
+	if (!flags)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	pthread_mutex_lock(&S.lock);
+	m = alloc_find(p);
+	if (m && m->kind == CUPTI_ACTIVITY_MEMORY_KIND_PINNED && !m->registered) {
+		*flags = m->host_flags;
+		r = CUDA_SUCCESS;
+	}
+	pthread_mutex_unlock(&S.lock);
+	DRV_RETURN(r);
 }
 
 CUresult CUDAAPI cuMemAllocHost_v2(void **pp, size_t bytesize)

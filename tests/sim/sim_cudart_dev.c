@@ -245,6 +245,37 @@ cudaError_t CUDARTAPI cudaGetDriverEntryPointByVersion(const char *symbol, void 
 	RT_RETURN(entry_point(symbol, fn, (int)version, flags, status));
 }
 
+cudaError_t CUDARTAPI cudaHostGetFlags(unsigned int *flags, void *p)
+{
+	cudaHostGetFlags_v3020_params prm = { flags, p };
+	RT_ENTER(cudaHostGetFlags_v3020, &prm, NULL);
+	RT_CU(cuMemHostGetFlags(flags, p));
+}
+
+cudaError_t CUDARTAPI cudaOccupancyAvailableDynamicSMemPerBlock(size_t *smem, const void *func,
+								int nblocks, int bs)
+{
+	CUfunction f = rt_func_of(func);
+	RT_ENTER(cudaOccupancyAvailableDynamicSMemPerBlock_v10200, NULL, NULL);
+
+	if (!f)
+		RT_RETURN(cudaErrorInvalidDeviceFunction);
+	RT_CU(cuOccupancyAvailableDynamicSMemPerBlock(smem, f, nblocks, bs));
+}
+
+/* "Returns the function name": the name nvcc registered for it. */
+cudaError_t CUDARTAPI cudaFuncGetName(const char **name, const void *func)
+{
+	CUfunction f = rt_func_of(func);
+	RT_ENTER(cudaFuncGetName_v12030, NULL, NULL);
+
+	if (!name)
+		RT_RETURN(cudaErrorInvalidValue);
+	if (!f)
+		RT_RETURN(cudaErrorInvalidDeviceFunction);
+	RT_CU(cuFuncGetName(name, f));
+}
+
 /* ---- peers ---- */
 
 cudaError_t CUDARTAPI cudaDeviceCanAccessPeer(int *can, int dev, int peer)

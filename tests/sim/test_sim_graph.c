@@ -1114,6 +1114,28 @@ static void test_queries(void **state)
 					       (CUdeviceptr)(uintptr_t)dev),
 			 CUDA_SUCCESS);
 	assert_int_equal(size, 64);
+	/* "the flags pFlags that were specified when allocating the pinned host buffer" */
+	assert_int_equal(cudaFreeHost(pinned), cudaSuccess);
+	assert_int_equal(cudaHostAlloc(&pinned, 64, cudaHostAllocMapped), cudaSuccess);
+	assert_int_equal(cudaHostGetFlags(&flags, pinned), cudaSuccess);
+	assert_int_equal(flags, cudaHostAllocMapped);
+	assert_int_equal(cudaHostGetFlags(&flags, dev), cudaErrorInvalidValue);
+	/* a kernel's name, and the dynamic shared memory n blocks of it may have on an SM */
+	{
+		const char *name = NULL;
+
+		assert_int_equal(cudaFuncGetName(&name, &stub_a), cudaSuccess);
+		assert_string_equal(name, KERNEL_A);
+		assert_int_equal(cudaOccupancyAvailableDynamicSMemPerBlock(&size, &stub_a, 4, 128),
+				 cudaSuccess);
+		assert_int_equal(size, 16384);
+		assert_int_equal(cudaOccupancyAvailableDynamicSMemPerBlock(&size, &stub_a, 1, 128),
+				 cudaSuccess);
+		assert_int_equal(size, 49152); /* a block's own limit */
+		assert_int_equal(cudaOccupancyAvailableDynamicSMemPerBlock(&size, &stub_a, 17, 32),
+				 cudaSuccess);
+		assert_int_equal(size, 0); /* more blocks than an SM runs */
+	}
 	/* streams: what they were made with */
 	assert_int_equal(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, -1), cudaSuccess);
 	assert_int_equal(cudaStreamCreate(&s2), cudaSuccess);
