@@ -221,12 +221,13 @@ out:
 /* ---- _init and _fini, found the same way in a mapping and in a file ---- */
 
 /*
- * An image's bytes by virtual address: a mapping (file NULL: vaddr + bias)
- * or a whole file of `size` bytes (through the PT_LOAD's file offset).
+ * An image's bytes by virtual address: a mapping (size 0: at bias +
+ * vaddr) or a whole file of `size` bytes (through the PT_LOAD's file
+ * offset).
  */
 struct image {
-	const uint8_t *base;	/* bias, or the file's first byte */
-	size_t size;		/* the file's size; 0 for a mapping */
+	uintptr_t base;	/* the mapping's bias, or the address of the file's first byte */
+	size_t size;	/* the file's size; 0 for a mapping */
 	const ElfW(Phdr) *phdr;
 	size_t phnum;
 };
@@ -247,10 +248,10 @@ static const uint8_t *image_at(const struct image *im, uint64_t vaddr, uint64_t 
 		if (*len > ph->p_filesz - off)
 			*len = ph->p_filesz - off;
 		if (!im->size)
-			return im->base + vaddr;
+			return (const uint8_t *)(im->base + vaddr);
 		if (ph->p_offset > im->size || ph->p_filesz > im->size - ph->p_offset)
 			return NULL;
-		return im->base + ph->p_offset + off;
+		return (const uint8_t *)(im->base + ph->p_offset + off);
 	}
 	return NULL;
 }
@@ -393,7 +394,7 @@ int cfi_table__from_phdrs(uintptr_t bias, const ElfW(Phdr) *phdr, size_t phnum,
 	}
 built:
 	if (!err) {
-		struct image im = { (const uint8_t *)bias, 0, phdr, phnum };
+		struct image im = { bias, 0, phdr, phnum };
 
 		crt_frames(&im, &f);
 		err = build(&f, out);
@@ -461,7 +462,8 @@ static int image_fdes(const uint8_t *img, size_t size, struct fdes *f, struct re
 	if (eh->e_phentsize == sizeof(ElfW(Phdr)) && eh->e_phoff <= size &&
 	    eh->e_phnum <= (size - eh->e_phoff) / sizeof(ElfW(Phdr)) &&
 	    !(eh->e_phoff & (sizeof(uint64_t) - 1))) {
-		struct image im = { img, size, (const ElfW(Phdr) *)(img + eh->e_phoff), eh->e_phnum };
+		struct image im = { (uintptr_t)img, size, (const ElfW(Phdr) *)(img + eh->e_phoff),
+				    eh->e_phnum };
 
 		crt_frames(&im, f);
 	}
