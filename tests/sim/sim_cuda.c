@@ -1952,6 +1952,81 @@ CUresult CUDAAPI cuMemcpyPeerAsync_ptsz(CUdeviceptr dst, CUcontext dctx, CUdevic
 			   s ? s : gpsim_stream_per_thread(), 1));
 }
 
+/*
+ * "Performs a batch of memory copies asynchronously", "in stream order"
+ * as a whole; each copy is a copy of its own (a record each, under the
+ * call's correlation id), its direction inferred from its pointers.
+ * "Every copy in the batch has to be associated with a set of attributes
+ * [...] the first entry in attrsIdxs must always be 0. Also, each entry
+ * must be greater than the previous entry and the last entry should be
+ * less than count. Furthermore, numAttrs must be lesser than or equal to
+ * count." "Each memcpy operation in the batch must have a valid
+ * CUmemcpyAttributes corresponding to it including the appropriate
+ * srcAccessOrder setting". "hStream [...] Must not be legacy NULL stream."
+ */
+static CUresult copy_batch(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count,
+			   CUmemcpyAttributes *attrs, size_t *idxs, size_t nattrs, CUstream h)
+{
+	size_t i;
+	CUresult r = CUDA_SUCCESS;
+
+	if (!dsts || !srcs || !sizes || !count || !attrs || !idxs || !nattrs || nattrs > count ||
+	    idxs[0] || !h || h == CU_STREAM_LEGACY)
+		return CUDA_ERROR_INVALID_VALUE;
+	for (i = 0; i < nattrs; i++)
+		if ((i && idxs[i] <= idxs[i - 1]) || idxs[i] >= count ||
+		    attrs[i].srcAccessOrder < CU_MEMCPY_SRC_ACCESS_ORDER_STREAM ||
+		    attrs[i].srcAccessOrder > CU_MEMCPY_SRC_ACCESS_ORDER_ANY)
+			return CUDA_ERROR_INVALID_VALUE;
+	for (i = 0; i < count; i++)
+		if (!dsts[i] || !srcs[i])
+			return CUDA_ERROR_INVALID_VALUE;
+	for (i = 0; i < count && r == CUDA_SUCCESS; i++)
+		r = do_copy(PTR(dsts[i]), PTR(srcs[i]), sizes[i], -1, h, 1);
+	return r;
+}
+
+CUresult CUDAAPI cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes,
+				       size_t count, CUmemcpyAttributes *attrs, size_t *idxs,
+				       size_t nattrs, CUstream h)
+{
+	cuMemcpyBatchAsync_v2_params p = { dsts, srcs, sizes, count, attrs, idxs, nattrs, h };
+	DRV_ENTER(cuMemcpyBatchAsync_v2, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(copy_batch(dsts, srcs, sizes, count, attrs, idxs, nattrs, h));
+}
+
+CUresult CUDAAPI cuMemcpyBatchAsync_v2_ptsz(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes,
+					    size_t count, CUmemcpyAttributes *attrs, size_t *idxs,
+					    size_t nattrs, CUstream h)
+{
+	cuMemcpyBatchAsync_v2_ptsz_params p = { dsts, srcs, sizes, count, attrs, idxs, nattrs, h };
+	DRV_ENTER(cuMemcpyBatchAsync_v2_ptsz, &p, NULL);
+	NEED_CTX();
+	DRV_RETURN(copy_batch(dsts, srcs, sizes, count, attrs, idxs, nattrs,
+			      h ? h : gpsim_stream_per_thread()));
+}
+
+/* "Copies attributes from source stream src to destination stream dst." */
+CUresult CUDAAPI cuStreamCopyAttributes(CUstream dst, CUstream src)
+{
+	cuStreamCopyAttributes_params p = { dst, src };
+	struct CUstream_st *d, *sp;
+	DRV_ENTER(cuStreamCopyAttributes, &p, NULL);
+
+	NEED_CTX();
+	d = stream_of(dst);
+	sp = stream_of(src);
+	pthread_mutex_lock(&S.lock);
+	d->apw = sp->apw;
+	d->sync_policy = sp->sync_policy;
+	d->priority = sp->priority;
+	d->domain_map = sp->domain_map;
+	d->domain = sp->domain;
+	pthread_mutex_unlock(&S.lock);
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
 static void fill_rows(char *dst, size_t pitch, size_t rows, size_t width, uint32_t value,
 		      unsigned int elem);
 

@@ -34,6 +34,7 @@ _Static_assert((int)cudaGraphMemAttrReservedMemHigh == (int)CU_GRAPH_MEM_ATTR_RE
 cudaError_t CUDARTAPI cudaMemcpyPeerAsync_ptsz(void *dst, int ddev, const void *src, int sdev,
 					       size_t n, cudaStream_t s);
 cudaError_t CUDARTAPI cudaStreamGetFlags_ptsz(cudaStream_t s, unsigned int *flags);
+cudaError_t CUDARTAPI cudaStreamCopyAttributes_ptsz(cudaStream_t dst, cudaStream_t src);
 cudaError_t CUDARTAPI cudaStreamGetPriority_ptsz(cudaStream_t s, int *priority);
 cudaError_t CUDARTAPI cudaStreamGetId_ptsz(cudaStream_t s, unsigned long long *id);
 cudaError_t CUDARTAPI cudaStreamGetDevice_ptsz(cudaStream_t s, int *dev);
@@ -150,6 +151,20 @@ cudaError_t CUDARTAPI cudaStreamGetDevice_ptsz(cudaStream_t s, int *dev)
 	cudaStreamGetDevice_ptsz_v12080_params p = { s, dev };
 	RT_ENTER(cudaStreamGetDevice_ptsz_v12080, &p, NULL);
 	RT_CU(cuStreamGetDevice(pts(s), (CUdevice *)dev));
+}
+
+cudaError_t CUDARTAPI cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src)
+{
+	cudaStreamCopyAttributes_v11000_params p = { dst, src };
+	RT_ENTER(cudaStreamCopyAttributes_v11000, &p, NULL);
+	RT_CU(cuStreamCopyAttributes(dst, src));
+}
+
+cudaError_t CUDARTAPI cudaStreamCopyAttributes_ptsz(cudaStream_t dst, cudaStream_t src)
+{
+	cudaStreamCopyAttributes_ptsz_v11000_params p = { dst, src };
+	RT_ENTER(cudaStreamCopyAttributes_ptsz_v11000, &p, NULL);
+	RT_CU(cuStreamCopyAttributes(pts(dst), pts(src)));
 }
 
 /* "Returns in flags the flags for the current device": the primary context's (cudaSetDeviceFlags). */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Simulated libcudart.so.13: pitched memory, 2D and 3D copies and memsets. */
+/* Simulated libcudart.so.13: pitched memory, 2D and 3D copies and memsets, batches of copies. */
 
 /*
  * Each call is traced in the RUNTIME domain and does its work through the
@@ -31,13 +31,24 @@ cudaError_t CUDARTAPI cudaMemcpy3DAsync_ptsz(const struct cudaMemcpy3DParms *p, 
 cudaError_t CUDARTAPI cudaMemset3D_ptds(struct cudaPitchedPtr p, int v, struct cudaExtent e);
 cudaError_t CUDARTAPI cudaMemset3DAsync_ptsz(struct cudaPitchedPtr p, int v, struct cudaExtent e,
 					     cudaStream_t s);
+cudaError_t CUDARTAPI cudaMemcpyBatchAsync_ptsz(void *const *dsts, const void *const *srcs,
+					       const size_t *sizes, size_t count,
+					       struct cudaMemcpyAttributes *attrs, size_t *idxs,
+					       size_t nattrs, cudaStream_t s);
 /* The driver's per-thread-stream forms, which cuda.h declares only for its own per-thread build. */
+CUresult CUDAAPI cuMemcpyBatchAsync_v2_ptsz(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes,
+					    size_t count, CUmemcpyAttributes *attrs, size_t *idxs,
+					    size_t nattrs, CUstream h);
 CUresult CUDAAPI cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *c, CUstream s);
 CUresult CUDAAPI cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *c, CUstream s);
 CUresult CUDAAPI cuMemsetD2D8Async_ptsz(CUdeviceptr dst, size_t pitch, unsigned char uc, size_t w,
 					size_t h, CUstream s);
 
 #define DP(p) ((CUdeviceptr)(uintptr_t)(p))
+
+_Static_assert(sizeof(struct cudaMemcpyAttributes) == sizeof(CUmemcpyAttributes), "copy attributes");
+_Static_assert((int)cudaMemcpySrcAccessOrderAny == (int)CU_MEMCPY_SRC_ACCESS_ORDER_ANY,
+	       "source access order");
 
 static CUstream pts(cudaStream_t s)
 {
@@ -304,6 +315,32 @@ cudaError_t CUDARTAPI cudaMemset3DAsync_ptsz(struct cudaPitchedPtr pp, int value
 		RT_RETURN(err);
 	RT_CU(cuMemsetD2D8Async_ptsz(DP(pp.ptr), pp.pitch, (unsigned char)value, e.width, rows,
 				     pts(s)));
+}
+
+/* "Performs a batch of memory copies asynchronously": the driver's, pointers as device pointers. */
+cudaError_t CUDARTAPI cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs,
+					   const size_t *sizes, size_t count,
+					   struct cudaMemcpyAttributes *attrs, size_t *idxs,
+					   size_t nattrs, cudaStream_t s)
+{
+	cudaMemcpyBatchAsync_v13000_params p = { dsts, srcs, sizes, count, attrs, idxs, nattrs, s };
+	RT_ENTER(cudaMemcpyBatchAsync_v13000, &p, NULL);
+	RT_CU(cuMemcpyBatchAsync((CUdeviceptr *)(uintptr_t)dsts, (CUdeviceptr *)(uintptr_t)srcs,
+				 (size_t *)(uintptr_t)sizes, count, (CUmemcpyAttributes *)attrs, idxs,
+				 nattrs, s));
+}
+
+cudaError_t CUDARTAPI cudaMemcpyBatchAsync_ptsz(void *const *dsts, const void *const *srcs,
+						const size_t *sizes, size_t count,
+						struct cudaMemcpyAttributes *attrs, size_t *idxs,
+						size_t nattrs, cudaStream_t s)
+{
+	cudaMemcpyBatchAsync_ptsz_v13000_params p = { dsts,  srcs, sizes,  count,
+						      attrs, idxs, nattrs, s };
+	RT_ENTER(cudaMemcpyBatchAsync_ptsz_v13000, &p, NULL);
+	RT_CU(cuMemcpyBatchAsync_v2_ptsz((CUdeviceptr *)(uintptr_t)dsts,
+					 (CUdeviceptr *)(uintptr_t)srcs, (size_t *)(uintptr_t)sizes,
+					 count, (CUmemcpyAttributes *)attrs, idxs, nattrs, pts(s)));
 }
 
 #pragma GCC visibility pop

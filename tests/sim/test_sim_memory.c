@@ -1523,6 +1523,81 @@ static void test_virtual_memory(void **state)
 	assert_int_equal(c->dstKind, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE);
 }
 
+static void test_copy_batches(void **state)
+{
+	DOC("Performs a batch of memory copies asynchronously. [...] Note that the first entry in "
+	    "attrsIdxs must always be 0. [...] Each memcpy operation in the batch must have a valid "
+	    "CUmemcpyAttributes corresponding to it including the appropriate srcAccessOrder "
+	    "setting, otherwise the API will return CUDA_ERROR_INVALID_VALUE.");
+	const CUpti_ActivityKind kinds[] = { CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_RUNTIME };
+	struct cudaMemcpyAttributes attrs[2] = { { .srcAccessOrder = cudaMemcpySrcAccessOrderStream },
+						 { .srcAccessOrder = cudaMemcpySrcAccessOrderAny } };
+	cudaStreamAttrValue v = { 0 };
+	const CUpti_ActivityMemcpy6 *c;
+	const CUpti_ActivityAPI *api;
+	size_t idxs[2] = { 0, 1 }, sizes[3] = { 32, 32, 32 }, i;
+	char a[64], b[64], *d1, *d2;
+	void *dsts[3], *srcs[3];
+	cudaStream_t s, s2;
+
+	(void)state;
+	sim_recs_start(kinds, 2);
+	memset(a, 3, sizeof(a));
+	memset(b, 0, sizeof(b));
+	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+	assert_int_equal(cudaMalloc((void **)&d1, 64), cudaSuccess);
+	assert_int_equal(cudaMalloc((void **)&d2, 64), cudaSuccess);
+	/* host to device, device to device, device to host */
+	dsts[0] = d1, srcs[0] = a;
+	dsts[1] = d2, srcs[1] = d1;
+	dsts[2] = b, srcs[2] = d2;
+	assert_int_equal(cudaMemcpyBatchAsync(dsts, (const void *const *)srcs, sizes, 3, attrs, idxs,
+					      2, s),
+			 cudaSuccess);
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	assert_int_equal(b[31], 3);
+	assert_int_equal(b[32], 0);
+	/* the attribute indices, the access order, the stream */
+	idxs[1] = 0;
+	assert_int_equal(cudaMemcpyBatchAsync(dsts, (const void *const *)srcs, sizes, 3, attrs, idxs,
+					      2, s),
+			 cudaErrorInvalidValue);
+	idxs[1] = 1;
+	attrs[1].srcAccessOrder = cudaMemcpySrcAccessOrderInvalid;
+	assert_int_equal(cudaMemcpyBatchAsync(dsts, (const void *const *)srcs, sizes, 3, attrs, idxs,
+					      2, s),
+			 cudaErrorInvalidValue);
+	assert_int_equal(cudaMemcpyBatchAsync(dsts, (const void *const *)srcs, sizes, 3, attrs, idxs,
+					      1, NULL),
+			 cudaErrorInvalidValue);
+	/* "Copies attributes from source stream src to destination stream dst." */
+	assert_int_equal(cudaStreamCreate(&s2), cudaSuccess);
+	v.priority = -3;
+	assert_int_equal(cudaStreamSetAttribute(s, cudaStreamAttributePriority, &v), cudaSuccess);
+	assert_int_equal(cudaStreamCopyAttributes(s2, s), cudaSuccess);
+	memset(&v, 0, sizeof(v));
+	assert_int_equal(cudaStreamGetAttribute(s2, cudaStreamAttributePriority, &v), cudaSuccess);
+	assert_int_equal(v.priority, -3);
+	assert_int_equal(cudaStreamDestroy(s2), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+	assert_int_equal(cudaFree(d1), cudaSuccess);
+	assert_int_equal(cudaFree(d2), cudaSuccess);
+	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
+	/* a record per copy, each under the batch's correlation id */
+	api = sim_recs_api(CUPTI_ACTIVITY_KIND_RUNTIME,
+			   CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_v13000, 0);
+	assert_non_null(api);
+	for (i = 0; i < 3; i++) {
+		c = (const void *)sim_recs_find(CUPTI_ACTIVITY_KIND_MEMCPY, i);
+		assert_non_null(c);
+		assert_int_equal(c->correlationId, api->correlationId);
+	}
+	assert_int_equal(((const CUpti_ActivityMemcpy6 *)sim_recs_find(CUPTI_ACTIVITY_KIND_MEMCPY, 1))
+				 ->copyKind,
+			 CUPTI_ACTIVITY_MEMCPY_KIND_DTOD);
+	assert_null(sim_recs_find(CUPTI_ACTIVITY_KIND_MEMCPY, 3));
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1541,6 +1616,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_pitched_memory, teardown),
 		cmocka_unit_test_teardown(test_arrays_and_textures, teardown),
 		cmocka_unit_test_teardown(test_virtual_memory, teardown),
+		cmocka_unit_test_teardown(test_copy_batches, teardown),
 		cmocka_unit_test_teardown(test_contexts, teardown),
 		cmocka_unit_test(test_limits_and_stream_attributes),
 		cmocka_unit_test_teardown(test_modules, teardown),
