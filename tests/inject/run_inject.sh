@@ -124,6 +124,16 @@ launch_loop) sample launch_loop 20000 ;;
 managed_memory) sample managed_memory ;;
 stream_alloc) sample stream_alloc ;;
 driver_module) sample driver_module -- --min-threads 2 ;;
+# a buffer grown and shrunk through virtual memory: each cuMemCreate, cuMemMap,
+# cuMemSetAccess, cuMemUnmap, cuMemRelease and the range's reserve and free recorded
+expandable_memory)
+	sample expandable_memory
+	api=$("$GPINJ_GPUPERF" dump "$(one_trace)" | awk '$1 == "api" { n[$NF]++ } END { for (k in n) print k, n[k] }')
+	for want in "cuMemAddressReserve 1" "cuMemCreate 4" "cuMemMap 4" "cuMemSetAccess 4" \
+		"cuMemUnmap 4" "cuMemRelease 4" "cuMemAddressFree 1"; do
+		echo "$api" | grep -qx "$want" || fail "want $want API records, have: $(echo "$api" | tr '\n' ' ')"
+	done
+	;;
 outer_corr_*)
 	# Real CUPTI gives a driver call inside a runtime call the runtime call's id:
 	# one launch stack record per id, every GPU record joined to the runtime call.

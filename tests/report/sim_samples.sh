@@ -119,6 +119,7 @@ sample managed_memory -- increment_kernel=launch_increment scale_kernel=launch_s
 sample stream_alloc -- fill_kernel=launch_fill square_kernel=launch_square \
 	offset_kernel=replay_scratch_graph
 sample driver_module -- scale_rows=launch_from_cubin add_bias=launch_from_fatbin
+sample expandable_memory -- fill_kernel=launch_fill
 # CFI exists for every module of the samples, whose libraries ld.so loads right
 # after exec: their user stacks reach the thread's root (issue: >= 99% where CFI
 # exists), though they are unwound when read, often after the sample has exited
