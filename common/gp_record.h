@@ -580,6 +580,16 @@ struct gp_rec_api_stack {
 };
 _Static_assert(sizeof(struct gp_rec_api_stack) == 16, "gp_rec_api_stack");
 
+/*
+ * hdr.flags of GP_REC_MEMORY (2.6, added later: a reader that does not know it
+ * counts the record as CUPTI's): made by the injection library from the
+ * call's own callback, not by CUPTI: virtual memory's physical allocations
+ * (cuMemCreate) and their frees (a handle's last cuMemRelease), address the
+ * allocation handle. A reader drops one whose correlation id also has a
+ * memory record from CUPTI: the driver reported the call itself.
+ */
+#define GP_MEMORY_FROM_CALL 0x1u
+
 /* gp_rec_memory.op */
 #define GP_MEM_ALLOC 1u
 #define GP_MEM_FREE 2u
@@ -640,7 +650,9 @@ _Static_assert(sizeof(struct gp_rec_memory) == 88, "gp_rec_memory");
 #define GP_DROP_MODULE 12u
 /* (likewise) mappings unwound by frame pointers, not their file's CFI (ENOEXEC: see summary) */
 #define GP_DROP_UNWIND_CFI 13u
-#define GP_DROP_SOURCES 14u	 /* one past the last source: size arrays by source with it */
+/* (likewise) virtual memory events the injection library had no room for (ENOBUFS) */
+#define GP_DROP_VMM 14u
+#define GP_DROP_SOURCES 15u	 /* one past the last source: size arrays by source with it */
 
 /*
  * GP_REC_DROPPED.cause for GP_DROP_PERF_MAP: why a map was not copied

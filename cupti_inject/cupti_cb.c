@@ -3,19 +3,24 @@
 
 #include "cupti_cb.h"
 
+#include <cuda.h>
+#include <cupti.h>
 #include <cupti_driver_cbid.h>
 #include <cupti_runtime_cbid.h>
 #include <string.h>
 
 #include "api_filter.h"
 #include "cupti_call.h"
+#include "cupti_clock.h"
 #include "gp_record.h"
 #include "gp_util.h"
 #include "graph_mem.h"
 #include "launch_stack.h"
+#include "vmm_mem.h"
 
 static cupti_cb_reset_fn reset_fn;
 static struct graph_mem *graph_mem; /* set before its callback is enabled */
+static struct vmm_mem *vmm_mem;	    /* likewise */
 
 /* By cbid: the call issues GPU work, its stack is taken (set before the callbacks are enabled). */
 static uint8_t launch_rt[CUPTI_RUNTIME_TRACE_CBID_SIZE];
@@ -39,7 +44,8 @@ static int issues_work(uint32_t domain, uint32_t cbid)
 					   "cuStreamAddCallback", "cuMemAlloc", "cuMemFree",
 					   "cuMemHostAlloc", "cuArrayCreate", "cuArray3DCreate",
 					   "cuArrayDestroy", "cuMipmappedArrayCreate",
-					   "cuMipmappedArrayDestroy" };
+					   "cuMipmappedArrayDestroy", "cuMemCreate",
+					   "cuMemRelease" };
 	const char *name = api_filter__name(domain, cbid);
 	const char *const *p = domain == GP_API_RUNTIME ? rt : drv;
 	size_t i, n = domain == GP_API_RUNTIME ? ARRAY_SIZE(rt) :
@@ -49,6 +55,54 @@ static int issues_work(uint32_t domain, uint32_t cbid)
 		if (!strncmp(name, p[i], strlen(p[i])))
 			return 1;
 	return 0;
+}
+
+/*
+ * At the exit of a virtual memory call that succeeded: its allocation, extra
+ * reference or release. The parameters were the driver's to check, and it
+ * took them.
+ */
+static void vmm_call(CUpti_CallbackId cbid, const CUpti_CallbackData *d)
+{
+	const CUresult *ret = d->functionReturnValue;
+	uint64_t ts = 0;
+
+	if (!ret || *ret != CUDA_SUCCESS || !d->functionParams)
+		return;
+	/*
+	 * As the call returns: the memory is there (or gone) by then. "a
+	 * timestamp normalized to correspond with the start and end timestamps
+	 * reported in the CUPTI activity records"
+	 */
+	if (gp_cupti.GetTimestamp(&ts) != CUPTI_SUCCESS)
+		ts = cupti_clock__monotonic_ns();
+	if (cbid == CUPTI_DRIVER_TRACE_CBID_cuMemCreate) {
+		const cuMemCreate_params *p = d->functionParams;
+		int host = p->prop && p->prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE;
+
+		if (p->handle && p->prop)
+			vmm_mem__created(vmm_mem, *p->handle, p->size,
+					 host ? UINT32_MAX : (uint32_t)p->prop->location.id,
+					 host ? CUPTI_ACTIVITY_MEMORY_KIND_PINNED :
+						CUPTI_ACTIVITY_MEMORY_KIND_DEVICE,
+					 d->correlationId, ts);
+	} else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuMemRetainAllocationHandle) {
+		const cuMemRetainAllocationHandle_params *p = d->functionParams;
+
+		if (p->handle)
+			vmm_mem__retained(vmm_mem, *p->handle);
+	} else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuMemRelease) {
+		const cuMemRelease_params *p = d->functionParams;
+
+		vmm_mem__released(vmm_mem, p->handle, d->correlationId, ts);
+	}
+}
+
+static int is_vmm_call(CUpti_CallbackId cbid)
+{
+	return cbid == CUPTI_DRIVER_TRACE_CBID_cuMemCreate ||
+	       cbid == CUPTI_DRIVER_TRACE_CBID_cuMemRetainAllocationHandle ||
+	       cbid == CUPTI_DRIVER_TRACE_CBID_cuMemRelease;
 }
 
 static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
@@ -66,6 +120,9 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 					       ((const CUpti_ResourceData *)data)->resourceDescriptor);
 		return;
 	}
+	if (domain == CUPTI_CB_DOMAIN_DRIVER_API && vmm_mem && is_vmm_call(cbid) &&
+	    d->callbackSite == CUPTI_API_EXIT)
+		vmm_call(cbid, d);
 	if (userdata && domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
 	    cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE && launch_rt[cbid]) {
 		if (d->callbackSite == CUPTI_API_ENTER)
@@ -138,6 +195,24 @@ int cupti_cb__enable_launches(CUpti_SubscriberHandle sub)
 			    CUPTI_SUCCESS)
 			n++;
 	return n;
+}
+
+CUptiResult cupti_cb__enable_vmm_mem(CUpti_SubscriberHandle sub, struct vmm_mem *vm)
+{
+	static const CUpti_CallbackId cbids[] = {
+		CUPTI_DRIVER_TRACE_CBID_cuMemCreate,
+		CUPTI_DRIVER_TRACE_CBID_cuMemRetainAllocationHandle,
+		CUPTI_DRIVER_TRACE_CBID_cuMemRelease,
+	};
+	CUptiResult r = CUPTI_SUCCESS;
+	size_t i;
+
+	vmm_mem = vm;
+	for (i = 0; i < ARRAY_SIZE(cbids) && r == CUPTI_SUCCESS; i++)
+		r = GP_CUPTI_CALL(EnableCallback, (1, sub, CUPTI_CB_DOMAIN_DRIVER_API, cbids[i]));
+	if (r != CUPTI_SUCCESS)
+		vmm_mem = NULL;
+	return r;
 }
 
 CUptiResult cupti_cb__enable_graph_mem(CUpti_SubscriberHandle sub, struct graph_mem *gm)

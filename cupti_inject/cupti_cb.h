@@ -41,6 +41,14 @@ CUptiResult cupti_cb__subscribe(CUpti_SubscriberHandle *sub, cupti_cb_reset_fn o
  */
 int cupti_cb__enable_launches(CUpti_SubscriberHandle sub);
 
+struct vmm_mem;
+/*
+ * Enable the exit callbacks of cuMemCreate, cuMemRetainAllocationHandle and
+ * cuMemRelease, which tell vm virtual memory's allocations and frees
+ * (vmm_mem.h). Once, before the program runs; CUPTI's status.
+ */
+CUptiResult cupti_cb__enable_vmm_mem(CUpti_SubscriberHandle sub, struct vmm_mem *vm);
+
 struct graph_mem;
 /*
  * Enable the resource callback GRAPHNODE_CLONED, which tells gm each

@@ -67,6 +67,7 @@
 #include "inject_log.h"
 #include "launch_stack.h"
 #include "trace_thread.h"
+#include "vmm_mem.h"
 
 /* Free CUPTI buffers kept resident after a burst (act_buf.h). */
 #define RESIDENT_FREE_BUFFERS 4u
@@ -88,6 +89,7 @@ static struct inject {
 	struct trace_thread tt;
 	struct launch_stack ls;	/* GPUPERF_STACKS */
 	struct graph_mem gm;	/* graph memory nodes by address (memory records) */
+	struct vmm_mem vm;	/* virtual memory's allocations (memory records of our own) */
 } G = { .once = PTHREAD_ONCE_INIT };
 
 EXPORT int InitializeInjection(void);
@@ -304,6 +306,11 @@ static void init_once(void)
 		graph_mem__init(&G.gm);
 		if (cupti_cb__enable_graph_mem(G.sub, &G.gm) == CUPTI_SUCCESS)
 			G.tt.gm = &G.gm;
+	}
+	if (G.cfg.kinds & INJ_KIND_MEMORY) {
+		vmm_mem__init(&G.vm);
+		if (cupti_cb__enable_vmm_mem(G.sub, &G.vm) == CUPTI_SUCCESS)
+			G.tt.vm = &G.vm;
 	}
 	if (GP_CUPTI_CALL(ActivityRegisterCallbacks, (buffer_requested, buffer_completed)) !=
 	    CUPTI_SUCCESS) {

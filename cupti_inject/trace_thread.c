@@ -20,6 +20,7 @@
 #include "gp_record.h"
 #include "gp_writer.h"
 #include "launch_stack.h"
+#include "vmm_mem.h"
 
 static void read_small(const char *path, char *buf, size_t size, int is_link)
 {
@@ -150,6 +151,8 @@ static void drain(struct trace_thread *t)
 	unsigned waiting;
 
 	drain_stacks(t);
+	if (t->vm)
+		vmm_mem__drain(t->vm, t->w, t->pid);
 	while (act_buf__take(t->pool, &d, &waiting)) {
 		CUpti_Activity *r = NULL;
 
@@ -167,7 +170,7 @@ static void drain(struct trace_thread *t)
 	}
 }
 
-static void write_dropped(struct gp_writer *w, uint32_t source, uint64_t count)
+static void write_dropped(struct gp_writer *w, uint32_t source, uint64_t count, uint32_t cause)
 {
 	struct gp_rec_dropped *d;
 
@@ -179,6 +182,7 @@ static void write_dropped(struct gp_writer *w, uint32_t source, uint64_t count)
 	d->ts = cupti_clock__monotonic_ns();
 	d->count = count;
 	d->source = source;
+	d->cause = cause;
 	gp_writer__commit(w);
 }
 
@@ -187,8 +191,10 @@ static void write_counters(struct trace_thread *t)
 	size_t n = 0;
 
 	if (GP_CUPTI_CALL(ActivityGetNumDroppedRecords, (NULL, 0, &n)) == CUPTI_SUCCESS)
-		write_dropped(t->w, GP_DROP_CUPTI, n);
-	write_dropped(t->w, GP_DROP_INJECT_BUFFERS, act_buf__take_declined(t->pool));
+		write_dropped(t->w, GP_DROP_CUPTI, n, 0);
+	write_dropped(t->w, GP_DROP_INJECT_BUFFERS, act_buf__take_declined(t->pool), 0);
+	if (t->vm)
+		write_dropped(t->w, GP_DROP_VMM, vmm_mem__take_lost(t->vm), ENOBUFS);
 	if (t->ls)
 		launch_stack__counters(t->ls, t->w, cupti_clock__monotonic_ns());
 	cupti_clock__write_pair(t->w, 1);

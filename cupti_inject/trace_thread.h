@@ -29,6 +29,7 @@
 struct act_buf;
 struct gp_writer;
 struct launch_stack;
+struct vmm_mem;
 
 struct trace_thread_opts {
 	const char *dir;
@@ -43,6 +44,7 @@ struct trace_thread {
 	struct act_buf *pool;
 	struct launch_stack *ls; /* launch stacks to write, or NULL (GPUPERF_STACKS=0) */
 	struct graph_mem *gm;	 /* graph memory nodes by address, or NULL */
+	struct vmm_mem *vm;	 /* virtual memory's allocations and frees, or NULL */
 	int efd;		/* eventfd: buffers completed, sync or stop requested */
 	uint32_t pid;
 	uint32_t flush_ms;

@@ -110,7 +110,8 @@ struct tl_mem {
 	uint8_t kind;  /* CUpti_ActivityMemoryKind */
 	uint8_t pool_type; /* CUpti_ActivityMemoryPoolType; 0: not from a pool */
 	uint8_t is_async;
-	uint32_t pad;
+	uint8_t from_call; /* the injection library's record of a virtual memory call (GP_MEMORY_FROM_CALL) */
+	uint8_t pad[3];
 };
 
 /* A host thread that made CUDA calls (tl->tids). */

@@ -212,6 +212,33 @@ static int cmp_mem(const void *a, const void *b)
 	return x->ts != y->ts ? (x->ts < y->ts ? -1 : 1) : x->corr < y->corr ? -1 : x->corr > y->corr;
 }
 
+/*
+ * The injection library's own records of virtual memory calls, dropped
+ * where CUPTI reported the same call (its record has the call's
+ * correlation id): CUPTI's is the driver's own account. Without memory for
+ * the lookup, all are kept.
+ */
+static void drop_reported_calls(struct timeline *tl)
+{
+	struct u64map cupti = { 0 };
+	size_t i, n = 0, own = 0;
+
+	for (i = 0; i < tl->nr_mem; i++)
+		own += tl->mem[i].from_call;
+	if (!own || own == tl->nr_mem || u64map_reserve_nr(&cupti, tl->nr_mem - own))
+		goto out;
+	for (i = 0; i < tl->nr_mem; i++)
+		if (!tl->mem[i].from_call && !u64map_get(&cupti, tl->mem[i].corr) &&
+		    u64map_put(&cupti, tl->mem[i].corr, 1))
+			goto out;
+	for (i = 0; i < tl->nr_mem; i++)
+		if (!tl->mem[i].from_call || !u64map_get(&cupti, tl->mem[i].corr))
+			tl->mem[n++] = tl->mem[i];
+	tl->nr_mem = n;
+out:
+	u64map_free(&cupti);
+}
+
 static int cmp_device(const void *a, const void *b)
 {
 	return cmp_u64(((const struct tl_device *)a)->id, ((const struct tl_device *)b)->id);
@@ -390,6 +417,7 @@ void timeline__finish(struct timeline *tl)
 	gp_sort(tl->modules, tl->nr_modules, sizeof(*tl->modules), cmp_module);
 	gp_sort(tl->devices, tl->nr_devices, sizeof(*tl->devices), cmp_device);
 	gp_sort(tl->stack_ends, tl->nr_stack_ends, sizeof(*tl->stack_ends), cmp_stack_ends);
+	drop_reported_calls(tl);
 	gp_sort(tl->mem, tl->nr_mem, sizeof(*tl->mem), cmp_mem);
 	/* one entry per device id (every process's trace describes the GPUs it saw) */
 	if (tl->nr_devices) {

@@ -245,6 +245,7 @@ static inline int add_memory(struct timeline *tl, const struct gp_rec_hdr *rec, 
 	o->kind = m->memory_kind;
 	o->pool_type = m->pool_type;
 	o->is_async = m->is_async;
+	o->from_call = !!(rec->flags & GP_MEMORY_FROM_CALL);
 	seen_ts(tl, o->ts, o->ts);
 	return 0;
 }

@@ -20,12 +20,16 @@
 
 #define MAX_MEM_SITES 100
 
-/* CUPTI's memory kinds (CUpti_ActivityMemoryKind 0..7), then device memory of a stream-ordered pool. */
-enum { MK_POOL = 8, MK_COUNT };
+/*
+ * CUPTI's memory kinds (CUpti_ActivityMemoryKind 0..7), then device memory
+ * of a stream-ordered pool, then virtual memory's physical allocations
+ * (cuMemCreate: the injection library's own records).
+ */
+enum { MK_POOL = 8, MK_VMM, MK_COUNT };
 
 static const char *const kind_names[MK_COUNT] = {
 	"unknown", "pageable", "pinned", "device", "array", "managed", "device_static",
-	"managed_static", "pool",
+	"managed_static", "pool", "vmm",
 };
 
 struct kind_stat {
@@ -43,6 +47,8 @@ struct memory_stats {
 
 static unsigned kind_of(const struct tl_mem *m)
 {
+	if (m->from_call)
+		return MK_VMM;
 	if (m->pool_type)
 		return MK_POOL;
 	return m->kind < MK_POOL ? m->kind : 0;

@@ -29,7 +29,7 @@
 #include "timeline.h"
 
 #define SUMMARY_SCHEMA "gpuperf-summary"
-#define SUMMARY_VERSION "1.9"
+#define SUMMARY_VERSION "1.10"
 #define MAX_SITES 100
 
 static void num(cJSON *o, const char *k, double v);
@@ -247,6 +247,7 @@ static cJSON *build_json(struct report_state *r, struct report_stats *s)
 		[GP_DROP_KALLSYMS] = "kallsyms",
 		[GP_DROP_MODULE] = "module",		/* 1.8 */
 		[GP_DROP_UNWIND_CFI] = "unwind_cfi",	/* 1.8 */
+		[GP_DROP_VMM] = "vmm",			/* 1.10 */
 	};
 	cJSON *root = cJSON_CreateObject(), *o, *a, *e;
 	const struct tl_file *host = tl->nr_files ? &tl->files[0] : NULL;
@@ -628,6 +629,8 @@ void summary__write_warnings(struct report_state *r, FILE *out)
 					   "user stacks or stay addresses)",
 			[GP_DROP_UNWIND_CFI] = "mappings were unwound by frame pointers, not their "
 					       "file's CFI",
+			[GP_DROP_VMM] = "virtual memory allocations or frees were not recorded "
+					"(\"memory\" in summary.json misses them)",
 		};
 		char why[160];
 

@@ -31,7 +31,8 @@
  *   - every kernel, memcpy, memset and synchronization the simulator ran is
  *     there exactly once, with its correlation id, stream and times (and
  *     kernel name/grid/block, copy kind/bytes); nothing else;
- *   - every allocation, free and memory pool event (the log's `mem` lines)
+ *   - every allocation, free and memory pool event (the log's `mem` lines;
+ *     virtual memory's, from its `vmm` lines: a handle created, last released)
  *     is there exactly once as a memory record, with its correlation id,
  *     op, memory kind, address, bytes, context, stream, pool size and use,
  *     graph node (a graph's memory nodes) and time; nothing else; each
@@ -77,6 +78,7 @@ struct item {
 	int32_t ret;
 	uint32_t grid[3], block[3];
 	uint32_t in_graph;
+	uint32_t from_call; /* a memory record the library made itself (GP_MEMORY_FROM_CALL) */
 	uint32_t parent; /* truth API calls: the enclosing call's corr, 0 at top level */
 	char name[256];
 	int matched;
@@ -213,6 +215,58 @@ static uint32_t mem_op(const char *s)
 					    0;
 }
 
+/*
+ * The log's vmm lines: what the program did with virtual memory handles. A
+ * creation is an allocation of its size (device memory), a handle's last
+ * reference released its free: the records the library makes itself
+ * (GP_MEMORY_FROM_CALL). NULL for a line that makes none.
+ */
+static struct item *vmm_truth(struct vec *out, const cJSON *o)
+{
+	static struct {
+		uint64_t handle, bytes;
+		unsigned refs;
+	} h[4096];
+	static size_t nh;
+	const char *op = jstr(o, "op");
+	uint64_t handle = jnum(o, "handle"), bytes = 0;
+	struct item *it;
+	size_t i;
+
+	for (i = 0; i < nh && h[i].handle != handle; i++)
+		;
+	if (!strcmp(op, "create")) {
+		if (i < nh || nh == ARRAY_SIZE(h))
+			return NULL;
+		h[nh].handle = handle;
+		h[nh].bytes = bytes = jnum(o, "bytes");
+		h[nh++].refs = 1;
+	} else if (i == nh) {
+		return NULL; /* not this process's handle */
+	} else if (!strcmp(op, "retain")) {
+		h[i].refs++;
+		return NULL;
+	} else if (!strcmp(op, "release")) {
+		if (--h[i].refs)
+			return NULL;
+		bytes = h[i].bytes;
+		h[i] = h[--nh];
+	} else {
+		return NULL;
+	}
+	it = push(out);
+	it->kind = K_MEM;
+	it->sub = !strcmp(op, "create") ? GP_MEM_ALLOC : GP_MEM_FREE;
+	it->domain = it->sub;
+	it->mem_kind = 3; /* CUPTI_ACTIVITY_MEMORY_KIND_DEVICE */
+	it->node = handle;
+	it->bytes = bytes;
+	it->stream = UINT32_MAX;
+	it->context = UINT32_MAX;
+	snprintf(it->name, sizeof(it->name), "%s", it->sub == GP_MEM_ALLOC ? "alloc" : "free");
+	return it;
+}
+
 /* Ground truth: the lines this process's library should have recorded. */
 static int load_truth(const char *path, struct vec *out, uint32_t *pid)
 {
@@ -281,6 +335,8 @@ static int load_truth(const char *path, struct vec *out, uint32_t *pid)
 				if (cJSON_IsNumber(cJSON_GetArrayItem(b, i)))
 					it->block[i] = (uint32_t)cJSON_GetArrayItem(b, i)->valuedouble;
 			}
+		} else if (!strcmp(type, "vmm")) {
+			it = vmm_truth(out, o);
 		} else if (!strcmp(type, "mem")) {
 			it = push(out);
 			it->kind = K_MEM;
@@ -425,7 +481,12 @@ static int load_trace(const char *path, struct vec *out, struct trace_info *ti, 
 			it->pool_used = m->pool_used;
 			it->graph_node = m->graph_node_id;
 			it->start = it->end = m->ts;
+			it->from_call = !!(rec->flags & GP_MEMORY_FROM_CALL);
 			snprintf(it->name, sizeof(it->name), "%s", ops[m->op < 6 ? m->op : 0]);
+			if (it->from_call && ((m->op != GP_MEM_ALLOC && m->op != GP_MEM_FREE) ||
+					      !m->address))
+				problem("memory corr %u: the library's own record is op %u at %#" PRIx64,
+					m->correlation_id, m->op, m->address);
 			if (m->op >= GP_MEM_POOL_CREATE && (m->memory_kind || !m->pool_type))
 				problem("memory pool event corr %u: memory kind %u, pool type %u",
 					m->correlation_id, m->memory_kind, m->pool_type);
@@ -681,7 +742,7 @@ static int issues_work(const char *name)
 					 "cuStreamAddCallback", "cuMemAlloc", "cuMemFree",
 					 "cuMemHostAlloc", "cuArrayCreate", "cuArray3DCreate",
 					 "cuArrayDestroy", "cuMipmappedArrayCreate",
-					 "cuMipmappedArrayDestroy" };
+					 "cuMipmappedArrayDestroy", "cuMemCreate", "cuMemRelease" };
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(p); i++)
@@ -923,7 +984,8 @@ int main(int argc, char **argv)
 		if (it->start && api->start > it->start)
 			problem("%s corr %u starts before its API call %s", kind_names[it->kind],
 				it->corr, api->name);
-		if (it->kind == K_MEM && it->start > api->end)
+		/* the library stamps its own as the call returns, after CUPTI's end */
+		if (it->kind == K_MEM && !it->from_call && it->start > api->end)
 			problem("memory corr %u (%s) at %" PRIu64 ", after its API call %s ended at %" PRIu64,
 				it->corr, it->name, it->start, api->name, api->end);
 		if (it->kind == K_KERNEL && it->in_graph) {

@@ -15,7 +15,8 @@ against the simulator's own log of what it ran (GPUPERF_SIM_LOG):
 - trace.json's kernels carry the grid, block and dynamic shared memory each was
   launched with, and summary.json counts each kernel's launches per configuration;
 - memory: summary.json's "memory" section (allocations, frees, bytes and peak bytes
-  live per memory kind, pool events) equals what the log's mem lines add up to, its
+  live per memory kind, pool events) equals what the log's mem lines add up to (and
+  its vmm lines: virtual memory's handles, created and last released), its
   allocation sites account for every byte allocated by the API call that allocated it,
   each at a line that makes that call, and trace.json's "GPU memory" counter follows
   the bytes live after every allocation and free.
@@ -148,7 +149,27 @@ for fn, lines in expect_lines.items():
 # memory: the log's mem lines, in time order, against summary.json's "memory"
 KINDS = {1: "pageable", 2: "pinned", 3: "device", 4: "array", 5: "managed"}
 ALIASES = {"cudaHostAlloc": ("cudaHostAlloc", "cudaMallocHost")}
-mem = sorted((r for r in truth if r["type"] == "mem"), key=lambda r: r["ts"])
+mem = [r for r in truth if r["type"] == "mem"]
+# virtual memory: what the program did with its handles (the log's vmm lines); a
+# handle's creation allocates, its last reference released frees (kind "vmm")
+refs, made = {}, {}
+for r in truth:
+    if r["type"] != "vmm":
+        continue
+    h = r["handle"]
+    if r["op"] == "create":
+        refs[h], made[h] = 1, r["bytes"]
+        mem.append({"op": "alloc", "kind_name": "vmm", "bytes": r["bytes"], "corr": r["corr"],
+                    "ts": r["ts"], "pool_size": 0})
+    elif h in refs and r["op"] == "retain":
+        refs[h] += 1
+    elif h in refs and r["op"] == "release":
+        refs[h] -= 1
+        if not refs[h]:
+            del refs[h]
+            mem.append({"op": "free", "kind_name": "vmm", "bytes": made.pop(h),
+                        "corr": r["corr"], "ts": r["ts"], "pool_size": 0})
+mem.sort(key=lambda r: r["ts"])
 api_name = {r["corr"]: r["name"] for r in truth if r["type"] == "api"}
 sm = s.get("memory")
 if mem and not sm:
@@ -164,7 +185,7 @@ elif sm:
                         "pool_trim": "trimmed"}[r["op"]]] += 1
             continue
         # a stream-ordered pool's allocation has its pool's size in the line
-        kind = "pool" if r["pool_size"] else KINDS.get(r["kind"], "unknown")
+        kind = r.get("kind_name") or ("pool" if r["pool_size"] else KINDS.get(r["kind"], "unknown"))
         k = want_k.setdefault(kind, [0, 0, 0, 0])
         if r["op"] == "alloc":
             k[0] += 1

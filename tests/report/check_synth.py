@@ -80,11 +80,11 @@ if loader_calls:
 expect("gpu_idle", idle, want_idle)
 
 s = json.load(open(f"{d}/summary.json"))
-expect("schema", (s["schema"], s["schema_version"]), ("gpuperf-summary", "1.9"))
+expect("schema", (s["schema"], s["schema_version"]), ("gpuperf-summary", "1.10"))
 # -L: losses reported by the recorders, summed by source; every source always present
 want_drops = dict.fromkeys(["cupti", "inject_buffers", "ringbuf_sample", "ringbuf_offcpu",
                             "ringbuf_launch", "ringbuf_proc", "stack", "writer", "offcpu_missed",
-                            "perf_map", "kallsyms", "module", "unwind_cfi"], 0)
+                            "perf_map", "kallsyms", "module", "unwind_cfi", "vmm"], 0)
 if losses:
     want_drops.update(cupti=4, ringbuf_sample=2, offcpu_missed=5, unwind_cfi=2)
 expect("drops", s["drops"], want_drops)

@@ -27,9 +27,11 @@
 #include <generated_cuda_meta.h>
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -140,6 +142,24 @@ static struct vmm_range *range_of(uintptr_t va, size_t size)
 	return NULL;
 }
 
+/*
+ * The log's account of what the program did with its handles (no CUPTI
+ * record: the simulator reports none for these calls): a creation with its
+ * size, a retained handle, a release. A profiler's count of the memory
+ * made this way checks against it.
+ */
+static void log_vmm(const char *op, CUmemGenericAllocationHandle h, uint64_t bytes)
+{
+	char line[256];
+	uint64_t own;
+
+	snprintf(line, sizeof(line),
+		 "{\"type\":\"vmm\",\"op\":\"%s\",\"handle\":%" PRIu64 ",\"bytes\":%" PRIu64
+		 ",\"corr\":%u,\"tid\":%u,\"ts\":%" PRIu64 "}",
+		 op, (uint64_t)h, bytes, gpsim__corr(), gpsim_gettid(), gpsim__stamp(&own));
+	gpsim_log_line(line);
+}
+
 #pragma GCC visibility push(default)
 
 CUresult CUDAAPI cuMemGetAllocationGranularity(size_t *g, const CUmemAllocationProp *prop,
@@ -182,7 +202,10 @@ CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *h, size_t size,
 		close(fd);
 		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
 	}
-	DRV_RETURN(alloc_new(fd, size, prop, h));
+	if (alloc_new(fd, size, prop, h) != CUDA_SUCCESS)
+		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+	log_vmm("create", *h, size);
+	DRV_RETURN(CUDA_SUCCESS);
 }
 
 /*
@@ -202,6 +225,8 @@ CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle h)
 	if (a)
 		alloc_put(a);
 	pthread_mutex_unlock(&V.lock);
+	if (a)
+		log_vmm("release", h, 0);
 	DRV_RETURN(a ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE);
 }
 
@@ -553,6 +578,8 @@ CUresult CUDAAPI cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h, vo
 		*h = (uintptr_t)m->a;
 	}
 	pthread_mutex_unlock(&V.lock);
+	if (m)
+		log_vmm("retain", *h, 0);
 	DRV_RETURN(m ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE);
 }
 

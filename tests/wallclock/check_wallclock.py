@@ -39,7 +39,7 @@ threads = {t["tid"]: t for t in summary["threads"] if t["pid"] == pid}
 names = {spinner: "spinner", sleeper: "sleeper", locker: "locker", reader: "reader",
          poller: "poller", stuck: "stuck"}
 
-check(summary["schema_version"] == "1.9", "summary.json schema_version 1.9")
+check(summary["schema_version"] == "1.10", "summary.json schema_version 1.10")
 
 # every thread has its files
 for tid, name in names.items():
