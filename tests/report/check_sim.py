@@ -160,7 +160,7 @@ for r in truth:
     if r["op"] == "create":
         refs[h], made[h] = 1, r["bytes"]
         mem.append({"op": "alloc", "kind_name": "vmm", "bytes": r["bytes"], "corr": r["corr"],
-                    "ts": r["ts"], "pool_size": 0})
+                    "tid": r["tid"], "ts": r["ts"], "pool_size": 0})
     elif h in refs and r["op"] == "retain":
         refs[h] += 1
     elif h in refs and r["op"] == "release":
@@ -168,9 +168,10 @@ for r in truth:
         if not refs[h]:
             del refs[h]
             mem.append({"op": "free", "kind_name": "vmm", "bytes": made.pop(h),
-                        "corr": r["corr"], "ts": r["ts"], "pool_size": 0})
+                        "corr": r["corr"], "tid": r["tid"], "ts": r["ts"], "pool_size": 0})
 mem.sort(key=lambda r: r["ts"])
-api_name = {r["corr"]: r["name"] for r in truth if r["type"] == "api"}
+# by thread and id: each process of a program numbers its calls from 1
+api_name = {(r["tid"], r["corr"]): r["name"] for r in truth if r["type"] == "api"}
 sm = s.get("memory")
 if mem and not sm:
     fails.append("the simulator allocated memory; summary.json has no memory section")
@@ -192,7 +193,7 @@ elif sm:
             k[2] += r["bytes"]
             live[kind] = live.get(kind, 0) + r["bytes"]
             total_live[0] += r["bytes"]
-            name = api_name.get(r["corr"], "?")
+            name = api_name.get((r["tid"], r["corr"]), "?")
             want_site[name] = want_site.get(name, 0) + r["bytes"]
         else:
             k[1] += 1

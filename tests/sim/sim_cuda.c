@@ -46,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -121,7 +122,38 @@ struct CUevent_st {
 	uint64_t cap_id;
 	CUgraphNode *cdeps;
 	size_t ncdeps;
+	/*
+	 * An interprocess event (CU_EVENT_INTERPROCESS): its completion time,
+	 * 0 until recorded, in a page every process that opened it maps
+	 * (sim_ipc.c); shared_fd: the exporter's memfd of it, -1 in an
+	 * importer.
+	 */
+	_Atomic uint64_t *shared;
+	int shared_fd;
 };
+
+/* An event recorded to complete at ts: the interprocess page too. S.lock held. */
+static void ev_set(struct CUevent_st *e, uint64_t ts)
+{
+	e->ts = ts;
+	e->recorded = 1;
+	if (e->shared)
+		atomic_store(e->shared, ts);
+}
+
+/* Whether e was recorded, and when it completes (any process's record of an interprocess event). */
+static int ev_get(const struct CUevent_st *e, uint64_t *ts)
+{
+	uint64_t t;
+
+	if (e->shared) {
+		t = atomic_load(e->shared);
+		*ts = t;
+		return t != 0;
+	}
+	*ts = e->ts;
+	return e->recorded;
+}
 
 /*
  * A graph node (CUgraphNode). A graph holds its nodes in creation order;
@@ -223,8 +255,17 @@ struct alloc {
 	int kind; /* CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, _PINNED or _ARRAY (an array's elements) */
 	unsigned int host_flags; /* cuMemHostAlloc's CU_MEMHOSTALLOC_* */
 	int registered; /* cuMemHostRegister: the program's memory, not ours to free */
+	int mapped;	/* device memory: pages of its own (munmap), shareable (IPC) */
+	int shared_fd;	/* mapped and exported (cuIpcGetMemHandle): the memfd now there, else -1 */
 	struct alloc *next;
 };
+
+static size_t page_round(size_t n)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+
+	return (n ? n : 1) + pg - 1 - ((n ? n : 1) + pg - 1) % pg;
+}
 
 struct kernel_rule {
 	char *name;
@@ -1066,8 +1107,21 @@ static int mem_add(size_t size, int kind, void **out)
 	struct alloc *m = calloc(1, sizeof(*m));
 	void *p = NULL;
 
-	/* 256-byte alignment like cudaMalloc; at least one byte so pointers are unique. */
-	if (!m || posix_memalign(&p, 256, size ? size : 1)) {
+	if (!m)
+		return -ENOMEM;
+	m->shared_fd = -1;
+	if (kind == CUPTI_ACTIVITY_MEMORY_KIND_DEVICE) {
+		/* pages of its own, which an export shares in place (cuIpcGetMemHandle) */
+		p = mmap(NULL, page_round(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+		m->mapped = p != MAP_FAILED;
+		if (!m->mapped)
+			p = NULL;
+	} else if (posix_memalign(&p, 256, size ? size : 1)) {
+		/* 256-byte alignment like cudaMalloc; at least one byte so pointers are unique. */
+		p = NULL;
+	}
+	if (!p) {
 		free(m);
 		return -ENOMEM;
 	}
@@ -1094,7 +1148,13 @@ static int mem_del(const void *p, int kind)
 		if (m->base == (uintptr_t)p && m->kind == kind && !m->registered) {
 			*pp = m->next;
 			size = m->size;
-			free((void *)m->base);
+			if (m->mapped) {
+				munmap((void *)m->base, page_round(m->size));
+				if (m->shared_fd >= 0)
+					close(m->shared_fd);
+			} else {
+				free((void *)m->base);
+			}
 			free(m);
 			err = 0;
 			break;
@@ -1149,6 +1209,44 @@ static CUresult mem_unregister(const void *p, int kind)
 			r = CUDA_SUCCESS;
 			break;
 		}
+	}
+	pthread_mutex_unlock(&S.lock);
+	return r;
+}
+
+CUresult gpsim__mem_export(CUdeviceptr p, int *fd, size_t *size)
+{
+	struct alloc *m;
+	CUresult r = CUDA_ERROR_INVALID_VALUE;
+	size_t len;
+	int f;
+
+	pthread_mutex_lock(&S.lock);
+	for (m = S.allocs; m && !(m->base == p && m->mapped && !m->registered); m = m->next)
+		;
+	if (m && m->shared_fd < 0) {
+		/*
+		 * The allocation's pages become a memfd's, mapped over them with
+		 * their bytes: the same address, now shared with whoever maps
+		 * the memfd.
+		 */
+		len = page_round(m->size);
+		f = memfd_create("gpsim-ipc-mem", MFD_CLOEXEC);
+		if (f < 0 || ftruncate(f, (off_t)len) || pwrite(f, (void *)m->base, len, 0) != (ssize_t)len ||
+		    mmap((void *)m->base, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, f, 0) ==
+			    MAP_FAILED) {
+			if (f >= 0)
+				close(f);
+			m = NULL;
+			r = CUDA_ERROR_MAP_FAILED;
+		} else {
+			m->shared_fd = f;
+		}
+	}
+	if (m) {
+		*fd = m->shared_fd;
+		*size = page_round(m->size);
+		r = CUDA_SUCCESS;
 	}
 	pthread_mutex_unlock(&S.lock);
 	return r;
@@ -1402,6 +1500,8 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevi
 	/* Virtual memory management (sim_vmm.c), shared through POSIX file descriptors. */
 	case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: *pi = 1; break;
 	case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED: *pi = 1; break;
+	/* Interprocess memory and events (sim_ipc.c). */
+	case CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED: *pi = 1; break;
 	default: *pi = 0;
 	}
 	DRV_RETURN(CUDA_SUCCESS);
@@ -3141,10 +3241,18 @@ CUresult CUDAAPI cuEventCreate(CUevent *ph, unsigned int flags)
 	NEED_CTX();
 	if (!ph)
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	/* "CU_EVENT_INTERPROCESS ... CU_EVENT_DISABLE_TIMING must be set" */
+	if ((flags & CU_EVENT_INTERPROCESS) && !(flags & CU_EVENT_DISABLE_TIMING))
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
 	e->flags = flags;
+	e->shared_fd = -1;
+	if ((flags & CU_EVENT_INTERPROCESS) && !(e->shared = gpsim__ipc_page(&e->shared_fd))) {
+		free(e);
+		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+	}
 	pthread_mutex_lock(&S.lock);
 	e->id = S.next_event_id++;
 	pthread_mutex_unlock(&S.lock);
@@ -3158,6 +3266,7 @@ CUresult CUDAAPI cuEventDestroy_v2(CUevent e)
 	NEED_CTX();
 	if (!e)
 		DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);
+	gpsim__ipc_page_put(e->shared, e->shared_fd);
 	free(e->cdeps);
 	free(e);
 	DRV_RETURN(CUDA_SUCCESS);
@@ -3177,10 +3286,34 @@ static CUresult event_record(CUevent e, struct CUstream_st *s, unsigned int flag
 	pthread_mutex_lock(&S.lock);
 	wait_host_locked(s);
 	/* The event completes when all work issued to the stream so far has. */
-	e->ts = max_u64(gpsim_now(), stream_dep(s));
-	e->recorded = 1;
+	ev_set(e, max_u64(gpsim_now(), stream_dep(s)));
 	e->cap_id = 0;
 	pthread_mutex_unlock(&S.lock);
+	return CUDA_SUCCESS;
+}
+
+/* The interprocess page of event e, for a handle (sim_ipc.c): -1 unless e is interprocess. */
+int gpsim__event_shared_fd(CUevent e)
+{
+	return e && (e->flags & CU_EVENT_INTERPROCESS) && (e->flags & CU_EVENT_DISABLE_TIMING) ?
+		       e->shared_fd :
+		       -1;
+}
+
+/* An event over page, another process's (cuIpcOpenEventHandle): it behaves as DISABLE_TIMING. */
+CUresult gpsim__event_import(CUevent *pe, _Atomic uint64_t *page)
+{
+	struct CUevent_st *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	e->flags = CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS;
+	e->shared = page;
+	e->shared_fd = -1;
+	pthread_mutex_lock(&S.lock);
+	e->id = S.next_event_id++;
+	pthread_mutex_unlock(&S.lock);
+	*pe = e;
 	return CUDA_SUCCESS;
 }
 
@@ -3210,16 +3343,18 @@ CUresult CUDAAPI cuEventRecordWithFlags_ptsz(CUevent e, CUstream h, unsigned int
 
 CUresult CUDAAPI cuEventQuery(CUevent e)
 {
+	uint64_t ts;
 	DRV_ENTER(cuEventQuery, NULL, NULL);
 	NEED_CTX();
 	if (!e)
 		DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);
-	DRV_RETURN(!e->recorded || gpsim_now() >= e->ts ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY);
+	DRV_RETURN(!ev_get(e, &ts) || gpsim_now() >= ts ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY);
 }
 
 CUresult CUDAAPI cuEventSynchronize(CUevent e)
 {
 	struct sync_stamp start;
+	uint64_t ts;
 	cuEventSynchronize_params p = { e };
 	DRV_ENTER(cuEventSynchronize, &p, NULL);
 
@@ -3227,8 +3362,8 @@ CUresult CUDAAPI cuEventSynchronize(CUevent e)
 	if (!e)
 		DRV_RETURN(CUDA_ERROR_INVALID_HANDLE);
 	start = sync_now();
-	if (e->recorded)
-		wait_until(e->ts);
+	if (ev_get(e, &ts))
+		wait_until(ts);
 	gpsim__pools_on_sync();
 	report_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE, UINT32_MAX, e->id,
 		    start);
@@ -3258,6 +3393,7 @@ CUresult CUDAAPI cuStreamWaitEvent(CUstream h, CUevent e, unsigned int flags)
 {
 	struct CUstream_st *s;
 	struct sync_stamp now;
+	uint64_t ts;
 	CUresult r;
 	cuStreamWaitEvent_params p = { h, e, flags };
 	DRV_ENTER(cuStreamWaitEvent, &p, NULL);
@@ -3270,8 +3406,8 @@ CUresult CUDAAPI cuStreamWaitEvent(CUstream h, CUevent e, unsigned int flags)
 		DRV_RETURN(r);
 	now = sync_now();
 	pthread_mutex_lock(&S.lock);
-	if (e->recorded)
-		s->ready = max_u64(s->ready, e->ts);
+	if (ev_get(e, &ts))
+		s->ready = max_u64(s->ready, ts);
 	pthread_mutex_unlock(&S.lock);
 	report_sync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT, s->id, e->id, now);
 	DRV_RETURN(CUDA_SUCCESS);
@@ -5394,7 +5530,7 @@ static int glaunch_nodes(struct glaunch *gl, int on_worker)
 
 	for (; gl->next < x->n; gl->next++) {
 		struct CUgraphNode_st *n = x->nodes[x->order[gl->next]];
-		uint64_t t = gl->base, start;
+		uint64_t t = gl->base, start, ts;
 		size_t d;
 
 		for (d = 0; d < n->ndeps; d++)
@@ -5414,14 +5550,13 @@ static int glaunch_nodes(struct glaunch *gl, int on_worker)
 			break;
 		case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
 			pthread_mutex_lock(&S.lock);
-			n->event->ts = t;
-			n->event->recorded = 1;
+			ev_set(n->event, t);
 			pthread_mutex_unlock(&S.lock);
 			n->end = t;
 			break;
 		case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
 			pthread_mutex_lock(&S.lock);
-			n->end = n->event->recorded ? max_u64(t, n->event->ts) : t;
+			n->end = ev_get(n->event, &ts) ? max_u64(t, ts) : t;
 			pthread_mutex_unlock(&S.lock);
 			break;
 		case CU_GRAPH_NODE_TYPE_KERNEL:

@@ -203,49 +203,6 @@ CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn, int version, c
 	DRV_RETURN(proc_address(symbol, pfn, version, flags, NULL));
 }
 
-/* ---- IPC: not simulated ---- */
-
-CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle *handle, CUdeviceptr dptr)
-{
-	cuIpcGetMemHandle_params p = { handle, dptr };
-	DRV_ENTER(cuIpcGetMemHandle, &p, NULL);
-	NEED_CTX();
-	DRV_RETURN(CUDA_ERROR_NOT_SUPPORTED);
-}
-
-CUresult CUDAAPI cuIpcOpenMemHandle_v2(CUdeviceptr *dptr, CUipcMemHandle handle,
-				       unsigned int flags)
-{
-	cuIpcOpenMemHandle_v2_params p = { dptr, handle, flags };
-	DRV_ENTER(cuIpcOpenMemHandle_v2, &p, NULL);
-	NEED_CTX();
-	DRV_RETURN(CUDA_ERROR_NOT_SUPPORTED);
-}
-
-CUresult CUDAAPI cuIpcCloseMemHandle(CUdeviceptr dptr)
-{
-	cuIpcCloseMemHandle_params p = { dptr };
-	DRV_ENTER(cuIpcCloseMemHandle, &p, NULL);
-	NEED_CTX();
-	DRV_RETURN(CUDA_ERROR_NOT_SUPPORTED);
-}
-
-CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle *handle, CUevent event)
-{
-	cuIpcGetEventHandle_params p = { handle, event };
-	DRV_ENTER(cuIpcGetEventHandle, &p, NULL);
-	NEED_CTX();
-	DRV_RETURN(CUDA_ERROR_NOT_SUPPORTED);
-}
-
-CUresult CUDAAPI cuIpcOpenEventHandle(CUevent *event, CUipcEventHandle handle)
-{
-	cuIpcOpenEventHandle_params p = { event, handle };
-	DRV_ENTER(cuIpcOpenEventHandle, &p, NULL);
-	NEED_CTX();
-	DRV_RETURN(CUDA_ERROR_NOT_SUPPORTED);
-}
-
 #pragma GCC visibility pop
 
 /* ---- function attributes ---- */

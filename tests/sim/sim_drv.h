@@ -69,6 +69,21 @@ GPSIM_HIDDEN uint32_t gpsim__ctx_id(CUcontext c);
 
 /* sim_cuda.c: [p, p + size) is device memory mapped by the program (cuMemMap); 0 or -EINVAL (overlap). */
 GPSIM_HIDDEN int gpsim__mem_track(void *p, size_t size);
+/*
+ * IPC (sim_ipc.c). A page another process can map: its memfd in *fd, the
+ * page zeroed; NULL on failure. _put unmaps it and closes fd (>= 0).
+ */
+GPSIM_HIDDEN _Atomic uint64_t *gpsim__ipc_page(int *fd);
+GPSIM_HIDDEN void gpsim__ipc_page_put(_Atomic uint64_t *page, int fd);
+/* The memfd of an interprocess event's page (-1: not an interprocess event). */
+GPSIM_HIDDEN int gpsim__event_shared_fd(CUevent e);
+GPSIM_HIDDEN CUresult gpsim__event_import(CUevent *pe, _Atomic uint64_t *page);
+/*
+ * The device allocation based at p as a memfd another process can map
+ * (made shared on the first call): its fd and size. CUDA_ERROR_INVALID_VALUE
+ * when p is no cuMemAlloc base.
+ */
+GPSIM_HIDDEN CUresult gpsim__mem_export(CUdeviceptr p, int *fd, size_t *size);
 GPSIM_HIDDEN void gpsim__mem_untrack(const void *p);
 /* sim_cuda.c: h is an array (cuArrayCreate), and *flags its CUDA_ARRAY3D_* flags (NULL: not wanted). */
 GPSIM_HIDDEN int gpsim__array_ok(CUarray h, unsigned int *flags);

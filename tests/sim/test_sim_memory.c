@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sim_test.h"
@@ -1010,6 +1011,142 @@ static void test_resource_callbacks(void **state)
 	assert_ptr_equal(res[3].ctx, c);
 }
 
+static char *self_exe;
+
+static void hex_put(char *out, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", b[i]);
+}
+
+static void hex_get(void *p, const char *s, size_t n)
+{
+	unsigned char *b = p;
+	unsigned v;
+	size_t i;
+
+	for (i = 0; i < n && sscanf(s + 2 * i, "%2x", &v) == 1; i++)
+		b[i] = (unsigned char)v;
+}
+
+#define IPC_BYTES (3 * 4096 + 100)
+#define IPC_SLOW_LAUNCHES 10 /* 200 ms of simulated work before the child's record */
+
+/*
+ * The other process of test_ipc (this program, run with --ipc-child MEM
+ * EVENT): opens both handles, checks and rewrites the memory, records the
+ * event behind 200 ms of work, and exits without waiting for it. Its exit
+ * status says what failed.
+ */
+static int ipc_child(const char *mem_hex, const char *event_hex)
+{
+	cudaIpcMemHandle_t mh;
+	cudaIpcEventHandle_t eh;
+	cudaEvent_t e;
+	cudaStream_t s;
+	char *p, *q, host[IPC_BYTES];
+	dim3 one = { 1, 1, 1 };
+	int i;
+
+	hex_get(&mh, mem_hex, sizeof(mh));
+	hex_get(&eh, event_hex, sizeof(eh));
+	if (cudaIpcOpenMemHandle((void **)&p, mh, cudaIpcMemLazyEnablePeerAccess) != cudaSuccess)
+		return 10;
+	/* "the reference count on the handle is incremented by 1 and the existing device pointer is returned" */
+	if (cudaIpcOpenMemHandle((void **)&q, mh, cudaIpcMemLazyEnablePeerAccess) != cudaSuccess ||
+	    q != p)
+		return 11;
+	if (cudaMemcpy(host, p, IPC_BYTES, cudaMemcpyDeviceToHost) != cudaSuccess ||
+	    host[0] != 5 || host[IPC_BYTES - 1] != 5)
+		return 12;
+	if (cudaMemset(p, 9, IPC_BYTES) != cudaSuccess)
+		return 13;
+	if (cudaIpcCloseMemHandle(p) != cudaSuccess || cudaIpcCloseMemHandle(p) != cudaSuccess ||
+	    cudaIpcCloseMemHandle(p) != cudaErrorInvalidValue)
+		return 14;
+	if (cudaIpcOpenEventHandle(&e, eh) != cudaSuccess)
+		return 15;
+	if (cudaStreamCreate(&s) != cudaSuccess)
+		return 16;
+	for (i = 0; i < IPC_SLOW_LAUNCHES; i++)
+		if (cudaLaunchKernel(&stub_slow, one, one, NULL, 0, s) != cudaSuccess)
+			return 17;
+	if (cudaEventRecord(e, s) != cudaSuccess || cudaEventQuery(e) != cudaErrorNotReady)
+		return 18;
+	if (cudaEventDestroy(e) != cudaSuccess)
+		return 19;
+	return 0;
+}
+
+static void test_ipc(void **state)
+{
+	DOC("Takes a pointer to the base of an existing device memory allocation created with "
+	    "cuMemAlloc and exports it for use in another process. [...] After the event has been "
+	    "opened in the importing process, cuEventRecord, cuEventSynchronize, cuStreamWaitEvent "
+	    "and cuEventQuery may be used in either process.");
+	cudaIpcMemHandle_t mh, mh2;
+	cudaIpcEventHandle_t eh;
+	cudaEvent_t e, plain, bad;
+	CUipcMemHandle cmh;
+	CUdeviceptr d;
+	char *a, host[IPC_BYTES], mem_hex[2 * sizeof(mh) + 1], event_hex[2 * sizeof(eh) + 1];
+	int attr = 0, status = -1;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(cudaDeviceGetAttribute(&attr, cudaDevAttrIpcEventSupport, 0), cudaSuccess);
+	assert_int_equal(attr, 1);
+	assert_int_equal(cudaMalloc((void **)&a, IPC_BYTES), cudaSuccess);
+	assert_int_equal(cudaMemset(a, 4, IPC_BYTES), cudaSuccess);
+	/* "dptr - Base pointer to previously allocated device memory" */
+	assert_int_equal(cudaIpcGetMemHandle(&mh, a + 256), cudaErrorInvalidValue);
+	assert_int_equal(cudaIpcGetMemHandle(&mh, a), cudaSuccess);
+	assert_int_equal(cudaIpcGetMemHandle(&mh2, a), cudaSuccess);
+	assert_memory_equal(&mh, &mh2, sizeof(mh));
+	/* exported: the same address, the same bytes, and what is written there now is shared */
+	assert_int_equal(cudaMemcpy(host, a, IPC_BYTES, cudaMemcpyDeviceToHost), cudaSuccess);
+	assert_int_equal(host[IPC_BYTES - 1], 4);
+	assert_int_equal(cudaMemset(a, 5, IPC_BYTES), cudaSuccess);
+	/* "may only be opened by one context per device per other process" */
+	memcpy(&cmh, &mh, sizeof(cmh));
+	assert_int_equal(cuIpcOpenMemHandle(&d, cmh, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS),
+			 CUDA_ERROR_INVALID_CONTEXT);
+	/* "CU_EVENT_INTERPROCESS ... CU_EVENT_DISABLE_TIMING must be set" */
+	assert_int_equal(cudaEventCreateWithFlags(&bad, cudaEventInterprocess), cudaErrorInvalidValue);
+	assert_int_equal(cudaEventCreateWithFlags(&plain, cudaEventDisableTiming), cudaSuccess);
+	assert_int_equal(cudaIpcGetEventHandle(&eh, plain), cudaErrorInvalidValue);
+	assert_int_equal(cudaEventCreateWithFlags(&e, cudaEventInterprocess | cudaEventDisableTiming),
+			 cudaSuccess);
+	assert_int_equal(cudaIpcGetEventHandle(&eh, e), cudaSuccess);
+	assert_int_equal(cudaEventQuery(e), cudaSuccess); /* not recorded yet */
+
+	hex_put(mem_hex, &mh, sizeof(mh));
+	hex_put(event_hex, &eh, sizeof(eh));
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		execl(self_exe, self_exe, "--ipc-child", mem_hex, event_hex, (char *)NULL);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	/* the child's writes, here */
+	assert_int_equal(cudaMemcpy(host, a, IPC_BYTES, cudaMemcpyDeviceToHost), cudaSuccess);
+	assert_int_equal(host[0], 9);
+	assert_int_equal(host[IPC_BYTES - 1], 9);
+	/* the child's record, here: its work still running, then waited for */
+	assert_int_equal(cudaEventQuery(e), cudaErrorNotReady);
+	assert_int_equal(cudaEventSynchronize(e), cudaSuccess);
+	assert_int_equal(cudaEventQuery(e), cudaSuccess);
+	assert_int_equal(cudaEventDestroy(e), cudaSuccess);
+	assert_int_equal(cudaEventDestroy(plain), cudaSuccess);
+	assert_int_equal(cudaFree(a), cudaSuccess);
+}
+
 static void test_peers_and_ipc(void **state)
 {
 	DOC("Returns in *canAccessPeer a value of 1 if device device is capable of directly "
@@ -1041,11 +1178,10 @@ static void test_peers_and_ipc(void **state)
 	assert_int_equal(cudaMemcpyPeer(b, 1, a, 0, 64), cudaErrorInvalidDevice);
 	assert_int_equal(cudaMemcpy(host, b, 64, cudaMemcpyDeviceToHost), cudaSuccess);
 	assert_int_equal(host[63], 7);
-	/* sharing with another process is not simulated */
-	assert_int_equal(cudaIpcGetMemHandle(&h, a), cudaErrorNotSupported);
+	/* a handle that names no export (test_ipc shares one) */
 	memset(&h, 0, sizeof(h));
 	assert_int_equal(cudaIpcOpenMemHandle(&opened, h, cudaIpcMemLazyEnablePeerAccess),
-			 cudaErrorNotSupported);
+			 cudaErrorInvalidValue);
 	assert_null(opened);
 	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
 	assert_int_equal(cuptiActivityFlushAll(0), CUPTI_SUCCESS);
@@ -1610,6 +1746,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_managed_batches, teardown),
 		cmocka_unit_test_teardown(test_pool_ipc, teardown),
 		cmocka_unit_test_teardown(test_peers_and_ipc, teardown),
+		cmocka_unit_test_teardown(test_ipc, teardown),
 		cmocka_unit_test_teardown(test_function_attributes, teardown),
 		cmocka_unit_test_teardown(test_jit_link, teardown),
 		cmocka_unit_test_teardown(test_graph_memory_attributes, teardown),
@@ -1626,6 +1763,16 @@ int main(int argc, char **argv)
 	char rules[128];
 	void **h;
 
+	self_exe = argv[0];
+	if (argc == 4 && !strcmp(argv[1], "--ipc-child")) {
+		snprintf(rules, sizeof(rules), "%s=%llu", KERNEL_SLOW, KERNEL_SLOW_NS);
+		setenv("GPUPERF_SIM_KERNEL_NS", rules, 1);
+		h = __cudaRegisterFatBinary((void *)&stub_slow);
+		__cudaRegisterFunction(h, &stub_slow, (char *)KERNEL_SLOW, KERNEL_SLOW, -1, NULL,
+				       NULL, NULL, NULL, NULL);
+		__cudaRegisterFatBinaryEnd(h);
+		return ipc_child(argv[2], argv[3]);
+	}
 	if (argc < 3) {
 		fprintf(stderr, "usage: %s KERNELS.cubin KERNELS.fatbin\n", argv[0]);
 		return 2;
