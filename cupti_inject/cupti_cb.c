@@ -59,7 +59,7 @@ static int issues_work(uint32_t domain, uint32_t cbid)
 
 /*
  * At the exit of a virtual memory call that succeeded: its allocation, extra
- * reference or release. The parameters were the driver's to check, and it
+ * reference, release, mapping or unmapping. The parameters were the driver's to check, and it
  * took them.
  */
 static void vmm_call(CUpti_CallbackId cbid, const CUpti_CallbackData *d)
@@ -95,6 +95,14 @@ static void vmm_call(CUpti_CallbackId cbid, const CUpti_CallbackData *d)
 		const cuMemRelease_params *p = d->functionParams;
 
 		vmm_mem__released(vmm_mem, p->handle, d->correlationId, ts);
+	} else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuMemMap) {
+		const cuMemMap_params *p = d->functionParams;
+
+		vmm_mem__mapped(vmm_mem, p->ptr, p->size, p->handle);
+	} else if (cbid == CUPTI_DRIVER_TRACE_CBID_cuMemUnmap) {
+		const cuMemUnmap_params *p = d->functionParams;
+
+		vmm_mem__unmapped(vmm_mem, p->ptr, p->size, d->correlationId, ts);
 	}
 }
 
@@ -102,7 +110,9 @@ static int is_vmm_call(CUpti_CallbackId cbid)
 {
 	return cbid == CUPTI_DRIVER_TRACE_CBID_cuMemCreate ||
 	       cbid == CUPTI_DRIVER_TRACE_CBID_cuMemRetainAllocationHandle ||
-	       cbid == CUPTI_DRIVER_TRACE_CBID_cuMemRelease;
+	       cbid == CUPTI_DRIVER_TRACE_CBID_cuMemRelease ||
+	       cbid == CUPTI_DRIVER_TRACE_CBID_cuMemMap ||
+	       cbid == CUPTI_DRIVER_TRACE_CBID_cuMemUnmap;
 }
 
 static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
@@ -203,6 +213,8 @@ CUptiResult cupti_cb__enable_vmm_mem(CUpti_SubscriberHandle sub, struct vmm_mem 
 		CUPTI_DRIVER_TRACE_CBID_cuMemCreate,
 		CUPTI_DRIVER_TRACE_CBID_cuMemRetainAllocationHandle,
 		CUPTI_DRIVER_TRACE_CBID_cuMemRelease,
+		CUPTI_DRIVER_TRACE_CBID_cuMemMap,
+		CUPTI_DRIVER_TRACE_CBID_cuMemUnmap,
 	};
 	CUptiResult r = CUPTI_SUCCESS;
 	size_t i;

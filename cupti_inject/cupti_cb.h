@@ -43,8 +43,9 @@ int cupti_cb__enable_launches(CUpti_SubscriberHandle sub);
 
 struct vmm_mem;
 /*
- * Enable the exit callbacks of cuMemCreate, cuMemRetainAllocationHandle and
- * cuMemRelease, which tell vm virtual memory's allocations and frees
+ * Enable the exit callbacks of cuMemCreate, cuMemRetainAllocationHandle,
+ * cuMemRelease, cuMemMap and cuMemUnmap, which tell vm virtual memory's
+ * allocations and frees
  * (vmm_mem.h). Once, before the program runs; CUPTI's status.
  */
 CUptiResult cupti_cb__enable_vmm_mem(CUpti_SubscriberHandle sub, struct vmm_mem *vm);

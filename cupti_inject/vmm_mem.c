@@ -11,6 +11,8 @@
 #include "gp_writer.h"
 
 #define MASK (VMM_MEM_HANDLES - 1)
+/* A handle's key once released while mapped: no handle the driver gives has it set. */
+#define RELEASED (1ull << 63)
 
 void vmm_mem__init(struct vmm_mem *vm)
 {
@@ -71,7 +73,7 @@ void vmm_mem__created(struct vmm_mem *vm, uint64_t handle, uint64_t bytes, uint3
 				.device = device, .op = GP_MEM_ALLOC, .kind = kind };
 	size_t i;
 
-	if (!handle)
+	if (!handle || (handle & RELEASED))
 		return;
 	pthread_mutex_lock(&vm->lock);
 	i = find(vm, handle);
@@ -79,7 +81,7 @@ void vmm_mem__created(struct vmm_mem *vm, uint64_t handle, uint64_t bytes, uint3
 		/* no room to see its free (or a handle the driver gave twice) */
 		vm->lost++;
 	} else {
-		vm->h[i] = (struct vmm_mem_handle){ .handle = handle, .bytes = bytes,
+		vm->h[i] = (struct vmm_mem_handle){ .handle = handle, .made = handle, .bytes = bytes,
 						    .device = device, .refs = 1, .kind = kind };
 		queue(vm, &e);
 	}
@@ -90,7 +92,7 @@ void vmm_mem__retained(struct vmm_mem *vm, uint64_t handle)
 {
 	size_t i;
 
-	if (!handle)
+	if (!handle || (handle & RELEASED))
 		return;
 	pthread_mutex_lock(&vm->lock);
 	i = find(vm, handle);
@@ -99,22 +101,91 @@ void vmm_mem__retained(struct vmm_mem *vm, uint64_t handle)
 	pthread_mutex_unlock(&vm->lock);
 }
 
+/* The free of the allocation in slot i, which nothing holds any more; under lock. */
+static void freed(struct vmm_mem *vm, size_t i, uint32_t corr, uint64_t ts)
+{
+	struct vmm_mem_ev e = { .ts = ts, .handle = vm->h[i].made,
+				.bytes = vm->h[i].bytes, .corr = corr,
+				.device = vm->h[i].device, .op = GP_MEM_FREE, .kind = vm->h[i].kind };
+
+	remove_at(vm, i);
+	queue(vm, &e);
+}
+
 void vmm_mem__released(struct vmm_mem *vm, uint64_t handle, uint32_t corr, uint64_t ts)
 {
-	struct vmm_mem_ev e = { .ts = ts, .handle = handle, .corr = corr, .op = GP_MEM_FREE };
-	size_t i;
+	struct vmm_mem_handle moved;
+	uint64_t key;
+	size_t i, k;
 
-	if (!handle)
+	if (!handle || (handle & RELEASED))
 		return;
 	pthread_mutex_lock(&vm->lock);
 	i = find(vm, handle);
 	/* not ours: imported from another process, or made before the library started */
 	if (i < VMM_MEM_HANDLES && vm->h[i].handle && !--vm->h[i].refs) {
-		e.bytes = vm->h[i].bytes;
-		e.device = vm->h[i].device;
-		e.kind = vm->h[i].kind;
-		remove_at(vm, i);
-		queue(vm, &e);
+		if (!vm->h[i].maps) {
+			freed(vm, i, corr, ts);
+		} else {
+			/*
+			 * Released while mapped: it lives on under a key of its own
+			 * (the driver may give its handle to a new allocation), to be
+			 * freed by the unmap that ends its last mapping.
+			 */
+			moved = vm->h[i];
+			key = RELEASED | ++vm->released;
+			for (k = 0; k < vm->nr_maps; k++)
+				if (vm->m[k].handle == handle)
+					vm->m[k].handle = key;
+			remove_at(vm, i);
+			i = find(vm, key);
+			if (i < VMM_MEM_HANDLES && !vm->h[i].handle) {
+				moved.handle = key;
+				vm->h[i] = moved;
+			} else {
+				vm->lost++; /* its free will go unseen */
+			}
+		}
+	}
+	pthread_mutex_unlock(&vm->lock);
+}
+
+void vmm_mem__mapped(struct vmm_mem *vm, uint64_t va, uint64_t size, uint64_t handle)
+{
+	size_t i;
+
+	if (!handle || (handle & RELEASED))
+		return;
+	pthread_mutex_lock(&vm->lock);
+	i = find(vm, handle);
+	if (i < VMM_MEM_HANDLES && vm->h[i].handle) {
+		if (vm->nr_maps == VMM_MEM_MAPS) {
+			vm->lost++; /* it counts as freed at its release */
+		} else {
+			vm->m[vm->nr_maps++] = (struct vmm_mem_map){ .va = va, .size = size,
+								     .handle = handle };
+			vm->h[i].maps++;
+		}
+	}
+	pthread_mutex_unlock(&vm->lock);
+}
+
+void vmm_mem__unmapped(struct vmm_mem *vm, uint64_t va, uint64_t size, uint32_t corr, uint64_t ts)
+{
+	size_t k = 0, i;
+
+	pthread_mutex_lock(&vm->lock);
+	while (k < vm->nr_maps) {
+		struct vmm_mem_map *m = &vm->m[k];
+
+		if (m->va < va || m->va - va >= size) {
+			k++;
+			continue;
+		}
+		i = find(vm, m->handle);
+		*m = vm->m[--vm->nr_maps]; /* this slot again: it holds the last one now */
+		if (i < VMM_MEM_HANDLES && vm->h[i].handle && !--vm->h[i].maps && !vm->h[i].refs)
+			freed(vm, i, corr, ts);
 	}
 	pthread_mutex_unlock(&vm->lock);
 }

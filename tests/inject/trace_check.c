@@ -215,56 +215,75 @@ static uint32_t mem_op(const char *s)
 					    0;
 }
 
-/*
- * The log's vmm lines: what the program did with virtual memory handles. A
- * creation is an allocation of its size (device memory), a handle's last
- * reference released its free: the records the library makes itself
- * (GP_MEMORY_FROM_CALL). NULL for a line that makes none.
- */
-static struct item *vmm_truth(struct vec *out, const cJSON *o)
+/* A memory record the library makes itself, as the vmm line o says it should. */
+static void vmm_emit(struct vec *out, const cJSON *o, uint32_t op, uint64_t handle, uint64_t bytes)
 {
-	static struct {
-		uint64_t handle, bytes;
-		unsigned refs;
-	} h[4096];
-	static size_t nh;
-	const char *op = jstr(o, "op");
-	uint64_t handle = jnum(o, "handle"), bytes = 0;
-	struct item *it;
-	size_t i;
+	struct item *it = push(out);
 
-	for (i = 0; i < nh && h[i].handle != handle; i++)
-		;
-	if (!strcmp(op, "create")) {
-		if (i < nh || nh == ARRAY_SIZE(h))
-			return NULL;
-		h[nh].handle = handle;
-		h[nh].bytes = bytes = jnum(o, "bytes");
-		h[nh++].refs = 1;
-	} else if (i == nh) {
-		return NULL; /* not this process's handle */
-	} else if (!strcmp(op, "retain")) {
-		h[i].refs++;
-		return NULL;
-	} else if (!strcmp(op, "release")) {
-		if (--h[i].refs)
-			return NULL;
-		bytes = h[i].bytes;
-		h[i] = h[--nh];
-	} else {
-		return NULL;
-	}
-	it = push(out);
 	it->kind = K_MEM;
-	it->sub = !strcmp(op, "create") ? GP_MEM_ALLOC : GP_MEM_FREE;
-	it->domain = it->sub;
+	it->sub = op;
+	it->domain = op;
 	it->mem_kind = 3; /* CUPTI_ACTIVITY_MEMORY_KIND_DEVICE */
 	it->node = handle;
 	it->bytes = bytes;
 	it->stream = UINT32_MAX;
 	it->context = UINT32_MAX;
-	snprintf(it->name, sizeof(it->name), "%s", it->sub == GP_MEM_ALLOC ? "alloc" : "free");
-	return it;
+	it->corr = (uint32_t)jnum(o, "corr");
+	it->tid = (uint32_t)jnum(o, "tid");
+	it->start = it->end = jnum(o, "ts");
+	snprintf(it->name, sizeof(it->name), "%s", op == GP_MEM_ALLOC ? "alloc" : "free");
+}
+
+/*
+ * The log's vmm lines: what the program did with virtual memory handles. A
+ * creation is an allocation of its size (device memory); the free is the
+ * later of its handle's last release and the unmapping of its last
+ * mapping (one unmapping may end several): the records the library makes
+ * itself (GP_MEMORY_FROM_CALL).
+ */
+static void vmm_truth(struct vec *out, const cJSON *o)
+{
+	static struct {
+		uint64_t handle, bytes;
+		unsigned refs, maps; /* refs 0: released, still mapped */
+	} h[4096];
+	static struct {
+		uint64_t va;
+		size_t at; /* in h */
+	} m[4096];
+	static size_t nh, nm;
+	const char *op = jstr(o, "op");
+	uint64_t handle = jnum(o, "handle"), va = jnum(o, "address"), size = jnum(o, "bytes");
+	size_t i, k;
+
+	for (i = 0; i < nh && !(h[i].handle == handle && h[i].refs); i++)
+		;
+	if (!strcmp(op, "create") && i == nh && nh < ARRAY_SIZE(h)) {
+		h[nh].handle = handle;
+		h[nh].bytes = size;
+		h[nh].maps = 0;
+		h[nh++].refs = 1;
+		vmm_emit(out, o, GP_MEM_ALLOC, handle, size);
+	} else if (!strcmp(op, "retain") && i < nh) {
+		h[i].refs++;
+	} else if (!strcmp(op, "map") && i < nh && nm < ARRAY_SIZE(m)) {
+		h[i].maps++;
+		m[nm].va = va;
+		m[nm++].at = i;
+	} else if (!strcmp(op, "release") && i < nh && !--h[i].refs && !h[i].maps) {
+		vmm_emit(out, o, GP_MEM_FREE, handle, h[i].bytes);
+	} else if (!strcmp(op, "unmap")) {
+		for (k = 0; k < nm;) {
+			if (m[k].va < va || m[k].va - va >= size) {
+				k++;
+				continue;
+			}
+			i = m[k].at;
+			m[k] = m[--nm];
+			if (!--h[i].maps && !h[i].refs)
+				vmm_emit(out, o, GP_MEM_FREE, h[i].handle, h[i].bytes);
+		}
+	}
 }
 
 /* Ground truth: the lines this process's library should have recorded. */
@@ -336,7 +355,7 @@ static int load_truth(const char *path, struct vec *out, uint32_t *pid)
 					it->block[i] = (uint32_t)cJSON_GetArrayItem(b, i)->valuedouble;
 			}
 		} else if (!strcmp(type, "vmm")) {
-			it = vmm_truth(out, o);
+			vmm_truth(out, o);
 		} else if (!strcmp(type, "mem")) {
 			it = push(out);
 			it->kind = K_MEM;

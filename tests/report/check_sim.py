@@ -151,24 +151,42 @@ KINDS = {1: "pageable", 2: "pinned", 3: "device", 4: "array", 5: "managed"}
 ALIASES = {"cudaHostAlloc": ("cudaHostAlloc", "cudaMallocHost")}
 mem = [r for r in truth if r["type"] == "mem"]
 # virtual memory: what the program did with its handles (the log's vmm lines); a
-# handle's creation allocates, its last reference released frees (kind "vmm")
-refs, made = {}, {}
+# creation allocates; the later of its handle's last release and the unmapping of
+# its last mapping frees (kind "vmm")
+live, maps = {}, []  # handle -> [bytes, refs, maps]; [(address, entry)]
+
+
+def vmm_free(r, e):
+    mem.append({"op": "free", "kind_name": "vmm", "bytes": e[0], "corr": r["corr"],
+                "tid": r["tid"], "ts": r["ts"], "pool_size": 0})
+
+
 for r in truth:
     if r["type"] != "vmm":
         continue
-    h = r["handle"]
+    e = live.get(r["handle"])
     if r["op"] == "create":
-        refs[h], made[h] = 1, r["bytes"]
+        live[r["handle"]] = [r["bytes"], 1, 0]
         mem.append({"op": "alloc", "kind_name": "vmm", "bytes": r["bytes"], "corr": r["corr"],
                     "tid": r["tid"], "ts": r["ts"], "pool_size": 0})
-    elif h in refs and r["op"] == "retain":
-        refs[h] += 1
-    elif h in refs and r["op"] == "release":
-        refs[h] -= 1
-        if not refs[h]:
-            del refs[h]
-            mem.append({"op": "free", "kind_name": "vmm", "bytes": made.pop(h),
-                        "corr": r["corr"], "tid": r["tid"], "ts": r["ts"], "pool_size": 0})
+    elif e and r["op"] == "retain":
+        e[1] += 1
+    elif e and r["op"] == "map":
+        e[2] += 1
+        maps.append((r["address"], e))
+    elif e and r["op"] == "release":
+        e[1] -= 1
+        if not e[1]:
+            del live[r["handle"]]
+            if not e[2]:
+                vmm_free(r, e)
+    elif r["op"] == "unmap":
+        ended = [m for m in maps if r["address"] <= m[0] < r["address"] + r["bytes"]]
+        maps = [m for m in maps if m not in ended]
+        for _, e in ended:
+            e[2] -= 1
+            if not e[1] and not e[2]:
+                vmm_free(r, e)
 mem.sort(key=lambda r: r["ts"])
 # by thread and id: each process of a program numbers its calls from 1
 api_name = {(r["tid"], r["corr"]): r["name"] for r in truth if r["type"] == "api"}

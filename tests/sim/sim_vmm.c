@@ -145,18 +145,19 @@ static struct vmm_range *range_of(uintptr_t va, size_t size)
 /*
  * The log's account of what the program did with its handles (no CUPTI
  * record: the simulator reports none for these calls): a creation with its
- * size, a retained handle, a release. A profiler's count of the memory
- * made this way checks against it.
+ * size, a retained handle, a release, a mapping, an unmapping. A
+ * profiler's count of the memory made this way checks against it.
  */
-static void log_vmm(const char *op, CUmemGenericAllocationHandle h, uint64_t bytes)
+static void log_vmm(const char *op, CUmemGenericAllocationHandle h, uintptr_t va, uint64_t bytes)
 {
-	char line[256];
+	char line[320];
 	uint64_t own;
 
 	snprintf(line, sizeof(line),
-		 "{\"type\":\"vmm\",\"op\":\"%s\",\"handle\":%" PRIu64 ",\"bytes\":%" PRIu64
-		 ",\"corr\":%u,\"tid\":%u,\"ts\":%" PRIu64 "}",
-		 op, (uint64_t)h, bytes, gpsim__corr(), gpsim_gettid(), gpsim__stamp(&own));
+		 "{\"type\":\"vmm\",\"op\":\"%s\",\"handle\":%" PRIu64 ",\"address\":%" PRIu64
+		 ",\"bytes\":%" PRIu64 ",\"corr\":%u,\"tid\":%u,\"ts\":%" PRIu64 "}",
+		 op, (uint64_t)h, (uint64_t)va, bytes, gpsim__corr(), gpsim_gettid(),
+		 gpsim__stamp(&own));
 	gpsim_log_line(line);
 }
 
@@ -204,7 +205,7 @@ CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *h, size_t size,
 	}
 	if (alloc_new(fd, size, prop, h) != CUDA_SUCCESS)
 		DRV_RETURN(CUDA_ERROR_OUT_OF_MEMORY);
-	log_vmm("create", *h, size);
+	log_vmm("create", *h, 0, size);
 	DRV_RETURN(CUDA_SUCCESS);
 }
 
@@ -226,7 +227,7 @@ CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle h)
 		alloc_put(a);
 	pthread_mutex_unlock(&V.lock);
 	if (a)
-		log_vmm("release", h, 0);
+		log_vmm("release", h, 0, 0);
 	DRV_RETURN(a ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE);
 }
 
@@ -374,6 +375,8 @@ CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 	}
 	free(m);
 	pthread_mutex_unlock(&V.lock);
+	if (res == CUDA_SUCCESS)
+		log_vmm("map", h, ptr, size);
 	DRV_RETURN(res);
 }
 
@@ -416,6 +419,8 @@ CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size)
 		res = CUDA_SUCCESS;
 	}
 	pthread_mutex_unlock(&V.lock);
+	if (res == CUDA_SUCCESS)
+		log_vmm("unmap", 0, ptr, size);
 	DRV_RETURN(res);
 }
 
@@ -579,7 +584,7 @@ CUresult CUDAAPI cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h, vo
 	}
 	pthread_mutex_unlock(&V.lock);
 	if (m)
-		log_vmm("retain", *h, 0);
+		log_vmm("retain", *h, 0, 0);
 	DRV_RETURN(m ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE);
 }
 

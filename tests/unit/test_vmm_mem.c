@@ -148,6 +148,72 @@ static void test_full(void **state)
 	assert_int_equal(gp_writer__close(w), 0);
 }
 
+/*
+ * "The memory allocation will be freed when all outstanding mappings to
+ * the memory are unmapped and when all outstanding references to the
+ * handle [...] are also released": released while mapped, it is freed by
+ * the unmapping (one may end several), also when the driver has given its
+ * handle to a new allocation meanwhile; retained and released around its
+ * unmapping (NCCL's free), by its last release; a mapping of a handle the
+ * library never saw made changes nothing.
+ */
+static void test_mappings(void **state)
+{
+	static struct vmm_mem vm;
+	struct gp_rec_memory m[16];
+	struct gp_writer *w;
+	const uint64_t mb2 = 2 << 20;
+
+	(void)state;
+	vmm_mem__init(&vm);
+	/* released right after mapping, as NVIDIA's samples do: freed by the unmapping */
+	vmm_mem__created(&vm, 0xa1, mb2, 0, 3, 1, 10);
+	vmm_mem__mapped(&vm, 0x10000000, mb2, 0xa1);
+	vmm_mem__released(&vm, 0xa1, 2, 20);
+	/* the driver gives the same handle to a new allocation: its own */
+	vmm_mem__created(&vm, 0xa1, 2 * mb2, 0, 3, 3, 30);
+	vmm_mem__mapped(&vm, 0x20000000, 2 * mb2, 0xa1);
+	/* a second released allocation mapped next to the first */
+	vmm_mem__created(&vm, 0xb2, mb2, 0, 3, 4, 40);
+	vmm_mem__mapped(&vm, 0x10000000 + mb2, mb2, 0xb2);
+	vmm_mem__released(&vm, 0xb2, 5, 50);
+	/* imported from another process: its mapping and unmapping count nothing */
+	vmm_mem__mapped(&vm, 0x30000000, mb2, 0xc3);
+	vmm_mem__unmapped(&vm, 0x30000000, mb2, 6, 60);
+	/* one unmapping ends both released ones */
+	vmm_mem__unmapped(&vm, 0x10000000, 2 * mb2, 7, 70);
+	/* NCCL's free: retain by address, release, unmap, release */
+	vmm_mem__retained(&vm, 0xa1);
+	vmm_mem__released(&vm, 0xa1, 8, 80);
+	vmm_mem__unmapped(&vm, 0x20000000, 2 * mb2, 9, 90);
+	vmm_mem__released(&vm, 0xa1, 10, 100);
+	w = open_trace();
+	assert_int_equal(vmm_mem__drain(&vm, w, 10), 6);
+	assert_int_equal(gp_writer__close(w), 0);
+	assert_int_equal(read_memory(m, 16), 6);
+	assert_int_equal(m[0].op, GP_MEM_ALLOC);
+	assert_int_equal(m[0].correlation_id, 1);
+	assert_int_equal(m[1].op, GP_MEM_ALLOC);
+	assert_int_equal(m[1].correlation_id, 3);
+	assert_int_equal(m[1].bytes, 2 * mb2);
+	assert_int_equal(m[2].op, GP_MEM_ALLOC);
+	assert_int_equal(m[2].correlation_id, 4);
+	/* the unmapping freed both, each with its own size and handle */
+	assert_int_equal(m[3].op, GP_MEM_FREE);
+	assert_int_equal(m[3].correlation_id, 7);
+	assert_int_equal(m[4].op, GP_MEM_FREE);
+	assert_int_equal(m[4].correlation_id, 7);
+	assert_int_equal(m[3].bytes + m[4].bytes, 2 * mb2);
+	assert_true((m[3].address == 0xa1 && m[4].address == 0xb2) ||
+		    (m[3].address == 0xb2 && m[4].address == 0xa1));
+	assert_int_equal(m[5].op, GP_MEM_FREE);
+	assert_int_equal(m[5].address, 0xa1);
+	assert_int_equal(m[5].bytes, 2 * mb2);
+	assert_int_equal(m[5].correlation_id, 10);
+	assert_int_equal(m[5].ts, 100);
+	assert_int_equal(vmm_mem__take_lost(&vm), 0);
+}
+
 static void memory(struct gp_writer *w, uint32_t corr, uint8_t op, uint64_t bytes, uint16_t flags)
 {
 	struct gp_rec_memory *m = gp_writer__reserve(w, GP_REC_MEMORY, sizeof(*m));
@@ -228,6 +294,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_handles, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mappings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_report_keeps_cupti, setup, teardown),
 	};
 
