@@ -10,7 +10,7 @@
 // The images are driver_module_kernels.{cubin,fatbin} next to the executable.
 #include "sample_util.h"
 
-#include <cuda.h>
+#include "sample_drv.h"
 
 #include <climits>
 #include <string>
@@ -20,19 +20,6 @@
 
 static const char *const SAMPLE = "driver_module";
 static const unsigned ELEMS = 1 << 14;
-
-#define CU_CHECK(call)                                                                     \
-	do {                                                                               \
-		CUresult cu_err_ = (call);                                                 \
-		if (cu_err_ != CUDA_SUCCESS) {                                             \
-			const char *cu_msg_ = NULL;                                        \
-			if (cuGetErrorString(cu_err_, &cu_msg_) != CUDA_SUCCESS)           \
-				cu_msg_ = "unknown error";                                 \
-			fprintf(stderr, "%s:%d: %s failed: %s (%d)\n", __FILE__, __LINE__, \
-				#call, cu_msg_, (int)cu_err_);                             \
-			exit(1);                                                           \
-		}                                                                          \
-	} while (0)
 
 struct worker {
 	unsigned id;

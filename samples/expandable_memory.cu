@@ -11,24 +11,11 @@
 //                     -> shrink_segment (cuMemUnmap, cuMemRelease)
 #include "sample_util.h"
 
-#include <cuda.h>
+#include "sample_drv.h"
 
 #include <vector>
 
 static const char *const SAMPLE = "expandable_memory";
-
-#define CU_CHECK(call)                                                                     \
-	do {                                                                               \
-		CUresult cu_err_ = (call);                                                 \
-		if (cu_err_ != CUDA_SUCCESS) {                                             \
-			const char *cu_msg_ = NULL;                                        \
-			if (cuGetErrorString(cu_err_, &cu_msg_) != CUDA_SUCCESS)           \
-				cu_msg_ = "unknown error";                                 \
-			fprintf(stderr, "%s:%d: %s failed: %s (%d)\n", __FILE__, __LINE__, \
-				#call, cu_msg_, (int)cu_err_);                             \
-			exit(1);                                                           \
-		}                                                                          \
-	} while (0)
 
 // x[i] = v + i over n words
 __global__ void fill_kernel(unsigned *x, unsigned v, size_t n)
