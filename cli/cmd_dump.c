@@ -232,6 +232,8 @@ static void print_record(const struct gp_reader *r, const struct gp_rec_hdr *h)
 			printf(" async");
 		if (m->graph_node_id)
 			printf(" graph_node=%" PRIu64, m->graph_node_id);
+		if (h->flags & GP_MEMORY_FROM_CALL)
+			printf(" from_call"); /* the injection library's own record (virtual memory) */
 		break;
 	}
 	case GP_REC_DROPPED: {

@@ -129,7 +129,8 @@ for v in "" _shared; do
 	done
 done
 # Whether CUPTI gives memory records for virtual memory (cuMemCreate, cuMemMap) is
-# not documented, and the simulator gives none: say what this driver gave.
+# not documented, and the simulator gives none: say what this driver gave (the
+# library's own records end in "from_call"; any other is CUPTI's).
 for v in "" _shared; do
 	for t in "$work"/expandable_memory$v-injection/gpu-*.trace; do
 		[ -f "$t" ] || continue

@@ -133,6 +133,9 @@ expandable_memory)
 		"cuMemUnmap 4" "cuMemRelease 4" "cuMemAddressFree 1"; do
 		echo "$api" | grep -qx "$want" || fail "want $want API records, have: $(echo "$api" | tr '\n' ' ')"
 	done
+	# each chunk's allocation and free, made by the library from the calls (no CUPTI record)
+	n=$("$GPINJ_GPUPERF" dump "$(one_trace)" | grep -c '^memory .* from_call$')
+	[ "$n" -eq 8 ] || fail "want 8 memory records of the library's own, have $n"
 	;;
 outer_corr_*)
 	# Real CUPTI gives a driver call inside a runtime call the runtime call's id:
