@@ -4,7 +4,6 @@
 #include "vmm_mem.h"
 
 #include <errno.h>
-#include <string.h>
 
 #include "gp_record.h"
 #include "gp_util.h"
@@ -16,8 +15,10 @@
 
 void vmm_mem__init(struct vmm_mem *vm)
 {
-	memset(vm, 0, sizeof(*vm));
+	/* the tables stay as they are: zero, and not resident until a program uses them */
 	pthread_mutex_init(&vm->lock, NULL);
+	vm->head = vm->tail = vm->lost = vm->released = 0;
+	vm->nr_maps = 0;
 }
 
 static size_t home(uint64_t handle)

@@ -71,6 +71,10 @@ struct vmm_mem {
 	struct vmm_mem_map m[VMM_MEM_MAPS];
 };
 
+/*
+ * Ready vm, whose memory must be zero (static storage): its 1.3 MB of
+ * tables cost a process nothing until it uses virtual memory.
+ */
 void vmm_mem__init(struct vmm_mem *vm);
 
 /* A successful cuMemCreate of `bytes` (the call's correlation id, at ts). */
