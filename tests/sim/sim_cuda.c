@@ -171,6 +171,8 @@ struct CUgraphNode_st {
 	CUfunction f;
 	unsigned int grid[3], block[3], shmem;
 	int launch_type;
+	/* cuGraphKernelNodeSetAttribute: kept by id, given back and copied; no effect on the timeline */
+	CUkernelNodeAttrValue kattr[CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING + 1];
 	/* memcpy: height rows of width bytes (copy3d: as the program gave them); memset: height rows of width elements */
 	CUDA_MEMCPY3D copy3d;
 	char *dst;
@@ -6539,6 +6541,99 @@ CUresult CUDAAPI cuGraphExecChildGraphNodeSetParams(CUgraphExec x, CUgraphNode n
 	else
 		child_params(x, node->child, child, 1, 0);
 	DRV_RETURN(r);
+}
+
+/*
+ * The attributes "Valid for graph nodes" (CUlaunchAttributeID): kept as
+ * set, as a stream keeps its own (stream_attr), with the same checks of
+ * the access policy window and the memory synchronization domain; the
+ * others are CUDA_ERROR_INVALID_VALUE. A node never set gives zeros,
+ * which is each one's default ("By default, kernels are launched in
+ * domain 0").
+ */
+static CUresult kernel_node_attr(CUgraphNode node, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *v,
+				 int set)
+{
+	const CUaccessPolicyWindow *w;
+
+	if (!node || !v || node->type != CU_GRAPH_NODE_TYPE_KERNEL)
+		return CUDA_ERROR_INVALID_VALUE;
+	switch (attr) {
+	case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW:
+		w = &v->accessPolicyWindow;
+		/* "hitRatio specifies percentage of lines assigned hitProp"; missProp "Must be either NORMAL or STREAMING" */
+		if (set && (!(w->hitRatio >= 0.0f && w->hitRatio <= 1.0f) ||
+			    (unsigned)w->hitProp > CU_ACCESS_PROPERTY_PERSISTING ||
+			    (w->missProp != CU_ACCESS_PROPERTY_NORMAL &&
+			     w->missProp != CU_ACCESS_PROPERTY_STREAMING)))
+			return CUDA_ERROR_INVALID_VALUE;
+		break;
+	case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN:
+		if (set && v->memSyncDomain != CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT &&
+		    v->memSyncDomain != CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE)
+			return CUDA_ERROR_INVALID_VALUE;
+		break;
+	case CU_LAUNCH_ATTRIBUTE_COOPERATIVE:
+	case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION:
+	case CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+	case CU_LAUNCH_ATTRIBUTE_PRIORITY:
+	case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP:
+	case CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION:
+	case CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE:
+	case CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING:
+		break;
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	pthread_mutex_lock(&S.lock);
+	if (set)
+		node->kattr[attr] = *v;
+	else
+		*v = node->kattr[attr];
+	pthread_mutex_unlock(&S.lock);
+	return CUDA_SUCCESS;
+}
+
+/* "Sets attribute attr on node hNode from corresponding attribute of value." */
+CUresult CUDAAPI cuGraphKernelNodeSetAttribute(CUgraphNode node, CUkernelNodeAttrID attr,
+					       const CUkernelNodeAttrValue *v)
+{
+	cuGraphKernelNodeSetAttribute_params p = { node, attr, v };
+	CUkernelNodeAttrValue copy;
+	DRV_ENTER(cuGraphKernelNodeSetAttribute, &p, NULL);
+
+	NEED_CTX();
+	if (!v)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	copy = *v;
+	DRV_RETURN(kernel_node_attr(node, attr, &copy, 1));
+}
+
+/* "Queries attribute attr from node hNode and stores it in corresponding member of value_out." */
+CUresult CUDAAPI cuGraphKernelNodeGetAttribute(CUgraphNode node, CUkernelNodeAttrID attr,
+					       CUkernelNodeAttrValue *v)
+{
+	cuGraphKernelNodeGetAttribute_params p = { node, attr, v };
+	DRV_ENTER(cuGraphKernelNodeGetAttribute, &p, NULL);
+
+	NEED_CTX();
+	DRV_RETURN(kernel_node_attr(node, attr, v, 0));
+}
+
+/* "Copies attributes from source node src to destination node dst." */
+CUresult CUDAAPI cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src)
+{
+	cuGraphKernelNodeCopyAttributes_params p = { dst, src };
+	DRV_ENTER(cuGraphKernelNodeCopyAttributes, &p, NULL);
+
+	NEED_CTX();
+	if (!dst || !src || dst->type != CU_GRAPH_NODE_TYPE_KERNEL ||
+	    src->type != CU_GRAPH_NODE_TYPE_KERNEL)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	pthread_mutex_lock(&S.lock);
+	memcpy(dst->kattr, src->kattr, sizeof(dst->kattr));
+	pthread_mutex_unlock(&S.lock);
+	DRV_RETURN(CUDA_SUCCESS);
 }
 
 CUresult CUDAAPI cuGraphKernelNodeGetParams_v2(CUgraphNode node, CUDA_KERNEL_NODE_PARAMS *p)

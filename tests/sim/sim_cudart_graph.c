@@ -240,6 +240,28 @@ cudaError_t CUDARTAPI cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t x, cu
 	RT_CU(cuGraphExecChildGraphNodeSetParams(x, node, child));
 }
 
+cudaError_t CUDARTAPI cudaGraphKernelNodeGetAttribute(cudaGraphNode_t node, cudaKernelNodeAttrID attr,
+						      cudaKernelNodeAttrValue *v)
+{
+	RT_ENTER(cudaGraphKernelNodeGetAttribute_v11000, NULL, NULL);
+	RT_CU(cuGraphKernelNodeGetAttribute(node, (CUkernelNodeAttrID)attr,
+					    (CUkernelNodeAttrValue *)v));
+}
+
+cudaError_t CUDARTAPI cudaGraphKernelNodeSetAttribute(cudaGraphNode_t node, cudaKernelNodeAttrID attr,
+						      const cudaKernelNodeAttrValue *v)
+{
+	RT_ENTER(cudaGraphKernelNodeSetAttribute_v11000, NULL, NULL);
+	RT_CU(cuGraphKernelNodeSetAttribute(node, (CUkernelNodeAttrID)attr,
+					    (const CUkernelNodeAttrValue *)v));
+}
+
+cudaError_t CUDARTAPI cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t dst, cudaGraphNode_t src)
+{
+	RT_ENTER(cudaGraphKernelNodeCopyAttributes_v11000, NULL, NULL);
+	RT_CU(cuGraphKernelNodeCopyAttributes(dst, src));
+}
+
 cudaError_t CUDARTAPI cudaStreamGetAttribute(cudaStream_t s, cudaStreamAttrID attr,
 					     cudaStreamAttrValue *v)
 {

@@ -631,6 +631,86 @@ static void test_graph_launch_captured(void **state)
 	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
 }
 
+static void test_kernel_node_attributes(void **state)
+{
+	DOC("Sets attribute attr on node hNode from corresponding attribute of value. [...] "
+	    "Queries attribute attr from node hNode and stores it in corresponding member of "
+	    "value_out. [...] Copies attributes from source node src to destination node dst.");
+	struct cudaKernelNodeParams kp = {
+	    .func = (void *)&stub_a, .gridDim = {4, 1, 1}, .blockDim = {128, 1, 1}};
+	cudaGraphNode_t a, b, m, in_clone;
+	cudaKernelNodeAttrValue v, got;
+	struct cudaMemsetParams mp = { .value = 1, .elementSize = 4, .width = 16, .height = 1 };
+	cudaGraph_t g, clone;
+	cudaGraphExec_t x;
+	void *buf;
+
+	(void)state;
+	assert_int_equal(cudaMalloc(&buf, 64), cudaSuccess);
+	mp.dst = buf;
+	assert_int_equal(cudaGraphCreate(&g, 0), cudaSuccess);
+	assert_int_equal(cudaGraphAddKernelNode(&a, g, NULL, 0, &kp), cudaSuccess);
+	assert_int_equal(cudaGraphAddKernelNode(&b, g, &a, 1, &kp), cudaSuccess);
+	assert_int_equal(cudaGraphAddMemsetNode(&m, g, NULL, 0, &mp), cudaSuccess);
+	/* never set: each attribute's default, zero ("By default, kernels are launched in domain 0") */
+	memset(&got, 0xff, sizeof(got));
+	assert_int_equal(cudaGraphKernelNodeGetAttribute(a, cudaLaunchAttributePriority, &got),
+			 cudaSuccess);
+	assert_int_equal(got.priority, 0);
+	memset(&v, 0, sizeof(v));
+	v.priority = -3;
+	assert_int_equal(cudaGraphKernelNodeSetAttribute(a, cudaLaunchAttributePriority, &v),
+			 cudaSuccess);
+	memset(&v, 0, sizeof(v));
+	v.accessPolicyWindow.base_ptr = buf;
+	v.accessPolicyWindow.num_bytes = 64;
+	v.accessPolicyWindow.hitRatio = 0.5f;
+	v.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+	v.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+	assert_int_equal(cudaGraphKernelNodeSetAttribute(a, cudaLaunchAttributeAccessPolicyWindow, &v),
+			 cudaSuccess);
+	/* "hitRatio specifies percentage of lines assigned hitProp": over 1 is refused */
+	v.accessPolicyWindow.hitRatio = 1.5f;
+	assert_int_equal(cudaGraphKernelNodeSetAttribute(a, cudaLaunchAttributeAccessPolicyWindow, &v),
+			 cudaErrorInvalidValue);
+	/* "Valid for streams" only, or for launches only: not a node's */
+	memset(&v, 0, sizeof(v));
+	assert_int_equal(cudaGraphKernelNodeSetAttribute(
+				 a, cudaLaunchAttributeSynchronizationPolicy, &v),
+			 cudaErrorInvalidValue);
+	assert_int_equal(cudaGraphKernelNodeSetAttribute(
+				 a, cudaLaunchAttributeProgrammaticStreamSerialization, &v),
+			 cudaErrorInvalidValue);
+	/* a memset node has no kernel attributes */
+	assert_int_equal(cudaGraphKernelNodeGetAttribute(m, cudaLaunchAttributePriority, &got),
+			 cudaErrorInvalidValue);
+	assert_int_equal(cudaGraphKernelNodeGetAttribute(a, cudaLaunchAttributeAccessPolicyWindow,
+							 &got),
+			 cudaSuccess);
+	assert_ptr_equal(got.accessPolicyWindow.base_ptr, buf);
+	assert_true(got.accessPolicyWindow.hitRatio == 0.5f);
+	assert_int_equal(got.accessPolicyWindow.hitProp, cudaAccessPropertyPersisting);
+	/* copied to b; a clone of the graph keeps them */
+	assert_int_equal(cudaGraphKernelNodeCopyAttributes(b, a), cudaSuccess);
+	assert_int_equal(cudaGraphKernelNodeCopyAttributes(m, a), cudaErrorInvalidValue);
+	assert_int_equal(cudaGraphKernelNodeGetAttribute(b, cudaLaunchAttributePriority, &got),
+			 cudaSuccess);
+	assert_int_equal(got.priority, -3);
+	assert_int_equal(cudaGraphClone(&clone, g), cudaSuccess);
+	assert_int_equal(cudaGraphNodeFindInClone(&in_clone, a, clone), cudaSuccess);
+	assert_int_equal(cudaGraphKernelNodeGetAttribute(in_clone, cudaLaunchAttributePriority, &got),
+			 cudaSuccess);
+	assert_int_equal(got.priority, -3);
+	/* and the graph still runs */
+	assert_int_equal(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+	assert_int_equal(cudaGraphLaunch(x, NULL), cudaSuccess);
+	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+	assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
+	assert_int_equal(cudaGraphDestroy(clone), cudaSuccess);
+	assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+	assert_int_equal(cudaFree(buf), cudaSuccess);
+}
+
 static void test_graph_queries(void **state)
 {
 	DOC("Returns a list of graph's root nodes. [...] If pNumRootNodes is higher than the "
@@ -1368,6 +1448,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_conditional_while, teardown),
 	    cmocka_unit_test_teardown(test_queries, teardown),
 	    cmocka_unit_test_teardown(test_node_params, teardown),
+	    cmocka_unit_test_teardown(test_kernel_node_attributes, teardown),
 	};
 	char rules[128];
 	void **h;
