@@ -4672,6 +4672,95 @@ CUresult CUDAAPI cuGraphAddEventWaitNode(CUgraphNode *out, CUgraph g, const CUgr
 	DRV_RETURN(add_event_wait(out, g, deps, ndeps, e));
 }
 
+/* The event of an event node of type t (a graph's node), given back or replaced. */
+static CUresult event_node(CUgraphNode node, CUgraphNodeType t, CUevent *get, CUevent set)
+{
+	if (!node || !node->graph || node->type != t || (get ? 0 : !set))
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&S.lock);
+	if (get)
+		*get = node->event;
+	else
+		node->event = set;
+	pthread_mutex_unlock(&S.lock);
+	return CUDA_SUCCESS;
+}
+
+/*
+ * "Sets the event of an event record node in an executable graph
+ * hGraphExec. The node is identified by the corresponding node hNode in
+ * the non-executable graph" [...] "The modifications only affect future
+ * launches of hGraphExec": the change waits for a launch in progress.
+ */
+static CUresult exec_event_node(CUgraphExec x, CUgraphNode node, CUgraphNodeType t, CUevent e)
+{
+	size_t i;
+
+	if (!x || !node || node->type != t || !e)
+		return CUDA_ERROR_INVALID_VALUE;
+	for (i = 0; i < x->n; i++) {
+		if (x->nodes[i]->origin_id == node->id) {
+			pthread_mutex_lock(&S.lock);
+			while (x->busy)
+				pthread_cond_wait(&S.host_cond, &S.lock);
+			x->nodes[i]->event = e;
+			pthread_mutex_unlock(&S.lock);
+			return CUDA_SUCCESS;
+		}
+	}
+	return CUDA_ERROR_INVALID_VALUE;
+}
+
+/* "Returns the event of event record node hNode in event_out." */
+CUresult CUDAAPI cuGraphEventRecordNodeGetEvent(CUgraphNode node, CUevent *e)
+{
+	DRV_ENTER(cuGraphEventRecordNodeGetEvent, NULL, NULL);
+	NEED_CTX();
+	if (!e)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	DRV_RETURN(event_node(node, CU_GRAPH_NODE_TYPE_EVENT_RECORD, e, NULL));
+}
+
+/* "Sets the event of event record node hNode to event." */
+CUresult CUDAAPI cuGraphEventRecordNodeSetEvent(CUgraphNode node, CUevent e)
+{
+	DRV_ENTER(cuGraphEventRecordNodeSetEvent, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(event_node(node, CU_GRAPH_NODE_TYPE_EVENT_RECORD, NULL, e));
+}
+
+/* "Returns the event of event wait node hNode in event_out." */
+CUresult CUDAAPI cuGraphEventWaitNodeGetEvent(CUgraphNode node, CUevent *e)
+{
+	DRV_ENTER(cuGraphEventWaitNodeGetEvent, NULL, NULL);
+	NEED_CTX();
+	if (!e)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	DRV_RETURN(event_node(node, CU_GRAPH_NODE_TYPE_WAIT_EVENT, e, NULL));
+}
+
+/* "Sets the event of event wait node hNode to event." */
+CUresult CUDAAPI cuGraphEventWaitNodeSetEvent(CUgraphNode node, CUevent e)
+{
+	DRV_ENTER(cuGraphEventWaitNodeSetEvent, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(event_node(node, CU_GRAPH_NODE_TYPE_WAIT_EVENT, NULL, e));
+}
+
+CUresult CUDAAPI cuGraphExecEventRecordNodeSetEvent(CUgraphExec x, CUgraphNode node, CUevent e)
+{
+	DRV_ENTER(cuGraphExecEventRecordNodeSetEvent, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(exec_event_node(x, node, CU_GRAPH_NODE_TYPE_EVENT_RECORD, e));
+}
+
+CUresult CUDAAPI cuGraphExecEventWaitNodeSetEvent(CUgraphExec x, CUgraphNode node, CUevent e)
+{
+	DRV_ENTER(cuGraphExecEventWaitNodeSetEvent, NULL, NULL);
+	NEED_CTX();
+	DRV_RETURN(exec_event_node(x, node, CU_GRAPH_NODE_TYPE_WAIT_EVENT, e));
+}
+
 /* A graph allocation of size bytes, its memory taken now; NULL (*err why) if none. */
 static struct galloc *galloc_new(size_t size, CUresult *err)
 {

@@ -240,6 +240,44 @@ cudaError_t CUDARTAPI cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t x, cu
 	RT_CU(cuGraphExecChildGraphNodeSetParams(x, node, child));
 }
 
+cudaError_t CUDARTAPI cudaGraphEventRecordNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *e)
+{
+	RT_ENTER(cudaGraphEventRecordNodeGetEvent_v11010, NULL, NULL);
+	RT_CU(cuGraphEventRecordNodeGetEvent(node, e));
+}
+
+cudaError_t CUDARTAPI cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node, cudaEvent_t e)
+{
+	RT_ENTER(cudaGraphEventRecordNodeSetEvent_v11010, NULL, NULL);
+	RT_CU(cuGraphEventRecordNodeSetEvent(node, e));
+}
+
+cudaError_t CUDARTAPI cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node, cudaEvent_t *e)
+{
+	RT_ENTER(cudaGraphEventWaitNodeGetEvent_v11010, NULL, NULL);
+	RT_CU(cuGraphEventWaitNodeGetEvent(node, e));
+}
+
+cudaError_t CUDARTAPI cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t e)
+{
+	RT_ENTER(cudaGraphEventWaitNodeSetEvent_v11010, NULL, NULL);
+	RT_CU(cuGraphEventWaitNodeSetEvent(node, e));
+}
+
+cudaError_t CUDARTAPI cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t x, cudaGraphNode_t node,
+							   cudaEvent_t e)
+{
+	RT_ENTER(cudaGraphExecEventRecordNodeSetEvent_v11010, NULL, NULL);
+	RT_CU(cuGraphExecEventRecordNodeSetEvent(x, node, e));
+}
+
+cudaError_t CUDARTAPI cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t x, cudaGraphNode_t node,
+							 cudaEvent_t e)
+{
+	RT_ENTER(cudaGraphExecEventWaitNodeSetEvent_v11010, NULL, NULL);
+	RT_CU(cuGraphExecEventWaitNodeSetEvent(x, node, e));
+}
+
 cudaError_t CUDARTAPI cudaGraphKernelNodeGetAttribute(cudaGraphNode_t node, cudaKernelNodeAttrID attr,
 						      cudaKernelNodeAttrValue *v)
 {

@@ -711,6 +711,64 @@ static void test_kernel_node_attributes(void **state)
 	assert_int_equal(cudaFree(buf), cudaSuccess);
 }
 
+static void test_event_nodes(void **state)
+{
+	DOC("Sets the event of event record node hNode to event. [...] Sets the event of an event "
+	    "record node in an executable graph hGraphExec. The node is identified by the "
+	    "corresponding node hNode in the non-executable graph, from which the executable graph "
+	    "was instantiated. The modifications only affect future launches of hGraphExec. [...] "
+	    "hNode is also not modified by this call.");
+	struct cudaKernelNodeParams kp = {
+	    .func = (void *)&stub_a, .gridDim = {4, 1, 1}, .blockDim = {128, 1, 1}};
+	cudaEvent_t e0, e1, e2, e3, got;
+	cudaGraphNode_t k, rec, wait;
+	cudaGraphExec_t x;
+	cudaStream_t s;
+	cudaGraph_t g;
+	float ms = -1;
+
+	(void)state;
+	assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+	assert_int_equal(cudaEventCreate(&e0), cudaSuccess);
+	assert_int_equal(cudaEventCreate(&e1), cudaSuccess);
+	assert_int_equal(cudaEventCreate(&e2), cudaSuccess);
+	assert_int_equal(cudaEventCreate(&e3), cudaSuccess);
+	assert_int_equal(cudaGraphCreate(&g, 0), cudaSuccess);
+	assert_int_equal(cudaGraphAddEventWaitNode(&wait, g, NULL, 0, e1), cudaSuccess);
+	assert_int_equal(cudaGraphAddKernelNode(&k, g, &wait, 1, &kp), cudaSuccess);
+	assert_int_equal(cudaGraphAddEventRecordNode(&rec, g, &k, 1, e1), cudaSuccess);
+	assert_int_equal(cudaGraphEventRecordNodeGetEvent(rec, &got), cudaSuccess);
+	assert_ptr_equal(got, e1);
+	assert_int_equal(cudaGraphEventRecordNodeSetEvent(rec, e2), cudaSuccess);
+	assert_int_equal(cudaGraphEventRecordNodeGetEvent(rec, &got), cudaSuccess);
+	assert_ptr_equal(got, e2);
+	assert_int_equal(cudaGraphEventWaitNodeSetEvent(wait, e0), cudaSuccess);
+	assert_int_equal(cudaGraphEventWaitNodeGetEvent(wait, &got), cudaSuccess);
+	assert_ptr_equal(got, e0);
+	/* the other kind of node, or none */
+	assert_int_equal(cudaGraphEventWaitNodeGetEvent(rec, &got), cudaErrorInvalidValue);
+	assert_int_equal(cudaGraphEventRecordNodeSetEvent(k, e2), cudaErrorInvalidValue);
+	assert_int_equal(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+	assert_int_equal(cudaGraphExecEventRecordNodeSetEvent(x, rec, e3), cudaSuccess);
+	assert_int_equal(cudaGraphExecEventWaitNodeSetEvent(x, rec, e3), cudaErrorInvalidValue);
+	/* the graph's node keeps e2; the launch records e3 after the kernel */
+	assert_int_equal(cudaGraphEventRecordNodeGetEvent(rec, &got), cudaSuccess);
+	assert_ptr_equal(got, e2);
+	assert_int_equal(cudaEventRecord(e0, s), cudaSuccess);
+	assert_int_equal(cudaGraphLaunch(x, s), cudaSuccess);
+	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	assert_int_equal(cudaEventElapsedTime(&ms, e0, e3), cudaSuccess);
+	assert_true(ms >= KERNEL_A_NS / 1e6);
+	assert_int_equal(cudaEventElapsedTime(&ms, e0, e2), cudaErrorInvalidResourceHandle);
+	assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
+	assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+	assert_int_equal(cudaEventDestroy(e0), cudaSuccess);
+	assert_int_equal(cudaEventDestroy(e1), cudaSuccess);
+	assert_int_equal(cudaEventDestroy(e2), cudaSuccess);
+	assert_int_equal(cudaEventDestroy(e3), cudaSuccess);
+	assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+}
+
 static void test_graph_queries(void **state)
 {
 	DOC("Returns a list of graph's root nodes. [...] If pNumRootNodes is higher than the "
@@ -1449,6 +1507,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_queries, teardown),
 	    cmocka_unit_test_teardown(test_node_params, teardown),
 	    cmocka_unit_test_teardown(test_kernel_node_attributes, teardown),
+	    cmocka_unit_test_teardown(test_event_nodes, teardown),
 	};
 	char rules[128];
 	void **h;
