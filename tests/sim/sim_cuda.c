@@ -229,6 +229,7 @@ struct CUgraphExec_st {
 	uint64_t last_end;     /* a launch waits for the previous launch of the graph */
 	int busy;	       /* a launch's rest is with the host worker */
 	int auto_free;	       /* CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH */
+	cuuint64_t flags;      /* what it was instantiated with (cuGraphExecGetFlags) */
 	uint32_t mem_graph;    /* the id of its graph when that holds memory nodes, else 0 */
 	struct CUgraphExec_st *top; /* a conditional body's instance: the executable graph it is in */
 };
@@ -3507,6 +3508,53 @@ CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned int gx, unsign
 				CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_SINGLE_DEVICE));
 }
 
+/*
+ * "Invokes the function CUfunction or the kernel CUkernel f with the
+ * specified launch-time configuration config."
+ * "Setting CU_LAUNCH_ATTRIBUTE_COOPERATIVE to a non-zero value causes the
+ * kernel launch to be a cooperative launch, with exactly the same usage
+ * and semantics of cuLaunchCooperativeKernel." The other attributes valid
+ * for launches are hints the simulated timeline does not follow; one valid
+ * for streams only (the synchronization policy) is
+ * CUDA_ERROR_INVALID_VALUE.
+ */
+static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, CUstream h)
+{
+	int type = CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
+	unsigned int i;
+
+	if (!c || (c->numAttrs && !c->attrs))
+		return CUDA_ERROR_INVALID_VALUE;
+	for (i = 0; i < c->numAttrs; i++) {
+		if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY ||
+		    c->attrs[i].id > CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING)
+			return CUDA_ERROR_INVALID_VALUE;
+		if (c->attrs[i].id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE && c->attrs[i].value.cooperative)
+			type = CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_SINGLE_DEVICE;
+	}
+	return launch_entry(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY,
+			    c->blockDimZ, c->sharedMemBytes, h, type);
+}
+
+CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **params,
+				  void **extra)
+{
+	cuLaunchKernelEx_params p = { config, f, params, extra };
+	DRV_ENTER(cuLaunchKernelEx, &p, f ? f->name : NULL);
+	NEED_CTX();
+	DRV_RETURN(launch_ex(config, f, config ? config->hStream : NULL));
+}
+
+CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f, void **params,
+				       void **extra)
+{
+	cuLaunchKernelEx_ptsz_params p = { config, f, params, extra };
+	DRV_ENTER(cuLaunchKernelEx_ptsz, &p, f ? f->name : NULL);
+	NEED_CTX();
+	DRV_RETURN(launch_ex(config, f,
+			     config && config->hStream ? config->hStream : gpsim_stream_per_thread()));
+}
+
 /* ---- host functions ------------------------------------------------------ */
 
 /*
@@ -5284,6 +5332,7 @@ static CUresult graph_instantiate(CUgraphExec *out, CUgraph g, unsigned long lon
 	}
 	x->graph_id = g->id;
 	x->auto_free = !!(fl & CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH);
+	x->flags = fl;
 	pthread_mutex_lock(&S.lock);
 	x->id = S.next_graph_id++;
 	/*
@@ -5963,6 +6012,24 @@ CUresult CUDAAPI cuGraphDestroy(CUgraph g)
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
 	graph_event(CUPTI_CBID_RESOURCE_GRAPH_DESTROY_STARTING, g, NULL, NULL, NULL, NULL, NULL);
 	graph_free(g);
+	DRV_RETURN(CUDA_SUCCESS);
+}
+
+/*
+ * "Returns the flags that were passed to instantiation for the given
+ * executable graph. CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD will not be
+ * returned by this API as it does not affect the resulting executable
+ * graph."
+ */
+CUresult CUDAAPI cuGraphExecGetFlags(CUgraphExec x, cuuint64_t *flags)
+{
+	cuGraphExecGetFlags_params p = { x, flags };
+	DRV_ENTER(cuGraphExecGetFlags, &p, NULL);
+
+	NEED_CTX();
+	if (!x || !flags)
+		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
+	*flags = x->flags & ~(cuuint64_t)CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD;
 	DRV_RETURN(CUDA_SUCCESS);
 }
 

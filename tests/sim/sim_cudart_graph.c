@@ -278,6 +278,12 @@ cudaError_t CUDARTAPI cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t x, cuda
 	RT_CU(cuGraphExecEventWaitNodeSetEvent(x, node, e));
 }
 
+cudaError_t CUDARTAPI cudaGraphExecGetFlags(cudaGraphExec_t x, unsigned long long *flags)
+{
+	RT_ENTER(cudaGraphExecGetFlags_v12000, NULL, NULL);
+	RT_CU(cuGraphExecGetFlags(x, (cuuint64_t *)flags));
+}
+
 cudaError_t CUDARTAPI cudaGraphKernelNodeGetAttribute(cudaGraphNode_t node, cudaKernelNodeAttrID attr,
 						      cudaKernelNodeAttrValue *v)
 {

@@ -28,6 +28,9 @@ cudaError_t CUDARTAPI cudaMemset2DAsync_ptsz(void *p, size_t pitch, int v, size_
 					     cudaStream_t s);
 cudaError_t CUDARTAPI cudaMemcpy3D_ptds(const struct cudaMemcpy3DParms *p);
 cudaError_t CUDARTAPI cudaMemcpy3DAsync_ptsz(const struct cudaMemcpy3DParms *p, cudaStream_t s);
+cudaError_t CUDARTAPI cudaMemcpy3DPeer_ptds(const struct cudaMemcpy3DPeerParms *p);
+cudaError_t CUDARTAPI cudaMemcpy3DPeerAsync_ptsz(const struct cudaMemcpy3DPeerParms *p,
+						 cudaStream_t s);
 cudaError_t CUDARTAPI cudaMemset3D_ptds(struct cudaPitchedPtr p, int v, struct cudaExtent e);
 cudaError_t CUDARTAPI cudaMemset3DAsync_ptsz(struct cudaPitchedPtr p, int v, struct cudaExtent e,
 					     cudaStream_t s);
@@ -259,6 +262,75 @@ cudaError_t CUDARTAPI cudaMemcpy3DAsync_ptsz(const struct cudaMemcpy3DParms *p3,
 	CUDA_MEMCPY3D c;
 	cudaError_t e = rt_memcpy3d(p3, &c);
 	RT_ENTER(cudaMemcpy3DAsync_ptsz_v7000, &p, NULL);
+
+	if (e != cudaSuccess)
+		RT_RETURN(e);
+	RT_CU(cuMemcpy3DAsync_v2_ptsz(&c, pts(s)));
+}
+
+/*
+ * "Perform a 3D memory copy according to the parameters specified in p" [...]
+ * "srcDevice" and "dstDevice": one device, so a copy from device 0 to
+ * itself (as cudaMemcpyPeer's), and any other is cudaErrorInvalidDevice.
+ */
+static cudaError_t rt_memcpy3d_peer(const struct cudaMemcpy3DPeerParms *pp, CUDA_MEMCPY3D *c)
+{
+	struct cudaMemcpy3DParms p3;
+
+	if (!pp)
+		return cudaErrorInvalidValue;
+	if (pp->srcDevice != 0 || pp->dstDevice != 0)
+		return cudaErrorInvalidDevice;
+	p3 = (struct cudaMemcpy3DParms){ .srcArray = pp->srcArray, .srcPos = pp->srcPos,
+					 .srcPtr = pp->srcPtr, .dstArray = pp->dstArray,
+					 .dstPos = pp->dstPos, .dstPtr = pp->dstPtr,
+					 .extent = pp->extent, .kind = cudaMemcpyDefault };
+	return rt_memcpy3d(&p3, c);
+}
+
+cudaError_t CUDARTAPI cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *pp)
+{
+	cudaMemcpy3DPeer_v4000_params p = { pp };
+	CUDA_MEMCPY3D c;
+	cudaError_t e = rt_memcpy3d_peer(pp, &c);
+	RT_ENTER(cudaMemcpy3DPeer_v4000, &p, NULL);
+
+	if (e != cudaSuccess)
+		RT_RETURN(e);
+	RT_CU(cuMemcpy3D(&c));
+}
+
+cudaError_t CUDARTAPI cudaMemcpy3DPeer_ptds(const struct cudaMemcpy3DPeerParms *pp)
+{
+	cudaMemcpy3DPeer_ptds_v7000_params p = { pp };
+	CUDA_MEMCPY3D c;
+	cudaError_t e = rt_memcpy3d_peer(pp, &c);
+	RT_ENTER(cudaMemcpy3DPeer_ptds_v7000, &p, NULL);
+
+	if (e != cudaSuccess)
+		RT_RETURN(e);
+	RT_CU(cuMemcpy3D(&c));
+}
+
+cudaError_t CUDARTAPI cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms *pp, cudaStream_t s)
+{
+	cudaMemcpy3DPeerAsync_v4000_params p = { pp, s };
+	CUDA_MEMCPY3D c;
+	cudaError_t e = rt_memcpy3d_peer(pp, &c);
+	RT_ENTER(cudaMemcpy3DPeerAsync_v4000, &p, NULL);
+
+	if (e != cudaSuccess)
+		RT_RETURN(e);
+	RT_CU(cuMemcpy3DAsync(&c, s));
+}
+
+cudaError_t CUDARTAPI cudaMemcpy3DPeerAsync_ptsz(const struct cudaMemcpy3DPeerParms *pp,
+						 cudaStream_t s)
+{
+	cudaMemcpy3DPeerAsync_ptsz_v7000_params p = { pp, s };
+	CUDA_MEMCPY3D c;
+	cudaError_t e = rt_memcpy3d_peer(pp, &c);
+	RT_ENTER(cudaMemcpy3DPeerAsync_ptsz_v7000, &p, NULL);
 
 	if (e != cudaSuccess)
 		RT_RETURN(e);

@@ -1207,6 +1207,46 @@ static void test_launch_configuration(void **state)
 	assert_null(sim_recs_find(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 0));
 }
 
+static void test_launch_ex(void **state)
+{
+	DOC("Invokes the function CUfunction or the kernel CUkernel f with the specified "
+	    "launch-time configuration config. [...] Setting CU_LAUNCH_ATTRIBUTE_COOPERATIVE to a "
+	    "non-zero value causes the kernel launch to be a cooperative launch, with exactly the "
+	    "same usage and semantics of cuLaunchCooperativeKernel.");
+	CUlaunchAttribute attr = { .id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE };
+	CUlaunchConfig c = { .gridDimX = 2, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 64,
+			     .blockDimY = 1, .blockDimZ = 1, .attrs = &attr, .numAttrs = 1 };
+	const CUpti_ActivityKernel10 *k0, *k1;
+	CUpti_SubscriberHandle sub;
+	cudaFunction_t f;
+
+	(void)state;
+	assert_int_equal(cudaGetFuncBySymbol(&f, &stub_a), cudaSuccess);
+	sub = start();
+	attr.value.cooperative = 1;
+	assert_int_equal(cuLaunchKernelEx(&c, (CUfunction)f, NULL, NULL), CUDA_SUCCESS);
+	c.numAttrs = 0;
+	c.attrs = NULL;
+	assert_int_equal(cuLaunchKernelEx(&c, (CUfunction)f, NULL, NULL), CUDA_SUCCESS);
+	/* "Valid for streams": not a launch's */
+	attr.id = CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY;
+	attr.value.syncPolicy = CU_SYNC_POLICY_SPIN;
+	c.attrs = &attr;
+	c.numAttrs = 1;
+	assert_int_equal(cuLaunchKernelEx(&c, (CUfunction)f, NULL, NULL), CUDA_ERROR_INVALID_VALUE);
+	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+	stop(sub);
+	k0 = (const void *)sim_recs_find(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 0);
+	k1 = (const void *)sim_recs_find(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 1);
+	assert_non_null(k0);
+	assert_non_null(k1);
+	assert_null(sim_recs_find(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 2));
+	assert_int_equal(k0->launchType, CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_SINGLE_DEVICE);
+	assert_int_equal(k0->gridX, 2);
+	assert_int_equal(k0->blockX, 64);
+	assert_int_equal(k1->launchType, CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR);
+}
+
 static void test_queries(void **state)
 {
 	DOC("Returns in *attributes the attributes of the pointer ptr. [...] Returns in **pfn "
@@ -1456,6 +1496,7 @@ static void test_instantiate_with_params(void **state)
 	struct cudaKernelNodeParams kp = {
 	    .func = (void *)&stub_a, .gridDim = {4, 1, 1}, .blockDim = {128, 1, 1}};
 	cudaGraphInstantiateParams ip = {.flags = cudaGraphInstantiateFlagUpload};
+	unsigned long long flags;
 	cudaGraphNode_t a, b;
 	cudaGraph_t g;
 	cudaGraphExec_t x;
@@ -1471,8 +1512,17 @@ static void test_instantiate_with_params(void **state)
 	assert_int_equal(cudaGraphInstantiateWithParams(&x, g, &ip), cudaSuccess);
 	assert_int_equal(ip.result_out, cudaGraphInstantiateSuccess);
 	assert_null(ip.errNode_out);
+	/* "cudaGraphInstantiateFlagUpload will not be returned by this API" */
+	flags = ~0ULL;
+	assert_int_equal(cudaGraphExecGetFlags(x, &flags), cudaSuccess);
+	assert_int_equal(flags, 0);
 	assert_int_equal(cudaGraphLaunch(x, s), cudaSuccess);
 	assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+	assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
+	assert_int_equal(cudaGraphInstantiateWithFlags(&x, g, cudaGraphInstantiateFlagAutoFreeOnLaunch),
+			 cudaSuccess);
+	assert_int_equal(cudaGraphExecGetFlags(x, &flags), cudaSuccess);
+	assert_int_equal(flags, cudaGraphInstantiateFlagAutoFreeOnLaunch);
 	assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
 	/* "CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE, if the graph structure is invalid" (a cycle)
 	 */
@@ -1505,6 +1555,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_conditional_nodes, teardown),
 	    cmocka_unit_test_teardown(test_conditional_while, teardown),
 	    cmocka_unit_test_teardown(test_queries, teardown),
+	    cmocka_unit_test_teardown(test_launch_ex, teardown),
 	    cmocka_unit_test_teardown(test_node_params, teardown),
 	    cmocka_unit_test_teardown(test_kernel_node_attributes, teardown),
 	    cmocka_unit_test_teardown(test_event_nodes, teardown),

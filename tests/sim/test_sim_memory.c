@@ -1178,6 +1178,26 @@ static void test_peers_and_ipc(void **state)
 	assert_int_equal(cudaMemcpyPeer(b, 1, a, 0, 64), cudaErrorInvalidDevice);
 	assert_int_equal(cudaMemcpy(host, b, 64, cudaMemcpyDeviceToHost), cudaSuccess);
 	assert_int_equal(host[63], 7);
+	/* a 3D peer copy, device 0 to itself: 4 rows of 16 bytes from a into the rows of b */
+	{
+		struct cudaMemcpy3DPeerParms pp = {
+			.srcPtr = { .ptr = a, .pitch = 16, .xsize = 16, .ysize = 4 }, .srcDevice = 0,
+			.dstPtr = { .ptr = b, .pitch = 16, .xsize = 16, .ysize = 4 }, .dstDevice = 0,
+			.extent = { .width = 16, .height = 4, .depth = 1 } };
+
+		assert_int_equal(cudaMemset(a, 9, 64), cudaSuccess);
+		assert_int_equal(cudaMemcpy3DPeer(&pp), cudaSuccess);
+		assert_int_equal(cudaMemcpy(host, b, 64, cudaMemcpyDeviceToHost), cudaSuccess);
+		assert_int_equal(host[0], 9);
+		assert_int_equal(host[63], 9);
+		assert_int_equal(cudaMemset(a, 3, 64), cudaSuccess);
+		assert_int_equal(cudaMemcpy3DPeerAsync(&pp, NULL), cudaSuccess);
+		assert_int_equal(cudaStreamSynchronize(NULL), cudaSuccess);
+		assert_int_equal(cudaMemcpy(host, b, 64, cudaMemcpyDeviceToHost), cudaSuccess);
+		assert_int_equal(host[40], 3);
+		pp.dstDevice = 1;
+		assert_int_equal(cudaMemcpy3DPeer(&pp), cudaErrorInvalidDevice);
+	}
 	/* a handle that names no export (test_ipc shares one) */
 	memset(&h, 0, sizeof(h));
 	assert_int_equal(cudaIpcOpenMemHandle(&opened, h, cudaIpcMemLazyEnablePeerAccess),
