@@ -1595,6 +1595,114 @@ cudaError_t CUDARTAPI cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t x, cudaGr
 	RT_CU(cuGraphExecMemcpyNodeSetParams(x, node, &d, gpsim_primary_ctx()));
 }
 
+/*
+ * The copies to and from a __device__ variable that the graph calls name by
+ * symbol: 1D copies of count bytes at offset into its device copy (its
+ * host shadow here, as cudaMemcpyToSymbol's), the kind as a symbol copy
+ * takes it; past the variable's end is cudaErrorInvalidSymbol.
+ */
+static cudaError_t symbol_copy(const void *symbol, size_t count, size_t offset, int to,
+			       enum cudaMemcpyKind kind, const void *other,
+			       struct cudaMemcpy3DParms *p)
+{
+	struct rt_var *v = var_of(symbol);
+
+	if (!v || offset > v->size || count > v->size - offset)
+		return cudaErrorInvalidSymbol;
+	if (to)
+		*p = copy_1d((void *)(uintptr_t)(v->host_var + offset), other, count,
+			     kind == cudaMemcpyDeviceToDevice ? kind : cudaMemcpyHostToDevice);
+	else
+		*p = copy_1d((void *)(uintptr_t)other, v->host_var + offset, count,
+			     kind == cudaMemcpyDeviceToDevice ? kind : cudaMemcpyDeviceToHost);
+	return cudaSuccess;
+}
+
+cudaError_t CUDARTAPI cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *out, cudaGraph_t g,
+						     const cudaGraphNode_t *deps, size_t ndeps,
+						     const void *symbol, const void *src,
+						     size_t count, size_t offset,
+						     enum cudaMemcpyKind kind)
+{
+	struct cudaMemcpy3DParms p;
+	cudaError_t e = symbol_copy(symbol, count, offset, 1, kind, src, &p);
+	RT_ENTER(cudaGraphAddMemcpyNodeToSymbol_v11010, NULL, NULL);
+
+	if (e != cudaSuccess)
+		RT_RETURN(e);
+	RT_RETURN(add_memcpy_node(out, g, deps, ndeps, &p));
+}
+
+cudaError_t CUDARTAPI cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *out, cudaGraph_t g,
+						       const cudaGraphNode_t *deps, size_t ndeps,
+						       void *dst, const void *symbol, size_t count,
+						       size_t offset, enum cudaMemcpyKind kind)
+{
+	struct cudaMemcpy3DParms p;
+	cudaError_t e = symbol_copy(symbol, count, offset, 0, kind, dst, &p);
+	RT_ENTER(cudaGraphAddMemcpyNodeFromSymbol_v11010, NULL, NULL);
+
+	if (e != cudaSuccess)
+		RT_RETURN(e);
+	RT_RETURN(add_memcpy_node(out, g, deps, ndeps, &p));
+}
+
+/* A symbol copy's parameters for node (x NULL) or for x's copy of it. */
+static cudaError_t symbol_copy_set(cudaGraphExec_t x, cudaGraphNode_t node, const void *symbol,
+				   const void *other, size_t count, size_t offset, int to,
+				   enum cudaMemcpyKind kind)
+{
+	struct cudaMemcpy3DParms p3;
+	CUDA_MEMCPY3D d;
+	cudaError_t e = symbol_copy(symbol, count, offset, to, kind, other, &p3);
+
+	if (e == cudaSuccess)
+		e = rt_memcpy3d(&p3, &d);
+	if (e != cudaSuccess)
+		return e;
+	return from_cu(x ? cuGraphExecMemcpyNodeSetParams(x, node, &d, gpsim_primary_ctx()) :
+			   cuGraphMemcpyNodeSetParams(node, &d));
+}
+
+cudaError_t CUDARTAPI cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void *symbol,
+							   const void *src, size_t count,
+							   size_t offset, enum cudaMemcpyKind kind)
+{
+	RT_ENTER(cudaGraphMemcpyNodeSetParamsToSymbol_v11010, NULL, NULL);
+	RT_RETURN(symbol_copy_set(NULL, node, symbol, src, count, offset, 1, kind));
+}
+
+cudaError_t CUDARTAPI cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void *dst,
+							     const void *symbol, size_t count,
+							     size_t offset, enum cudaMemcpyKind kind)
+{
+	RT_ENTER(cudaGraphMemcpyNodeSetParamsFromSymbol_v11010, NULL, NULL);
+	RT_RETURN(symbol_copy_set(NULL, node, symbol, dst, count, offset, 0, kind));
+}
+
+cudaError_t CUDARTAPI cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t x, cudaGraphNode_t node,
+							       const void *symbol, const void *src,
+							       size_t count, size_t offset,
+							       enum cudaMemcpyKind kind)
+{
+	RT_ENTER(cudaGraphExecMemcpyNodeSetParamsToSymbol_v11010, NULL, NULL);
+	if (!x)
+		RT_RETURN(cudaErrorInvalidValue);
+	RT_RETURN(symbol_copy_set(x, node, symbol, src, count, offset, 1, kind));
+}
+
+cudaError_t CUDARTAPI cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t x,
+								 cudaGraphNode_t node, void *dst,
+								 const void *symbol, size_t count,
+								 size_t offset,
+								 enum cudaMemcpyKind kind)
+{
+	RT_ENTER(cudaGraphExecMemcpyNodeSetParamsFromSymbol_v11010, NULL, NULL);
+	if (!x)
+		RT_RETURN(cudaErrorInvalidValue);
+	RT_RETURN(symbol_copy_set(x, node, symbol, dst, count, offset, 0, kind));
+}
+
 cudaError_t CUDARTAPI cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t x, cudaGraphNode_t node,
 							 void *dst, const void *src, size_t count,
 							 enum cudaMemcpyKind kind)

@@ -1207,6 +1207,69 @@ static void test_launch_configuration(void **state)
 	assert_null(sim_recs_find(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, 0));
 }
 
+static void test_symbol_copy_nodes(void **state)
+{
+	DOC("Creates a new memcpy node to copy to symbol and adds it to graph [...] Creates a new "
+	    "memcpy node to copy from symbol [...] Sets the parameters of memcpy node node to the "
+	    "copy described by the provided parameters.");
+	int in[16], in2[16], out[16], out2[16], i;
+	cudaGraphNode_t to, from;
+	cudaGraphExec_t x;
+	cudaGraph_t g;
+
+	(void)state;
+	for (i = 0; i < 16; i++) {
+		in[i] = 100 + i;
+		in2[i] = 200 + i;
+	}
+	memset(out, 0, sizeof(out));
+	memset(out2, 0, sizeof(out2));
+	assert_int_equal(cudaGraphCreate(&g, 0), cudaSuccess);
+	/* 8 ints into the variable at offset 4 ints, then the whole variable back out */
+	assert_int_equal(cudaGraphAddMemcpyNodeToSymbol(&to, g, NULL, 0, device_var, in,
+							8 * sizeof(int), 4 * sizeof(int),
+							cudaMemcpyHostToDevice),
+			 cudaSuccess);
+	assert_int_equal(cudaGraphAddMemcpyNodeFromSymbol(&from, g, &to, 1, out, device_var,
+							  sizeof(out), 0, cudaMemcpyDeviceToHost),
+			 cudaSuccess);
+	/* past the variable's end */
+	assert_int_equal(cudaGraphMemcpyNodeSetParamsToSymbol(to, device_var, in, 8 * sizeof(int),
+							      12 * sizeof(int),
+							      cudaMemcpyHostToDevice),
+			 cudaErrorInvalidSymbol);
+	assert_int_equal(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+	assert_int_equal(cudaGraphLaunch(x, NULL), cudaSuccess);
+	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+	assert_int_equal(out[4], 100);
+	assert_int_equal(out[11], 107);
+	/* the graph's node from in2; the executable graph's copy out into out2 */
+	assert_int_equal(cudaGraphMemcpyNodeSetParamsToSymbol(to, device_var, in2, 8 * sizeof(int),
+							      4 * sizeof(int), cudaMemcpyHostToDevice),
+			 cudaSuccess);
+	assert_int_equal(cudaGraphExecMemcpyNodeSetParamsFromSymbol(x, from, out2, device_var,
+								    sizeof(out2), 0,
+								    cudaMemcpyDeviceToHost),
+			 cudaSuccess);
+	assert_int_equal(cudaGraphLaunch(x, NULL), cudaSuccess);
+	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+	/* the executable graph still copies from in, as instantiated, now into out2 */
+	assert_int_equal(out2[4], 100);
+	assert_int_equal(cudaGraphExecMemcpyNodeSetParamsToSymbol(x, to, device_var, in2,
+								  8 * sizeof(int), 4 * sizeof(int),
+								  cudaMemcpyHostToDevice),
+			 cudaSuccess);
+	assert_int_equal(cudaGraphMemcpyNodeSetParamsFromSymbol(from, out, device_var, sizeof(out), 0,
+								cudaMemcpyDeviceToHost),
+			 cudaSuccess);
+	assert_int_equal(cudaGraphLaunch(x, NULL), cudaSuccess);
+	assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+	assert_int_equal(out2[4], 200);
+	assert_int_equal(out2[11], 207);
+	assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
+	assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+}
+
 static void test_launch_ex(void **state)
 {
 	DOC("Invokes the function CUfunction or the kernel CUkernel f with the specified "
@@ -1556,6 +1619,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_conditional_while, teardown),
 	    cmocka_unit_test_teardown(test_queries, teardown),
 	    cmocka_unit_test_teardown(test_launch_ex, teardown),
+	    cmocka_unit_test_teardown(test_symbol_copy_nodes, teardown),
 	    cmocka_unit_test_teardown(test_node_params, teardown),
 	    cmocka_unit_test_teardown(test_kernel_node_attributes, teardown),
 	    cmocka_unit_test_teardown(test_event_nodes, teardown),
