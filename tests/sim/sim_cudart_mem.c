@@ -180,6 +180,31 @@ cudaError_t CUDARTAPI cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaM
 				 (CUmemLocation *)loc));
 }
 
+/*
+ * CUDA 13.0's pools by location: CUPTI has no runtime cbid for these, so
+ * only their driver calls are traced.
+ */
+cudaError_t CUDARTAPI cudaMemGetDefaultMemPool(cudaMemPool_t *pool, struct cudaMemLocation *loc,
+					       enum cudaMemAllocationType type)
+{
+	rt_init();
+	return from_cu(cuMemGetDefaultMemPool(pool, (CUmemLocation *)loc, (CUmemAllocationType)type));
+}
+
+cudaError_t CUDARTAPI cudaMemGetMemPool(cudaMemPool_t *pool, struct cudaMemLocation *loc,
+					enum cudaMemAllocationType type)
+{
+	rt_init();
+	return from_cu(cuMemGetMemPool(pool, (CUmemLocation *)loc, (CUmemAllocationType)type));
+}
+
+cudaError_t CUDARTAPI cudaMemSetMemPool(struct cudaMemLocation *loc, enum cudaMemAllocationType type,
+					cudaMemPool_t pool)
+{
+	rt_init();
+	return from_cu(cuMemSetMemPool((CUmemLocation *)loc, (CUmemAllocationType)type, pool));
+}
+
 cudaError_t CUDARTAPI cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int device)
 {
 	RT_ENTER(cudaDeviceGetDefaultMemPool_v11020, NULL, NULL);

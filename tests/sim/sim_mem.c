@@ -793,6 +793,94 @@ CUresult CUDAAPI cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
 	DRV_RETURN(r);
 }
 
+/*
+ * CUDA 13's pools by location and allocation type: "The memory location
+ * can be of one of CU_MEM_LOCATION_TYPE_DEVICE, CU_MEM_LOCATION_TYPE_HOST
+ * or CU_MEM_LOCATION_TYPE_HOST_NUMA. The allocation type can be one of
+ * CU_MEM_ALLOCATION_TYPE_PINNED or CU_MEM_ALLOCATION_TYPE_MANAGED. When the
+ * allocation type is CU_MEM_ALLOCATION_TYPE_MANAGED, the location type can
+ * also be CU_MEM_LOCATION_TYPE_NONE [...] In all other cases, the call
+ * return CUDA_ERROR_INVALID_VALUE". Device 0's pinned pools are the
+ * device's (cuDeviceGetDefaultMemPool, ...: "the equivalent of calling
+ * cuDeviceSetMemPool with the location id as the device"); host and
+ * managed pools by location are not simulated: CUDA_ERROR_NOT_SUPPORTED.
+ */
+static CUresult location_pool(const CUmemLocation *loc, CUmemAllocationType type)
+{
+	if (!loc || (type != CU_MEM_ALLOCATION_TYPE_PINNED && type != CU_MEM_ALLOCATION_TYPE_MANAGED))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (loc->type != CU_MEM_LOCATION_TYPE_DEVICE && loc->type != CU_MEM_LOCATION_TYPE_HOST &&
+	    loc->type != CU_MEM_LOCATION_TYPE_HOST_NUMA &&
+	    !(type == CU_MEM_ALLOCATION_TYPE_MANAGED && loc->type == CU_MEM_LOCATION_TYPE_NONE))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (type != CU_MEM_ALLOCATION_TYPE_PINNED || loc->type != CU_MEM_LOCATION_TYPE_DEVICE)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	return loc->id == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+
+CUresult CUDAAPI cuMemGetDefaultMemPool(CUmemoryPool *pool, CUmemLocation *loc,
+					CUmemAllocationType type)
+{
+	cuMemGetDefaultMemPool_params p = { pool, loc, type };
+	CUresult r;
+	DRV_ENTER(cuMemGetDefaultMemPool, &p, NULL);
+
+	NEED_INIT();
+	r = pool ? location_pool(loc, type) : CUDA_ERROR_INVALID_VALUE;
+	if (r == CUDA_SUCCESS) {
+		pthread_mutex_lock(&M.lock);
+		*pool = default_pool();
+		pthread_mutex_unlock(&M.lock);
+	}
+	DRV_RETURN(r);
+}
+
+/*
+ * "Returns the last pool provided to cuMemSetMemPool or cuDeviceSetMemPool
+ * for this location and allocation type or the location's default memory
+ * pool if cuMemSetMemPool or cuDeviceSetMemPool for that allocType and
+ * location has never been called."
+ */
+CUresult CUDAAPI cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *loc, CUmemAllocationType type)
+{
+	cuMemGetMemPool_params p = { pool, loc, type };
+	CUresult r;
+	DRV_ENTER(cuMemGetMemPool, &p, NULL);
+
+	NEED_INIT();
+	r = pool ? location_pool(loc, type) : CUDA_ERROR_INVALID_VALUE;
+	if (r == CUDA_SUCCESS) {
+		pthread_mutex_lock(&M.lock);
+		*pool = current_pool();
+		pthread_mutex_unlock(&M.lock);
+	}
+	DRV_RETURN(r);
+}
+
+/*
+ * "When a memory pool is set as the current memory pool, the location
+ * parameter should be the same as the location of the pool [...] The type
+ * of memory pool should also match the parameter allocType."
+ */
+CUresult CUDAAPI cuMemSetMemPool(CUmemLocation *loc, CUmemAllocationType type, CUmemoryPool pool)
+{
+	cuMemSetMemPool_params p = { loc, type, pool };
+	CUresult r;
+	DRV_ENTER(cuMemSetMemPool, &p, NULL);
+
+	NEED_INIT();
+	r = location_pool(loc, type);
+	if (r == CUDA_SUCCESS) {
+		pthread_mutex_lock(&M.lock);
+		if (!pool || !pool_known(pool) || pool->managed)
+			r = CUDA_ERROR_INVALID_VALUE;
+		else
+			M.current = pool == &M.def ? NULL : pool;
+		pthread_mutex_unlock(&M.lock);
+	}
+	DRV_RETURN(r);
+}
+
 /* ---- managed memory ------------------------------------------------------ */
 
 /*

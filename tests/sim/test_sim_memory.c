@@ -1011,6 +1011,52 @@ static void test_resource_callbacks(void **state)
 	assert_ptr_equal(res[3].ctx, c);
 }
 
+static void test_pools_by_location(void **state)
+{
+	DOC("Returns the last pool provided to cudaMemSetMemPool or cudaDeviceSetMemPool for this "
+	    "location and allocation type or the location's default memory pool if "
+	    "cudaMemSetMemPool or cudaDeviceSetMemPool for that allocType and location has never "
+	    "been called. [...] In all other cases, the call return cudaErrorInvalidValue");
+	struct cudaMemLocation dev0 = { .type = cudaMemLocationTypeDevice, .id = 0 };
+	struct cudaMemLocation dev1 = { .type = cudaMemLocationTypeDevice, .id = 1 };
+	struct cudaMemLocation host = { .type = cudaMemLocationTypeHost };
+	struct cudaMemLocation none = { .type = cudaMemLocationTypeNone };
+	struct cudaMemPoolProps props = { .allocType = cudaMemAllocationTypePinned,
+				   .location = { .type = cudaMemLocationTypeDevice, .id = 0 } };
+	cudaMemPool_t def, by_loc, mine, cur;
+
+	(void)state;
+	assert_int_equal(cudaDeviceGetDefaultMemPool(&def, 0), cudaSuccess);
+	assert_int_equal(cudaMemGetDefaultMemPool(&by_loc, &dev0, cudaMemAllocationTypePinned),
+			 cudaSuccess);
+	assert_ptr_equal(by_loc, def);
+	assert_int_equal(cudaMemGetMemPool(&cur, &dev0, cudaMemAllocationTypePinned), cudaSuccess);
+	assert_ptr_equal(cur, def);
+	/* "the equivalent of calling cudaDeviceSetMemPool with the location id as the device" */
+	assert_int_equal(cudaMemPoolCreate(&mine, &props), cudaSuccess);
+	assert_int_equal(cudaMemSetMemPool(&dev0, cudaMemAllocationTypePinned, mine), cudaSuccess);
+	assert_int_equal(cudaDeviceGetMemPool(&cur, 0), cudaSuccess);
+	assert_ptr_equal(cur, mine);
+	assert_int_equal(cudaMemGetMemPool(&cur, &dev0, cudaMemAllocationTypePinned), cudaSuccess);
+	assert_ptr_equal(cur, mine);
+	assert_int_equal(cudaMemGetDefaultMemPool(&by_loc, &dev0, cudaMemAllocationTypePinned),
+			 cudaSuccess);
+	assert_ptr_equal(by_loc, def);
+	/* a location of no pinned pool; no such device; host and managed pools not simulated */
+	assert_int_equal(cudaMemGetMemPool(&cur, &none, cudaMemAllocationTypePinned),
+			 cudaErrorInvalidValue);
+	assert_int_equal(cudaMemGetMemPool(&cur, &dev1, cudaMemAllocationTypePinned),
+			 cudaErrorInvalidDevice);
+	assert_int_equal(cudaMemGetDefaultMemPool(&cur, &host, cudaMemAllocationTypePinned),
+			 cudaErrorNotSupported);
+	assert_int_equal(cudaMemGetDefaultMemPool(&cur, &none, cudaMemAllocationTypeManaged),
+			 cudaErrorNotSupported);
+	assert_int_equal(cudaMemSetMemPool(&dev0, cudaMemAllocationTypePinned, def), cudaSuccess);
+	assert_int_equal(cudaDeviceGetMemPool(&cur, 0), cudaSuccess);
+	assert_ptr_equal(cur, def);
+	assert_int_equal(cudaMemPoolDestroy(mine), cudaSuccess);
+}
+
 static char *self_exe;
 
 static void hex_put(char *out, const void *p, size_t n)
@@ -1767,6 +1813,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_pool_ipc, teardown),
 		cmocka_unit_test_teardown(test_peers_and_ipc, teardown),
 		cmocka_unit_test_teardown(test_ipc, teardown),
+		cmocka_unit_test_teardown(test_pools_by_location, teardown),
 		cmocka_unit_test_teardown(test_function_attributes, teardown),
 		cmocka_unit_test_teardown(test_jit_link, teardown),
 		cmocka_unit_test_teardown(test_graph_memory_attributes, teardown),
