@@ -79,14 +79,38 @@ static inline void bpf_require__errno(const char *test, int err)
 #define BPF_OBJECTS_LINK 2
 
 /*
- * How many programs, maps or links (by their program's name) whose name
- * starts with @prefix exist in the kernel right now; -errno on failure.
- * Name BPF objects with a per-program prefix so tests can check that a
- * loader left nothing behind without being fooled by other users of BPF.
+ * The highest id of a program, map or link in the kernel right now (0 when
+ * none); -errno on failure. The kernel hands out ids in increasing order, so
+ * objects created later have higher ids than this.
  */
-static inline int bpf_objects__count(int kind, const char *prefix)
+static inline long bpf_objects__last_id(int kind)
 {
-	__u32 id = 0, prog_id;
+	__u32 id = 0, last = 0;
+	int err;
+
+	for (;;) {
+		err = kind == BPF_OBJECTS_PROG ? bpf_prog_get_next_id(id, &id)
+		      : kind == BPF_OBJECTS_MAP ? bpf_map_get_next_id(id, &id)
+						 : bpf_link_get_next_id(id, &id);
+		if (err == -ENOENT)
+			return last;
+		if (err)
+			return err;
+		last = id;
+	}
+}
+
+/*
+ * How many programs, maps or links (by their program's name) with an id
+ * above @after and a name starting with @prefix exist in the kernel right
+ * now; -errno on failure. Name BPF objects with a per-program prefix so
+ * tests can check that a loader left nothing behind without being fooled by
+ * other users of BPF; pass bpf_objects__last_id() from before the loader ran
+ * as @after so that objects an earlier test is still freeing do not count.
+ */
+static inline int bpf_objects__count(int kind, const char *prefix, __u32 after)
+{
+	__u32 id = after, prog_id;
 	int n = 0, fd, err;
 
 	for (;;) {

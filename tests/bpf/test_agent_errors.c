@@ -31,13 +31,29 @@ static const char *const prefixes[] = {
 	"ptrack_", "proc_tra", "cs_", "cpu_samp", "oc_", "offcpu", "cl_", "cuda_lau",
 };
 
-static int count_ours(void)
+/* The highest id of each kind of BPF object before a test loads anything. */
+struct ids {
+	__u32 last[3];
+};
+
+static void ids__now(struct ids *ids)
+{
+	for (int k = 0; k < 3; k++) {
+		long id = bpf_objects__last_id(k);
+
+		assert_true(id >= 0);
+		ids->last[k] = (__u32)id;
+	}
+}
+
+/* Objects of ours created since @before. */
+static int count_ours(const struct ids *before)
 {
 	int n = 0;
 
 	for (int k = 0; k < 3; k++)
 		for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++) {
-			int c = bpf_objects__count(k, prefixes[i]);
+			int c = bpf_objects__count(k, prefixes[i], before->last[k]);
 
 			assert_true(c >= 0);
 			n += c;
@@ -45,14 +61,19 @@ static int count_ours(void)
 	return n;
 }
 
-/* Closed objects go after an RCU grace period: wait up to 10 s for none to be left. */
-static void assert_none_of_ours(void)
+/*
+ * Closed objects go after an RCU grace period, or an RCU tasks grace period
+ * for tracepoint links, which a loaded machine can stretch to seconds: wait
+ * up to 30 s for none created since @before to be left. Objects an earlier
+ * test is still freeing are older than @before and do not count.
+ */
+static void assert_none_of_ours(const struct ids *before)
 {
 	struct timespec ts = { .tv_nsec = 10 * 1000 * 1000 };
 	int n = 0;
 
-	for (int tries = 0; tries < 1000; tries++) {
-		n = count_ours();
+	for (int tries = 0; tries < 3000; tries++) {
+		n = count_ours(before);
 		if (n == 0)
 			return;
 		nanosleep(&ts, NULL);
@@ -64,9 +85,10 @@ static void test_not_root(void **state)
 {
 	char dir[4096];
 	int status;
+	struct ids before;
 	pid_t pid;
 
-	assert_none_of_ours();
+	ids__now(&before);
 	harness__mkdtemp(dir, sizeof(dir), "noroot");
 	assert_int_equal(chmod(dir, 0777), 0);
 	pid = fork();
@@ -97,7 +119,7 @@ static void test_not_root(void **state)
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
-	assert_none_of_ours();
+	assert_none_of_ours(&before);
 	harness__rmrf(dir);
 }
 
@@ -108,9 +130,11 @@ static void test_full_run_leaves_nothing(void **state)
 				    .freq_hz = 999, .no_kallsyms = true };
 	char *argv[] = { (char *)"/bin/sleep", (char *)"0.2", NULL };
 	struct cpu_agent_stats st;
+	struct ids before;
 	char dir[4096];
 	int status, err;
 
+	ids__now(&before);
 	harness__mkdtemp(dir, sizeof(dir), "full");
 	o.dir = dir;
 	err = harness__run(&o, argv, NULL, &status, &st);
@@ -118,7 +142,7 @@ static void test_full_run_leaves_nothing(void **state)
 	assert_int_equal(err, 0);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	assert_true(st.offcpu_spans >= 1); /* the 200 ms sleep */
-	assert_none_of_ours();
+	assert_none_of_ours(&before);
 	harness__rmrf(dir);
 }
 
