@@ -93,8 +93,10 @@ for tid, cls in want.items():
         ticks = t["lifetime_ns"] * hz / 1e9
         p_on = min(1.0, t["on_cpu_ns"] / t["lifetime_ns"]) if t["lifetime_ns"] else 0
         tol = 0.05 + 3 * math.sqrt(ticks * p_on * (1 - p_on)) / ticks if ticks else 0.05
-        check(abs(t["coverage"] - 1) <= tol, "summary.json: %s coverage %.3f (within %.3f)"
-              % (names[tid], t["coverage"], tol))
+        check(abs(t["coverage"] - 1) <= tol,
+              "summary.json: %s coverage %.3f (within %.3f): on %.0f ms, off %.0f ms, lifetime %.0f ms"
+              % (names[tid], t["coverage"], tol, t["on_cpu_ns"] / 1e6, t["off_cpu_ns"] / 1e6,
+                 t["lifetime_ns"] / 1e6))
         check(abs(t["on_cpu_ns"] + t["off_cpu_ns"] - t["coverage"] * t["lifetime_ns"]) < 1e6,
               "summary.json: %s coverage = (on + off) / lifetime" % names[tid])
 reasons = {sleeper: "sleep", locker: "locks", reader: "io", poller: "poll", stuck: "io"}
