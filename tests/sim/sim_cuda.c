@@ -462,7 +462,7 @@ static void bprintf(char *buf, size_t size, size_t *pos, const char *fmt, ...)
 		*pos += (size_t)n;
 }
 
-/* Kernel names and paths are JSON-escaped here and nowhere else in the sim. */
+/* Names and paths are JSON-escaped here and nowhere else in the sim (gpsim_json_str). */
 static void bjson_str(char *buf, size_t size, size_t *pos, const char *s)
 {
 	bprintf(buf, size, pos, "\"");
@@ -540,6 +540,16 @@ static void env_init(void)
 static void env_once(void)
 {
 	pthread_once(&S.env_once, env_init);
+}
+
+void gpsim_log_open(void)
+{
+	env_once();
+}
+
+void gpsim_json_str(char *buf, size_t size, size_t *pos, const char *s)
+{
+	bjson_str(buf, size, pos, s);
 }
 
 /*

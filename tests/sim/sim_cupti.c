@@ -36,6 +36,7 @@
 
 #include "sim_deep.h"
 #include "sim_internal.h"
+#include "sim_nvtx.h"
 
 #define ALIGN8(x) (((x) + 7) & ~(size_t)7)
 #define DEFAULT_WAKE_MS 100
@@ -57,6 +58,9 @@ union rec {
 	CUpti_ActivityDevice5 device;
 	CUpti_ActivityMemory4 mem;
 	CUpti_ActivityMemoryPool3 pool;
+	CUpti_ActivityMarker2 marker;
+	CUpti_ActivityMarkerData2 marker_data;
+	CUpti_ActivityName name;
 };
 
 /* A record waiting for its work to complete and for buffer space. */
@@ -106,6 +110,7 @@ static struct cupti {
 	uint8_t cb_rt[CUPTI_RUNTIME_TRACE_CBID_SIZE];
 	uint8_t cb_drv[CUPTI_DRIVER_TRACE_CBID_SIZE];
 	uint8_t cb_res[CUPTI_CBID_RESOURCE_SIZE];
+	uint8_t cb_nvtx[CUPTI_CBID_NVTX_SIZE];
 	const char *name_rt[CUPTI_RUNTIME_TRACE_CBID_SIZE];
 	const char *name_drv[CUPTI_DRIVER_TRACE_CBID_SIZE];
 	/* activity API */
@@ -306,6 +311,8 @@ static uint8_t *cb_table(int domain, uint32_t cbid)
 		return &C.cb_drv[cbid];
 	if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid < CUPTI_CBID_RESOURCE_SIZE)
 		return &C.cb_res[cbid];
+	if (domain == CUPTI_CB_DOMAIN_NVTX && cbid < CUPTI_CBID_NVTX_SIZE)
+		return &C.cb_nvtx[cbid];
 	return NULL;
 }
 
@@ -443,6 +450,61 @@ static void hook_resource(uint32_t cbid, const struct gpsim_res_ev *ev)
 	}
 	a = (struct deliver_args){ cb, userdata, CUPTI_CB_DOMAIN_RESOURCE, cbid, &rd };
 	gpsim_deep(deliver_callback, &a);
+}
+
+/* ---- NVTX, for sim_nvtx.c ---------------------------------------------- */
+
+/*
+ * "Data passed into a NVTX callback function as the cbdata argument to
+ * CUpti_CallbackFunc. The cbdata will be this type for domain equal to
+ * CUPTI_CB_DOMAIN_NVTX." (CUpti_NvtxData), once per call, on the thread
+ * that made it, when the subscriber has enabled the call's callback id.
+ */
+void cupti__nvtx_callback(uint32_t cbid, const char *name, const void *params, const void *ret)
+{
+	CUpti_NvtxData d = { .functionName = name, .functionParams = params,
+			     .functionReturnValue = ret };
+	CUpti_CallbackFunc cb;
+	struct deliver_args a;
+	void *userdata;
+
+	cb = subscriber_of(CUPTI_CB_DOMAIN_NVTX, cbid, &userdata);
+	if (!cb)
+		return;
+	a = (struct deliver_args){ cb, userdata, CUPTI_CB_DOMAIN_NVTX, cbid, &d };
+	gpsim_deep(deliver_callback, &a);
+}
+
+bool cupti__kind_on(CUpti_ActivityKind k)
+{
+	return kind_on(k);
+}
+
+uint64_t cupti__now(void)
+{
+	return cupti_now();
+}
+
+uint32_t cupti__thread_id(void)
+{
+	if (atomic_load(&C.tid_type) == CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM)
+		return gpsim_gettid();
+	return (uint32_t)pthread_self();
+}
+
+/* A record whose times are on CUPTI's clock already: ready for the worker now. */
+void cupti__stage_record(const void *rec, size_t size)
+{
+	struct pend *p;
+
+	if (size > sizeof(p->r))
+		return;
+	p = pend_new(size);
+	if (!p)
+		return;
+	memcpy(&p->r, rec, size);
+	p->ready = gpsim_now();
+	stage(p);
 }
 
 static void hook_api_enter(struct gpsim_call *call)
@@ -1046,11 +1108,12 @@ CUptiResult CUPTIAPI cuptiSupportedDomains(size_t *count, CUpti_DomainTable *tab
 {
 	static CUpti_CallbackDomain domains[] = { CUPTI_CB_DOMAIN_DRIVER_API,
 						  CUPTI_CB_DOMAIN_RUNTIME_API,
-						  CUPTI_CB_DOMAIN_RESOURCE };
+						  CUPTI_CB_DOMAIN_RESOURCE,
+						  CUPTI_CB_DOMAIN_NVTX };
 
 	if (!count || !table)
 		return CUPTI_ERROR_INVALID_PARAMETER;
-	*count = 3;
+	*count = 4;
 	*table = domains;
 	return CUPTI_SUCCESS;
 }
@@ -1072,6 +1135,7 @@ CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_Ca
 	memset(C.cb_rt, 0, sizeof(C.cb_rt));
 	memset(C.cb_drv, 0, sizeof(C.cb_drv));
 	memset(C.cb_res, 0, sizeof(C.cb_res));
+	memset(C.cb_nvtx, 0, sizeof(C.cb_nvtx));
 	*subscriber = &C.sub;
 	pthread_mutex_unlock(&C.lock);
 	return CUPTI_SUCCESS;
@@ -1119,7 +1183,7 @@ CUptiResult CUPTIAPI cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle
 	if (!on) {
 		/* Other domains are accepted but never fire in the simulator. */
 		if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API ||
-		    domain == CUPTI_CB_DOMAIN_RESOURCE)
+		    domain == CUPTI_CB_DOMAIN_RESOURCE || domain == CUPTI_CB_DOMAIN_NVTX)
 			return CUPTI_ERROR_INVALID_PARAMETER;
 		return CUPTI_SUCCESS;
 	}
@@ -1143,6 +1207,8 @@ CUptiResult CUPTIAPI cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle s
 		memset(C.cb_drv, enable ? 1 : 0, sizeof(C.cb_drv));
 	else if (domain == CUPTI_CB_DOMAIN_RESOURCE)
 		memset(C.cb_res, enable ? 1 : 0, sizeof(C.cb_res));
+	else if (domain == CUPTI_CB_DOMAIN_NVTX)
+		memset(C.cb_nvtx, enable ? 1 : 0, sizeof(C.cb_nvtx));
 	pthread_mutex_unlock(&C.lock);
 	return CUPTI_SUCCESS;
 }
@@ -1153,6 +1219,8 @@ CUptiResult CUPTIAPI cuptiEnableAllDomains(uint32_t enable, CUpti_SubscriberHand
 
 	if (!r)
 		r = cuptiEnableDomain(enable, subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+	if (!r)
+		r = cuptiEnableDomain(enable, subscriber, CUPTI_CB_DOMAIN_NVTX);
 	return r ? r : cuptiEnableDomain(enable, subscriber, CUPTI_CB_DOMAIN_RESOURCE);
 }
 
@@ -1393,6 +1461,9 @@ CUptiResult CUPTIAPI cuptiActivityGetNextRecord(uint8_t *buffer, size_t valid,
 		case CUPTI_ACTIVITY_KIND_DEVICE: size = sizeof(CUpti_ActivityDevice5); break;
 		case CUPTI_ACTIVITY_KIND_MEMORY2: size = sizeof(CUpti_ActivityMemory4); break;
 		case CUPTI_ACTIVITY_KIND_MEMORY_POOL: size = sizeof(CUpti_ActivityMemoryPool3); break;
+		case CUPTI_ACTIVITY_KIND_MARKER: size = sizeof(CUpti_ActivityMarker2); break;
+		case CUPTI_ACTIVITY_KIND_MARKER_DATA: size = sizeof(CUpti_ActivityMarkerData2); break;
+		case CUPTI_ACTIVITY_KIND_NAME: size = sizeof(CUpti_ActivityName); break;
 		default: return CUPTI_ERROR_INVALID_KIND;
 		}
 		off = (size_t)((uint8_t *)*record - buffer) + ALIGN8(size);
@@ -1413,6 +1484,9 @@ CUptiResult CUPTIAPI cuptiActivityGetNextRecord(uint8_t *buffer, size_t valid,
 	case CUPTI_ACTIVITY_KIND_DEVICE: size = sizeof(CUpti_ActivityDevice5); break;
 	case CUPTI_ACTIVITY_KIND_MEMORY2: size = sizeof(CUpti_ActivityMemory4); break;
 	case CUPTI_ACTIVITY_KIND_MEMORY_POOL: size = sizeof(CUpti_ActivityMemoryPool3); break;
+	case CUPTI_ACTIVITY_KIND_MARKER: size = sizeof(CUpti_ActivityMarker2); break;
+	case CUPTI_ACTIVITY_KIND_MARKER_DATA: size = sizeof(CUpti_ActivityMarkerData2); break;
+	case CUPTI_ACTIVITY_KIND_NAME: size = sizeof(CUpti_ActivityName); break;
 	default: return CUPTI_ERROR_INVALID_KIND;
 	}
 	if (off + size > valid)

@@ -179,6 +179,10 @@ GPSIM_API uint64_t gpsim_bracket(uint64_t (*clock)(void), unsigned tries, uint64
 GPSIM_API uint32_t gpsim_gettid(void);
 GPSIM_API uint32_t gpsim_getpid(void);
 GPSIM_API void gpsim_log_line(const char *json);
+/* Opens the log (GPUPERF_SIM_LOG) for a library whose first call is not the driver's. */
+GPSIM_API void gpsim_log_open(void);
+/* Appends @s to buf[*pos..size) as a JSON string, quoted and escaped. */
+GPSIM_API void gpsim_json_str(char *buf, size_t size, size_t *pos, const char *s);
 /* libcuda: kernels (CUfunction == struct CUfunc_st *) */
 GPSIM_API CUfunction gpsim_func_register(const char *mangled_name);
 GPSIM_API const char *gpsim_func_name(CUfunction f);
