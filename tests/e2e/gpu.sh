@@ -114,11 +114,11 @@ for route in injection preload; do
 done
 # The samples of the simulator's newer areas (graphs built node by node, host
 # functions, managed memory, stream-ordered allocation, a driver-API program
-# loading a cubin and a fatbin, a buffer grown through virtual memory): each prints "ok" only when its results are
+# loading a cubin and a fatbin, a buffer grown through virtual memory, NVTX ranges): each prints "ok" only when its results are
 # right; the trace's joins, times and end are checked, counts left to CUDA.
 for v in "" _shared; do
 	for s in graph_nodes graph_conditional host_callbacks managed_memory stream_alloc driver_module \
-		expandable_memory; do
+		expandable_memory nvtx_ranges; do
 		[ -x "$samples/$s$v" ] || continue
 		opts=""
 		case $s in graph_nodes | graph_conditional | stream_alloc) opts="--graph" ;; esac
@@ -128,6 +128,23 @@ for v in "" _shared; do
 			fail "$s$v" "no ok line: $(tail -2 "$work/$s$v-injection/stdout.txt" 2>/dev/null)"
 	done
 done
+# NVTX ranges with CUPTI as the NVTX tool (NVTX_INJECTION64_PATH naming libcupti, as
+# CUPTI's documentation sets it up): the launches inside them stay joined and counted.
+cupti_so=""
+for c in "${CUDA_HOME:-/usr/local/cuda}/extras/CUPTI/lib64/libcupti.so.13" \
+	"${CUDA_HOME:-/usr/local/cuda}/lib64/libcupti.so.13" \
+	$(ldconfig -p 2>/dev/null | awk '/libcupti\.so\.13 / { print $NF }'); do
+	[ -e "$c" ] && { cupti_so=$c; break; }
+done
+if [ -n "$cupti_so" ]; then
+	export NVTX_INJECTION64_PATH="$cupti_so"
+	for v in "" _shared; do
+		run nvtx_ranges$v-nvtx-tool injection "$samples/nvtx_ranges$v" -- --kernels 16 --memcpys 8
+	done
+	unset NVTX_INJECTION64_PATH
+else
+	echo "note nvtx_ranges: no libcupti.so.13 found: not run with CUPTI as the NVTX tool"
+fi
 # Whether CUPTI gives memory records for virtual memory (cuMemCreate, cuMemMap) is
 # not documented, and the simulator gives none: say what this driver gave (the
 # library's own records end in "from_call"; any other is CUPTI's).

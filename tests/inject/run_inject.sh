@@ -137,6 +137,18 @@ expandable_memory)
 	n=$("$GPINJ_GPUPERF" dump "$(one_trace)" | grep -c '^memory .* from_call$')
 	[ "$n" -eq 8 ] || fail "want 8 memory records of the library's own, have $n"
 	;;
+# NVTX ranges around the launches, with CUPTI as the NVTX tool (NVTX_INJECTION64_PATH):
+# the ranges reach the simulated CUPTI beside the library, and the launches inside
+# them are still exact
+nvtx_ranges)
+	export NVTX_INJECTION64_PATH="$GPINJ_SIM_LIB/libcupti.so.13"
+	sample nvtx_ranges
+	got=$(awk -F'"op":"' '/"type":"nvtx"/ { split($2, o, "\""); n[o[1]]++ }
+		END { printf "start=%d end=%d push=%d pop=%d mark=%d", n["start"], n["end"], n["push"], n["pop"], n["mark"] }' \
+		"$dir/truth.jsonl")
+	[ "$got" = "start=1 end=1 push=32 pop=32 mark=8" ] ||
+		fail "NVTX events in the simulator's log: $got, want start=1 end=1 push=32 pop=32 mark=8"
+	;;
 outer_corr_*)
 	# Real CUPTI gives a driver call inside a runtime call the runtime call's id:
 	# one launch stack record per id, every GPU record joined to the runtime call.

@@ -120,6 +120,19 @@ sample stream_alloc -- fill_kernel=launch_fill square_kernel=launch_square \
 	offset_kernel=replay_scratch_graph
 sample driver_module -- scale_rows=launch_from_cubin add_bias=launch_from_fatbin
 sample expandable_memory -- fill_kernel=launch_fill
+# its NVTX ranges go to the simulated CUPTI as the NVTX tool, as they would to CUPTI
+for d in $(echo "${LD_LIBRARY_PATH:-}" | tr : ' '); do
+	[ -e "$d/libcupti.so.13" ] && { NVTX_INJECTION64_PATH=$d/libcupti.so.13; break; }
+done
+if [ -n "${NVTX_INJECTION64_PATH:-}" ]; then
+	export NVTX_INJECTION64_PATH
+	sample nvtx_ranges -- forward_kernel=launch_forward activation_kernel=launch_activation
+	grep -q '"type":"nvtx"' "$tmp/nvtx_ranges.jsonl" ||
+		{ echo "FAIL: nvtx_ranges: no NVTX event reached the simulated CUPTI"; fail=1; }
+	unset NVTX_INJECTION64_PATH
+else
+	echo "FAIL: nvtx_ranges: no libcupti.so.13 of the simulator on LD_LIBRARY_PATH"; fail=1
+fi
 # CFI exists for every module of the samples, whose libraries ld.so loads right
 # after exec: their user stacks reach the thread's root (issue: >= 99% where CFI
 # exists), though they are unwound when read, often after the sample has exited
