@@ -36,6 +36,7 @@
 #include <generated_nvtx_meta.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,16 +49,20 @@
 #define NVTX_MAX_DEPTH 256
 #define NAME_MAX_BYTES 1024
 
+/* A name a handle stands for, on a list with the others so that it stays reachable. */
+struct named {
+	struct named *next;
+	char *name;
+};
+
 /* A domain's handle points to one of these; the default domain is NULL. */
 struct nvtxDomainRegistration_st {
-	struct nvtxDomainRegistration_st *next;
-	char *name;
+	struct named n;
 };
 
 /* A registered string's handle points to one of these. */
 struct nvtxStringRegistration_st {
-	struct nvtxStringRegistration_st *next;
-	char *s;
+	struct named n;
 };
 
 /* A process range started and not yet ended: its END record names its domain. */
@@ -70,8 +75,7 @@ struct open_range {
 /* Handles live until the process exits, as the names CUPTI's records point to must. */
 static struct {
 	pthread_mutex_t lock;
-	struct nvtxDomainRegistration_st *domains;
-	struct nvtxStringRegistration_st *strings;
+	struct named *handles;
 	struct open_range *ranges;
 	struct stack *stacks;
 	atomic_uint next_id;
@@ -90,7 +94,7 @@ static __thread int tls_nstacks;
 
 static const char *domain_name(nvtxDomainHandle_t d)
 {
-	return d ? d->name : NULL;
+	return d ? d->n.name : NULL;
 }
 
 /* A copy that lives as long as the process; NULL when out of memory. */
@@ -122,7 +126,7 @@ static char *message_of(const nvtxEventAttributes_t *a)
 	case NVTX_MESSAGE_TYPE_ASCII: return keep(a->message.ascii);
 	case NVTX_MESSAGE_TYPE_UNICODE: return keep_wide(a->message.unicode);
 	case NVTX_MESSAGE_TYPE_REGISTERED:
-		return a->message.registered ? keep(a->message.registered->s) : NULL;
+		return a->message.registered ? keep(a->message.registered->n.name) : NULL;
 	default: return NULL;
 	}
 }
@@ -544,22 +548,29 @@ static int NVTX_API sim_DomainRangePop(nvtxDomainHandle_t d)
 	return r;
 }
 
+/* @n names @name (kept with the process from here on); false, @name freed, when @n is NULL. */
+static bool name_handle(struct named *n, char *name)
+{
+	if (!n || !name) {
+		free(name);
+		return false;
+	}
+	n->name = name;
+	pthread_mutex_lock(&N.lock);
+	n->next = N.handles;
+	N.handles = n;
+	pthread_mutex_unlock(&N.lock);
+	return true;
+}
+
 static nvtxStringHandle_t register_string(char *s)
 {
-	struct nvtxStringRegistration_st *h;
+	struct nvtxStringRegistration_st *h = s ? malloc(sizeof(*h)) : NULL;
 
-	if (!s)
-		return NULL;
-	h = malloc(sizeof(*h));
-	if (!h) {
-		free(s);
+	if (!name_handle(h ? &h->n : NULL, s)) {
+		free(h);
 		return NULL;
 	}
-	h->s = s;
-	pthread_mutex_lock(&N.lock);
-	h->next = N.strings;
-	N.strings = h;
-	pthread_mutex_unlock(&N.lock);
 	return h;
 }
 
@@ -589,20 +600,12 @@ static nvtxStringHandle_t NVTX_API sim_DomainRegisterStringW(nvtxDomainHandle_t 
  */
 static nvtxDomainHandle_t create_domain(char *name)
 {
-	struct nvtxDomainRegistration_st *h;
+	struct nvtxDomainRegistration_st *h = name ? malloc(sizeof(*h)) : NULL;
 
-	if (!name)
-		return NULL;
-	h = malloc(sizeof(*h));
-	if (!h) {
-		free(name);
+	if (!name_handle(h ? &h->n : NULL, name)) {
+		free(h);
 		return NULL;
 	}
-	h->name = name;
-	pthread_mutex_lock(&N.lock);
-	h->next = N.domains;
-	N.domains = h;
-	pthread_mutex_unlock(&N.lock);
 	return h;
 }
 
