@@ -406,21 +406,60 @@ static size_t mod_find(const struct proc *p, const struct mod_sig *sig, bool *kn
 }
 
 /*
+ * The whole of /proc/PID/maps at once, NUL-terminated (free() it); NULL when
+ * the process is gone or memory ran out. The kernel reads a process's
+ * mappings afresh for each read() and gives nothing once it has exited: a
+ * scan that read a line at a time, loading each new library's tables in
+ * between (tens of ms for a large one on a cold cache), lost the rest of
+ * the file when a short program exited meanwhile, and every stack of it
+ * ended at an unknown module. One pass of read()s takes microseconds.
+ */
+static char *read_maps(pid_t pid)
+{
+	char path[64], *buf = NULL, *nb;
+	size_t len = 0, cap = 64 << 10;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL; /* gone already: its exit event is on the way */
+	for (;;) {
+		if (!buf || cap - len < 4096) {
+			if (buf)
+				cap *= 2;
+			nb = realloc(buf, cap);
+			if (!nb)
+				break;
+			buf = nb;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (buf)
+		buf[len] = '\0';
+	return buf;
+}
+
+/*
  * Read /proc/PID/maps and write a module record for every executable
  * mapping not written before: as many as it has (a mapping that cannot be
  * remembered, out of memory, is counted in modules_dropped).
  */
 void agent_proc__scan_maps(struct cpu_agent *a, struct proc *p, uint64_t ts)
 {
-	char path[64], line[PATH_MAX + 256];
-	FILE *f;
+	char *maps = read_maps(p->pid), *line, *next;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", p->pid);
-	f = fopen(path, "re");
-	if (!f)
-		return; /* gone already: its exit event is on the way */
+	if (!maps)
+		return;
 	read_uids(p);
-	while (fgets(line, sizeof(line), f)) {
+	for (line = maps; *line; line = next) {
 		unsigned long long start, end, pgoff, inode;
 		unsigned int maj, min;
 		char perms[8], file[PATH_MAX], mf[96];
@@ -431,6 +470,11 @@ void agent_proc__scan_maps(struct cpu_agent *a, struct proc *p, uint64_t ts)
 		size_t at;
 		int n;
 
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		else
+			next = line + strlen(line);
 		file[0] = '\0';
 		n = sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095[^\n]", &start, &end, perms,
 			   &pgoff, &maj, &min, &inode, file);
@@ -486,7 +530,7 @@ void agent_proc__scan_maps(struct cpu_agent *a, struct proc *p, uint64_t ts)
 			a->st.modules++;
 		}
 	}
-	fclose(f);
+	free(maps);
 }
 
 void agent_proc__scan_threads(struct cpu_agent *a, struct proc *p, uint64_t ts)
