@@ -139,7 +139,8 @@ done
 if [ -n "$cupti_so" ]; then
 	export NVTX_INJECTION64_PATH="$cupti_so"
 	for v in "" _shared; do
-		run nvtx_ranges$v-nvtx-tool injection "$samples/nvtx_ranges$v" -- --kernels 16 --memcpys 8
+		# 8 copies in, and on a GPU the 2 of verify() out
+		run nvtx_ranges$v-nvtx-tool injection "$samples/nvtx_ranges$v" -- --kernels 16 --memcpys 10
 	done
 	unset NVTX_INJECTION64_PATH
 else
