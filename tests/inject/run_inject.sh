@@ -335,6 +335,11 @@ sigkill)
 	check --no-end
 	;;
 fork)
+	# Under ASan (GPSIM_PRELOAD), no leak check: gcc 12's LeakSanitizer locks
+	# its allocator at exit, and in the child of fork() a lock that another
+	# thread of the parent held at the fork is never released, so the child
+	# hung there about one run in 130. Every other case checks for leaks.
+	[ -n "${GPSIM_PRELOAD:-}" ] && export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 	traced "$GPINJ_EXIT_PATHS" fork >"$dir/stdout.txt" 2>"$dir/stderr.txt" ||
 		fail "exit status $?"
 	child=$(sed -n 's/^child \([0-9]*\) status 0$/\1/p' "$dir/stdout.txt")
