@@ -447,6 +447,67 @@ static char *read_maps(pid_t pid)
 	return buf;
 }
 
+/* A file of the scan held open: read through /proc/self/fd/FD once the process may be gone. */
+struct held {
+	uint64_t dev, inode;
+	int fd;
+};
+
+#define AGENT_HELD_FILES 256 /* files held open per scan; past them, map_files as read */
+
+/* One line of /proc/PID/maps; false for a line that is not an executable mapping. */
+static bool maps_line(const char *line, unsigned long long *start, unsigned long long *end,
+		      char perms[8], unsigned long long *pgoff, unsigned int *maj, unsigned int *min,
+		      unsigned long long *inode, char file[PATH_MAX])
+{
+	file[0] = '\0';
+	return sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095[^\n]", start, end, perms, pgoff,
+		      maj, min, inode, file) >= 7 &&
+	       perms[2] == 'x';
+}
+
+/*
+ * Open each file newly mapped executable through its map_files entry, all
+ * at once right after the maps were read: tables and build ids are read
+ * later, one file at a time (tens of ms each when cold), and by then a
+ * short program may have exited and taken its map_files with it, leaving
+ * its libraries without tables. map_files reaches the very file mapped,
+ * whatever mount namespace it is in; the fd keeps it reachable.
+ */
+static size_t hold_files(const struct proc *p, const char *maps, struct held *h, size_t max)
+{
+	size_t nh = 0;
+
+	for (const char *line = maps; *line && nh < max;) {
+		const char *eol = strchr(line, '\n');
+		unsigned long long start, end, pgoff, inode;
+		unsigned int maj, min;
+		char perms[8], file[PATH_MAX], mf[96];
+		struct mod_sig sig;
+		bool known = false;
+		size_t i;
+
+		if (maps_line(line, &start, &end, perms, &pgoff, &maj, &min, &inode, file) &&
+		    inode && file[0] == '/') {
+			sig = (struct mod_sig){ start, end, pgoff, inode };
+			mod_find(p, &sig, &known);
+			for (i = 0; !known && i < nh; i++)
+				known = h[i].dev == makedev(maj, min) && h[i].inode == inode;
+			if (!known) {
+				snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", p->pid, start,
+					 end);
+				h[nh].fd = open(mf, O_RDONLY | O_CLOEXEC);
+				h[nh].dev = makedev(maj, min);
+				h[nh].inode = inode;
+				if (h[nh].fd >= 0)
+					nh++;
+			}
+		}
+		line = eol ? eol + 1 : line + strlen(line);
+	}
+	return nh;
+}
+
 /*
  * Read /proc/PID/maps and write a module record for every executable
  * mapping not written before: as many as it has (a mapping that cannot be
@@ -455,9 +516,12 @@ static char *read_maps(pid_t pid)
 void agent_proc__scan_maps(struct cpu_agent *a, struct proc *p, uint64_t ts)
 {
 	char *maps = read_maps(p->pid), *line, *next;
+	struct held held[AGENT_HELD_FILES];
+	size_t nheld;
 
 	if (!maps)
 		return;
+	nheld = hold_files(p, maps, held, AGENT_HELD_FILES);
 	read_uids(p);
 	for (line = maps; *line; line = next) {
 		unsigned long long start, end, pgoff, inode;
@@ -468,17 +532,13 @@ void agent_proc__scan_maps(struct cpu_agent *a, struct proc *p, uint64_t ts)
 		const struct bid_entry *bid = NULL;
 		bool known;
 		size_t at;
-		int n;
 
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
 		else
 			next = line + strlen(line);
-		file[0] = '\0';
-		n = sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095[^\n]", &start, &end, perms,
-			   &pgoff, &maj, &min, &inode, file);
-		if (n < 7 || perms[2] != 'x')
+		if (!maps_line(line, &start, &end, perms, &pgoff, &maj, &min, &inode, file))
 			continue;
 		if (a->us && !inode && !strcmp(file, "[vdso]"))
 			ustack__add_vdso(a->us, p->pid, start, end);
@@ -502,8 +562,13 @@ void agent_proc__scan_maps(struct cpu_agent *a, struct proc *p, uint64_t ts)
 		p->mods[at] = sig;
 		p->nmods++;
 
-		/* map_files reaches the very file mapped, whatever mount namespace it is in */
+		/* the file held open (hold_files()), else its map_files entry */
 		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", p->pid, start, end);
+		for (size_t i = 0; i < nheld; i++)
+			if (held[i].dev == makedev(maj, min) && held[i].inode == inode) {
+				snprintf(mf, sizeof(mf), "/proc/self/fd/%d", held[i].fd);
+				break;
+			}
 		if (inode && file[0] == '/')
 			bid = build_id_of(a, mf, makedev(maj, min), inode);
 		if (a->us && inode && file[0] == '/' && !p->pre_exec)
@@ -530,6 +595,8 @@ void agent_proc__scan_maps(struct cpu_agent *a, struct proc *p, uint64_t ts)
 			a->st.modules++;
 		}
 	}
+	for (size_t i = 0; i < nheld; i++)
+		close(held[i].fd);
 	free(maps);
 }
 
