@@ -142,17 +142,23 @@ fi
 # under sanitizers, 2-3x slower, where the bar is lower), and a copy that stops at
 # a stack page never touched (bad_frame).
 # A run with few stacks (the first of a fresh machine, its caches cold) may miss a
-# couple: up to 3 short is allowed whatever the count.
+# couple: up to 3 short is allowed whatever the count. bad_frame is the copy's
+# limit, not the unwinder's: it is held to a budget of its own (5% of the
+# stacks, at least 3), as it came to 3 of 104 in a clean-clone run.
 min=98
 [ "${GPUPERF_TEST_SANITIZED:-}" = 1 ] && min=93
-read -r n root <<EOF_ENDS
-$(awk '{ n += $1; r += $2 } END { print n + 0, r + 0 }' "$tmp/stack_ends")
+read -r n root bf <<EOF_ENDS
+$(awk '{ n += $1; r += $2; for (i = 4; i <= NF; i++) if ($i ~ /^bad_frame=/) { sub(/^bad_frame=/, "", $i); b += $i } }
+	END { print n + 0, r + 0, b + 0 }' "$tmp/stack_ends")
 EOF_ENDS
-if [ "$n" -gt 0 ] && [ $((n - root)) -gt 3 ] && [ $((root * 100)) -lt $((n * min)) ]; then
-	echo "FAIL: $root of $n user stacks reach their thread's root (under $min%, and more than 3 short):"
+# stacks that do not end at a bad frame, and how many of them reach the root
+m=$((n - bf))
+if { [ "$m" -gt 0 ] && [ $((m - root)) -gt 3 ] && [ $((root * 100)) -lt $((m * min)) ]; } ||
+	{ [ "$bf" -gt 3 ] && [ $((bf * 100)) -gt $((n * 5)) ]; }; then
+	echo "FAIL: $root of $n user stacks reach their thread's root (under $min% of the $m not ended by a bad frame, and more than 3 short; or more than 5% and 3 bad frames: $bf):"
 	awk '$1 != $2 { print "  " $3 ": " $2 " of " $1 ", " $4 " " $5 " " $6 }' "$tmp/stack_ends"
 	fail=1
 else
-	echo "ok: $root of $n user stacks reach their thread's root"
+	echo "ok: $root of $n user stacks reach their thread's root ($bf end at a bad frame)"
 fi
 exit $fail
