@@ -164,9 +164,13 @@ static void drain(struct trace_thread *t)
 		       gp_cupti.ActivityGetNextRecord(d.buf, d.valid, &r) == CUPTI_SUCCESS)
 			act_parse__record(t->w, r, t->pid, t->gm, &t->st);
 		act_buf__put(t->pool, d.buf);
-		/* between buffers too: a backlog of them must not leave the launch rings full */
-		if (t->ls)
-			launch_stack__drain(t->ls, t->w);
+		/*
+		 * Between buffers too: a backlog of them must not leave the launch
+		 * rings full, nor miss a library dlopen'ed and dlclose'd while the
+		 * writer works through it (its module record is what names the
+		 * frames in it; one dl_iterate_phdr step when nothing changed).
+		 */
+		drain_stacks(t);
 	}
 }
 
