@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "agent_priv.h"
+#include "gp_alloc.h"
 #include "gp_file.h"
 #include "gp_util.h"
 #include "gp_writer.h"
@@ -447,156 +448,171 @@ static char *read_maps(pid_t pid)
 	return buf;
 }
 
+/* An executable mapping of /proc/PID/maps not recorded before. */
+struct mline {
+	unsigned long long start, end, pgoff, inode;
+	dev_t dev;
+	char perms[8];
+	const char *file;	/* in the maps buffer; "" for anonymous memory */
+	int fd;			/* the file held open (hold_file()), or -1 */
+};
+
 /* A file of the scan held open: read through /proc/self/fd/FD once the process may be gone. */
 struct held {
-	uint64_t dev, inode;
+	dev_t dev;
+	uint64_t inode;
 	int fd;
 };
 
 #define AGENT_HELD_FILES 256 /* files held open per scan; past them, map_files as read */
 
 /* One line of /proc/PID/maps; false for a line that is not an executable mapping. */
-static bool maps_line(const char *line, unsigned long long *start, unsigned long long *end,
-		      char perms[8], unsigned long long *pgoff, unsigned int *maj, unsigned int *min,
-		      unsigned long long *inode, char file[PATH_MAX])
+static bool maps_line(const char *line, struct mline *m)
 {
-	file[0] = '\0';
-	return sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095[^\n]", start, end, perms, pgoff,
-		      maj, min, inode, file) >= 7 &&
-	       perms[2] == 'x';
+	unsigned int maj, min;
+	int n = -1;
+
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &m->start, &m->end, m->perms,
+		   &m->pgoff, &maj, &min, &m->inode, &n) < 7 ||
+	    m->perms[2] != 'x')
+		return false;
+	m->dev = makedev(maj, min);
+	m->file = n >= 0 ? line + n : "";
+	m->fd = -1;
+	return true;
 }
 
 /*
- * Open each file newly mapped executable through its map_files entry, all
- * at once right after the maps were read: tables and build ids are read
- * later, one file at a time (tens of ms each when cold), and by then a
- * short program may have exited and taken its map_files with it, leaving
- * its libraries without tables. map_files reaches the very file mapped,
- * whatever mount namespace it is in; the fd keeps it reachable.
+ * The fd of @m's file, opened through its map_files entry the first time
+ * the scan meets the file, right after the maps were read: tables and
+ * build ids are read later, one file at a time (tens of ms each when
+ * cold), and by then a short program may have exited and taken its
+ * map_files with it, leaving its libraries without tables. map_files
+ * reaches the very file mapped, whatever mount namespace it is in; the fd
+ * keeps it reachable. -1: not held (anonymous, full, or not opened).
  */
-static size_t hold_files(const struct proc *p, const char *maps, struct held *h, size_t max)
+static int hold_file(pid_t pid, const struct mline *m, struct held *h, size_t *nh)
 {
-	size_t nh = 0;
+	char mf[96];
+	int fd;
 
-	for (const char *line = maps; *line && nh < max;) {
-		const char *eol = strchr(line, '\n');
-		unsigned long long start, end, pgoff, inode;
-		unsigned int maj, min;
-		char perms[8], file[PATH_MAX], mf[96];
-		struct mod_sig sig;
-		bool known = false;
-		size_t i;
+	if (!m->inode || m->file[0] != '/')
+		return -1;
+	for (size_t i = 0; i < *nh; i++)
+		if (h[i].dev == m->dev && h[i].inode == m->inode)
+			return h[i].fd;
+	if (*nh == AGENT_HELD_FILES)
+		return -1;
+	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", pid, m->start, m->end);
+	fd = open(mf, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		h[(*nh)++] = (struct held){ m->dev, m->inode, fd };
+	return fd;
+}
 
-		if (maps_line(line, &start, &end, perms, &pgoff, &maj, &min, &inode, file) &&
-		    inode && file[0] == '/') {
-			sig = (struct mod_sig){ start, end, pgoff, inode };
-			mod_find(p, &sig, &known);
-			for (i = 0; !known && i < nh; i++)
-				known = h[i].dev == makedev(maj, min) && h[i].inode == inode;
-			if (!known) {
-				snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", p->pid, start,
-					 end);
-				h[nh].fd = open(mf, O_RDONLY | O_CLOEXEC);
-				h[nh].dev = makedev(maj, min);
-				h[nh].inode = inode;
-				if (h[nh].fd >= 0)
-					nh++;
-			}
+/* Record @m, a mapping of @p not known before. */
+static void add_module(struct cpu_agent *a, struct proc *p, const struct mline *m, uint64_t ts)
+{
+	struct mod_sig sig = { m->start, m->end, m->pgoff, m->inode };
+	const struct bid_entry *bid = NULL;
+	bool file = m->inode && m->file[0] == '/', known;
+	struct gp_rec_module *r;
+	char mf[96];
+	size_t at;
+
+	at = mod_find(p, &sig, &known);
+	if (p->nmods == p->mcap) {
+		size_t cap = p->mcap ? 2 * p->mcap : 32;
+		struct mod_sig *nm = realloc(p->mods, cap * sizeof(*nm));
+
+		if (!nm) {
+			/* left out, counted: a later scan tries again */
+			a->st.modules_dropped++;
+			return;
 		}
-		line = eol ? eol + 1 : line + strlen(line);
+		p->mods = nm;
+		p->mcap = cap;
 	}
-	return nh;
+	memmove(&p->mods[at + 1], &p->mods[at], (p->nmods - at) * sizeof(*p->mods));
+	p->mods[at] = sig;
+	p->nmods++;
+
+	/* the file held open (hold_file()), else its map_files entry */
+	if (m->fd >= 0)
+		snprintf(mf, sizeof(mf), "/proc/self/fd/%d", m->fd);
+	else
+		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", p->pid, m->start, m->end);
+	if (file)
+		bid = build_id_of(a, mf, m->dev, m->inode);
+	if (a->us && file && !p->pre_exec)
+		ustack__add_mapping(a->us, p->pid, m->start, m->end, m->pgoff, m->dev, m->inode, mf);
+
+	r = gp_writer__reserve(a->w, GP_REC_MODULE, sizeof(*r));
+	if (r) {
+		r->ts = ts;
+		r->start = m->start;
+		r->end = m->end;
+		r->pgoff = m->pgoff;
+		r->inode = m->inode;
+		r->pid = (uint32_t)p->pid;
+		r->path_str = gp_writer__intern(a->w, m->file[0] ? m->file : "[anon]");
+		r->dev = (uint32_t)m->dev;
+		r->prot = PROT_EXEC | (m->perms[0] == 'r' ? PROT_READ : 0) |
+			  (m->perms[1] == 'w' ? PROT_WRITE : 0);
+		if (bid && !bid->err) {
+			r->build_id_size = bid->len;
+			memcpy(r->build_id, bid->id, bid->len);
+		}
+		gp_writer__commit(a->w);
+		a->st.modules++;
+	}
 }
 
 /*
  * Read /proc/PID/maps and write a module record for every executable
  * mapping not written before: as many as it has (a mapping that cannot be
- * remembered, out of memory, is counted in modules_dropped).
+ * remembered, out of memory, is counted in modules_dropped). The new ones
+ * are found, and their files held open, before any is recorded.
  */
 void agent_proc__scan_maps(struct cpu_agent *a, struct proc *p, uint64_t ts)
 {
 	char *maps = read_maps(p->pid), *line, *next;
 	struct held held[AGENT_HELD_FILES];
-	size_t nheld;
+	struct mline *v = NULL, m;
+	size_t nheld = 0, nv = 0, cap = 0;
 
 	if (!maps)
 		return;
-	nheld = hold_files(p, maps, held, AGENT_HELD_FILES);
-	read_uids(p);
 	for (line = maps; *line; line = next) {
-		unsigned long long start, end, pgoff, inode;
-		unsigned int maj, min;
-		char perms[8], file[PATH_MAX], mf[96];
 		struct mod_sig sig;
-		struct gp_rec_module *r;
-		const struct bid_entry *bid = NULL;
 		bool known;
-		size_t at;
 
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
 		else
 			next = line + strlen(line);
-		if (!maps_line(line, &start, &end, perms, &pgoff, &maj, &min, &inode, file))
+		if (!maps_line(line, &m))
 			continue;
-		if (a->us && !inode && !strcmp(file, "[vdso]"))
-			ustack__add_vdso(a->us, p->pid, start, end);
-		sig = (struct mod_sig){ start, end, pgoff, inode };
-		at = mod_find(p, &sig, &known);
+		if (a->us && !m.inode && !strcmp(m.file, "[vdso]"))
+			ustack__add_vdso(a->us, p->pid, m.start, m.end);
+		sig = (struct mod_sig){ m.start, m.end, m.pgoff, m.inode };
+		mod_find(p, &sig, &known);
 		if (known)
 			continue;
-		if (p->nmods == p->mcap) {
-			size_t cap = p->mcap ? 2 * p->mcap : 32;
-			struct mod_sig *nm = realloc(p->mods, cap * sizeof(*nm));
-
-			if (!nm) {
-				/* left out, counted: a later scan tries again */
-				a->st.modules_dropped++;
-				continue;
-			}
-			p->mods = nm;
-			p->mcap = cap;
+		if (GP_ALLOC_GROW(v, nv + 1, cap)) {
+			a->st.modules_dropped++; /* a later scan tries again */
+			continue;
 		}
-		memmove(&p->mods[at + 1], &p->mods[at], (p->nmods - at) * sizeof(*p->mods));
-		p->mods[at] = sig;
-		p->nmods++;
-
-		/* the file held open (hold_files()), else its map_files entry */
-		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", p->pid, start, end);
-		for (size_t i = 0; i < nheld; i++)
-			if (held[i].dev == makedev(maj, min) && held[i].inode == inode) {
-				snprintf(mf, sizeof(mf), "/proc/self/fd/%d", held[i].fd);
-				break;
-			}
-		if (inode && file[0] == '/')
-			bid = build_id_of(a, mf, makedev(maj, min), inode);
-		if (a->us && inode && file[0] == '/' && !p->pre_exec)
-			ustack__add_mapping(a->us, p->pid, start, end, pgoff, makedev(maj, min), inode,
-					    mf);
-
-		r = gp_writer__reserve(a->w, GP_REC_MODULE, sizeof(*r));
-		if (r) {
-			r->ts = ts;
-			r->start = start;
-			r->end = end;
-			r->pgoff = pgoff;
-			r->inode = inode;
-			r->pid = (uint32_t)p->pid;
-			r->path_str = gp_writer__intern(a->w, file[0] ? file : "[anon]");
-			r->dev = (uint32_t)makedev(maj, min);
-			r->prot = PROT_EXEC | (perms[0] == 'r' ? PROT_READ : 0) |
-				  (perms[1] == 'w' ? PROT_WRITE : 0);
-			if (bid && !bid->err) {
-				r->build_id_size = bid->len;
-				memcpy(r->build_id, bid->id, bid->len);
-			}
-			gp_writer__commit(a->w);
-			a->st.modules++;
-		}
+		m.fd = hold_file(p->pid, &m, held, &nheld);
+		v[nv++] = m;
 	}
+	read_uids(p);
+	for (size_t i = 0; i < nv; i++)
+		add_module(a, p, &v[i], ts);
 	for (size_t i = 0; i < nheld; i++)
 		close(held[i].fd);
+	free(v);
 	free(maps);
 }
 
