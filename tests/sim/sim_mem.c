@@ -441,6 +441,31 @@ static int pool_known(const struct CUmemPoolHandle_st *p)
 	return 0;
 }
 
+/* The current pool (else the default one), taken under the lock. */
+static struct CUmemPoolHandle_st *pool_get(int current)
+{
+	struct CUmemPoolHandle_st *pool;
+
+	pthread_mutex_lock(&M.lock);
+	pool = current ? current_pool() : default_pool();
+	pthread_mutex_unlock(&M.lock);
+	return pool;
+}
+
+/* @pool as the current pool: one the driver made, and not the managed one. */
+static CUresult pool_set_current(struct CUmemPoolHandle_st *pool)
+{
+	CUresult r = CUDA_SUCCESS;
+
+	pthread_mutex_lock(&M.lock);
+	if (!pool || !pool_known(pool) || pool->managed)
+		r = CUDA_ERROR_INVALID_VALUE;
+	else
+		M.current = pool == &M.def ? NULL : pool;
+	pthread_mutex_unlock(&M.lock);
+	return r;
+}
+
 static void pool_event(int op, struct CUmemPoolHandle_st *p, uint64_t keep)
 {
 	struct gpsim_mem_ev ev = { .op = op, .stream_id = UINT32_MAX,
@@ -473,27 +498,17 @@ CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t size, CUstream h)
 	DRV_ENTER(cuMemAllocAsync, &p, NULL);
 
 	NEED_CTX();
-	pthread_mutex_lock(&M.lock);
-	{
-		struct CUmemPoolHandle_st *pool = current_pool();
-
-		pthread_mutex_unlock(&M.lock);
-		r = alloc_async(dptr, size, pool, h);
-	}
+	r = alloc_async(dptr, size, pool_get(1), h);
 	DRV_RETURN(r);
 }
 
 CUresult CUDAAPI cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t size, CUstream h)
 {
 	cuMemAllocAsync_ptsz_params p = { dptr, size, h };
-	CUmemoryPool pool;
 	DRV_ENTER(cuMemAllocAsync_ptsz, &p, NULL);
 
 	NEED_CTX();
-	pthread_mutex_lock(&M.lock);
-	pool = current_pool();
-	pthread_mutex_unlock(&M.lock);
-	DRV_RETURN(alloc_async(dptr, size, pool, h ? h : gpsim_stream_per_thread()));
+	DRV_RETURN(alloc_async(dptr, size, pool_get(1), h ? h : gpsim_stream_per_thread()));
 }
 
 CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t size, CUmemoryPool pool,
@@ -756,9 +771,7 @@ CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice dev)
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
 	if (dev != 0)
 		DRV_RETURN(CUDA_ERROR_INVALID_DEVICE);
-	pthread_mutex_lock(&M.lock);
-	*pool = default_pool();
-	pthread_mutex_unlock(&M.lock);
+	*pool = pool_get(0);
 	DRV_RETURN(CUDA_SUCCESS);
 }
 
@@ -770,27 +783,18 @@ CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
 		DRV_RETURN(CUDA_ERROR_INVALID_VALUE);
 	if (dev != 0)
 		DRV_RETURN(CUDA_ERROR_INVALID_DEVICE);
-	pthread_mutex_lock(&M.lock);
-	*pool = current_pool();
-	pthread_mutex_unlock(&M.lock);
+	*pool = pool_get(1);
 	DRV_RETURN(CUDA_SUCCESS);
 }
 
 CUresult CUDAAPI cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
 {
-	CUresult r = CUDA_SUCCESS;
 	DRV_ENTER(cuDeviceSetMemPool, NULL, NULL);
 
 	NEED_INIT();
 	if (dev != 0)
 		DRV_RETURN(CUDA_ERROR_INVALID_DEVICE);
-	pthread_mutex_lock(&M.lock);
-	if (!pool || !pool_known(pool) || pool->managed)
-		r = CUDA_ERROR_INVALID_VALUE;
-	else
-		M.current = pool == &M.def ? NULL : pool;
-	pthread_mutex_unlock(&M.lock);
-	DRV_RETURN(r);
+	DRV_RETURN(pool_set_current(pool));
 }
 
 /*
@@ -827,11 +831,8 @@ CUresult CUDAAPI cuMemGetDefaultMemPool(CUmemoryPool *pool, CUmemLocation *loc,
 
 	NEED_INIT();
 	r = pool ? location_pool(loc, type) : CUDA_ERROR_INVALID_VALUE;
-	if (r == CUDA_SUCCESS) {
-		pthread_mutex_lock(&M.lock);
-		*pool = default_pool();
-		pthread_mutex_unlock(&M.lock);
-	}
+	if (r == CUDA_SUCCESS)
+		*pool = pool_get(0);
 	DRV_RETURN(r);
 }
 
@@ -849,11 +850,8 @@ CUresult CUDAAPI cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *loc, CUmemAl
 
 	NEED_INIT();
 	r = pool ? location_pool(loc, type) : CUDA_ERROR_INVALID_VALUE;
-	if (r == CUDA_SUCCESS) {
-		pthread_mutex_lock(&M.lock);
-		*pool = current_pool();
-		pthread_mutex_unlock(&M.lock);
-	}
+	if (r == CUDA_SUCCESS)
+		*pool = pool_get(1);
 	DRV_RETURN(r);
 }
 
@@ -870,14 +868,8 @@ CUresult CUDAAPI cuMemSetMemPool(CUmemLocation *loc, CUmemAllocationType type, C
 
 	NEED_INIT();
 	r = location_pool(loc, type);
-	if (r == CUDA_SUCCESS) {
-		pthread_mutex_lock(&M.lock);
-		if (!pool || !pool_known(pool) || pool->managed)
-			r = CUDA_ERROR_INVALID_VALUE;
-		else
-			M.current = pool == &M.def ? NULL : pool;
-		pthread_mutex_unlock(&M.lock);
-	}
+	if (r == CUDA_SUCCESS)
+		r = pool_set_current(pool);
 	DRV_RETURN(r);
 }
 

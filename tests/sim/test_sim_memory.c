@@ -1054,6 +1054,12 @@ static void test_pools_by_location(void **state)
 	assert_int_equal(cudaMemSetMemPool(&dev0, cudaMemAllocationTypePinned, def), cudaSuccess);
 	assert_int_equal(cudaDeviceGetMemPool(&cur, 0), cudaSuccess);
 	assert_ptr_equal(cur, def);
+	/* no pool is no pool to make current, by location or by device; the current one stays */
+	assert_int_equal(cudaMemSetMemPool(&dev0, cudaMemAllocationTypePinned, NULL),
+			 cudaErrorInvalidValue);
+	assert_int_equal(cudaDeviceSetMemPool(0, NULL), cudaErrorInvalidValue);
+	assert_int_equal(cudaDeviceGetMemPool(&cur, 0), cudaSuccess);
+	assert_ptr_equal(cur, def);
 	assert_int_equal(cudaMemPoolDestroy(mine), cudaSuccess);
 }
 
