@@ -100,6 +100,19 @@ static inline long bpf_objects__last_id(int kind)
 	}
 }
 
+/* bpf_objects__last_id() of each kind (PROG, MAP, LINK) into @last; 0 or -errno. */
+static inline int bpf_objects__mark(__u32 last[3])
+{
+	for (int k = 0; k < 3; k++) {
+		long id = bpf_objects__last_id(k);
+
+		if (id < 0)
+			return (int)id;
+		last[k] = (__u32)id;
+	}
+	return 0;
+}
+
 /*
  * How many programs, maps or links (by their program's name) with an id
  * above @after and a name starting with @prefix exist in the kernel right

@@ -54,12 +54,7 @@ static __u32 before[3];
 
 static void mark(void)
 {
-	for (int k = 0; k < 3; k++) {
-		long id = bpf_objects__last_id(k);
-
-		assert_true(id >= 0);
-		before[k] = (__u32)id;
-	}
+	assert_int_equal(bpf_objects__mark(before), 0);
 }
 
 /* Objects of ours created since mark(). */
